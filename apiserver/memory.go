@@ -1,0 +1,123 @@
+package apiserver
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/ada-chat/ada/core"
+)
+
+type memorySearchResponse struct {
+	Items []core.Memory `json:"items"`
+	Count int           `json:"count"`
+}
+
+// handleMemorySearch serves both documented forms: search= (default limit
+// 20) and query= (default limit 10).
+func (s *Server) handleMemorySearch(r *request) error {
+	text, def := strParam(r, "search"), core.MaxMemoryLimit
+	if text == "" {
+		if q := strParam(r, "query"); q != "" {
+			text, def = q, 10
+		}
+	}
+	limit, err := intParam(r, "limit", def, 1, core.MaxMemoryLimit)
+	if err != nil {
+		return err
+	}
+	items, err := s.core.SearchMemories(r.ctx, core.MemoryQuery{
+		Text: text, Entity: strParam(r, "entity"), Scope: strParam(r, "scope"),
+		ConversationID: strParam(r, "conversation_id"), Tag: strParam(r, "tag"), Limit: limit,
+	})
+	if err != nil {
+		return err
+	}
+	writeJSON(r.RequestCtx, 200, memorySearchResponse{Items: items, Count: len(items)})
+	return nil
+}
+
+// memoryCreateRequest accepts both documented body forms.
+type memoryCreateRequest struct {
+	Text           *string         `json:"text"`
+	Content        *string         `json:"content"`
+	Importance     json.RawMessage `json:"importance"`
+	MemoryType     *string         `json:"memory_type"`
+	Scope          *string         `json:"scope"`
+	Entity         *string         `json:"entity"`
+	Tags           []string        `json:"tags"`
+	ConversationID *string         `json:"conversation_id"`
+}
+
+var memoryTypeImportance = map[string]int{"important": 5, "fact": 3, "context": 2}
+
+func (req *memoryCreateRequest) toInput() (core.MemoryInput, error) {
+	var in core.MemoryInput
+	switch {
+	case req.Text != nil:
+		in.Text = *req.Text
+	case req.Content != nil:
+		in.Text = *req.Content
+	default:
+		return in, core.Errorf(core.KindInvalid, "text: is required (or content)")
+	}
+	if strings.TrimSpace(in.Text) == "" {
+		return in, core.Errorf(core.KindInvalid, "text: must not be blank")
+	}
+	imp, err := optionalInt(req.Importance, "importance", 1, 5)
+	if err != nil {
+		return in, err
+	}
+	in.Tags = req.Tags
+	if req.MemoryType != nil {
+		v, ok := memoryTypeImportance[*req.MemoryType]
+		if !ok {
+			return in, core.Errorf(core.KindInvalid, "memory_type: must be important, fact or context; got %q", *req.MemoryType)
+		}
+		if imp == nil {
+			imp = &v
+		}
+		in.Tags = append(in.Tags, *req.MemoryType)
+	}
+	if imp != nil {
+		in.Importance = *imp
+	}
+	in.Scope, in.Entity, in.ConversationID = deref(req.Scope), deref(req.Entity), deref(req.ConversationID)
+	in.Source = core.SourceChat
+	return in, nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func (s *Server) handleMemoryCreate(r *request) error {
+	if err := s.checkBody(r); err != nil {
+		return err
+	}
+	var req memoryCreateRequest
+	if err := decodeJSON(r.PostBody(), &req); err != nil {
+		return err
+	}
+	in, err := req.toInput()
+	if err != nil {
+		return err
+	}
+	m, err := s.core.CreateMemory(r.ctx, in)
+	if err != nil {
+		return err
+	}
+	writeJSON(r.RequestCtx, 201, m)
+	return nil
+}
+
+func (s *Server) handleMemoryDelete(r *request) error {
+	id := pathParam(r, "id")
+	if err := s.core.DeleteMemory(r.ctx, id); err != nil {
+		return err
+	}
+	writeJSON(r.RequestCtx, 200, map[string]any{"ok": true, "id": id, "detail": "memory deleted"})
+	return nil
+}

@@ -1,0 +1,104 @@
+package apiserver
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/ada-chat/ada/core"
+)
+
+// request is what a handler gets: the fasthttp request, a real context that
+// ends at the request timeout or server shutdown, and a logger carrying the
+// request id.
+type request struct {
+	*fasthttp.RequestCtx
+	ctx    context.Context
+	cancel context.CancelFunc
+	log    *slog.Logger
+	id     string
+	// streaming is set by a handler that hands the response to a body
+	// stream writer; the writer then owns cancel and the log line.
+	streaming bool
+}
+
+type handlerFunc func(r *request) error
+
+func newRequestID() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// wrap turns a handler into a fasthttp handler: request id, context, auth,
+// panic recovery, error rendering and exactly one log line per request.
+// fasthttp recovers nothing itself, and its RequestCtx is not cancelled when
+// the client goes away, so both are done here.
+func (s *Server) wrap(h handlerFunc, public bool) fasthttp.RequestHandler {
+	return func(c *fasthttp.RequestCtx) {
+		start := time.Now()
+		id := newRequestID()
+		ctx, cancel := context.WithTimeout(s.baseCtx, s.cfg.RequestTimeout)
+		r := &request{RequestCtx: c, ctx: ctx, cancel: cancel, id: id,
+			log: s.log.With("request_id", id)}
+		c.Response.Header.Set("X-Request-ID", id)
+		var err error
+		func() {
+			defer func() {
+				if p := recover(); p != nil {
+					err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
+				}
+			}()
+			if !public {
+				if err = s.authorize(c); err != nil {
+					return
+				}
+			}
+			err = h(r)
+		}()
+		if r.streaming && err == nil {
+			return // the stream writer logs and cancels when it ends
+		}
+		cancel()
+		status := c.Response.StatusCode()
+		if err != nil {
+			c.Response.ResetBody()
+			status = writeError(c, err)
+		}
+		logRequest(r, status, time.Since(start), err)
+	}
+}
+
+func logRequest(r *request, status int, d time.Duration, err error) {
+	attrs := []any{"method", string(r.Method()), "path", string(r.Path()), "status", status,
+		"duration_ms", float64(d.Microseconds()) / 1000}
+	level := slog.LevelInfo
+	if err != nil {
+		attrs = append(attrs, "error", err.Error())
+		if status >= 500 {
+			level = slog.LevelError
+		}
+	}
+	r.log.Log(context.Background(), level, "request", attrs...)
+}
+
+// authorize enforces API_KEY (when set) with a constant-time comparison.
+func (s *Server) authorize(c *fasthttp.RequestCtx) error {
+	if s.cfg.APIKey == "" {
+		return nil
+	}
+	want := "Bearer " + s.cfg.APIKey
+	got := string(c.Request.Header.Peek("Authorization"))
+	if subtle.ConstantTimeCompare([]byte(got), []byte(want)) != 1 {
+		c.Response.Header.Set("WWW-Authenticate", "Bearer")
+		return core.Errorf(core.KindUnauthorized, "missing or invalid API key: send Authorization: Bearer <API_KEY>")
+	}
+	return nil
+}

@@ -1,0 +1,59 @@
+package apiserver
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"github.com/ada-chat/ada/core"
+)
+
+// intParam parses an optional integer query parameter within [lo, hi].
+func intParam(r *request, name string, def, lo, hi int) (int, error) {
+	raw := strings.TrimSpace(string(r.QueryArgs().Peek(name)))
+	if raw == "" {
+		return def, nil
+	}
+	v, err := strconv.Atoi(raw)
+	if err != nil || v < lo || v > hi {
+		return 0, core.Errorf(core.KindInvalid, "%s: must be an integer %d..%d, got %q", name, lo, hi, raw)
+	}
+	return v, nil
+}
+
+func strParam(r *request, name string) string {
+	return strings.TrimSpace(string(r.QueryArgs().Peek(name)))
+}
+
+// boolParam parses an optional boolean query parameter.
+func boolParam(r *request, name string) (*bool, error) {
+	raw := strings.TrimSpace(string(r.QueryArgs().Peek(name)))
+	if raw == "" {
+		return nil, nil
+	}
+	v, err := strconv.ParseBool(raw)
+	if err != nil {
+		return nil, core.Errorf(core.KindInvalid, "%s: must be true or false, got %q", name, raw)
+	}
+	return &v, nil
+}
+
+// optionalInt decodes a JSON integer field that may be absent; floats,
+// strings and booleans are a 400 naming the field and the range.
+func optionalInt(raw json.RawMessage, name string, lo, hi int) (*int, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	v, err := strconv.Atoi(string(raw))
+	if err != nil || v < lo || v > hi {
+		return nil, core.Errorf(core.KindInvalid, "%s: must be an integer %d..%d, got %s", name, lo, hi, truncate(string(raw), 40))
+	}
+	return &v, nil
+}
+
+func truncate(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}

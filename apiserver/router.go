@@ -1,0 +1,94 @@
+package apiserver
+
+import (
+	"strings"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/ada-chat/ada/core"
+)
+
+// route is one entry of the API surface; routes.go lists them all.
+type route struct {
+	method  string
+	pattern string // segments; "{name}" matches one non-empty segment
+	handler handlerFunc
+	public  bool // no API key needed
+	// summary documents the route (checked against openapi.json in a test).
+	summary string
+}
+
+type compiledRoute struct {
+	route
+	segs []string
+	h    fasthttp.RequestHandler
+}
+
+type router struct {
+	routes   []compiledRoute
+	notFound fasthttp.RequestHandler
+	wrongVerb func(allow []string) fasthttp.RequestHandler
+}
+
+func splitPath(p string) []string {
+	return strings.Split(strings.Trim(p, "/"), "/")
+}
+
+// match reports whether path fits the pattern and returns the parameters.
+func (cr *compiledRoute) match(segs []string) (map[string]string, bool) {
+	if len(segs) != len(cr.segs) {
+		return nil, false
+	}
+	var params map[string]string
+	for i, s := range cr.segs {
+		if strings.HasPrefix(s, "{") {
+			if segs[i] == "" {
+				return nil, false
+			}
+			if params == nil {
+				params = map[string]string{}
+			}
+			params[strings.Trim(s, "{}")] = segs[i]
+			continue
+		}
+		if s != segs[i] {
+			return nil, false
+		}
+	}
+	return params, true
+}
+
+func (rt *router) handle(c *fasthttp.RequestCtx) {
+	segs := splitPath(string(c.Path()))
+	var allow []string
+	for i := range rt.routes {
+		cr := &rt.routes[i]
+		params, ok := cr.match(segs)
+		if !ok {
+			continue
+		}
+		method := string(c.Method())
+		if cr.method == method || (cr.method == fasthttp.MethodGet && method == fasthttp.MethodHead) {
+			for k, v := range params {
+				c.SetUserValue(k, v)
+			}
+			cr.h(c)
+			return
+		}
+		allow = append(allow, cr.method)
+	}
+	if len(allow) > 0 {
+		rt.wrongVerb(allow)(c)
+		return
+	}
+	rt.notFound(c)
+}
+
+func pathParam(r *request, name string) string {
+	v, _ := r.UserValue(name).(string)
+	return v
+}
+
+func notFoundHandler(r *request) error {
+	return core.Errorf(core.KindNotFound, "no endpoint %s %s: see /docs for the API", r.Method(), r.Path())
+}

@@ -1,0 +1,111 @@
+package apiserver
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/ada-chat/ada/core"
+)
+
+// Config holds what the HTTP adapter needs from the settings.
+type Config struct {
+	RequestTimeout time.Duration
+	MaxBodyBytes   int64
+	// UploadMaxBytes is the larger limit of the OCR upload route.
+	UploadMaxBytes int64
+	APIKey         string
+	RAGDebug       bool
+	Version        string
+	AIName         string
+	UserName       string
+	// PublicConfig is the secret-free settings dump shown by healthz.
+	PublicConfig map[string]any
+}
+
+// Server is the HTTP API.
+type Server struct {
+	core    *core.Service
+	cfg     Config
+	log     *slog.Logger
+	baseCtx context.Context
+	stop    context.CancelFunc
+	http    *fasthttp.Server
+	routes  []route
+}
+
+// New builds the server; Serve starts it.
+func New(svc *core.Service, cfg Config, log *slog.Logger) *Server {
+	if cfg.RequestTimeout <= 0 {
+		cfg.RequestTimeout = 300 * time.Second
+	}
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = 1 << 20
+	}
+	if cfg.UploadMaxBytes < cfg.MaxBodyBytes {
+		cfg.UploadMaxBytes = cfg.MaxBodyBytes
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &Server{core: svc, cfg: cfg, log: log, baseCtx: ctx, stop: cancel}
+	s.routes = s.routeTable()
+	rt := &router{
+		notFound:  s.wrap(notFoundHandler, true),
+		wrongVerb: func(allow []string) fasthttp.RequestHandler { return s.wrap(func(*request) error { return &methodError{allow} }, true) },
+	}
+	for _, r := range s.routes {
+		rt.routes = append(rt.routes, compiledRoute{route: r, segs: splitPath(r.pattern), h: s.wrap(r.handler, r.public)})
+	}
+	s.http = &fasthttp.Server{
+		Handler:            rt.handle,
+		Name:               "ada",
+		MaxRequestBodySize: int(cfg.UploadMaxBytes) + 64<<10, // multipart framing
+		ReadTimeout:        60 * time.Second,
+		IdleTimeout:        120 * time.Second,
+		ErrorHandler:       s.transportError,
+		// The request timeout bounds handlers; streams may run that long.
+		WriteTimeout:          cfg.RequestTimeout + 10*time.Second,
+		NoDefaultServerHeader: false,
+		NoDefaultContentType:  true,
+		CloseOnShutdown:       true,
+	}
+	return s
+}
+
+// transportError renders fasthttp's own failures (body too large, a broken
+// request) as JSON like every other error.
+func (s *Server) transportError(c *fasthttp.RequestCtx, err error) {
+	var status int
+	var detail string
+	switch {
+	case errors.Is(err, fasthttp.ErrBodyTooLarge):
+		status, detail = fasthttp.StatusRequestEntityTooLarge, "request body is too large"
+	default:
+		status, detail = fasthttp.StatusBadRequest, "malformed HTTP request"
+	}
+	writeJSON(c, status, map[string]string{"detail": detail})
+	s.log.Info("request", "status", status, "error", err.Error())
+}
+
+// Serve serves on ln until Shutdown.
+func (s *Server) Serve(ln net.Listener) error {
+	return s.http.Serve(ln)
+}
+
+// Shutdown stops accepting requests, cancels running ones (streams end with
+// an error event), and waits for handlers to return or ctx to end.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.stop()
+	return s.http.ShutdownWithContext(ctx)
+}
+
+// checkBody enforces MAX_BODY_BYTES on JSON routes.
+func (s *Server) checkBody(r *request) error {
+	if int64(len(r.PostBody())) > s.cfg.MaxBodyBytes {
+		return core.Errorf(core.KindTooLarge, "request body is larger than %d bytes (MAX_BODY_BYTES)", s.cfg.MaxBodyBytes)
+	}
+	return nil
+}

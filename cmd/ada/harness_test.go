@@ -1,0 +1,142 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// adaProc is the real program, started through run() on a free port.
+type adaProc struct {
+	t      *testing.T
+	URL    string
+	cancel context.CancelFunc
+	done   chan error
+	logs   *syncBuffer
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// testEnv returns settings for a test instance: its own data directory, a
+// free port, no .env file from the developer's checkout.
+func testEnv(t *testing.T, extra map[string]string) map[string]string {
+	env := map[string]string{
+		"DATA_DIR":     t.TempDir(),
+		"LISTEN_ADDR":  "127.0.0.1:0",
+		"ADA_ENV_FILE": "/nonexistent/.env",
+		"LOG_LEVEL":    "DEBUG",
+	}
+	for k, v := range extra {
+		env[k] = v
+	}
+	return env
+}
+
+// startAda runs `ada <cmd>` in-process and waits until the API listens.
+func startAda(t *testing.T, cmd string, env map[string]string) *adaProc {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	p := &adaProc{t: t, cancel: cancel, done: make(chan error, 1), logs: &syncBuffer{}}
+	ready := make(chan string, 1)
+	go func() {
+		p.done <- run(ctx, runEnv{
+			args:   []string{cmd},
+			getenv: func(k string) string { return env[k] },
+			stdout: io.Discard, stderr: p.logs,
+			ready: func(addr string) { ready <- addr },
+		})
+	}()
+	select {
+	case addr := <-ready:
+		p.URL = "http://" + addr
+	case err := <-p.done:
+		cancel()
+		t.Fatalf("ada %s exited early: %v\nlogs:\n%s", cmd, err, p.logs.String())
+	case <-time.After(30 * time.Second):
+		cancel()
+		t.Fatalf("ada %s did not start\nlogs:\n%s", cmd, p.logs.String())
+	}
+	t.Cleanup(p.stop)
+	return p
+}
+
+// stop shuts the program down as SIGTERM would and waits for it.
+func (p *adaProc) stop() {
+	if p.cancel == nil {
+		return
+	}
+	p.cancel()
+	p.cancel = nil
+	select {
+	case err := <-p.done:
+		if err != nil {
+			p.t.Errorf("ada exited with %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		p.t.Errorf("ada did not stop within 20 s")
+	}
+	if p.t.Failed() {
+		p.t.Logf("ada logs:\n%s", p.logs.String())
+	}
+}
+
+// call sends a request and decodes a JSON answer into out (if non-nil).
+func (p *adaProc) call(method, path string, body any, out any) int {
+	p.t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	case []byte:
+		rd = bytes.NewReader(b)
+	default:
+		data, _ := json.Marshal(b)
+		rd = bytes.NewReader(data)
+	}
+	req, err := http.NewRequest(method, p.URL+path, rd)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	if rd != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		p.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	if out != nil {
+		if err := json.Unmarshal(data, out); err != nil {
+			p.t.Fatalf("%s %s: status %d, body %q is not the expected JSON: %v", method, path, resp.StatusCode, data, err)
+		}
+	}
+	return resp.StatusCode
+}
+
+func TestMain(m *testing.M) {
+	os.Exit(m.Run())
+}

@@ -1,0 +1,39 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+
+	"github.com/ada-chat/ada/config"
+	"github.com/ada-chat/ada/storage"
+)
+
+// reindexBatch is small enough to keep a remote embedder's request short.
+const reindexBatch = 64
+
+// runReindex re-embeds every document with the configured embedder. It is
+// resumable: run it again after an interruption and it continues.
+func runReindex(ctx context.Context, cfg *config.Config, log *slog.Logger, out io.Writer) error {
+	db, err := storage.Open(ctx, cfg.DBPath())
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	emb, err := newEmbedder(cfg, &http.Client{})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "reindexing %s with %s\n", cfg.DBPath(), emb.Name())
+	err = db.Reindex(ctx, emb, reindexBatch, func(p storage.ReindexProgress) {
+		fmt.Fprintf(out, "reindex: %d/%d documents\n", p.Done, p.Total)
+	})
+	if err != nil {
+		return fmt.Errorf("reindex stopped (run it again to resume): %w", err)
+	}
+	fmt.Fprintln(out, "reindex complete")
+	log.Info("reindex complete", "embedder", emb.Name())
+	return nil
+}

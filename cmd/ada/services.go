@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"time"
+
+	"github.com/ada-chat/ada/apiserver"
+	"github.com/ada-chat/ada/config"
+	"github.com/ada-chat/ada/storage"
+)
+
+// shutdownGrace bounds how long running requests get to finish on SIGTERM.
+const shutdownGrace = 10 * time.Second
+
+// runServices runs the API ("serve"), the bridge ("bot") or both ("up")
+// until ctx ends, then stops them in reverse order.
+func runServices(ctx context.Context, cmd string, cfg *config.Config, log *slog.Logger, env runEnv) error {
+	a, err := openApp(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer a.close()
+	log.Info("ada starting", "command", cmd, "version", buildVersion(), "db", cfg.DBPath(), "embedder", a.core.EmbedderName())
+
+	if cmd == "bot" || cmd == "up" {
+		if !cfg.BridgeEnabled() {
+			if cmd == "bot" {
+				return errors.New("MATRIX_HOMESERVER is not set: the bridge has nothing to connect to")
+			}
+			log.Info("Matrix bridge is off: MATRIX_HOMESERVER is not set; serving the API alone")
+		}
+	}
+	if cmd == "bot" {
+		<-ctx.Done()
+		return nil
+	}
+	return serveAPI(ctx, a, log, env)
+}
+
+func serveAPI(ctx context.Context, a *app, log *slog.Logger, env runEnv) error {
+	cfg := a.cfg
+	srv := apiserver.New(a.core, apiserver.Config{
+		RequestTimeout: cfg.RequestTimeout, MaxBodyBytes: cfg.MaxBodyBytes, UploadMaxBytes: cfg.OCRMaxBytes,
+		APIKey: cfg.APIKey, RAGDebug: cfg.RAGDebug, Version: buildVersion(),
+		AIName: cfg.AIName, UserName: cfg.UserName, PublicConfig: cfg.Public(),
+	}, log)
+	ln, err := net.Listen("tcp", cfg.ListenAddr)
+	if err != nil {
+		return fmt.Errorf("listen on %s (LISTEN_ADDR): %w", cfg.ListenAddr, err)
+	}
+	log.Info("API listening", "addr", ln.Addr().String(), "docs", "/docs")
+	if env.ready != nil {
+		env.ready(ln.Addr().String())
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	return srv.Shutdown(sctx)
+}
+
+func runMigrate(ctx context.Context, cfg *config.Config, out io.Writer) error {
+	db, err := storage.Open(ctx, cfg.DBPath())
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	fmt.Fprintf(out, "database %s is at schema version %d\n", cfg.DBPath(), storage.LatestSchemaVersion())
+	return nil
+}

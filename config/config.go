@@ -1,0 +1,127 @@
+package config
+
+import (
+	"errors"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Config holds every setting, parsed and validated once at start-up.
+// Field comments name the environment variable; settings.go documents them.
+// Secret fields carry json:"-", and String, GoString and LogValue print the
+// redacted Public form, so a stray log line cannot leak them.
+type Config struct {
+	// Service.
+	ListenAddr     string        // LISTEN_ADDR
+	DataDir        string        // DATA_DIR
+	RequestTimeout time.Duration // REQUEST_TIMEOUT_SECONDS
+	MaxBodyBytes   int64         // MAX_BODY_BYTES
+	LogLevel       slog.Level    // LOG_LEVEL
+	LogFormat      string        // LOG_FORMAT: "text" or "json"
+	APIKey         string        `json:"-"` // API_KEY (secret)
+	AIName         string        // AI_NAME
+	UserName       string        // USER_NAME
+	PersonaFile    string        // PERSONA_FILE; empty = the persona embedded in the binary
+	FAQFile        string        // FAQ_FILE; empty = no FAQ file
+
+	// Retrieval (RAG).
+	RAGEnabled            bool          // RAG_ENABLED
+	RAGEnablePersona      bool          // RAG_ENABLE_PERSONA
+	RAGEnableFAQ          bool          // RAG_ENABLE_FAQ
+	RAGEnableMemory       bool          // RAG_ENABLE_MEMORY
+	RAGEnableTurn         bool          // RAG_ENABLE_TURN
+	RAGEnableSummary      bool          // RAG_ENABLE_SUMMARY
+	RAGDebug              bool          // RAG_DEBUG
+	RAGTurnTopK           int           // RAG_TURN_TOP_K
+	RAGFAQTopK            int           // RAG_FAQ_TOP_K
+	RAGMemoryTopK         int           // RAG_MEMORY_TOP_K
+	RAGSummaryTopK        int           // RAG_SUMMARY_TOP_K
+	RAGSimWeight          float64       // RAG_SIM_WEIGHT
+	RAGImportanceWeight   float64       // RAG_IMPORTANCE_WEIGHT
+	RAGRecencyBonus       float64       // RAG_RECENCY_BONUS
+	RAGRecencyHalfLife    time.Duration // RAG_RECENCY_HALF_LIFE_DAYS
+	RAGSummaryEveryN      int           // RAG_SUMMARY_EVERY_N
+	RAGSummaryTurnsWindow int           // RAG_SUMMARY_TURNS_WINDOW
+	VectorDBURL           string        // VECTORDB_URL; always empty for now (embedded SQLite)
+
+	// LLM.
+	LLMBackend string // LLM_BACKEND: "ollama" or "openai"
+	LLMBaseURL string // LLM_BASE_URL, without a trailing slash
+	LLMModel   string // LLM_MODEL
+	LLMAPIKey  string `json:"-"` // LLM_API_KEY (secret)
+
+	// Embeddings.
+	EmbedBackend string // EMBED_BACKEND: "hash", "ollama" or "openai"
+	EmbedModel   string // EMBED_MODEL; resolved per backend when empty ("" for hash)
+	EmbedBaseURL string // EMBED_BASE_URL; resolved to LLMBaseURL when empty
+	EmbedAPIKey  string `json:"-"` // EMBED_API_KEY (secret); resolved to LLMAPIKey when both it and EMBED_BASE_URL are empty
+
+	// Specialists.
+	SpecialistsEnabled bool          // SPECIALISTS_ENABLED
+	SpecialistMaxTurns int           // SPECIALIST_MAX_TURNS
+	SpecialistTimeout  time.Duration // SPECIALIST_TIMEOUT_SECONDS
+	WebSearchURL       string        // WEBSEARCH_URL; empty = web_search disabled
+	MusicProviderURL   string        // MUSICPROVIDER_URL
+	MusicProviderUser  string        // MUSICPROVIDER_USER; empty = media not configured
+	MusicProviderToken string        `json:"-"` // MUSICPROVIDER_TOKEN (secret)
+	OCRMaxBytes        int64         // OCR_MAX_BYTES
+	TesseractPath      string        // TESSERACT_PATH
+	TesseractLang      string        // TESSERACT_LANG
+
+	// Matrix bridge.
+	MatrixHomeserver     string   // MATRIX_HOMESERVER; empty = bridge off
+	MatrixUserID         string   // MATRIX_USER_ID
+	MatrixAccessToken    string   `json:"-"` // MATRIX_ACCESS_TOKEN (secret)
+	MatrixPassword       string   `json:"-"` // MATRIX_PASSWORD (secret)
+	MatrixRecoveryKey    string   `json:"-"` // MATRIX_RECOVERY_KEY (secret)
+	BotDisplayName       string   // BOT_DISPLAY_NAME
+	AdaAPIURL            string   // ADA_API_URL; empty = in-process core
+	AllowedRooms         []string // ALLOWED_ROOMS; empty = any room
+	NeverJoinRooms       []string // NEVER_JOIN_ROOMS
+	AllowedUsers         []string // ALLOWED_USERS; empty = anyone
+	RespondToMentions    bool     // RESPOND_TO_MENTIONS
+	RespondToDMs         bool     // RESPOND_TO_DMS
+	RespondToDisplayName bool     // RESPOND_TO_DISPLAY_NAME
+	RespondToKeywords    bool     // RESPOND_TO_KEYWORDS
+	ActivationKeywords   []string // ACTIVATION_KEYWORDS
+	MaxContextMessages   int      // MAX_CONTEXT_MESSAGES
+	StoreInRAG           bool     // STORE_IN_RAG
+	AllowPrivacyOptOut   bool     // ALLOW_PRIVACY_OPT_OUT
+	DataRetentionDays    int      // DATA_RETENTION_DAYS; 0 = keep forever
+	SendIntroOnJoin      bool     // SEND_INTRO_ON_JOIN
+	BotWorkers           int      // BOT_WORKERS
+}
+
+// Load parses and validates every setting. getenv is usually os.Getenv
+// (after godotenv has loaded .env, in cmd). A missing or empty variable means
+// the default; values are trimmed of surrounding spaces. All problems are
+// reported at once, joined with errors.Join, one line per setting.
+func Load(getenv func(string) string) (*Config, error) {
+	c := new(Config)
+	var errs []error
+	failed := make(map[string]bool)
+	for _, s := range table(c) {
+		raw := strings.TrimSpace(getenv(s.name))
+		if raw == "" {
+			raw = s.def
+		}
+		if err := s.val.set(raw); err != nil {
+			errs = append(errs, s.invalid(raw, err))
+			failed[s.name] = true
+		}
+	}
+	c.resolve()
+	errs = append(errs, c.check(failed)...)
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return c, nil
+}
+
+// BridgeEnabled reports whether the Matrix bridge is configured.
+func (c *Config) BridgeEnabled() bool { return c.MatrixHomeserver != "" }
+
+// DBPath is the SQLite database file, DATA_DIR/ada.db.
+func (c *Config) DBPath() string { return filepath.Join(c.DataDir, "ada.db") }

@@ -1,0 +1,185 @@
+package config
+
+import "fmt"
+
+// setting is one row of the table: an environment variable, its default
+// (as text, parsed like any other value), a one-line doc for .env.example,
+// whether it is a secret, and the typed value it sets.
+type setting struct {
+	group  string
+	name   string
+	def    string
+	doc    string
+	secret bool
+	val    value
+}
+
+// invalid builds the error for a value that failed to parse, in the form
+// NAME=value: must be ...; a secret's value is never shown.
+func (s setting) invalid(raw string, err error) error {
+	if s.secret {
+		return fmt.Errorf("%s: %v (value not shown: it is a secret)", s.name, err)
+	}
+	if e, ok := s.val.(echoer); ok {
+		raw = e.echo(raw)
+	}
+	return fmt.Errorf("%s=%s: %v", s.name, raw, err)
+}
+
+// Headings of .env.example, in order.
+const (
+	gService     = "Service"
+	gRAG         = "Retrieval (RAG) and memory"
+	gLLM         = "LLM backend"
+	gEmbed       = "Embeddings"
+	gSpecialists = "Specialists"
+	gMatrix      = "Matrix bridge"
+)
+
+// table binds every setting to its field in c. The order is the order of
+// .env.example and of error messages. Secret defaults are always empty.
+func table(c *Config) []setting {
+	return []setting{
+		{gService, "LISTEN_ADDR", ":7000", "Address the HTTP API listens on.", false,
+			stringVal{p: &c.ListenAddr, check: checkHostPort, desc: "host:port"}},
+		{gService, "DATA_DIR", "./data", "Folder of the SQLite database (ada.db) and other state.", false,
+			stringVal{p: &c.DataDir, check: checkOneLine}},
+		{gService, "REQUEST_TIMEOUT_SECONDS", "300", "Upper bound of every request, a whole chat stream included.", false,
+			secondsVal{p: &c.RequestTimeout, min: 1, max: 3600}},
+		{gService, "MAX_BODY_BYTES", "1048576", "Largest request body accepted; larger ones get 413.", false,
+			intVal[int64]{p: &c.MaxBodyBytes, min: 1024, max: 1 << 30}},
+		{gService, "LOG_LEVEL", "INFO", "Least severe log level written.", false,
+			levelVal{p: &c.LogLevel}},
+		{gService, "LOG_FORMAT", "text", "Log line format: text for people, json for log collectors.", false,
+			enumVal{p: &c.LogFormat, values: []string{"text", "json"}}},
+		{gService, "API_KEY", "", "When set, every /v1 endpoint but /v1/healthz needs Authorization: Bearer <key>; the bridge sends it to ADA_API_URL.", true,
+			stringVal{p: &c.APIKey, check: checkToken}},
+		{gService, "AI_NAME", "Ada", "The assistant's name, used in prompts and /v1/info.", false,
+			stringVal{p: &c.AIName, check: checkOneLine}},
+		{gService, "USER_NAME", "User", "How the assistant calls the user of the HTTP API in prompts.", false,
+			stringVal{p: &c.UserName, check: checkOneLine}},
+		{gService, "PERSONA_FILE", "", "Persona Markdown file, split on ## headings; empty = the default persona built into the binary.", false,
+			stringVal{p: &c.PersonaFile, check: checkOneLine, desc: "path"}},
+		{gService, "FAQ_FILE", "", "FAQ file, JSON Lines of {question, answer, topic}, loaded idempotently; empty = none.", false,
+			stringVal{p: &c.FAQFile, check: checkOneLine, desc: "path"}},
+
+		{gRAG, "RAG_ENABLED", "true", "Master switch for retrieval and the memory endpoints (503 when off).", false,
+			boolVal{&c.RAGEnabled}},
+		{gRAG, "RAG_ENABLE_PERSONA", "true", "Put the persona into prompts.", false,
+			boolVal{&c.RAGEnablePersona}},
+		{gRAG, "RAG_ENABLE_FAQ", "true", "Retrieve FAQ entries for prompts.", false,
+			boolVal{&c.RAGEnableFAQ}},
+		{gRAG, "RAG_ENABLE_MEMORY", "true", "Retrieve long-term memories for prompts.", false,
+			boolVal{&c.RAGEnableMemory}},
+		{gRAG, "RAG_ENABLE_TURN", "true", "Retrieve earlier turns of the conversation for prompts.", false,
+			boolVal{&c.RAGEnableTurn}},
+		{gRAG, "RAG_ENABLE_SUMMARY", "true", "Retrieve conversation summaries for prompts (and write them).", false,
+			boolVal{&c.RAGEnableSummary}},
+		{gRAG, "RAG_DEBUG", "false", "Serve /v1/debug/rag and /v1/debug/prompt (404 when off).", false,
+			boolVal{&c.RAGDebug}},
+		{gRAG, "RAG_TURN_TOP_K", "4", "Earlier turns per chat when the request has no turns_k.", false,
+			intVal[int]{p: &c.RAGTurnTopK, min: 1, max: 20}},
+		{gRAG, "RAG_FAQ_TOP_K", "2", "FAQ entries per chat when the request has no faq_k.", false,
+			intVal[int]{p: &c.RAGFAQTopK, min: 1, max: 10}},
+		{gRAG, "RAG_MEMORY_TOP_K", "3", "Memories per chat when the request has no memory_k.", false,
+			intVal[int]{p: &c.RAGMemoryTopK, min: 1, max: 20}},
+		{gRAG, "RAG_SUMMARY_TOP_K", "2", "Newest summaries of the conversation per chat.", false,
+			intVal[int]{p: &c.RAGSummaryTopK, min: 1, max: 10}},
+		{gRAG, "RAG_SIM_WEIGHT", "0.5", "Memory ranking: weight of similarity.", false,
+			floatVal{p: &c.RAGSimWeight, min: 0, max: 1}},
+		{gRAG, "RAG_IMPORTANCE_WEIGHT", "0.5", "Memory ranking: weight of importance/5.", false,
+			floatVal{p: &c.RAGImportanceWeight, min: 0, max: 1}},
+		{gRAG, "RAG_RECENCY_BONUS", "0.1", "Memory ranking: bonus of a brand-new memory, halved every half-life.", false,
+			floatVal{p: &c.RAGRecencyBonus, min: 0, max: 1}},
+		{gRAG, "RAG_RECENCY_HALF_LIFE_DAYS", "7", "Memory ranking: half-life of the recency bonus, in days (decimals allowed).", false,
+			daysVal{p: &c.RAGRecencyHalfLife, max: 3650}},
+		{gRAG, "RAG_SUMMARY_EVERY_N", "8", "Write a conversation summary every N exchanges.", false,
+			intVal[int]{p: &c.RAGSummaryEveryN, min: 1, max: 100}},
+		{gRAG, "RAG_SUMMARY_TURNS_WINDOW", "12", "Turns covered by each summary.", false,
+			intVal[int]{p: &c.RAGSummaryTurnsWindow, min: 2, max: 200}},
+		{gRAG, "VECTORDB_URL", "", "External vector store; not supported yet: leave empty for the embedded SQLite store.", false,
+			urlVal{&c.VectorDBURL}},
+
+		{gLLM, "LLM_BACKEND", "ollama", "ollama = Ollama's /api/chat; openai = an OpenAI-compatible /v1/chat/completions (llama.cpp, vLLM, LM Studio, OpenAI).", false,
+			enumVal{p: &c.LLMBackend, values: []string{"ollama", "openai"}}},
+		{gLLM, "LLM_BASE_URL", "http://localhost:11434", "Address of the LLM server.", false,
+			urlVal{&c.LLMBaseURL}},
+		{gLLM, "LLM_MODEL", "qwen3:8b", "Model name as the LLM server knows it (the default is a thinking model, so include_thinking works).", false,
+			stringVal{p: &c.LLMModel, check: checkOneLine}},
+		{gLLM, "LLM_API_KEY", "", "Bearer key for the LLM server, if it needs one.", true,
+			stringVal{p: &c.LLMAPIKey, check: checkToken}},
+
+		{gEmbed, "EMBED_BACKEND", "hash", "hash = built-in, offline, lexical 768-dim embedder; ollama = /api/embed; openai = /v1/embeddings. Changing it needs `ada reindex`.", false,
+			enumVal{p: &c.EmbedBackend, values: []string{"hash", "ollama", "openai"}}},
+		{gEmbed, "EMBED_MODEL", "", "Embedding model, must give 768 dimensions; empty = nomic-embed-text (ollama), text-embedding-3-small (openai).", false,
+			stringVal{p: &c.EmbedModel, check: checkOneLine}},
+		{gEmbed, "EMBED_BASE_URL", "", "Address of the embedding server; empty = LLM_BASE_URL.", false,
+			urlVal{&c.EmbedBaseURL}},
+		{gEmbed, "EMBED_API_KEY", "", "Bearer key for the embedding server; empty = LLM_API_KEY when EMBED_BASE_URL is empty too.", true,
+			stringVal{p: &c.EmbedAPIKey, check: checkToken}},
+
+		{gSpecialists, "SPECIALISTS_ENABLED", "true", "Offer specialists (web_search, media, ocr) to the model.", false,
+			boolVal{&c.SpecialistsEnabled}},
+		{gSpecialists, "SPECIALIST_MAX_TURNS", "5", "Most specialist calls in one answer.", false,
+			intVal[int]{p: &c.SpecialistMaxTurns, min: 1, max: 20}},
+		{gSpecialists, "SPECIALIST_TIMEOUT_SECONDS", "30", "Time limit of one specialist run.", false,
+			secondsVal{p: &c.SpecialistTimeout, min: 1, max: 600}},
+		{gSpecialists, "WEBSEARCH_URL", "", "SearXNG-compatible search service (/search?q=…&format=json); empty = web_search disabled.", false,
+			urlVal{&c.WebSearchURL}},
+		{gSpecialists, "MUSICPROVIDER_URL", "https://api.listenbrainz.org", "ListenBrainz-compatible API for the media specialist and /v1/media/musicprovider.", false,
+			urlVal{&c.MusicProviderURL}},
+		{gSpecialists, "MUSICPROVIDER_USER", "", "User whose listening is shown; empty = media not configured.", false,
+			stringVal{p: &c.MusicProviderUser, check: checkOneLine}},
+		{gSpecialists, "MUSICPROVIDER_TOKEN", "", "Token sent as Authorization: Token <token>, if the provider needs one.", true,
+			stringVal{p: &c.MusicProviderToken, check: checkToken}},
+		{gSpecialists, "OCR_MAX_BYTES", "10485760", "Largest image read by OCR (upload to /v1/ocr/extract, or download).", false,
+			intVal[int64]{p: &c.OCRMaxBytes, min: 1024, max: 100 << 20}},
+		{gSpecialists, "TESSERACT_PATH", "tesseract", "tesseract program, a path or a name looked up in PATH.", false,
+			stringVal{p: &c.TesseractPath, check: checkOneLine}},
+		{gSpecialists, "TESSERACT_LANG", "eng", "tesseract languages, joined by + (e.g. eng+deu).", false,
+			stringVal{p: &c.TesseractLang, check: checkTessLang}},
+
+		{gMatrix, "MATRIX_HOMESERVER", "", "Homeserver of the bot account; empty = bridge off (ada up serves the API alone).", false,
+			urlVal{&c.MatrixHomeserver}},
+		{gMatrix, "MATRIX_USER_ID", "", "The bot's user id, e.g. @ada:example.org; required with MATRIX_HOMESERVER.", false,
+			stringVal{p: &c.MatrixUserID, check: checkUserID, desc: "@user:server"}},
+		{gMatrix, "MATRIX_ACCESS_TOKEN", "", "Access token of the bot account (this or MATRIX_PASSWORD).", true,
+			stringVal{p: &c.MatrixAccessToken, check: checkToken}},
+		{gMatrix, "MATRIX_PASSWORD", "", "Password of the bot account, used to log in when there is no access token.", true,
+			stringVal{p: &c.MatrixPassword, check: checkSecretText}},
+		{gMatrix, "MATRIX_RECOVERY_KEY", "", "Recovery key of the bot's cross-signing keys; empty = one is made on first start and printed once.", true,
+			stringVal{p: &c.MatrixRecoveryKey, check: checkSecretText}},
+		{gMatrix, "BOT_DISPLAY_NAME", "Ada", "Display name of the bot; saying it in a room wakes the bot.", false,
+			stringVal{p: &c.BotDisplayName, check: checkOneLine}},
+		{gMatrix, "ADA_API_URL", "", "Ada API the bridge calls (with API_KEY); empty = the core in the same process.", false,
+			urlVal{&c.AdaAPIURL}},
+		{gMatrix, "ALLOWED_ROOMS", "", "Comma-separated room ids the bot may join when invited; empty = any room.", false,
+			listVal{p: &c.AllowedRooms, check: checkRoom, desc: "list of !room ids or #aliases"}},
+		{gMatrix, "NEVER_JOIN_ROOMS", "", "Comma-separated room ids never joined, even if invited and allowed.", false,
+			listVal{p: &c.NeverJoinRooms, check: checkRoom, desc: "list of !room ids or #aliases"}},
+		{gMatrix, "ALLOWED_USERS", "", "Comma-separated users who may invite and talk to the bot, * as wildcard (e.g. @*:example.org); empty = anyone.", false,
+			listVal{p: &c.AllowedUsers, check: checkUserPattern, desc: "list of @user:server patterns"}},
+		{gMatrix, "RESPOND_TO_MENTIONS", "true", "Answer when the bot is mentioned.", false,
+			boolVal{&c.RespondToMentions}},
+		{gMatrix, "RESPOND_TO_DMS", "true", "Answer every message in a direct chat.", false,
+			boolVal{&c.RespondToDMs}},
+		{gMatrix, "RESPOND_TO_DISPLAY_NAME", "true", "Answer when the bot's display name is written.", false,
+			boolVal{&c.RespondToDisplayName}},
+		{gMatrix, "RESPOND_TO_KEYWORDS", "true", "Answer when a message holds an activation keyword.", false,
+			boolVal{&c.RespondToKeywords}},
+		{gMatrix, "ACTIVATION_KEYWORDS", "ada,hey ada", "Comma-separated keywords that wake the bot, matched as whole words, any case.", false,
+			listVal{p: &c.ActivationKeywords, check: checkOneLine, desc: "list"}},
+		{gMatrix, "MAX_CONTEXT_MESSAGES", "10", "Recent room messages given to the model as context.", false,
+			intVal[int]{p: &c.MaxContextMessages, min: 0, max: 100}},
+		{gMatrix, "STORE_IN_RAG", "true", "Store room messages, turns and memories (rooms may opt out with !ada privacy off).", false,
+			boolVal{&c.StoreInRAG}},
+		{gMatrix, "ALLOW_PRIVACY_OPT_OUT", "true", "Allow the !ada privacy commands.", false,
+			boolVal{&c.AllowPrivacyOptOut}},
+		{gMatrix, "DATA_RETENTION_DAYS", "90", "Delete what the bridge stored once older than this; 0 = keep forever.", false,
+			intVal[int]{p: &c.DataRetentionDays, min: 0, max: 3650}},
+		{gMatrix, "SEND_INTRO_ON_JOIN", "true", "Post one short introduction after joining a room.", false,
+			boolVal{&c.SendIntroOnJoin}},
+		{gMatrix, "BOT_WORKERS", "4", "Rooms answered at the same time (each room is answered in order).", false,
+			intVal[int]{p: &c.BotWorkers, min: 1, max: 64}},
+	}
+}

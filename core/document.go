@@ -1,0 +1,125 @@
+package core
+
+import (
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Dim is the embedding dimension of every stored vector.
+const Dim = 768
+
+// DocType tells the five document kinds apart (metadata field "type").
+type DocType string
+
+const (
+	DocPersona DocType = "persona"
+	DocFAQ     DocType = "faq"
+	DocMemory  DocType = "memory"
+	DocTurn    DocType = "turn"
+	DocSummary DocType = "summary"
+)
+
+// DocTypes lists every document type in a stable order.
+var DocTypes = []DocType{DocPersona, DocFAQ, DocMemory, DocTurn, DocSummary}
+
+// Valid reports whether t is one of the five document types.
+func (t DocType) Valid() bool {
+	for _, k := range DocTypes {
+		if k == t {
+			return true
+		}
+	}
+	return false
+}
+
+// Source values of the base metadata.
+const (
+	SourceChat   = "chat"
+	SourceKB     = "kb"
+	SourceSystem = "system"
+	SourceImport = "import"
+)
+
+// ScopeGlobal is the default scope; entity scopes are "entity:<name>".
+const ScopeGlobal = "global"
+
+// EntityScope returns the scope string of an entity.
+func EntityScope(entity string) string { return "entity:" + entity }
+
+// Metadata is the union of the metadata fields of all document types. The JSON
+// Schemas of /v1/schema define which fields each type allows and requires;
+// every write is validated against them.
+type Metadata struct {
+	Type      DocType   `json:"type"`
+	Timestamp time.Time `json:"timestamp"`
+	Source    string    `json:"source"`
+	Scope     string    `json:"scope"`
+
+	// persona
+	Version string `json:"version,omitempty"`
+	// persona and faq
+	Topic string `json:"topic,omitempty"`
+	// faq
+	SpecialistName string `json:"_specialist_name,omitempty"`
+	EntryVersion   string `json:"_version,omitempty"`
+	// memory
+	Importance int      `json:"importance,omitempty"`
+	Tags       []string `json:"tags,omitempty"`
+	Entity     string   `json:"entity,omitempty"`
+	// memory, turn, summary
+	ConversationID string `json:"conversation_id,omitempty"`
+	// turn
+	Role      string `json:"role,omitempty"`
+	TurnIndex *int   `json:"turn_index,omitempty"`
+	// summary
+	TurnRange    string `json:"turn_range,omitempty"`
+	SummaryIndex *int   `json:"summary_index,omitempty"`
+
+	// RoomID records the Matrix room whose activity caused this document, so
+	// that privacy mode and retention can find everything a room stored.
+	RoomID string `json:"room_id,omitempty"`
+}
+
+// Document is one stored item of the "conversations" collection.
+type Document struct {
+	ID        string    `json:"id"`
+	Text      string    `json:"text"`
+	Meta      Metadata  `json:"metadata"`
+	Embedding []float32 `json:"-"`
+}
+
+// NewDocID returns a fresh "doc-<uuid>" id.
+func NewDocID() string { return "doc-" + uuid.NewString() }
+
+// StableDocID returns a deterministic "doc-<uuid>" id (UUIDv5) for a name, so
+// that synchronised entries (specialist FAQs) never duplicate.
+func StableDocID(name string) string {
+	return "doc-" + uuid.NewSHA1(docNamespace, []byte(name)).String()
+}
+
+var docNamespace = uuid.MustParse("6f1f6a52-8f0e-4b7a-9d7e-2b1d3c0ada00")
+
+// NewConversationID returns a fresh "conv-<uuid>" id.
+func NewConversationID() string { return "conv-" + uuid.NewString() }
+
+// ValidConversationID reports whether id has the form conv-<uuid>.
+func ValidConversationID(id string) bool {
+	rest, ok := strings.CutPrefix(id, "conv-")
+	if !ok {
+		return false
+	}
+	_, err := uuid.Parse(rest)
+	return err == nil && len(rest) == 36
+}
+
+// ValidDocID reports whether id has the form doc-<uuid>.
+func ValidDocID(id string) bool {
+	rest, ok := strings.CutPrefix(id, "doc-")
+	if !ok {
+		return false
+	}
+	_, err := uuid.Parse(rest)
+	return err == nil && len(rest) == 36
+}

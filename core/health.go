@@ -1,0 +1,50 @@
+package core
+
+import (
+	"context"
+	"time"
+)
+
+// Health is the state of core's dependencies.
+type Health struct {
+	Store         StoreStats
+	StoreErr      error
+	LLMErr        error
+	PersonaLoaded bool
+}
+
+// healthProbeTimeout keeps a health check fast when a dependency hangs.
+const healthProbeTimeout = 3 * time.Second
+
+// Health probes the store and the LLM. Only the store is critical.
+func (s *Service) Health(ctx context.Context) Health {
+	ctx, cancel := context.WithTimeout(ctx, healthProbeTimeout)
+	defer cancel()
+	var h Health
+	if err := s.store.Ping(ctx); err != nil {
+		h.StoreErr = err
+	} else if st, err := s.store.Stats(ctx); err != nil {
+		h.StoreErr = err
+	} else {
+		h.Store = st
+	}
+	if s.llm != nil {
+		h.LLMErr = s.llm.Ping(ctx)
+	}
+	h.PersonaLoaded = s.PersonaLoaded()
+	return h
+}
+
+// LLMInfo names the LLM backend and model.
+func (s *Service) LLMInfo() (backend, model string) {
+	if s.llm == nil {
+		return "", ""
+	}
+	return s.llm.Backend(), s.llm.Model()
+}
+
+// EmbedderName names the embedder.
+func (s *Service) EmbedderName() string { return s.embedder.Name() }
+
+// Stats reports the store's statistics.
+func (s *Service) Stats(ctx context.Context) (StoreStats, error) { return s.store.Stats(ctx) }

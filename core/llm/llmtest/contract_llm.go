@@ -1,0 +1,340 @@
+package llmtest
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http/httptrace"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ada-chat/ada/core"
+)
+
+// Config is what a contract test hands to the constructor under test.
+type Config struct {
+	BaseURL string
+	APIKey  string
+	Model   string
+}
+
+// testKey is the API key every contract case configures, so that each case
+// also proves the key never shows in an error.
+const testKey = "sk-llmtest-SECRET-4b1d"
+
+// ClosedURL returns the base URL of a port on 127.0.0.1 that nothing listens
+// on, for "backend down" tests.
+func ClosedURL(t testing.TB) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	if err := ln.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return "http://" + addr
+}
+
+// Collect runs llm.Chat and returns every event it emitted.
+func Collect(ctx context.Context, llm core.LLM, req core.LLMRequest) ([]core.LLMEvent, error) {
+	var events []core.LLMEvent
+	err := llm.Chat(ctx, req, func(e core.LLMEvent) error {
+		events = append(events, e)
+		return nil
+	})
+	return events, err
+}
+
+// Tok is an expected answer-text event.
+func Tok(s string) core.LLMEvent { return core.LLMEvent{Kind: core.LLMToken, Text: s} }
+
+// Think is an expected thinking event.
+func Think(s string) core.LLMEvent { return core.LLMEvent{Kind: core.LLMThinking, Text: s} }
+
+var hello = core.LLMRequest{Messages: []core.Message{{Role: "user", Content: "hi"}}}
+
+// RunLLMContract checks the behaviour core.LLM promises against a fresh fake
+// for each case: streaming order, thinking, errors that name the backend and
+// address without secrets, cancellation and emit errors. Protocol details
+// (the think flag, headers) are left to each client's own tests.
+func RunLLMContract(t *testing.T, newLLM func(Config) core.LLM) {
+	t.Run("streams", func(t *testing.T) { contractStreams(t, newLLM) })
+	t.Run("failures", func(t *testing.T) { contractFailures(t, newLLM) })
+	t.Run("server down", func(t *testing.T) {
+		base := ClosedURL(t)
+		llm := newLLM(Config{BaseURL: base, APIKey: testKey, Model: "m"})
+		_, err := Collect(testCtx(t), llm, hello)
+		wantErr(t, err, core.KindUpstream, base, "connection refused")
+		wantErr(t, llm.Ping(testCtx(t)), core.KindUpstream, base, "connection refused")
+	})
+	t.Run("credentials in base URL stay hidden", func(t *testing.T) {
+		base := ClosedURL(t)
+		llm := newLLM(Config{BaseURL: strings.Replace(base, "://", "://user:hunter2@", 1), Model: "m"})
+		_, err := Collect(testCtx(t), llm, hello)
+		wantErr(t, err, core.KindUpstream, base)
+		if strings.Contains(err.Error(), "hunter2") {
+			t.Errorf("error shows the password: %v", err)
+		}
+	})
+	t.Run("ping", func(t *testing.T) {
+		srv := New(t)
+		if err := newLLM(Config{BaseURL: srv.URL(), APIKey: testKey, Model: "m"}).Ping(testCtx(t)); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("wrong API key", func(t *testing.T) {
+		srv := New(t)
+		srv.RequireAPIKey("sk-right")
+		// The fake echoes the key it was given in the 401 body.
+		llm := newLLM(Config{BaseURL: srv.URL(), APIKey: testKey, Model: "m"})
+		_, err := Collect(testCtx(t), llm, hello)
+		wantErr(t, err, core.KindUpstream, srv.URL(), "401")
+		wantErr(t, llm.Ping(testCtx(t)), core.KindUpstream, srv.URL(), "401")
+	})
+	t.Run("cancellation", func(t *testing.T) { contractCancel(t, newLLM) })
+	t.Run("first token before the reply ends", func(t *testing.T) { contractFirstToken(t, newLLM) })
+	t.Run("concurrent chats", func(t *testing.T) { contractConcurrent(t, newLLM) })
+	t.Run("keep-alive connection reused", func(t *testing.T) { contractReuse(t, newLLM) })
+}
+
+func contractStreams(t *testing.T, newLLM func(Config) core.LLM) {
+	cases := []struct {
+		name  string
+		reply Reply
+		want  []core.LLMEvent
+	}{
+		{"tokens in order", Reply{Tokens: []string{"Hel", "lo", ", ", "world"}},
+			[]core.LLMEvent{Tok("Hel"), Tok("lo"), Tok(", "), Tok("world")}},
+		{"thinking separated", Reply{Thinking: []string{"hm", "m"}, Tokens: []string{"yes"}},
+			[]core.LLMEvent{Think("hm"), Think("m"), Tok("yes")}},
+		{"thinking via reasoning field", Reply{Thinking: []string{"r"}, Tokens: []string{"a"}, ReasoningField: "reasoning"},
+			[]core.LLMEvent{Think("r"), Tok("a")}},
+		{"unicode and newlines", Reply{Tokens: []string{"é\n", "日本", "\"q\""}},
+			[]core.LLMEvent{Tok("é\n"), Tok("日本"), Tok("\"q\"")}},
+		{"empty reply", Reply{}, nil},
+		{"slow chunks", Reply{Tokens: []string{"a", "b"}, FirstDelay: 20 * time.Millisecond, ChunkDelay: 20 * time.Millisecond},
+			[]core.LLMEvent{Tok("a"), Tok("b")}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := New(t)
+			srv.Script(tc.reply)
+			got, err := Collect(testCtx(t), newLLM(Config{BaseURL: srv.URL(), APIKey: testKey, Model: "m"}), hello)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("events = %v, want %v", got, tc.want)
+			}
+			reqs := srv.ChatRequests()
+			if len(reqs) != 1 || reqs[0].Model != "m" || len(reqs[0].Messages) != 1 || reqs[0].Messages[0] != hello.Messages[0] {
+				t.Errorf("fake received %+v", reqs)
+			}
+		})
+	}
+}
+
+func contractFailures(t *testing.T, newLLM func(Config) core.LLM) {
+	cases := []struct {
+		name  string
+		reply Reply
+		want  []string // substrings of the error
+	}{
+		{"HTTP 500", Reply{Status: 500, Error: "model crashed"}, []string{"500", "model crashed"}},
+		{"HTTP 404", Reply{Status: 404, Error: `model "m" not found`}, []string{"404", "not found"}},
+		{"error body echoes the key", Reply{Status: 400, Error: "bad key " + testKey}, []string{"400", "[redacted]"}},
+		{"malformed chunk", Reply{Tokens: []string{"a"}, Malformed: true}, []string{"malformed"}},
+		{"error event in the stream", Reply{Tokens: []string{"a"}, StreamError: true, Error: "out of memory"}, []string{"out of memory"}},
+		{"connection cut mid-stream", Reply{Tokens: []string{"a"}, Abort: true}, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := New(t)
+			srv.Script(tc.reply)
+			_, err := Collect(testCtx(t), newLLM(Config{BaseURL: srv.URL(), APIKey: testKey, Model: "m"}), hello)
+			wantErr(t, err, core.KindUpstream, append([]string{srv.URL()}, tc.want...)...)
+		})
+	}
+}
+
+func contractCancel(t *testing.T, newLLM func(Config) core.LLM) {
+	t.Run("deadline", func(t *testing.T) {
+		srv := New(t)
+		srv.Script(Reply{Tokens: []string{"a"}, Hang: true})
+		ctx, cancel := context.WithTimeout(testCtx(t), 200*time.Millisecond)
+		defer cancel()
+		_, err := Collect(ctx, newLLM(Config{BaseURL: srv.URL(), APIKey: testKey, Model: "m"}), hello)
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("err = %v, want DeadlineExceeded", err)
+		}
+		wantErr(t, err, core.KindUpstream, srv.URL(), "timed out")
+		waitCancelled(t, srv)
+	})
+	t.Run("deadline before the first byte", func(t *testing.T) {
+		srv := New(t)
+		srv.Script(Reply{Tokens: []string{"a"}, FirstDelay: time.Minute})
+		ctx, cancel := context.WithTimeout(testCtx(t), 200*time.Millisecond)
+		defer cancel()
+		_, err := Collect(ctx, newLLM(Config{BaseURL: srv.URL(), APIKey: testKey, Model: "m"}), hello)
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("err = %v, want DeadlineExceeded", err)
+		}
+		waitCancelled(t, srv)
+	})
+	t.Run("caller cancels", func(t *testing.T) {
+		srv := New(t)
+		srv.Script(Reply{Tokens: []string{"a", "b"}, Hang: true})
+		ctx, cancel := context.WithCancel(testCtx(t))
+		defer cancel()
+		err := newLLM(Config{BaseURL: srv.URL(), APIKey: testKey, Model: "m"}).Chat(ctx, hello, func(e core.LLMEvent) error {
+			cancel() // the client went away after the first token
+			return nil
+		})
+		if !errors.Is(err, context.Canceled) || core.KindOf(err) != core.KindCanceled {
+			t.Fatalf("err = %v (kind %v), want context.Canceled, KindCanceled", err, core.KindOf(err))
+		}
+		waitCancelled(t, srv)
+	})
+	t.Run("emit error stops the stream", func(t *testing.T) {
+		srv := New(t)
+		srv.Script(Reply{Tokens: []string{"a", "b", "c"}, Hang: true})
+		stop := errors.New("client gone")
+		calls := 0
+		err := newLLM(Config{BaseURL: srv.URL(), APIKey: testKey, Model: "m"}).Chat(testCtx(t), hello, func(core.LLMEvent) error {
+			calls++
+			return stop
+		})
+		if err != stop { // the contract is "returned unchanged", not wrapped
+			t.Fatalf("err = %v, want exactly the emit error", err)
+		}
+		if calls != 1 {
+			t.Errorf("emit called %d times after failing", calls)
+		}
+		waitCancelled(t, srv)
+	})
+}
+
+// contractFirstToken proves streaming: the first token reaches the caller
+// while the fake is still holding the rest of the reply.
+func contractFirstToken(t *testing.T, newLLM func(Config) core.LLM) {
+	srv := New(t)
+	release := make(chan struct{})
+	srv.Script(Reply{Tokens: []string{"first", "second"}, Hold: release, HoldAfter: 1})
+	events := make(chan core.LLMEvent, 2)
+	done := make(chan error, 1)
+	llm, ctx := newLLM(Config{BaseURL: srv.URL(), APIKey: testKey, Model: "m"}), testCtx(t)
+	go func() {
+		done <- llm.Chat(ctx, hello, func(e core.LLMEvent) error {
+			events <- e
+			return nil
+		})
+	}()
+	select {
+	case e := <-events:
+		if e != Tok("first") {
+			t.Fatalf("first event = %v", e)
+		}
+	case <-time.After(5 * time.Second):
+		close(release)
+		t.Fatal("first token did not arrive while the reply was held")
+	}
+	select {
+	case err := <-done:
+		t.Fatalf("Chat returned before the reply was released: %v", err)
+	default:
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if e := <-events; e != Tok("second") {
+		t.Errorf("second event = %v", e)
+	}
+}
+
+func contractConcurrent(t *testing.T, newLLM func(Config) core.LLM) {
+	srv := New(t)
+	llm := newLLM(Config{BaseURL: srv.URL(), APIKey: testKey, Model: "m"})
+	var wg sync.WaitGroup
+	errs := make(chan error, 25)
+	for range 25 {
+		wg.Go(func() {
+			got, err := Collect(testCtx(t), llm, hello)
+			if err == nil && !slices.Equal(got, []core.LLMEvent{Tok("ok")}) {
+				err = errors.New("wrong events")
+			}
+			errs <- err
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+	if n := srv.Count(); n != 25 {
+		t.Errorf("fake saw %d requests, want 25", n)
+	}
+}
+
+// contractReuse checks that a finished stream leaves its connection usable:
+// without it, a benchmark's thousands of chats each open a new connection.
+// It catches a body left open or abandoned before the end marker; whether
+// the final drain matters depends on packet timing, so that part is not
+// proven here.
+func contractReuse(t *testing.T, newLLM func(Config) core.LLM) {
+	srv := New(t)
+	llm := newLLM(Config{BaseURL: srv.URL(), APIKey: testKey, Model: "m"})
+	reused := false
+	trace := &httptrace.ClientTrace{GotConn: func(i httptrace.GotConnInfo) { reused = i.Reused }}
+	for range 2 {
+		if _, err := Collect(httptrace.WithClientTrace(testCtx(t), trace), llm, hello); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !reused {
+		t.Error("the second chat opened a new connection")
+	}
+}
+
+// wantErr checks kind, that the message contains each of parts, and that the
+// test key does not appear anywhere in the error chain's text.
+func wantErr(t *testing.T, err error, kind core.ErrorKind, parts ...string) {
+	t.Helper()
+	if err == nil {
+		t.Fatal("err = nil")
+	}
+	if got := core.KindOf(err); got != kind {
+		t.Errorf("kind = %v, want %v (err: %v)", got, kind, err)
+	}
+	msg := core.SafeMessage(err)
+	for _, p := range parts {
+		if !strings.Contains(msg, p) {
+			t.Errorf("message %q does not contain %q", msg, p)
+		}
+	}
+	if strings.Contains(err.Error(), testKey) {
+		t.Errorf("error shows the API key: %v", err)
+	}
+}
+
+func waitCancelled(t *testing.T, srv *Server) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.WaitCancelled(ctx, 1); err != nil {
+		t.Fatalf("the fake did not see the request cancelled: %v", err)
+	}
+}
+
+func testCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}

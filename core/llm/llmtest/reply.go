@@ -1,0 +1,83 @@
+package llmtest
+
+import (
+	"time"
+
+	"github.com/ada-chat/ada/core"
+)
+
+// Reply scripts the answer to one chat request. The zero value is an empty
+// but successful reply. Thinking chunks are sent first, then Tokens, then the
+// protocol's end marker, unless an option below replaces the ending.
+type Reply struct {
+	// Thinking pieces are sent as Ollama message.thinking or as OpenAI
+	// reasoning deltas. They are sent whatever the request's think flag says,
+	// so tests control exactly what reaches the client.
+	Thinking []string
+	// Tokens are the answer text, one chunk each.
+	Tokens []string
+	// ReasoningField names the OpenAI delta field for Thinking:
+	// "reasoning_content" (the default) or "reasoning".
+	ReasoningField string
+
+	// Status, if 400 or more, answers with that HTTP status and an error
+	// body in the protocol's shape carrying Error, instead of a stream.
+	Status int
+	// Error is the message of a Status or StreamError answer.
+	Error string
+	// StreamError, if set, ends the stream with an in-band error event
+	// ({"error": ...}) instead of the end marker.
+	StreamError bool
+
+	// FirstDelay is waited before the first chunk, ChunkDelay before each
+	// later one. Instant mode ignores both.
+	FirstDelay time.Duration
+	ChunkDelay time.Duration
+
+	// Hold, if not nil, is waited on (until closed) before chunk number
+	// HoldAfter is sent; HoldAfter >= the number of chunks waits before the
+	// end. With HoldAfter: 1, a test can see the first token arrive while the
+	// reply is provably unfinished.
+	Hold      <-chan struct{}
+	HoldAfter int
+	// Hang, after the chunks, waits until the client goes away (or the server
+	// closes) and never sends the end marker.
+	Hang bool
+	// Malformed ends the stream with a chunk that is not valid JSON.
+	Malformed bool
+	// Abort cuts the connection after the chunks, without an end marker and
+	// without a clean end of the HTTP body.
+	Abort bool
+}
+
+// piece is one chunk of streamed text.
+type piece struct {
+	kind core.LLMEventKind
+	text string
+}
+
+func (r Reply) pieces() []piece {
+	out := make([]piece, 0, len(r.Thinking)+len(r.Tokens))
+	for _, t := range r.Thinking {
+		out = append(out, piece{core.LLMThinking, t})
+	}
+	for _, t := range r.Tokens {
+		out = append(out, piece{core.LLMToken, t})
+	}
+	return out
+}
+
+func (r Reply) errorText() string {
+	if r.Error != "" {
+		return r.Error
+	}
+	return "llmtest: scripted failure"
+}
+
+// Embed configures the embedding endpoints.
+type Embed struct {
+	// Dim is the vector length; 0 means core.Dim.
+	Dim int
+	// Status, if 400 or more, makes every embedding request fail with it.
+	Status int
+}

@@ -1,0 +1,95 @@
+package ollama
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+
+	"github.com/ada-chat/ada/core"
+	"github.com/ada-chat/ada/core/llm/internal/remote"
+)
+
+// maxLine bounds one NDJSON line. Ollama sends a few tokens per line; the
+// final line carries statistics and, for /api/generate only, a context array.
+const maxLine = 1 << 20
+
+// chatRequest is the body of POST /api/chat.
+type chatRequest struct {
+	Model    string         `json:"model"`
+	Messages []core.Message `json:"messages"`
+	Stream   bool           `json:"stream"`
+	// Think has no omitempty: thinking models think unless told not to, so
+	// false must be on the wire.
+	Think bool `json:"think"`
+}
+
+// chatChunk is one NDJSON line of the reply. A failure after the status line
+// was sent arrives as a line with only "error".
+type chatChunk struct {
+	Message struct {
+		Content  string `json:"content"`
+		Thinking string `json:"thinking"`
+	} `json:"message"`
+	Done  bool   `json:"done"`
+	Error string `json:"error"`
+}
+
+// Chat streams a reply: message.thinking becomes LLMThinking events and
+// message.content LLMToken events, in the order received. Whatever thinking
+// the server sends is passed on; whether to show it is core's decision.
+func (c *Client) Chat(ctx context.Context, req core.LLMRequest, emit func(core.LLMEvent) error) error {
+	// Cancelling on return makes sure the transport abandons the request
+	// when we stop early, whatever the state of the body.
+	callCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	body := chatRequest{Model: c.model, Messages: req.Messages, Stream: true, Think: req.Think}
+	resp, err := c.ep.Do(callCtx, http.MethodPost, "/api/chat", body, "application/x-ndjson")
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
+	for sc.Scan() {
+		if err := ctx.Err(); err != nil {
+			return c.ep.Fail(ctx, err)
+		}
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		var chunk chatChunk
+		if err := json.Unmarshal(line, &chunk); err != nil {
+			return c.ep.Malformed(err, line)
+		}
+		if chunk.Error != "" {
+			return c.ep.Remote(chunk.Error)
+		}
+		if err := send(emit, core.LLMThinking, chunk.Message.Thinking); err != nil {
+			return err
+		}
+		if err := send(emit, core.LLMToken, chunk.Message.Content); err != nil {
+			return err
+		}
+		if chunk.Done {
+			remote.Finish(resp.Body)
+			return nil
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return c.ep.Fail(ctx, err)
+	}
+	return c.ep.Truncated()
+}
+
+// send emits non-empty text. emit's error is returned as is, so that Chat
+// hands it back unchanged.
+func send(emit func(core.LLMEvent) error, kind core.LLMEventKind, text string) error {
+	if text == "" {
+		return nil
+	}
+	return emit(core.LLMEvent{Kind: kind, Text: text})
+}

@@ -1,0 +1,55 @@
+package ollama
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/ada-chat/ada/core"
+	"github.com/ada-chat/ada/core/llm/internal/remote"
+)
+
+// Backend is the name this package reports to core and in messages.
+const Backend = "ollama"
+
+// Options configure a Client or an Embedder.
+type Options struct {
+	// BaseURL is the Ollama address, e.g. http://localhost:11434. A path
+	// prefix (for a reverse proxy) is kept; userinfo is sent as basic auth.
+	BaseURL string
+	// Model is the model name, e.g. "llama3.2" or "nomic-embed-text".
+	Model string
+	// APIKey, if set, is sent as a bearer token (Ollama behind an
+	// authenticating proxy, or ollama.com).
+	APIKey string `json:"-"`
+	// HTTPClient is used for every call; nil means a fresh client without a
+	// Timeout, since ctx bounds each call.
+	HTTPClient *http.Client
+}
+
+// Client is a core.LLM speaking Ollama's /api/chat. It is safe for
+// concurrent use.
+type Client struct {
+	model string
+	ep    *remote.Endpoint
+}
+
+var _ core.LLM = (*Client)(nil)
+
+// New returns a Client. A malformed BaseURL is reported by every call.
+func New(o Options) *Client {
+	return &Client{
+		model: o.Model,
+		ep:    remote.NewEndpoint("LLM backend "+Backend, o.BaseURL, o.APIKey, o.HTTPClient),
+	}
+}
+
+// Backend returns "ollama".
+func (c *Client) Backend() string { return Backend }
+
+// Model returns the configured model name.
+func (c *Client) Model() string { return c.model }
+
+// Ping asks for the server version, the cheapest call Ollama answers.
+func (c *Client) Ping(ctx context.Context) error {
+	return c.ep.Ping(ctx, "/api/version")
+}

@@ -1,0 +1,109 @@
+package ollama_test
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ada-chat/ada/core"
+	"github.com/ada-chat/ada/core/llm/llmtest"
+	"github.com/ada-chat/ada/core/llm/ollama"
+)
+
+func TestContract(t *testing.T) {
+	llmtest.RunLLMContract(t, func(c llmtest.Config) core.LLM {
+		return ollama.New(ollama.Options{BaseURL: c.BaseURL, APIKey: c.APIKey, Model: c.Model})
+	})
+}
+
+func TestEmbedderContract(t *testing.T) {
+	llmtest.RunEmbedderContract(t, func(c llmtest.Config) core.Embedder {
+		return ollama.NewEmbedder(ollama.Options{BaseURL: c.BaseURL, APIKey: c.APIKey, Model: c.Model})
+	})
+}
+
+// The think flag must be on the wire both ways: thinking models think
+// unless told not to.
+func TestThinkFlagAlwaysSent(t *testing.T) {
+	for _, think := range []bool{true, false} {
+		srv := llmtest.New(t)
+		c := ollama.New(ollama.Options{BaseURL: srv.URL(), Model: "qwen3"})
+		if _, err := llmtest.Collect(ctx(t), c, core.LLMRequest{Think: think}); err != nil {
+			t.Fatal(err)
+		}
+		req := srv.ChatRequests()[0]
+		if req.Think == nil || *req.Think != think {
+			t.Errorf("think=%v: fake received think %v", think, req.Think)
+		}
+		want := []byte(`"think":false`)
+		if think {
+			want = []byte(`"think":true`)
+		}
+		if !bytes.Contains(req.Body, want) {
+			t.Errorf("body %s lacks %s", req.Body, want)
+		}
+		if !req.Stream || req.Path != "/api/chat" || req.Header.Get("Accept") != "application/x-ndjson" {
+			t.Errorf("request %+v", req)
+		}
+	}
+}
+
+func TestNoKeyNoAuthorization(t *testing.T) {
+	srv := llmtest.New(t)
+	if _, err := llmtest.Collect(ctx(t), ollama.New(ollama.Options{BaseURL: srv.URL(), Model: "m"}), core.LLMRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	if h := srv.Requests()[0].Header.Get("Authorization"); h != "" {
+		t.Errorf("Authorization = %q without a key", h)
+	}
+}
+
+func TestPingUsesVersion(t *testing.T) {
+	srv := llmtest.New(t)
+	c := ollama.New(ollama.Options{BaseURL: srv.URL() + "/", Model: "m"})
+	if err := c.Ping(ctx(t)); err != nil {
+		t.Fatal(err)
+	}
+	if p := srv.Requests()[0].Path; p != "/api/version" {
+		t.Errorf("Ping asked %s", p)
+	}
+	if c.Backend() != "ollama" || c.Model() != "m" {
+		t.Errorf("Backend/Model = %s/%s", c.Backend(), c.Model())
+	}
+}
+
+func TestBadBaseURL(t *testing.T) {
+	c := ollama.New(ollama.Options{BaseURL: "localhost:11434", Model: "m"})
+	if err := c.Ping(ctx(t)); core.KindOf(err) != core.KindInvalid {
+		t.Errorf("err = %v, want KindInvalid", err)
+	}
+}
+
+func TestEmbedderName(t *testing.T) {
+	if n := ollama.NewEmbedder(ollama.Options{Model: "nomic-embed-text"}).Name(); n != "ollama:nomic-embed-text" {
+		t.Errorf("Name() = %q", n)
+	}
+}
+
+// BenchmarkChat measures client plus fake per streamed reply of 16 tokens.
+func BenchmarkChat(b *testing.B) {
+	srv := llmtest.New(b)
+	srv.Instant(true)
+	srv.Default(llmtest.Reply{Tokens: strings.Fields(strings.Repeat("tok ", 16))})
+	c := ollama.New(ollama.Options{BaseURL: srv.URL(), Model: "m"})
+	req := core.LLMRequest{Messages: []core.Message{{Role: "user", Content: "hi"}}}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := llmtest.Collect(b.Context(), c, req); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func ctx(t *testing.T) context.Context {
+	c, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	t.Cleanup(cancel)
+	return c
+}

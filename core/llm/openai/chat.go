@@ -1,0 +1,132 @@
+package openai
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+
+	"github.com/ada-chat/ada/core"
+	"github.com/ada-chat/ada/core/llm/internal/remote"
+)
+
+// chatRequest is the body of POST /v1/chat/completions. LLMRequest.Think has
+// no standard field here: OpenAI rejects unknown parameters, and servers that
+// do reason (DeepSeek-R1 on vLLM, llama.cpp with --reasoning-format) decide
+// by model or server flag. Reasoning that arrives is passed on either way.
+type chatRequest struct {
+	Model    string         `json:"model"`
+	Messages []core.Message `json:"messages"`
+	Stream   bool           `json:"stream"`
+}
+
+// chatChunk is one "data:" event. Servers differ on the reasoning field:
+// llama.cpp, DeepSeek and older vLLM send reasoning_content, newer vLLM and
+// OpenRouter send reasoning. Some send an {"error": ...} event mid-stream.
+type chatChunk struct {
+	Choices []struct {
+		Index int `json:"index"`
+		Delta struct {
+			Content          string `json:"content"`
+			ReasoningContent string `json:"reasoning_content"`
+			Reasoning        string `json:"reasoning"`
+		} `json:"delta"`
+		FinishReason *string `json:"finish_reason"`
+	} `json:"choices"`
+	Error json.RawMessage `json:"error"`
+}
+
+var doneMarker = []byte("[DONE]")
+
+// Chat streams a reply: reasoning deltas become LLMThinking events and
+// content deltas LLMToken events, in the order received.
+func (c *Client) Chat(ctx context.Context, req core.LLMRequest, emit func(core.LLMEvent) error) error {
+	// Cancelling on return makes sure the transport abandons the request
+	// when we stop early, whatever the state of the body.
+	callCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	body := chatRequest{Model: c.model, Messages: req.Messages, Stream: true}
+	resp, err := c.ep.Do(callCtx, http.MethodPost, c.prefix+"/chat/completions", body, "text/event-stream")
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+
+	events := newSSEReader(resp.Body)
+	finished := false // a finish_reason was seen; only [DONE] is still due
+	for {
+		data, err := events.Next()
+		if errors.Is(err, io.EOF) {
+			if finished {
+				return nil
+			}
+			return c.ep.Truncated()
+		}
+		if err != nil {
+			return c.ep.Fail(ctx, err)
+		}
+		if err := ctx.Err(); err != nil {
+			return c.ep.Fail(ctx, err)
+		}
+		if bytes.Equal(bytes.TrimSpace(data), doneMarker) {
+			remote.Finish(resp.Body)
+			return nil
+		}
+		var chunk chatChunk
+		if err := json.Unmarshal(data, &chunk); err != nil {
+			return c.ep.Malformed(err, data)
+		}
+		if len(chunk.Error) > 0 && string(chunk.Error) != "null" {
+			return c.ep.Remote(errorMessage(chunk.Error))
+		}
+		done, err := emitChoice(chunk, emit)
+		if err != nil {
+			return err
+		}
+		finished = finished || done
+	}
+}
+
+// emitChoice emits the first choice's reasoning, then its content. It
+// reports whether the choice carries a finish_reason. emit's error is
+// returned as is.
+func emitChoice(chunk chatChunk, emit func(core.LLMEvent) error) (bool, error) {
+	for _, ch := range chunk.Choices {
+		if ch.Index != 0 {
+			continue // Ada never asks for n > 1
+		}
+		thinking := ch.Delta.ReasoningContent
+		if thinking == "" {
+			thinking = ch.Delta.Reasoning // whichever one the server uses, never both
+		}
+		if thinking != "" {
+			if err := emit(core.LLMEvent{Kind: core.LLMThinking, Text: thinking}); err != nil {
+				return false, err
+			}
+		}
+		if ch.Delta.Content != "" {
+			if err := emit(core.LLMEvent{Kind: core.LLMToken, Text: ch.Delta.Content}); err != nil {
+				return false, err
+			}
+		}
+		return ch.FinishReason != nil && *ch.FinishReason != "", nil
+	}
+	return false, nil
+}
+
+// errorMessage reads {"message": ...} or a bare string.
+func errorMessage(raw json.RawMessage) string {
+	var obj struct {
+		Message string `json:"message"`
+	}
+	if json.Unmarshal(raw, &obj) == nil && obj.Message != "" {
+		return obj.Message
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil && s != "" {
+		return s
+	}
+	return string(raw)
+}

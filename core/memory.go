@@ -1,0 +1,273 @@
+package core
+
+import (
+	"context"
+	"math"
+	"sort"
+	"strings"
+	"time"
+)
+
+// MaxMemoryText bounds a memory's text, in characters.
+const MaxMemoryText = 10000
+
+// MaxMemoryLimit is the largest page of memories returned by one search.
+const MaxMemoryLimit = 20
+
+// MemoryInput is a memory to create.
+type MemoryInput struct {
+	Text           string
+	Importance     int // 0 means the default, 3
+	Scope          string
+	Entity         string
+	Tags           []string
+	ConversationID string
+	Source         string
+	RoomID         string
+}
+
+// MemoryMeta is the meta object of the Memory API record.
+type MemoryMeta struct {
+	Importance     int       `json:"importance"`
+	Timestamp      time.Time `json:"timestamp"`
+	Source         string    `json:"source"`
+	Scope          string    `json:"scope"`
+	Entity         *string   `json:"entity"`
+	Tags           []string  `json:"tags"`
+	ConversationID *string   `json:"conversation_id"`
+}
+
+// Memory is a memory as clients see it. The scores are set by searches.
+type Memory struct {
+	ID           string     `json:"id"`
+	Text         string     `json:"text"`
+	Meta         MemoryMeta `json:"meta"`
+	Score        *float64   `json:"score,omitempty"`
+	Similarity   *float64   `json:"similarity,omitempty"`
+	RecencyBonus *float64   `json:"recency_bonus,omitempty"`
+}
+
+// MemoryQuery selects memories. Without Text they are listed newest first.
+type MemoryQuery struct {
+	Text           string
+	Entity         string
+	Scope          string
+	ConversationID string
+	Tag            string
+	Limit          int
+}
+
+// DefaultImportance is the importance of a memory created without one.
+const DefaultImportance = 3
+
+// CreateMemory validates, embeds and stores a memory.
+func (s *Service) CreateMemory(ctx context.Context, in MemoryInput) (Memory, error) {
+	if err := s.requireRAG(); err != nil {
+		return Memory{}, err
+	}
+	doc, err := s.memoryDocument(ctx, in)
+	if err != nil {
+		return Memory{}, err
+	}
+	if err := s.store.Put(ctx, doc); err != nil {
+		return Memory{}, err
+	}
+	return memoryFromDoc(doc), nil
+}
+
+func (s *Service) memoryDocument(ctx context.Context, in MemoryInput) (Document, error) {
+	text := strings.TrimSpace(in.Text)
+	switch {
+	case text == "":
+		return Document{}, Errorf(KindInvalid, "text: must not be blank")
+	case len([]rune(text)) > MaxMemoryText:
+		return Document{}, Errorf(KindInvalid, "text: must be at most %d characters", MaxMemoryText)
+	}
+	if in.Importance == 0 {
+		in.Importance = DefaultImportance
+	}
+	if in.Importance < 1 || in.Importance > 5 {
+		return Document{}, Errorf(KindInvalid, "importance: must be 1..5, got %d", in.Importance)
+	}
+	scope, entity, err := resolveScope(in.Scope, in.Entity)
+	if err != nil {
+		return Document{}, err
+	}
+	if in.ConversationID != "" && !ValidConversationID(in.ConversationID) {
+		return Document{}, Errorf(KindInvalid, "conversation_id: must have the form conv-<uuid>")
+	}
+	if in.Source == "" {
+		in.Source = SourceChat
+	}
+	vec, err := s.embedOne(ctx, text)
+	if err != nil {
+		return Document{}, err
+	}
+	return Document{
+		ID: NewDocID(), Text: text, Embedding: vec,
+		Meta: Metadata{
+			Type: DocMemory, Timestamp: s.now().UTC(), Source: in.Source, Scope: scope,
+			Importance: in.Importance, Tags: cleanTags(in.Tags), Entity: entity,
+			ConversationID: in.ConversationID, RoomID: in.RoomID,
+		},
+	}, nil
+}
+
+// resolveScope applies DECISIONS.md: an entity sets the scope to entity:X
+// unless a scope is given; an entity scope implies its entity.
+func resolveScope(scope, entity string) (string, string, error) {
+	scope, entity = strings.TrimSpace(scope), strings.TrimSpace(entity)
+	if scope == "" {
+		scope = ScopeGlobal
+		if entity != "" {
+			scope = EntityScope(entity)
+		}
+	}
+	if scope != ScopeGlobal {
+		name, ok := strings.CutPrefix(scope, "entity:")
+		if !ok || strings.TrimSpace(name) == "" {
+			return "", "", Errorf(KindInvalid, "scope: must be \"global\" or \"entity:<name>\", got %q", scope)
+		}
+		if entity == "" {
+			entity = name
+		}
+	}
+	return scope, entity, nil
+}
+
+func cleanTags(tags []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, t := range tags {
+		t = strings.TrimSpace(t)
+		if t != "" && !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// searchScopes applies the scope rule: with an entity, its scope plus
+// global; without, global only, so entity memories never leak.
+func searchScopes(scope, entity string) ([]string, error) {
+	scope, entity = strings.TrimSpace(scope), strings.TrimSpace(entity)
+	switch {
+	case scope != "":
+		if _, _, err := resolveScope(scope, ""); err != nil {
+			return nil, err
+		}
+		return []string{scope}, nil
+	case entity != "":
+		return []string{EntityScope(entity), ScopeGlobal}, nil
+	default:
+		return []string{ScopeGlobal}, nil
+	}
+}
+
+// SearchMemories finds memories by meaning (ranked) or lists them newest first.
+func (s *Service) SearchMemories(ctx context.Context, q MemoryQuery) ([]Memory, error) {
+	if err := s.requireRAG(); err != nil {
+		return nil, err
+	}
+	if q.Limit < 1 || q.Limit > MaxMemoryLimit {
+		return nil, Errorf(KindInvalid, "limit: must be 1..%d, got %d", MaxMemoryLimit, q.Limit)
+	}
+	if q.ConversationID != "" && !ValidConversationID(q.ConversationID) {
+		return nil, Errorf(KindInvalid, "conversation_id: must have the form conv-<uuid>")
+	}
+	scopes, err := searchScopes(q.Scope, q.Entity)
+	if err != nil {
+		return nil, err
+	}
+	f := Filter{Type: DocMemory, Scopes: scopes, ConversationID: q.ConversationID, Tag: strings.TrimSpace(q.Tag)}
+	if strings.TrimSpace(q.Text) == "" {
+		docs, err := s.store.List(ctx, f, q.Limit)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]Memory, 0, len(docs))
+		for _, d := range docs {
+			out = append(out, memoryFromDoc(d))
+		}
+		return out, nil
+	}
+	return s.rankedMemories(ctx, q.Text, f, q.Limit)
+}
+
+// rankedMemories takes the top max(4k, 20) candidates by similarity and
+// re-ranks them by similarity, importance and recency.
+func (s *Service) rankedMemories(ctx context.Context, text string, f Filter, k int) ([]Memory, error) {
+	vec, err := s.embedOne(ctx, text)
+	if err != nil {
+		return nil, err
+	}
+	hits, err := s.store.Search(ctx, VectorQuery{Filter: f, Vector: vec, K: max(4*k, 20)})
+	if err != nil {
+		return nil, err
+	}
+	now := s.now()
+	out := make([]Memory, 0, len(hits))
+	for _, h := range hits {
+		m := memoryFromDoc(h.Document)
+		sim, bonus, score := s.score(h, now)
+		if sim <= 0 {
+			continue // shares nothing with the query: importance alone must not surface it
+		}
+		m.Similarity, m.RecencyBonus, m.Score = &sim, &bonus, &score
+		out = append(out, m)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return *out[i].Score > *out[j].Score })
+	if len(out) > k {
+		out = out[:k]
+	}
+	return out, nil
+}
+
+// score is DECISIONS.md's ranking:
+// W_sim·similarity + W_imp·(importance/5) + bonus·0.5^(age/half-life).
+func (s *Service) score(h Hit, now time.Time) (sim, bonus, score float64) {
+	sim = math.Max(0, math.Min(1, 1-h.Distance))
+	age := now.Sub(h.Meta.Timestamp)
+	if age < 0 {
+		age = 0
+	}
+	bonus = s.opts.RecencyBonus
+	if s.opts.RecencyHalfLife > 0 {
+		bonus *= math.Pow(0.5, float64(age)/float64(s.opts.RecencyHalfLife))
+	}
+	score = s.opts.SimWeight*sim + s.opts.ImportanceWeight*float64(h.Meta.Importance)/5 + bonus
+	return round4(sim), round4(bonus), round4(score)
+}
+
+func round4(x float64) float64 { return math.Round(x*1e4) / 1e4 }
+
+// DeleteMemory deletes a memory; other document types are never touched.
+func (s *Service) DeleteMemory(ctx context.Context, id string) error {
+	if err := s.requireRAG(); err != nil {
+		return err
+	}
+	if !ValidDocID(id) {
+		return Errorf(KindNotFound, "memory %s not found", id)
+	}
+	return s.store.Delete(ctx, id, DocMemory)
+}
+
+func memoryFromDoc(d Document) Memory {
+	m := Memory{ID: d.ID, Text: d.Text, Meta: MemoryMeta{
+		Importance: d.Meta.Importance, Timestamp: d.Meta.Timestamp.UTC(), Source: d.Meta.Source,
+		Scope: d.Meta.Scope, Tags: d.Meta.Tags,
+	}}
+	if m.Meta.Tags == nil {
+		m.Meta.Tags = []string{}
+	}
+	if d.Meta.Entity != "" {
+		e := d.Meta.Entity
+		m.Meta.Entity = &e
+	}
+	if d.Meta.ConversationID != "" {
+		c := d.Meta.ConversationID
+		m.Meta.ConversationID = &c
+	}
+	return m
+}

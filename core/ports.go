@@ -1,0 +1,171 @@
+package core
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// Filter narrows a document query. Empty fields do not filter.
+type Filter struct {
+	Type           DocType
+	Scopes         []string // any of these scopes
+	ConversationID string
+	RoomID         string
+	Tag            string
+	OlderThan      time.Time // only documents with a timestamp before this
+}
+
+// VectorQuery asks for the K nearest documents to Vector within Filter.
+type VectorQuery struct {
+	Filter
+	Vector []float32
+	K      int
+}
+
+// Hit is a document found by similarity. Distance is the cosine distance.
+type Hit struct {
+	Document
+	Distance float64
+}
+
+// Conversation is one row of the recent-conversations listing.
+type Conversation struct {
+	ID        string    `json:"id"`
+	Preview   string    `json:"preview"`
+	Timestamp time.Time `json:"timestamp"`
+	TurnCount int       `json:"turn_count"`
+}
+
+// StoreStats describes the store for health and debug endpoints.
+type StoreStats struct {
+	Backend    string          `json:"backend"`
+	Version    string          `json:"version"`
+	Path       string          `json:"path,omitempty"`
+	Embedder   string          `json:"embedder"`
+	Dimensions int             `json:"dimensions"`
+	Total      int             `json:"total_documents"`
+	ByType     map[DocType]int `json:"by_type"`
+}
+
+// Store is the vector store of the "conversations" collection. Writes are
+// atomic: every document of one call is written, or none.
+type Store interface {
+	// Put inserts or replaces documents in one transaction.
+	Put(ctx context.Context, docs ...Document) error
+	// Get returns one document, or a KindNotFound error.
+	Get(ctx context.Context, id string) (Document, error)
+	// Delete removes the document id if it has type t; KindNotFound otherwise.
+	Delete(ctx context.Context, id string, t DocType) error
+	// DeleteWhere removes every document matching f and returns how many.
+	DeleteWhere(ctx context.Context, f Filter) (int, error)
+	// Replace deletes every document matching f and inserts docs, in one transaction.
+	Replace(ctx context.Context, f Filter, docs ...Document) error
+	// Search returns up to q.K documents nearest to q.Vector, nearest first.
+	Search(ctx context.Context, q VectorQuery) ([]Hit, error)
+	// List returns up to limit documents matching f, newest first.
+	List(ctx context.Context, f Filter, limit int) ([]Document, error)
+	// RecentConversations lists conversations by their newest turn, newest first.
+	RecentConversations(ctx context.Context, limit int) ([]Conversation, error)
+	// Stats reports counts and the embedder that wrote the vectors.
+	Stats(ctx context.Context) (StoreStats, error)
+	// Ping checks that the store answers.
+	Ping(ctx context.Context) error
+}
+
+// Embedder turns texts into Dim-dimensional, L2-normalised vectors.
+type Embedder interface {
+	Embed(ctx context.Context, texts []string) ([][]float32, error)
+	// Name identifies backend and model, e.g. "hash:v1" or "ollama:nomic-embed-text".
+	Name() string
+}
+
+// Message is one entry of the conversation sent to the LLM.
+type Message struct {
+	Role    string `json:"role"` // system, user or assistant
+	Content string `json:"content"`
+}
+
+// LLMRequest is one generation request.
+type LLMRequest struct {
+	Messages []Message
+	// Think asks for reasoning output. It is always sent explicitly, because
+	// thinking models think by default.
+	Think bool
+}
+
+// LLMEventKind tells thinking from answer text.
+type LLMEventKind int
+
+const (
+	LLMToken LLMEventKind = iota
+	LLMThinking
+)
+
+// LLMEvent is one streamed piece of the model's output.
+type LLMEvent struct {
+	Kind LLMEventKind
+	Text string
+}
+
+// LLM streams a chat completion. Chat returns when the model is done, when
+// emit returns an error (which Chat returns unchanged), or when ctx ends.
+// Errors for an unreachable, failing or malformed backend are KindUpstream and
+// name the backend and address, never a secret.
+type LLM interface {
+	Chat(ctx context.Context, req LLMRequest, emit func(LLMEvent) error) error
+	// Backend and Model name the backend ("ollama", "openai") and model.
+	Backend() string
+	Model() string
+	// Ping checks that the backend answers.
+	Ping(ctx context.Context) error
+}
+
+// Priority orders specialist text in the prompt: HIGH comes first.
+type Priority string
+
+const (
+	PriorityHigh   Priority = "HIGH"
+	PriorityMedium Priority = "MEDIUM"
+	PriorityLow    Priority = "LOW"
+)
+
+// SpecialistInfo describes a specialist for the catalogue and the prompt.
+type SpecialistInfo struct {
+	Name         string          `json:"name"`
+	Description  string          `json:"description"`
+	Icon         string          `json:"icon"`
+	Version      string          `json:"version"`
+	Priority     Priority        `json:"priority"`
+	Enabled      bool            `json:"enabled"`
+	Tags         []string        `json:"tags"`
+	InputSchema  json.RawMessage `json:"input_schema"`
+	OutputSchema json.RawMessage `json:"output_schema"`
+	// Capability is the FAQ text synchronised for this specialist.
+	Capability string `json:"-"`
+}
+
+// SpecialistCall carries what a specialist run may need beyond its arguments.
+type SpecialistCall struct {
+	Args json.RawMessage
+	// OCRContext is the chat request's ocr_context, if any.
+	OCRContext *OCRResult
+}
+
+// Specialist is a plugin the LLM calls with SPECIALIST_REQUEST[name:{json}].
+// Run gets validated arguments and a context carrying the timeout; its result
+// text is given to the model.
+type Specialist interface {
+	Info() SpecialistInfo
+	Run(ctx context.Context, call SpecialistCall) (string, error)
+}
+
+// OCRResult is the output of text extraction from an image.
+type OCRResult struct {
+	Text        string  `json:"text"`
+	CharCount   int     `json:"char_count"`
+	LineCount   int     `json:"line_count"`
+	Confidence  float64 `json:"confidence"`
+	ImageFormat string  `json:"image_format"`
+	ImageSize   [2]int  `json:"image_size"`
+}

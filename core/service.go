@@ -1,0 +1,121 @@
+package core
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+)
+
+// Options are the behaviour settings core needs; cmd fills them from config.
+type Options struct {
+	RAGEnabled    bool
+	EnablePersona bool
+	EnableFAQ     bool
+	EnableMemory  bool
+	EnableTurn    bool
+	EnableSummary bool
+
+	TurnTopK, FAQTopK, MemoryTopK, SummaryTopK int
+
+	SimWeight        float64
+	ImportanceWeight float64
+	RecencyBonus     float64
+	RecencyHalfLife  time.Duration
+
+	SummaryEveryN      int
+	SummaryTurnsWindow int
+
+	AIName   string
+	UserName string
+
+	SpecialistMaxTurns int
+	SpecialistTimeout  time.Duration
+}
+
+// DefaultOptions are the documented defaults of SPEC.md and DECISIONS.md.
+func DefaultOptions() Options {
+	return Options{
+		RAGEnabled: true, EnablePersona: true, EnableFAQ: true, EnableMemory: true, EnableTurn: true, EnableSummary: true,
+		TurnTopK: 4, FAQTopK: 2, MemoryTopK: 3, SummaryTopK: 2,
+		SimWeight: 0.5, ImportanceWeight: 0.5, RecencyBonus: 0.1, RecencyHalfLife: 7 * 24 * time.Hour,
+		SummaryEveryN: 8, SummaryTurnsWindow: 12,
+		AIName: "Ada", UserName: "User",
+		SpecialistMaxTurns: 5, SpecialistTimeout: 30 * time.Second,
+	}
+}
+
+// Deps are the adapters core runs on.
+type Deps struct {
+	Store    Store
+	Embedder Embedder
+	LLM      LLM
+	Logger   *slog.Logger
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Service is Ada's core. Both the HTTP API and the Matrix bridge call it.
+type Service struct {
+	store    Store
+	embedder Embedder
+	llm      LLM
+	log      *slog.Logger
+	now      func() time.Time
+	opts     Options
+
+	// background work (summaries) is tracked so Close can wait for it.
+	bg       sync.WaitGroup
+	bgCtx    context.Context
+	bgCancel context.CancelFunc
+}
+
+// New builds the core service.
+func New(deps Deps, opts Options) *Service {
+	now := deps.Now
+	if now == nil {
+		now = time.Now
+	}
+	log := deps.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Service{store: deps.Store, embedder: deps.Embedder, llm: deps.LLM, log: log, now: now, opts: opts,
+		bgCtx: ctx, bgCancel: cancel}
+}
+
+// Options returns the settings the service runs with.
+func (s *Service) Options() Options { return s.opts }
+
+// Close stops background work and waits for it.
+func (s *Service) Close() {
+	s.bgCancel()
+	s.bg.Wait()
+}
+
+// Wait blocks until background work started so far has finished (tests and
+// graceful shutdown use it).
+func (s *Service) Wait() { s.bg.Wait() }
+
+func (s *Service) requireRAG() error {
+	if !s.opts.RAGEnabled {
+		return Errorf(KindUnavailable, "RAG is disabled (RAG_ENABLED=false)")
+	}
+	return nil
+}
+
+// embedOne embeds a single text, mapping failures to a clear error.
+func (s *Service) embedOne(ctx context.Context, text string) ([]float32, error) {
+	vs, err := s.embedder.Embed(ctx, []string{text})
+	if err != nil {
+		if KindOf(err) != KindInternal {
+			return nil, err
+		}
+		return nil, Wrap(KindUpstream, err, "embedding with %s failed", s.embedder.Name())
+	}
+	if len(vs) != 1 || len(vs[0]) != Dim {
+		return nil, Errorf(KindUpstream, "embedder %s returned a vector of the wrong size", s.embedder.Name())
+	}
+	return vs[0], nil
+}

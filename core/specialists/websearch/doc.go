@@ -1,0 +1,4 @@
+// Package websearch is the web_search specialist: it asks a SearXNG-compatible
+// metasearch service (GET /search?q=...&format=json) and turns the results
+// into numbered text for the model. It imports only core.
+package websearch

@@ -1,0 +1,280 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/ada-chat/ada/core"
+)
+
+const (
+	insertDocumentSQL = `INSERT INTO documents (id, type, scope, conversation_id, room_id, ts, text, metadata, embedding)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	insertVectorSQL = `INSERT INTO documents_vec (rowid, doc_type, scope, conversation_id, embedding)
+		VALUES (?, ?, ?, ?, vec_bit(?))`
+	selectDocumentColumns = `rowid, id, text, metadata, embedding`
+)
+
+// Put inserts or replaces docs in one transaction. sqlite-vec v0.1.6 cannot
+// INSERT OR REPLACE an existing key, so a replaced document is deleted first
+// and gets a new rowid.
+func (db *DB) Put(ctx context.Context, docs ...core.Document) error {
+	for _, d := range docs {
+		if err := core.Schemas().Validate(d); err != nil {
+			return err
+		}
+	}
+	return db.inTx(ctx, func(tx *sql.Tx) error {
+		for _, d := range docs {
+			if err := deleteByID(ctx, tx, d.ID, ""); err != nil && core.KindOf(err) != core.KindNotFound {
+				return err
+			}
+			if err := insertDocument(ctx, tx, d); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func insertDocument(ctx context.Context, tx *sql.Tx, d core.Document) error {
+	d.Meta.Timestamp = d.Meta.Timestamp.UTC()
+	meta, err := json.Marshal(d.Meta)
+	if err != nil {
+		return core.Wrap(core.KindInternal, err, "encode metadata")
+	}
+	res, err := tx.ExecContext(ctx, insertDocumentSQL, d.ID, string(d.Meta.Type), d.Meta.Scope,
+		nullable(d.Meta.ConversationID), nullable(d.Meta.RoomID), d.Meta.Timestamp.UnixNano(),
+		d.Text, string(meta), encodeFloats(d.Embedding))
+	if err != nil {
+		return storeErr(err)
+	}
+	rowid, err := res.LastInsertId()
+	if err != nil {
+		return storeErr(err)
+	}
+	_, err = tx.ExecContext(ctx, insertVectorSQL, rowid, string(d.Meta.Type), d.Meta.Scope,
+		d.Meta.ConversationID, quantize(d.Embedding))
+	return storeErr(err)
+}
+
+// Get returns the document id.
+func (db *DB) Get(ctx context.Context, id string) (core.Document, error) {
+	row := db.read.QueryRowContext(ctx, "SELECT "+selectDocumentColumns+" FROM documents WHERE id = ?", id)
+	d, _, err := scanDocument(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return core.Document{}, core.Errorf(core.KindNotFound, "document %s not found", id)
+	}
+	return d, storeErr(err)
+}
+
+// Delete removes the document id only if it has type t.
+func (db *DB) Delete(ctx context.Context, id string, t core.DocType) error {
+	return db.inTx(ctx, func(tx *sql.Tx) error { return deleteByID(ctx, tx, id, t) })
+}
+
+func deleteByID(ctx context.Context, tx *sql.Tx, id string, t core.DocType) error {
+	var rowid int64
+	var typ string
+	err := tx.QueryRowContext(ctx, "SELECT rowid, type FROM documents WHERE id = ?", id).Scan(&rowid, &typ)
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && t != "" && typ != string(t)) {
+		what := "document"
+		if t != "" {
+			what = string(t)
+		}
+		return core.Errorf(core.KindNotFound, "%s %s not found", what, id)
+	}
+	if err != nil {
+		return storeErr(err)
+	}
+	return deleteRowids(ctx, tx, []int64{rowid})
+}
+
+func deleteRowids(ctx context.Context, tx *sql.Tx, rowids []int64) error {
+	for _, r := range rowids {
+		if _, err := tx.ExecContext(ctx, "DELETE FROM documents_vec WHERE rowid = ?", r); err != nil {
+			return storeErr(err)
+		}
+		if _, err := tx.ExecContext(ctx, "DELETE FROM documents WHERE rowid = ?", r); err != nil {
+			return storeErr(err)
+		}
+	}
+	return nil
+}
+
+// DeleteWhere removes every document matching f.
+func (db *DB) DeleteWhere(ctx context.Context, f core.Filter) (int, error) {
+	var n int
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		n, err = deleteMatching(ctx, tx, f)
+		return err
+	})
+	return n, err
+}
+
+func deleteMatching(ctx context.Context, tx *sql.Tx, f core.Filter) (int, error) {
+	where, args := filterSQL(f)
+	rows, err := tx.QueryContext(ctx, "SELECT rowid FROM documents"+where, args...)
+	if err != nil {
+		return 0, storeErr(err)
+	}
+	var rowids []int64
+	for rows.Next() {
+		var r int64
+		if err := rows.Scan(&r); err != nil {
+			rows.Close()
+			return 0, storeErr(err)
+		}
+		rowids = append(rowids, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, storeErr(err)
+	}
+	return len(rowids), deleteRowids(ctx, tx, rowids)
+}
+
+// Replace deletes every document matching f and inserts docs, atomically.
+func (db *DB) Replace(ctx context.Context, f core.Filter, docs ...core.Document) error {
+	if where, _ := filterSQL(f); where == "" {
+		return core.Errorf(core.KindInternal, "replace needs a filter")
+	}
+	for _, d := range docs {
+		if err := core.Schemas().Validate(d); err != nil {
+			return err
+		}
+	}
+	return db.inTx(ctx, func(tx *sql.Tx) error {
+		if _, err := deleteMatching(ctx, tx, f); err != nil {
+			return err
+		}
+		for _, d := range docs {
+			if err := deleteByID(ctx, tx, d.ID, ""); err != nil && core.KindOf(err) != core.KindNotFound {
+				return err
+			}
+			if err := insertDocument(ctx, tx, d); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// List returns up to limit documents matching f, newest first.
+func (db *DB) List(ctx context.Context, f core.Filter, limit int) ([]core.Document, error) {
+	where, args := filterSQL(f)
+	args = append(args, limit)
+	rows, err := db.read.QueryContext(ctx, "SELECT "+selectDocumentColumns+" FROM documents"+where+
+		" ORDER BY ts DESC, rowid DESC LIMIT ?", args...)
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	defer rows.Close()
+	var out []core.Document
+	for rows.Next() {
+		d, _, err := scanDocument(rows)
+		if err != nil {
+			return nil, storeErr(err)
+		}
+		out = append(out, d)
+	}
+	return out, storeErr(rows.Err())
+}
+
+// filterSQL renders f as a WHERE clause over the documents table.
+func filterSQL(f core.Filter) (string, []any) {
+	var conds []string
+	var args []any
+	if f.Type != "" {
+		conds, args = append(conds, "type = ?"), append(args, string(f.Type))
+	}
+	if len(f.Scopes) > 0 {
+		conds = append(conds, "scope IN ("+placeholders(len(f.Scopes))+")")
+		for _, s := range f.Scopes {
+			args = append(args, s)
+		}
+	}
+	if f.ConversationID != "" {
+		conds, args = append(conds, "conversation_id = ?"), append(args, f.ConversationID)
+	}
+	if f.RoomID != "" {
+		conds, args = append(conds, "room_id = ?"), append(args, f.RoomID)
+	}
+	if f.Tag != "" {
+		conds = append(conds, "EXISTS (SELECT 1 FROM json_each(documents.metadata, '$.tags') WHERE value = ?)")
+		args = append(args, f.Tag)
+	}
+	if !f.OlderThan.IsZero() {
+		conds, args = append(conds, "ts < ?"), append(args, f.OlderThan.UnixNano())
+	}
+	if len(conds) == 0 {
+		return "", nil
+	}
+	return " WHERE " + strings.Join(conds, " AND "), args
+}
+
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
+}
+
+type scanner interface{ Scan(dest ...any) error }
+
+// scanDocument is the one place a documents row becomes a core.Document.
+func scanDocument(row scanner) (core.Document, int64, error) {
+	var (
+		d     core.Document
+		rowid int64
+		meta  string
+		emb   []byte
+	)
+	if err := row.Scan(&rowid, &d.ID, &d.Text, &meta, &emb); err != nil {
+		return d, 0, err
+	}
+	if err := json.Unmarshal([]byte(meta), &d.Meta); err != nil {
+		return d, 0, fmt.Errorf("document %s: corrupt metadata: %w", d.ID, err)
+	}
+	d.Embedding = decodeFloats(emb)
+	return d, rowid, nil
+}
+
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func encodeFloats(v []float32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	return b
+}
+
+func decodeFloats(b []byte) []float32 {
+	v := make([]float32, len(b)/4)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return v
+}
+
+// quantize keeps one bit per dimension: set when the component is positive.
+// Hamming distance between such codes approximates angular distance.
+func quantize(v []float32) []byte {
+	b := make([]byte, (len(v)+7)/8)
+	for i, x := range v {
+		if x > 0 {
+			b[i/8] |= 1 << (i % 8)
+		}
+	}
+	return b
+}

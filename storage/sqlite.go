@@ -1,0 +1,138 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sync"
+
+	sqlite_vec "github.com/asg017/sqlite-vec-go-bindings/cgo"
+	_ "github.com/mattn/go-sqlite3"
+
+	"github.com/ada-chat/ada/core"
+)
+
+// registerVec installs sqlite-vec as an auto-extension for every SQLite
+// connection the process opens. It is process-wide by nature
+// (sqlite3_auto_extension), so it is our one deliberate global, done once.
+var registerVec sync.Once
+
+// DB is Ada's SQLite database: the document store and, through Raw, the
+// tables of the Matrix bridge.
+type DB struct {
+	path string
+	// write has a single connection: SQLite allows one writer at a time, and
+	// queueing writers in the pool instead of in SQLite's busy handler means
+	// no "database is locked" under load.
+	write *sql.DB
+	// read has several connections; in WAL mode readers never block the writer.
+	read *sql.DB
+}
+
+var _ core.Store = (*DB)(nil)
+
+// dsn puts every per-connection setting in the connection string, so that
+// each pooled connection gets them (a PRAGMA run once would reach only one).
+func dsn(path string, readOnly bool) string {
+	q := url.Values{}
+	q.Set("_journal_mode", "WAL")   // readers and the writer do not block each other
+	q.Set("_synchronous", "NORMAL") // durable at checkpoints; safe with WAL
+	q.Set("_busy_timeout", "10000") // wait for a lock instead of failing at once
+	q.Set("_foreign_keys", "on")
+	q.Set("_cache_size", "-32000") // 32 MiB page cache per connection
+	if readOnly {
+		q.Set("mode", "ro")
+	} else {
+		// BEGIN IMMEDIATE takes the write lock up front, so a transaction
+		// never fails half-way when it upgrades from read to write.
+		q.Set("_txlock", "immediate")
+	}
+	return "file:" + path + "?" + q.Encode()
+}
+
+// Open opens (creating if needed) the database at path and applies pending
+// migrations.
+func Open(ctx context.Context, path string) (*DB, error) {
+	registerVec.Do(sqlite_vec.Auto)
+	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
+		return nil, fmt.Errorf("create data directory: %w", err)
+	}
+	write, err := sql.Open("sqlite3", dsn(path, false))
+	if err != nil {
+		return nil, err
+	}
+	write.SetMaxOpenConns(1)
+	if _, err := migrate(ctx, write); err != nil {
+		write.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	read, err := sql.Open("sqlite3", dsn(path, true))
+	if err != nil {
+		write.Close()
+		return nil, err
+	}
+	read.SetMaxOpenConns(8)
+	db := &DB{path: path, write: write, read: read}
+	if err := db.Ping(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// Close closes both pools.
+func (db *DB) Close() error {
+	return errors.Join(db.read.Close(), db.write.Close())
+}
+
+// Path is the database file.
+func (db *DB) Path() string { return db.path }
+
+// Writer and Reader expose the pools to the bridge's own tables (sync state,
+// crypto store, room settings), which live in the same file.
+func (db *DB) Writer() *sql.DB { return db.write }
+func (db *DB) Reader() *sql.DB { return db.read }
+
+// Ping checks both pools and that sqlite-vec is loaded.
+func (db *DB) Ping(ctx context.Context) error {
+	var v string
+	if err := db.read.QueryRowContext(ctx, "SELECT vec_version()").Scan(&v); err != nil {
+		return core.Wrap(core.KindUnavailable, err, "vector store unavailable")
+	}
+	if err := db.write.PingContext(ctx); err != nil {
+		return core.Wrap(core.KindUnavailable, err, "vector store unavailable")
+	}
+	return nil
+}
+
+// inTx runs fn in one write transaction.
+func (db *DB) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
+	tx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return storeErr(err)
+	}
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return storeErr(tx.Commit())
+}
+
+// storeErr marks a database failure as internal; core errors pass through.
+func storeErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	var ce *core.Error
+	if errors.As(err, &ce) {
+		return err
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return core.Wrap(core.KindCanceled, err, "request cancelled")
+	}
+	return core.Wrap(core.KindInternal, err, "database error")
+}
