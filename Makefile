@@ -6,6 +6,8 @@ GO        ?= go
 BIN       := bin/ada
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X main.version=$(VERSION)
+# goolm: mautrix's pure-Go Olm, so end-to-end encryption needs no C library.
+export GOFLAGS := -tags=goolm
 # The tests must not pick up a developer's .env.
 export ADA_ENV_FILE ?= /nonexistent/.env.test-guard
 TEST_TIMEOUT ?= 14m

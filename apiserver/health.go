@@ -15,10 +15,10 @@ type dependencyStatus struct {
 }
 
 type healthResponse struct {
-	OK      bool             `json:"ok"`
-	Service string           `json:"service"`
-	Python  string           `json:"python"` // the Go runtime; the key is kept for compatibility
-	Config  map[string]any   `json:"config"`
+	OK      bool           `json:"ok"`
+	Service string         `json:"service"`
+	Python  string         `json:"python"` // the Go runtime; the key is kept for compatibility
+	Config  map[string]any `json:"config"`
 	Persona struct {
 		Loaded bool `json:"loaded"`
 	} `json:"persona"`

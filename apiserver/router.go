@@ -25,8 +25,8 @@ type compiledRoute struct {
 }
 
 type router struct {
-	routes   []compiledRoute
-	notFound fasthttp.RequestHandler
+	routes    []compiledRoute
+	notFound  fasthttp.RequestHandler
 	wrongVerb func(allow []string) fasthttp.RequestHandler
 }
 

@@ -15,7 +15,9 @@ import (
 // Config holds what the HTTP adapter needs from the settings.
 type Config struct {
 	RequestTimeout time.Duration
-	MaxBodyBytes   int64
+	// KeepAlive is the silence after which a stream sends a comment line.
+	KeepAlive    time.Duration
+	MaxBodyBytes int64
 	// UploadMaxBytes is the larger limit of the OCR upload route.
 	UploadMaxBytes int64
 	APIKey         string
@@ -27,9 +29,16 @@ type Config struct {
 	PublicConfig map[string]any
 }
 
+// Deps are optional adapters beside core.
+type Deps struct {
+	Music MusicProvider
+	OCR   TextExtractor
+}
+
 // Server is the HTTP API.
 type Server struct {
 	core    *core.Service
+	deps    Deps
 	cfg     Config
 	log     *slog.Logger
 	baseCtx context.Context
@@ -39,9 +48,12 @@ type Server struct {
 }
 
 // New builds the server; Serve starts it.
-func New(svc *core.Service, cfg Config, log *slog.Logger) *Server {
+func New(svc *core.Service, deps Deps, cfg Config, log *slog.Logger) *Server {
 	if cfg.RequestTimeout <= 0 {
 		cfg.RequestTimeout = 300 * time.Second
+	}
+	if cfg.KeepAlive <= 0 {
+		cfg.KeepAlive = 15 * time.Second
 	}
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = 1 << 20
@@ -50,11 +62,13 @@ func New(svc *core.Service, cfg Config, log *slog.Logger) *Server {
 		cfg.UploadMaxBytes = cfg.MaxBodyBytes
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &Server{core: svc, cfg: cfg, log: log, baseCtx: ctx, stop: cancel}
+	s := &Server{core: svc, deps: deps, cfg: cfg, log: log, baseCtx: ctx, stop: cancel}
 	s.routes = s.routeTable()
 	rt := &router{
-		notFound:  s.wrap(notFoundHandler, true),
-		wrongVerb: func(allow []string) fasthttp.RequestHandler { return s.wrap(func(*request) error { return &methodError{allow} }, true) },
+		notFound: s.wrap(notFoundHandler, true),
+		wrongVerb: func(allow []string) fasthttp.RequestHandler {
+			return s.wrap(func(*request) error { return &methodError{allow} }, true)
+		},
 	}
 	for _, r := range s.routes {
 		rt.routes = append(rt.routes, compiledRoute{route: r, segs: splitPath(r.pattern), h: s.wrap(r.handler, r.public)})

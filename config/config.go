@@ -18,6 +18,7 @@ type Config struct {
 	DataDir        string        // DATA_DIR
 	RequestTimeout time.Duration // REQUEST_TIMEOUT_SECONDS
 	MaxBodyBytes   int64         // MAX_BODY_BYTES
+	SSEKeepAlive   time.Duration // SSE_KEEPALIVE_SECONDS
 	LogLevel       slog.Level    // LOG_LEVEL
 	LogFormat      string        // LOG_FORMAT: "text" or "json"
 	APIKey         string        `json:"-"` // API_KEY (secret)

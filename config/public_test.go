@@ -125,6 +125,7 @@ func TestPublicValues(t *testing.T) {
 	for name, want := range map[string]any{
 		"LISTEN_ADDR":                ":7000",
 		"REQUEST_TIMEOUT_SECONDS":    300,
+		"SSE_KEEPALIVE_SECONDS":      15,
 		"MAX_BODY_BYTES":             int64(1 << 20),
 		"LOG_LEVEL":                  "INFO",
 		"RAG_ENABLED":                true,

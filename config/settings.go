@@ -46,6 +46,8 @@ func table(c *Config) []setting {
 			stringVal{p: &c.DataDir, check: checkOneLine}},
 		{gService, "REQUEST_TIMEOUT_SECONDS", "300", "Upper bound of every request, a whole chat stream included.", false,
 			secondsVal{p: &c.RequestTimeout, min: 1, max: 3600}},
+		{gService, "SSE_KEEPALIVE_SECONDS", "15", "Seconds of silence after which a chat stream sends a ': keep-alive' comment.", false,
+			secondsVal{p: &c.SSEKeepAlive, min: 1, max: 300}},
 		{gService, "MAX_BODY_BYTES", "1048576", "Largest request body accepted; larger ones get 413.", false,
 			intVal[int64]{p: &c.MaxBodyBytes, min: 1024, max: 1 << 30}},
 		{gService, "LOG_LEVEL", "INFO", "Least severe log level written.", false,

@@ -202,6 +202,11 @@ func (s *Service) rankedMemories(ctx context.Context, text string, f Filter, k i
 	if err != nil {
 		return nil, err
 	}
+	return s.rankVector(ctx, vec, f, k)
+}
+
+// rankVector is rankedMemories for an already embedded query.
+func (s *Service) rankVector(ctx context.Context, vec []float32, f Filter, k int) ([]Memory, error) {
 	hits, err := s.store.Search(ctx, VectorQuery{Filter: f, Vector: vec, K: max(4*k, 20)})
 	if err != nil {
 		return nil, err

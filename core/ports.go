@@ -12,6 +12,7 @@ type Filter struct {
 	Scopes         []string // any of these scopes
 	ConversationID string
 	RoomID         string
+	AnyRoom        bool // only documents that came from a chat room
 	Tag            string
 	OlderThan      time.Time // only documents with a timestamp before this
 }

@@ -29,6 +29,7 @@ type Options struct {
 	AIName   string
 	UserName string
 
+	SpecialistsEnabled bool
 	SpecialistMaxTurns int
 	SpecialistTimeout  time.Duration
 }
@@ -41,7 +42,7 @@ func DefaultOptions() Options {
 		SimWeight: 0.5, ImportanceWeight: 0.5, RecencyBonus: 0.1, RecencyHalfLife: 7 * 24 * time.Hour,
 		SummaryEveryN: 8, SummaryTurnsWindow: 12,
 		AIName: "Ada", UserName: "User",
-		SpecialistMaxTurns: 5, SpecialistTimeout: 30 * time.Second,
+		SpecialistsEnabled: true, SpecialistMaxTurns: 5, SpecialistTimeout: 30 * time.Second,
 	}
 }
 
@@ -51,6 +52,8 @@ type Deps struct {
 	Embedder Embedder
 	LLM      LLM
 	Logger   *slog.Logger
+	// Specialists is the registry built in cmd; nil means none.
+	Specialists *Registry
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
@@ -63,6 +66,9 @@ type Service struct {
 	log      *slog.Logger
 	now      func() time.Time
 	opts     Options
+
+	persona     persona
+	specialists *Registry
 
 	// background work (summaries) is tracked so Close can wait for it.
 	bg       sync.WaitGroup
@@ -81,8 +87,12 @@ func New(deps Deps, opts Options) *Service {
 		log = slog.New(slog.DiscardHandler)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
+	reg := deps.Specialists
+	if reg == nil {
+		reg = &Registry{}
+	}
 	return &Service{store: deps.Store, embedder: deps.Embedder, llm: deps.LLM, log: log, now: now, opts: opts,
-		bgCtx: ctx, bgCancel: cancel}
+		specialists: reg, bgCtx: ctx, bgCancel: cancel}
 }
 
 // Options returns the settings the service runs with.

@@ -29,12 +29,14 @@ DENDRITE_BINS := $(addprefix $(DENDRITE_BIN_DIR)/,$(DENDRITE_CMDS))
 .PHONY: dendrite dendrite-clean
 dendrite: $(DENDRITE_BINS)
 
-# cgo is required: Dendrite's SQLite driver is mattn/go-sqlite3. The final
-# touch guarantees the binary is newer than go.mod even if the go tool decides
-# the existing file is already up to date and leaves its mtime alone.
+# cgo is required: Dendrite's SQLite driver is mattn/go-sqlite3. GOFLAGS is
+# reset because the main Makefile exports Ada's own build tags (goolm), which
+# mean nothing to Dendrite, and VCS stamping would only record Ada's git state.
+# The final touch guarantees the binary is newer than go.mod even if the go
+# tool decides the existing file is already up to date and leaves its mtime.
 $(DENDRITE_BIN_DIR)/%: $(DENDRITE_MODULE_DIR)/go.mod $(DENDRITE_MODULE_DIR)/go.sum
 	@mkdir -p $(DENDRITE_BIN_DIR)
-	cd $(DENDRITE_MODULE_DIR) && CGO_ENABLED=1 $(GO) build -o $@ github.com/element-hq/dendrite/cmd/$*
+	cd $(DENDRITE_MODULE_DIR) && CGO_ENABLED=1 GOFLAGS=-buildvcs=false $(GO) build -o $@ github.com/element-hq/dendrite/cmd/$*
 	@touch $@
 
 dendrite-clean:

@@ -207,6 +207,9 @@ func filterSQL(f core.Filter) (string, []any) {
 	if f.RoomID != "" {
 		conds, args = append(conds, "room_id = ?"), append(args, f.RoomID)
 	}
+	if f.AnyRoom {
+		conds = append(conds, "room_id IS NOT NULL")
+	}
 	if f.Tag != "" {
 		conds = append(conds, "EXISTS (SELECT 1 FROM json_each(documents.metadata, '$.tags') WHERE value = ?)")
 		args = append(args, f.Tag)

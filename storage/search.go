@@ -25,7 +25,7 @@ func (db *DB) Search(ctx context.Context, q core.VectorQuery) ([]core.Hit, error
 		cands []core.Document
 		err   error
 	)
-	if q.Tag != "" || q.RoomID != "" || !q.OlderThan.IsZero() {
+	if q.Tag != "" || q.RoomID != "" || q.AnyRoom || !q.OlderThan.IsZero() {
 		// Filters the vector table does not carry are selective: scan them exactly.
 		cands, err = db.List(ctx, q.Filter, maxExactScan)
 	} else {

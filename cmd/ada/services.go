@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"sync"
 	"time"
 
 	"github.com/ada-chat/ada/apiserver"
@@ -27,25 +28,47 @@ func runServices(ctx context.Context, cmd string, cfg *config.Config, log *slog.
 	defer a.close()
 	log.Info("ada starting", "command", cmd, "version", buildVersion(), "db", cfg.DBPath(), "embedder", a.core.EmbedderName())
 
-	if cmd == "bot" || cmd == "up" {
-		if !cfg.BridgeEnabled() {
-			if cmd == "bot" {
-				return errors.New("MATRIX_HOMESERVER is not set: the bridge has nothing to connect to")
+	runAPI := cmd == "serve" || cmd == "up"
+	runBot := cmd == "bot" || (cmd == "up" && cfg.BridgeEnabled())
+	if cmd == "bot" && !cfg.BridgeEnabled() {
+		return errors.New("MATRIX_HOMESERVER is not set: the bridge has nothing to connect to")
+	}
+	if cmd == "up" && !cfg.BridgeEnabled() {
+		log.Info("Matrix bridge is off: MATRIX_HOMESERVER is not set; serving the API alone")
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	errs := make(chan error, 2)
+	if runBot {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := runBridge(ctx, a, log.With("component", "bot")); err != nil {
+				errs <- fmt.Errorf("matrix bridge: %w", err)
+				cancel()
 			}
-			log.Info("Matrix bridge is off: MATRIX_HOMESERVER is not set; serving the API alone")
-		}
+		}()
 	}
-	if cmd == "bot" {
-		<-ctx.Done()
-		return nil
+	if runAPI {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := serveAPI(ctx, a, log, env); err != nil {
+				errs <- err
+				cancel()
+			}
+		}()
 	}
-	return serveAPI(ctx, a, log, env)
+	wg.Wait()
+	close(errs)
+	return <-errs
 }
 
 func serveAPI(ctx context.Context, a *app, log *slog.Logger, env runEnv) error {
 	cfg := a.cfg
-	srv := apiserver.New(a.core, apiserver.Config{
-		RequestTimeout: cfg.RequestTimeout, MaxBodyBytes: cfg.MaxBodyBytes, UploadMaxBytes: cfg.OCRMaxBytes,
+	srv := apiserver.New(a.core, apiserver.Deps{Music: a.music, OCR: a.ocr}, apiserver.Config{
+		RequestTimeout: cfg.RequestTimeout, KeepAlive: cfg.SSEKeepAlive, MaxBodyBytes: cfg.MaxBodyBytes, UploadMaxBytes: cfg.OCRMaxBytes,
 		APIKey: cfg.APIKey, RAGDebug: cfg.RAGDebug, Version: buildVersion(),
 		AIName: cfg.AIName, UserName: cfg.UserName, PublicConfig: cfg.Public(),
 	}, log)

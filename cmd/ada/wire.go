@@ -5,21 +5,51 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/ada-chat/ada/config"
 	"github.com/ada-chat/ada/core"
 	"github.com/ada-chat/ada/core/embed"
 	"github.com/ada-chat/ada/core/llm/ollama"
 	"github.com/ada-chat/ada/core/llm/openai"
+	"github.com/ada-chat/ada/core/specialists/media"
+	"github.com/ada-chat/ada/core/specialists/ocr"
+	"github.com/ada-chat/ada/core/specialists/websearch"
 	"github.com/ada-chat/ada/storage"
 )
 
 // app is the wired program: one database, one core, shared by the API and
 // the bridge.
 type app struct {
-	cfg  *config.Config
-	db   *storage.DB
-	core *core.Service
+	cfg   *config.Config
+	db    *storage.DB
+	core  *core.Service
+	music *media.Client
+	ocr   *ocr.Extractor
+	// stop ends background work (persona watching).
+	stop context.CancelFunc
+}
+
+// personaPoll is how often PERSONA_FILE is checked for changes.
+const personaPoll = 5 * time.Second
+
+// newSpecialists builds the registry from the settings: web_search only
+// when WEBSEARCH_URL is set, media only with a music provider user.
+func newSpecialists(cfg *config.Config, hc *http.Client) (*core.Registry, *media.Client, *ocr.Extractor, error) {
+	ws, err := websearch.New(websearch.Options{URL: cfg.WebSearchURL, HTTPClient: hc})
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("WEBSEARCH_URL: %w", err)
+	}
+	music, err := media.NewClient(media.Options{URL: cfg.MusicProviderURL, User: cfg.MusicProviderUser, Token: cfg.MusicProviderToken, HTTPClient: hc})
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("MUSICPROVIDER_URL: %w", err)
+	}
+	extractor := ocr.New(ocr.Options{Binary: cfg.TesseractPath, Languages: cfg.TesseractLang, MaxBytes: cfg.OCRMaxBytes})
+	reg, err := core.NewRegistry(ws, media.NewSpecialist(music), ocr.NewSpecialist(extractor, ocr.SpecialistOptions{}))
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return reg, music, extractor, nil
 }
 
 func newEmbedder(cfg *config.Config, hc *http.Client) (core.Embedder, error) {
@@ -58,7 +88,7 @@ func coreOptions(cfg *config.Config) core.Options {
 		RecencyBonus: cfg.RAGRecencyBonus, RecencyHalfLife: cfg.RAGRecencyHalfLife,
 		SummaryEveryN: cfg.RAGSummaryEveryN, SummaryTurnsWindow: cfg.RAGSummaryTurnsWindow,
 		AIName: cfg.AIName, UserName: cfg.UserName,
-		SpecialistMaxTurns: cfg.SpecialistMaxTurns, SpecialistTimeout: cfg.SpecialistTimeout,
+		SpecialistsEnabled: cfg.SpecialistsEnabled, SpecialistMaxTurns: cfg.SpecialistMaxTurns, SpecialistTimeout: cfg.SpecialistTimeout,
 	}
 }
 
@@ -83,11 +113,43 @@ func openApp(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, e
 		db.Close()
 		return nil, err
 	}
-	svc := core.New(core.Deps{Store: db, Embedder: emb, LLM: llm, Logger: log}, coreOptions(cfg))
-	return &app{cfg: cfg, db: db, core: svc}, nil
+	reg, music, extractor, err := newSpecialists(cfg, hc)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	svc := core.New(core.Deps{Store: db, Embedder: emb, LLM: llm, Logger: log, Specialists: reg}, coreOptions(cfg))
+	a := &app{cfg: cfg, db: db, core: svc, music: music, ocr: extractor}
+	if err := a.loadKnowledge(ctx); err != nil {
+		a.close()
+		return nil, err
+	}
+	return a, nil
+}
+
+// loadKnowledge loads the persona, the FAQ file and the specialists' FAQ
+// entries, and starts watching the persona file.
+func (a *app) loadKnowledge(ctx context.Context) error {
+	src := core.PersonaSource{Path: a.cfg.PersonaFile}
+	if err := a.core.LoadPersona(ctx, src); err != nil {
+		return err
+	}
+	if _, err := a.core.LoadFAQFile(ctx, a.cfg.FAQFile); err != nil {
+		return err
+	}
+	if err := a.core.SyncSpecialistFAQs(ctx); err != nil {
+		return fmt.Errorf("synchronising the specialists' FAQ entries: %w", err)
+	}
+	wctx, cancel := context.WithCancel(context.Background())
+	a.stop = cancel
+	go a.core.WatchPersona(wctx, src, personaPoll)
+	return nil
 }
 
 func (a *app) close() {
+	if a.stop != nil {
+		a.stop()
+	}
 	a.core.Close()
 	a.db.Close()
 }

@@ -2,6 +2,8 @@ module github.com/ada-chat/ada/tools/dendrite
 
 go 1.26
 
+require github.com/element-hq/dendrite v0.15.2
+
 require (
 	github.com/Arceliar/phony v0.0.0-20220903101357-530938a4b13d // indirect
 	github.com/MFAshby/stdemuxerhook v1.0.0 // indirect
@@ -29,7 +31,6 @@ require (
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/dgraph-io/ristretto v0.2.0 // indirect
 	github.com/dustin/go-humanize v1.0.1 // indirect
-	github.com/element-hq/dendrite v0.15.2
 	github.com/getsentry/sentry-go v0.14.0 // indirect
 	github.com/golang/protobuf v1.5.3 // indirect
 	github.com/golang/snappy v0.0.4 // indirect

@@ -1,0 +1,155 @@
+package apiserver
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/ada-chat/ada/core"
+)
+
+// handleChat answers with one JSON object once the whole answer is there.
+func (s *Server) handleChat(r *request) error {
+	req, err := s.decodeChatRequest(r)
+	if err != nil {
+		return err
+	}
+	res, err := s.core.Chat(r.ctx, req, func(core.Event) error { return nil })
+	if err != nil {
+		return err
+	}
+	writeJSON(r.RequestCtx, 200, res)
+	return nil
+}
+
+// handleChatStream validates the request, then hands the response to a body
+// stream writer that runs core.Chat and writes each event as it comes.
+func (s *Server) handleChatStream(r *request) error {
+	req, err := s.decodeChatRequest(r)
+	if err != nil {
+		return err
+	}
+	r.streaming = true
+	r.SetContentType("text/event-stream; charset=utf-8")
+	r.Response.Header.Set("Cache-Control", "no-cache")
+	r.Response.Header.Set("X-Accel-Buffering", "no") // nginx: do not buffer the stream
+	r.SetConnectionClose()
+	start := time.Now()
+	watchDisconnect(r.Conn(), r.cancel)
+	r.SetBodyStreamWriter(func(w *bufio.Writer) { s.streamChat(r, req, w, start) })
+	return nil
+}
+
+// sseWriter serialises events and keep-alives onto one connection. The first
+// failed write means the client is gone: it cancels the request context, so
+// core stops the LLM call and writes nothing.
+type sseWriter struct {
+	mu        sync.Mutex
+	w         *bufio.Writer
+	cancel    func()
+	err       error
+	lastWrite time.Time
+}
+
+func (sw *sseWriter) write(s string) error {
+	sw.mu.Lock()
+	defer sw.mu.Unlock()
+	if sw.err != nil {
+		return sw.err
+	}
+	if _, err := sw.w.WriteString(s); err != nil {
+		sw.fail(err)
+		return sw.err
+	}
+	if err := sw.w.Flush(); err != nil {
+		sw.fail(err)
+	}
+	sw.lastWrite = time.Now()
+	return sw.err
+}
+
+// silentFor reports how long nothing was written.
+func (sw *sseWriter) silentFor() time.Duration {
+	sw.mu.Lock()
+	defer sw.mu.Unlock()
+	return time.Since(sw.lastWrite)
+}
+
+func (sw *sseWriter) fail(err error) {
+	sw.err = fmt.Errorf("client went away: %w", err)
+	sw.cancel()
+}
+
+func (sw *sseWriter) event(ev core.Event) error {
+	data, err := json.Marshal(ev)
+	if err != nil {
+		return err
+	}
+	return sw.write("data: " + string(data) + "\n\n")
+}
+
+// streamChat runs after the handler returned; it owns the request context
+// and the request's log line. The request's fasthttp context must not be used
+// here except through what was captured before.
+func (s *Server) streamChat(r *request, req core.ChatRequest, w *bufio.Writer, start time.Time) {
+	sw := &sseWriter{w: w, cancel: r.cancel, lastWrite: time.Now()}
+	status, failure := 200, error(nil)
+	defer func() {
+		if p := recover(); p != nil {
+			failure = fmt.Errorf("panic in stream: %v", p)
+			_ = sw.event(core.Event{Type: core.EventError, Error: "internal error"})
+		}
+		r.cancel()
+		logStream(r, status, time.Since(start), failure)
+	}()
+	stop := s.keepAlive(sw)
+	_, err := s.core.Chat(r.ctx, req, sw.event)
+	stop()
+	if err != nil {
+		failure = err
+		if sw.err == nil {
+			_ = sw.event(core.Event{Type: core.EventError, Error: core.SafeMessage(err)})
+		}
+	}
+}
+
+// keepAlive sends an SSE comment whenever the stream has been silent for the
+// keep-alive interval, so proxies and clients do not time out while the
+// model thinks. It returns a function that stops it and waits.
+func (s *Server) keepAlive(sw *sseWriter) func() {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		// Check a few times per interval so a comment follows soon after
+		// the stream has been silent for the whole interval.
+		t := time.NewTicker(s.cfg.KeepAlive / 4)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				if sw.silentFor() < s.cfg.KeepAlive {
+					continue
+				}
+				if sw.write(": keep-alive\n\n") != nil {
+					return
+				}
+			}
+		}
+	}()
+	return func() { close(done); wg.Wait() }
+}
+
+func logStream(r *request, status int, d time.Duration, err error) {
+	attrs := []any{"method", "POST", "path", "/v1/chat/stream", "status", status, "stream", true,
+		"duration_ms", float64(d.Microseconds()) / 1000}
+	if err != nil {
+		attrs = append(attrs, "error", err.Error())
+	}
+	r.log.Info("request", attrs...)
+}

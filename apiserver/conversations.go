@@ -1,0 +1,25 @@
+package apiserver
+
+// handleRecentConversations lists conversations, newest first (a bare array).
+func (s *Server) handleRecentConversations(r *request) error {
+	limit, err := intParam(r, "limit", 10, 1, 100)
+	if err != nil {
+		return err
+	}
+	convs, err := s.core.RecentConversations(r.ctx, limit)
+	if err != nil {
+		return err
+	}
+	writeJSON(r.RequestCtx, 200, convs)
+	return nil
+}
+
+func (s *Server) handleConversation(r *request) error {
+	id := pathParam(r, "conversation_id")
+	turns, err := s.core.ConversationTurns(r.ctx, id)
+	if err != nil {
+		return err
+	}
+	writeJSON(r.RequestCtx, 200, map[string]any{"conversation_id": id, "turns": turns})
+	return nil
+}

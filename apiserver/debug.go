@@ -1,0 +1,74 @@
+package apiserver
+
+import (
+	"github.com/ada-chat/ada/core"
+)
+
+// debugEnabled hides the debug endpoints entirely unless RAG_DEBUG=true.
+func (s *Server) debugEnabled(r *request) error {
+	if !s.cfg.RAGDebug {
+		return core.Errorf(core.KindNotFound, "no endpoint %s %s: debug endpoints need RAG_DEBUG=true", r.Method(), r.Path())
+	}
+	return nil
+}
+
+func (s *Server) handleDebugRAG(r *request) error {
+	if err := s.debugEnabled(r); err != nil {
+		return err
+	}
+	st, err := s.core.Stats(r.ctx)
+	if err != nil {
+		return err
+	}
+	resp := map[string]any{
+		"collection": "conversations",
+		"store":      st,
+		"embedding":  map[string]any{"model": s.core.EmbedderName(), "dimensions": core.Dim, "store_embedder": st.Embedder},
+		"options":    s.core.Options(),
+	}
+	if id := strParam(r, "conversation_id"); id != "" {
+		turns, err := s.core.ConversationTurns(r.ctx, id)
+		if err != nil && core.KindOf(err) != core.KindNotFound {
+			return err
+		}
+		resp["conversation"] = map[string]any{"conversation_id": id, "turn_count": len(turns)}
+	}
+	writeJSON(r.RequestCtx, 200, resp)
+	return nil
+}
+
+// handleDebugPrompt takes the chat request's fields as query parameters and
+// returns the prompt built by the same code path chat uses.
+func (s *Server) handleDebugPrompt(r *request) error {
+	if err := s.debugEnabled(r); err != nil {
+		return err
+	}
+	body := chatRequestBody{}
+	for name, dst := range map[string]**string{"prompt": &body.Prompt, "message": &body.Message,
+		"conversation_id": &body.ConversationID, "entity": &body.Entity} {
+		if v := strParam(r, name); v != "" {
+			*dst = &v
+		}
+	}
+	for name, dst := range map[string]*[]byte{"turns_k": (*[]byte)(&body.TurnsK), "faq_k": (*[]byte)(&body.FAQK), "memory_k": (*[]byte)(&body.MemoryK)} {
+		if v := strParam(r, name); v != "" {
+			*dst = []byte(v)
+		}
+	}
+	thinking, err := boolParam(r, "include_thinking")
+	if err != nil {
+		return err
+	}
+	body.IncludeThinking = thinking
+	req, err := body.toCore(r.id)
+	if err != nil {
+		return err
+	}
+	p, err := s.core.DebugPrompt(r.ctx, req)
+	if err != nil {
+		return err
+	}
+	writeJSON(r.RequestCtx, 200, map[string]any{"final_prompt": p.Render(), "sections": p.Sections,
+		"messages": p.Messages, "used_context": p.Used})
+	return nil
+}

@@ -1,0 +1,110 @@
+package bot
+
+import (
+	"net/url"
+	"regexp"
+	"strings"
+
+	"maunium.net/go/mautrix/event"
+	"maunium.net/go/mautrix/id"
+)
+
+// trigger says why a message woke the bot; "" means it did not.
+type trigger string
+
+const (
+	triggerNone        trigger = ""
+	triggerMention     trigger = "mention"
+	triggerDM          trigger = "dm"
+	triggerDisplayName trigger = "display_name"
+	triggerKeyword     trigger = "keyword"
+)
+
+// activation decides whether a message is addressed to the bot. Each path
+// has its own switch (RESPOND_TO_*). Names and keywords match whole words,
+// case-insensitively, so "Canada" never wakes a bot called Ada.
+type activation struct {
+	userID      id.UserID
+	mentions    bool
+	dms         bool
+	displayName *regexp.Regexp // nil when off
+	keywords    []*regexp.Regexp
+}
+
+func newActivation(o Options) *activation {
+	a := &activation{userID: id.UserID(o.UserID), mentions: o.RespondToMentions, dms: o.RespondToDMs}
+	if o.RespondToDisplayName && strings.TrimSpace(o.DisplayName) != "" {
+		a.displayName = wholeWord(o.DisplayName)
+	}
+	if o.RespondToKeywords {
+		for _, k := range o.Keywords {
+			if strings.TrimSpace(k) != "" {
+				a.keywords = append(a.keywords, wholeWord(k))
+			}
+		}
+	}
+	return a
+}
+
+// wholeWord matches phrase as whole words in any case; inner spaces match any
+// run of white space. Go's regexp has no \b for Unicode letters, so the
+// boundaries are spelled out as "start or a non-word rune".
+func wholeWord(phrase string) *regexp.Regexp {
+	words := strings.Fields(phrase)
+	for i, w := range words {
+		words[i] = regexp.QuoteMeta(w)
+	}
+	return regexp.MustCompile(`(?i)(?:^|[^\p{L}\p{N}_])` + strings.Join(words, `\s+`) + `(?:$|[^\p{L}\p{N}_])`)
+}
+
+// check returns the first matching trigger for a message. content must be a
+// text message whose reply fallback was removed; isDM says whether the room
+// is a direct chat (two members).
+func (a *activation) check(content *event.MessageEventContent, isDM bool) trigger {
+	switch {
+	case a.mentions && a.mentioned(content):
+		return triggerMention
+	case a.dms && isDM:
+		return triggerDM
+	case a.displayName != nil && a.displayName.MatchString(content.Body):
+		return triggerDisplayName
+	}
+	for _, k := range a.keywords {
+		if k.MatchString(content.Body) {
+			return triggerKeyword
+		}
+	}
+	return triggerNone
+}
+
+// pillHref finds link targets in formatted bodies.
+var pillHref = regexp.MustCompile(`(?i)href\s*=\s*["']([^"']+)["']`)
+
+// mentioned reports an intentional mention: m.mentions, a pill (a matrix.to
+// or matrix: link to the bot in the HTML), or the full user id in the text.
+func (a *activation) mentioned(c *event.MessageEventContent) bool {
+	if c.Mentions != nil && c.Mentions.Has(a.userID) {
+		return true
+	}
+	if c.Format == event.FormatHTML {
+		for _, m := range pillHref.FindAllStringSubmatch(c.FormattedBody, -1) {
+			if linkTargetsUser(m[1], a.userID) {
+				return true
+			}
+		}
+	}
+	return strings.Contains(c.Body, a.userID.String())
+}
+
+// linkTargetsUser parses a matrix.to or matrix: URI and compares its user.
+func linkTargetsUser(href string, user id.UserID) bool {
+	uri, err := id.ParseMatrixURIOrMatrixToURL(href)
+	if err == nil && uri != nil && uri.Sigil1 == '@' {
+		return uri.UserID() == user
+	}
+	// Some clients do not escape the fragment; compare the raw text too.
+	if u, err := url.PathUnescape(href); err == nil {
+		return strings.HasSuffix(u, "/"+user.String())
+	}
+	return false
+}

@@ -1,0 +1,70 @@
+package bot
+
+import (
+	"context"
+
+	"github.com/ada-chat/ada/core"
+)
+
+// Backend is everything the bridge needs from Ada. cmd gives it the core
+// in-process (ADA_API_URL empty) or the HTTP client of Ada's API; the bot
+// cannot tell them apart.
+type Backend interface {
+	// Chat answers one prompt, streaming events to emit, exactly like
+	// core.Service.Chat: on success the last event is done and the result is
+	// complete; on failure the error is a core.Error with a client-safe message.
+	Chat(ctx context.Context, req core.ChatRequest, emit func(core.Event) error) (core.ChatResult, error)
+	// Health probes the API and its dependencies for !ada status. It never
+	// fails: problems are reported in the Status.
+	Health(ctx context.Context) Status
+}
+
+// Status is the health of the backend as !ada status shows it.
+type Status struct {
+	// Via names how the bridge reaches Ada: "in-process" or the API's URL.
+	Via string
+	// APIOK is false when the API did not answer at all; APIError says why.
+	APIOK    bool
+	APIError string
+	// StoreOK is the vector store's health; StoreError says what failed.
+	StoreOK    bool
+	StoreError string
+	// LLMOK is the LLM backend's health.
+	LLMOK      bool
+	LLMBackend string
+	LLMModel   string
+	LLMError   string
+}
+
+// coreService is the part of *core.Service the in-process backend uses.
+type coreService interface {
+	Chat(ctx context.Context, req core.ChatRequest, emit func(core.Event) error) (core.ChatResult, error)
+	Health(ctx context.Context) core.Health
+	LLMInfo() (backend, model string)
+}
+
+// CoreBackend runs chats on the core in the same process (ada up, or ada bot
+// without ADA_API_URL).
+type CoreBackend struct{ svc coreService }
+
+// NewCoreBackend wraps the core service (a *core.Service).
+func NewCoreBackend(svc coreService) *CoreBackend { return &CoreBackend{svc: svc} }
+
+// Chat calls the core directly.
+func (b *CoreBackend) Chat(ctx context.Context, req core.ChatRequest, emit func(core.Event) error) (core.ChatResult, error) {
+	return b.svc.Chat(ctx, req, emit)
+}
+
+// Health probes the core's store and LLM.
+func (b *CoreBackend) Health(ctx context.Context) Status {
+	h := b.svc.Health(ctx)
+	st := Status{Via: "in-process", APIOK: true, StoreOK: h.StoreErr == nil, LLMOK: h.LLMErr == nil}
+	st.LLMBackend, st.LLMModel = b.svc.LLMInfo()
+	if h.StoreErr != nil {
+		st.StoreError = core.SafeMessage(h.StoreErr)
+	}
+	if h.LLMErr != nil {
+		st.LLMError = core.SafeMessage(h.LLMErr)
+	}
+	return st
+}

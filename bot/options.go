@@ -1,0 +1,108 @@
+package bot
+
+import (
+	"database/sql"
+	"errors"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/ada-chat/ada/config"
+)
+
+// Options are the bridge's settings. OptionsFromConfig fills them from the
+// parsed configuration; tests use the same function.
+type Options struct {
+	Homeserver  string
+	UserID      string
+	AccessToken string `json:"-"`
+	Password    string `json:"-"`
+	RecoveryKey string `json:"-"`
+	DisplayName string
+
+	AllowedRooms   []string // room ids or #aliases; empty = any
+	NeverJoinRooms []string
+	AllowedUsers   []string // patterns with * wildcards; empty = anyone
+
+	RespondToMentions    bool
+	RespondToDMs         bool
+	RespondToDisplayName bool
+	RespondToKeywords    bool
+	Keywords             []string
+
+	MaxContextMessages int
+	StoreInRAG         bool
+	AllowPrivacyOptOut bool
+	RetentionDays      int // 0 = keep forever
+	SendIntro          bool
+	Workers            int
+
+	// ChatTimeout bounds one answer (REQUEST_TIMEOUT_SECONDS).
+	ChatTimeout time.Duration
+	// RetentionEvery is the period of the retention sweep (default hourly).
+	RetentionEvery time.Duration
+	// Version is shown by !ada status.
+	Version string
+}
+
+// OptionsFromConfig maps the parsed settings onto the bridge's options.
+func OptionsFromConfig(c *config.Config, version string) Options {
+	return Options{
+		Homeserver: c.MatrixHomeserver, UserID: c.MatrixUserID,
+		AccessToken: c.MatrixAccessToken, Password: c.MatrixPassword, RecoveryKey: c.MatrixRecoveryKey,
+		DisplayName:  c.BotDisplayName,
+		AllowedRooms: c.AllowedRooms, NeverJoinRooms: c.NeverJoinRooms, AllowedUsers: c.AllowedUsers,
+		RespondToMentions: c.RespondToMentions, RespondToDMs: c.RespondToDMs,
+		RespondToDisplayName: c.RespondToDisplayName, RespondToKeywords: c.RespondToKeywords,
+		Keywords:           c.ActivationKeywords,
+		MaxContextMessages: c.MaxContextMessages, StoreInRAG: c.StoreInRAG,
+		AllowPrivacyOptOut: c.AllowPrivacyOptOut, RetentionDays: c.DataRetentionDays,
+		SendIntro: c.SendIntroOnJoin, Workers: c.BotWorkers,
+		ChatTimeout: c.RequestTimeout, RetentionEvery: time.Hour, Version: version,
+	}
+}
+
+// Deps are the bridge's collaborators; cmd builds them.
+type Deps struct {
+	Backend Backend
+	// DB is the writer pool of Ada's SQLite file (storage.DB.Writer): the
+	// bridge tables, mautrix's crypto store and its room-state store live
+	// there. ReadDB (storage.DB.Reader) is optional, for reads.
+	DB     *sql.DB
+	ReadDB *sql.DB
+	// Retention deletes documents that rooms caused to be stored (turns,
+	// summaries, memories) older than a cutoff: core.Service.SweepRetention.
+	// Nil leaves them to whoever runs the core.
+	Retention RetentionSweeper
+	Logger    *slog.Logger
+	// Now is the clock; nil = time.Now. Retention tests move it.
+	Now func() time.Time
+	// HTTPClient talks to the homeserver; nil = mautrix's default.
+	HTTPClient *http.Client
+}
+
+func (o *Options) validate() error {
+	var errs []error
+	if o.Homeserver == "" {
+		errs = append(errs, errors.New("MATRIX_HOMESERVER is required"))
+	}
+	if o.UserID == "" {
+		errs = append(errs, errors.New("MATRIX_USER_ID is required"))
+	}
+	if o.AccessToken == "" && o.Password == "" {
+		errs = append(errs, errors.New("MATRIX_ACCESS_TOKEN or MATRIX_PASSWORD is required"))
+	}
+	if o.Workers < 1 {
+		o.Workers = 1
+	}
+	if o.ChatTimeout <= 0 {
+		o.ChatTimeout = 5 * time.Minute
+	}
+	if o.RetentionEvery <= 0 {
+		o.RetentionEvery = time.Hour
+	}
+	if o.DisplayName == "" {
+		o.DisplayName = "Ada"
+	}
+	return errors.Join(errs...)
+}

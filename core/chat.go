@@ -1,0 +1,240 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ada-chat/ada/core/marker"
+)
+
+// MaxPromptChars bounds a prompt, in characters.
+const MaxPromptChars = 32000
+
+// errSpecialistMarker stops an LLM stream at a complete specialist marker.
+var errSpecialistMarker = errors.New("specialist marker")
+
+// ValidateChat checks a chat request before a stream starts, so that bad
+// input is a 400 and not an error event.
+func (s *Service) ValidateChat(req *ChatRequest) error { return s.validate(req) }
+
+// validate checks a chat request; messages name the field.
+func (s *Service) validate(req *ChatRequest) error {
+	req.Prompt = strings.TrimSpace(req.Prompt)
+	switch {
+	case req.Prompt == "":
+		return Errorf(KindInvalid, "prompt: is required and must not be blank")
+	case len([]rune(req.Prompt)) > MaxPromptChars:
+		return Errorf(KindInvalid, "prompt: must be at most %d characters", MaxPromptChars)
+	case req.ConversationID != "" && !ValidConversationID(req.ConversationID):
+		return Errorf(KindInvalid, "conversation_id: must have the form conv-<uuid>, got %q", req.ConversationID)
+	case req.MemoryImportance < 0 || req.MemoryImportance > 5:
+		return Errorf(KindInvalid, "memory_importance: must be 1..5, got %d", req.MemoryImportance)
+	}
+	for _, k := range []struct {
+		name string
+		v    *int
+		max  int
+	}{{"turns_k", req.TurnsK, 20}, {"faq_k", req.FAQK, 10}, {"memory_k", req.MemoryK, 20}} {
+		if k.v != nil && (*k.v < 0 || *k.v > k.max) {
+			return Errorf(KindInvalid, "%s: must be 0..%d, got %d", k.name, k.max, *k.v)
+		}
+	}
+	return nil
+}
+
+// Chat answers one prompt. It streams thinking, token and specialist_result
+// events to emit, writes the user and assistant turns in one transaction,
+// emits done, and then saves the requested memory. If emit fails (the client
+// left) or ctx ends, the LLM call is cancelled and nothing is written.
+func (s *Service) Chat(ctx context.Context, req ChatRequest, emit func(Event) error) (ChatResult, error) {
+	if err := s.validate(&req); err != nil {
+		return ChatResult{}, err
+	}
+	if s.llm == nil {
+		return ChatResult{}, Errorf(KindUpstream, "no LLM backend is configured")
+	}
+	userTime := req.UserTimestamp
+	if userTime.IsZero() {
+		userTime = s.now()
+	}
+	newConversation := req.ConversationID == ""
+	if newConversation {
+		req.ConversationID = NewConversationID()
+	}
+	prompt, next, err := s.buildPrompt(ctx, req)
+	if err != nil {
+		return ChatResult{}, err
+	}
+	answer, thinking, err := s.generate(ctx, req, prompt.Messages, emit)
+	if err != nil {
+		return ChatResult{}, err
+	}
+	res := ChatResult{
+		Response: answer, ConversationID: req.ConversationID, RequestID: req.RequestID,
+		UserTimestamp: isoTime(userTime), AssistantTimestamp: isoTime(s.now()), UsedContext: prompt.Used,
+	}
+	if req.IncludeThinking {
+		res.Thinking = &thinking
+	}
+	if req.Store && s.opts.RAGEnabled {
+		if err := s.saveTurns(ctx, req, answer, userTime, next); err != nil {
+			return ChatResult{}, err
+		}
+	}
+	if err := emit(Event{Type: EventDone, Done: &res}); err != nil {
+		return ChatResult{}, err
+	}
+	if req.Store && s.opts.RAGEnabled {
+		if req.SaveMemory {
+			res.MemoryID = s.saveChatMemory(ctx, req, answer)
+		}
+		s.maybeSummarize(req, next)
+	}
+	return res, nil
+}
+
+// buildPrompt retrieves context and assembles the prompt.
+func (s *Service) buildPrompt(ctx context.Context, req ChatRequest) (Prompt, int, error) {
+	r, err := s.retrieve(ctx, req)
+	if err != nil {
+		return Prompt{}, 0, err
+	}
+	return s.assemble(req, r, s.now()), r.nextTurn, nil
+}
+
+// generate runs the model, pausing at each specialist marker to run the
+// specialist and resuming with its result, up to SpecialistMaxTurns times.
+// Marker text is held back by the parser and never emitted.
+func (s *Service) generate(ctx context.Context, req ChatRequest, msgs []Message, emit func(Event) error) (string, string, error) {
+	var answer, thinking strings.Builder
+	for round := 0; ; round++ {
+		var roundText strings.Builder
+		p := marker.NewParser()
+		var found *marker.Request
+		err := s.llm.Chat(ctx, LLMRequest{Messages: msgs, Think: req.IncludeThinking}, func(ev LLMEvent) error {
+			if ev.Kind == LLMThinking {
+				if !req.IncludeThinking {
+					return nil // the model thinks anyway; the client did not ask
+				}
+				thinking.WriteString(ev.Text)
+				return emit(Event{Type: EventThinking, Content: ev.Text})
+			}
+			text, m := p.Feed(ev.Text)
+			if err := s.emitText(text, &roundText, emit); err != nil {
+				return err
+			}
+			if m != nil {
+				found = m
+				return errSpecialistMarker
+			}
+			return nil
+		})
+		if err != nil && !errors.Is(err, errSpecialistMarker) {
+			return "", "", err
+		}
+		if found == nil {
+			text, m := p.Flush()
+			if err := s.emitText(text, &roundText, emit); err != nil {
+				return "", "", err
+			}
+			found = m
+		}
+		answer.WriteString(roundText.String())
+		if found == nil {
+			break
+		}
+		if round >= s.opts.SpecialistMaxTurns {
+			s.log.Warn("specialist limit reached; ending the answer", "limit", s.opts.SpecialistMaxTurns)
+			if strings.TrimSpace(answer.String()) == "" {
+				note := "I could not finish this answer: I needed more specialist help than I am allowed to ask for in one reply."
+				if err := s.emitText(note, &answer, emit); err != nil {
+					return "", "", err
+				}
+			}
+			break
+		}
+		content, ok := s.specialistResult(ctx, found, req.OCRContext)
+		if err := emit(Event{Type: EventSpecialistResult, Specialist: found.Name, OK: ok, Content: content}); err != nil {
+			return "", "", err
+		}
+		msgs = append(msgs,
+			Message{Role: "assistant", Content: roundText.String() + found.Raw},
+			Message{Role: "user", Content: fmt.Sprintf(
+				"SPECIALIST_RESULT[%s] (ok=%t):\n%s\n\nContinue your answer to the user from where you stopped, using this result. Do not repeat what you already wrote.",
+				found.Name, ok, content)})
+	}
+	text := strings.TrimSpace(answer.String())
+	if text == "" {
+		return "", "", Errorf(KindUpstream, "the LLM backend %s returned an empty answer", s.llm.Backend())
+	}
+	return text, thinking.String(), nil
+}
+
+func (s *Service) emitText(text string, acc *strings.Builder, emit func(Event) error) error {
+	if text == "" {
+		return nil
+	}
+	acc.WriteString(text)
+	return emit(Event{Type: EventToken, Content: text})
+}
+
+func (s *Service) specialistResult(ctx context.Context, m *marker.Request, ocr *OCRResult) (string, bool) {
+	if m.Err != nil {
+		return "error: " + m.Err.Error(), false
+	}
+	if err := ctx.Err(); err != nil {
+		return "error: cancelled", false
+	}
+	return s.runSpecialist(ctx, m.Name, m.Args, ocr)
+}
+
+// saveTurns writes the user and assistant turns in one transaction.
+func (s *Service) saveTurns(ctx context.Context, req ChatRequest, answer string, userTime time.Time, next int) error {
+	vecs, err := s.embedder.Embed(ctx, []string{req.Prompt, answer})
+	if err != nil {
+		return Wrap(KindUpstream, err, "embedding with %s failed", s.embedder.Name())
+	}
+	ui, ai := next, next+1
+	turn := func(role, text string, vec []float32, ts time.Time, idx *int) Document {
+		return Document{ID: NewDocID(), Text: text, Embedding: vec, Meta: Metadata{
+			Type: DocTurn, Timestamp: ts.UTC(), Source: SourceChat, Scope: ScopeGlobal,
+			ConversationID: req.ConversationID, Role: role, TurnIndex: idx, RoomID: req.RoomID,
+		}}
+	}
+	now := s.now()
+	if !now.After(userTime) {
+		now = userTime.Add(time.Microsecond) // keep the pair ordered
+	}
+	return s.store.Put(ctx, turn("user", req.Prompt, vecs[0], userTime, &ui), turn("assistant", answer, vecs[1], now, &ai))
+}
+
+// saveChatMemory stores the memory requested with save_memory. It runs after
+// done, so a failure is logged, not returned: the answer was delivered.
+func (s *Service) saveChatMemory(ctx context.Context, req ChatRequest, answer string) string {
+	text := strings.TrimSpace(req.MemoryText)
+	if text == "" {
+		text = fmt.Sprintf("%s asked: %s\n%s answered: %s", s.opts.UserName, req.Prompt, s.opts.AIName, answer)
+		if r := []rune(text); len(r) > MaxMemoryText {
+			text = string(r[:MaxMemoryText])
+		}
+	}
+	m, err := s.CreateMemory(ctx, MemoryInput{Text: text, Importance: req.MemoryImportance, Entity: req.Entity,
+		ConversationID: req.ConversationID, Source: SourceChat, RoomID: req.RoomID})
+	if err != nil {
+		s.log.Error("saving the chat memory failed", "conversation_id", req.ConversationID, "error", err)
+		return ""
+	}
+	return m.ID
+}
+
+// DebugPrompt builds the prompt for req exactly as Chat would.
+func (s *Service) DebugPrompt(ctx context.Context, req ChatRequest) (Prompt, error) {
+	if err := s.validate(&req); err != nil {
+		return Prompt{}, err
+	}
+	p, _, err := s.buildPrompt(ctx, req)
+	return p, err
+}

@@ -1,0 +1,108 @@
+package core
+
+import "time"
+
+// ChatRequest is one user turn. The HTTP adapter and the bridge fill it.
+type ChatRequest struct {
+	Prompt          string
+	ConversationID  string // empty: a new conv-<uuid> is assigned
+	IncludeThinking bool
+	Entity          string
+	SaveMemory      bool
+	MemoryText      string
+	// MemoryImportance is 1..5; 0 means the default, 3.
+	MemoryImportance int
+	// TurnsK, FAQK, MemoryK override the RAG_*_TOP_K settings; 0 turns the
+	// section off; nil means the setting.
+	TurnsK, FAQK, MemoryK *int
+	// UserTimestamp is when the user wrote the prompt; zero means now.
+	UserTimestamp time.Time
+	// Store false writes nothing about this turn: no turns, summary or memory.
+	Store bool
+	// OCRContext is text read from an image the user sent.
+	OCRContext *OCRResult
+	// ContextMessages are recent chat-room messages given as context (the
+	// bridge's MAX_CONTEXT_MESSAGES), oldest first.
+	ContextMessages []ContextMessage
+	// RoomID marks every document this turn writes with its Matrix room, so
+	// privacy mode and retention can find them.
+	RoomID string
+	// RequestID is the caller's short request id, echoed in the result.
+	RequestID string
+}
+
+// ContextMessage is one chat-room message given as context.
+type ContextMessage struct {
+	Sender    string    `json:"sender"`
+	Text      string    `json:"text"`
+	Timestamp time.Time `json:"timestamp,omitzero"`
+}
+
+// UsedContext lists what retrieval put into the prompt.
+type UsedContext struct {
+	Persona   PersonaRef    `json:"persona"`
+	FAQs      []ContextItem `json:"faqs"`
+	Turns     []ContextItem `json:"turns"`
+	Memories  []ContextItem `json:"memories"`
+	Summaries []ContextItem `json:"summaries"`
+	Entity    *string       `json:"entity"`
+}
+
+// PersonaRef tells whether and which persona was used.
+type PersonaRef struct {
+	Included  bool    `json:"included"`
+	Version   *string `json:"version"`
+	Timestamp *string `json:"timestamp"`
+}
+
+// ContextItem is one retrieved document as reported to clients.
+type ContextItem struct {
+	ID         string   `json:"id"`
+	Text       string   `json:"text"`
+	Role       string   `json:"role,omitempty"`      // turns
+	Timestamp  string   `json:"timestamp,omitempty"` // turns, summaries
+	Topic      string   `json:"topic,omitempty"`     // faqs
+	Importance int      `json:"importance,omitempty"`
+	Scope      string   `json:"scope,omitempty"`
+	Score      *float64 `json:"score,omitempty"`
+	Similarity *float64 `json:"similarity,omitempty"`
+	// TurnRange is set for summaries.
+	TurnRange string `json:"turn_range,omitempty"`
+}
+
+// ChatResult is the complete answer; the JSON chat response and the done
+// event carry the same fields.
+type ChatResult struct {
+	Response           string      `json:"response"`
+	Thinking           *string     `json:"thinking"`
+	ConversationID     string      `json:"conversation_id"`
+	UserTimestamp      string      `json:"user_timestamp"`
+	AssistantTimestamp string      `json:"assistant_timestamp"`
+	RequestID          string      `json:"request_id"`
+	UsedContext        UsedContext `json:"used_context"`
+	// MemoryID is the memory saved after the turn, if any.
+	MemoryID string `json:"-"`
+}
+
+// EventType is the closed set of stream events.
+type EventType string
+
+const (
+	EventThinking         EventType = "thinking"
+	EventToken            EventType = "token"
+	EventSpecialistResult EventType = "specialist_result"
+	EventDone             EventType = "done"
+	EventError            EventType = "error"
+)
+
+// Event is one stream event. Which fields are set depends on Type:
+// thinking/token: Content; specialist_result: Specialist, OK, Content;
+// done: Done; error: Error.
+type Event struct {
+	Type       EventType
+	Content    string
+	Specialist string
+	OK         bool
+	Done       *ChatResult
+	Error      string
+}

@@ -1,0 +1,53 @@
+package core
+
+import (
+	"context"
+	"sort"
+	"time"
+)
+
+// MaxConversationTurns bounds one conversation listing.
+const MaxConversationTurns = 10000
+
+// ConversationTurn is one turn as clients see it.
+type ConversationTurn struct {
+	Role      string `json:"role"`
+	Content   string `json:"content"`
+	Timestamp string `json:"timestamp"`
+	TurnIndex int    `json:"turn_index"`
+}
+
+// RecentConversations lists conversations, newest first.
+func (s *Service) RecentConversations(ctx context.Context, limit int) ([]Conversation, error) {
+	return s.store.RecentConversations(ctx, limit)
+}
+
+// ConversationTurns returns every turn of a conversation in order.
+func (s *Service) ConversationTurns(ctx context.Context, id string) ([]ConversationTurn, error) {
+	if !ValidConversationID(id) {
+		return nil, Errorf(KindNotFound, "conversation %s not found", id)
+	}
+	docs, err := s.store.List(ctx, Filter{Type: DocTurn, ConversationID: id}, MaxConversationTurns)
+	if err != nil {
+		return nil, err
+	}
+	if len(docs) == 0 {
+		return nil, Errorf(KindNotFound, "conversation %s not found", id)
+	}
+	out := make([]ConversationTurn, len(docs))
+	for i, d := range docs {
+		idx := 0
+		if d.Meta.TurnIndex != nil {
+			idx = *d.Meta.TurnIndex
+		}
+		out[i] = ConversationTurn{Role: d.Meta.Role, Content: d.Text, Timestamp: isoTime(d.Meta.Timestamp), TurnIndex: idx}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].TurnIndex < out[j].TurnIndex })
+	return out, nil
+}
+
+// SweepRetention deletes every document a chat room caused to be stored
+// (turns, summaries, memories) that is older than cutoff.
+func (s *Service) SweepRetention(ctx context.Context, cutoff time.Time) (int, error) {
+	return s.store.DeleteWhere(ctx, Filter{AnyRoom: true, OlderThan: cutoff})
+}

@@ -1,0 +1,128 @@
+package core
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// PromptSection is one labelled part of the system message.
+type PromptSection struct {
+	Name string `json:"name"`
+	Text string `json:"text"`
+}
+
+// Prompt is exactly what the model gets, plus what was used to build it.
+type Prompt struct {
+	Messages []Message       `json:"messages"`
+	Sections []PromptSection `json:"sections"`
+	Used     UsedContext     `json:"used_context"`
+}
+
+// Render is the prompt as one text, for /v1/debug/prompt.
+func (p Prompt) Render() string {
+	var b strings.Builder
+	for i, m := range p.Messages {
+		if i > 0 {
+			b.WriteString("\n\n")
+		}
+		fmt.Fprintf(&b, "[%s]\n%s", m.Role, m.Content)
+	}
+	return b.String()
+}
+
+// assemble is the one place a prompt is built: chat, the stream and
+// /v1/debug/prompt all call it, so the debug view is what the model gets.
+func (s *Service) assemble(req ChatRequest, r retrieval, now time.Time) Prompt {
+	var secs []PromptSection
+	add := func(name, text string) {
+		if strings.TrimSpace(text) != "" {
+			secs = append(secs, PromptSection{Name: name, Text: strings.TrimSpace(text)})
+		}
+	}
+	add("Persona", personaText(r.persona))
+	add("Current time", fmt.Sprintf("The current time is %s (UTC), a %s. The user is called %s; you are %s.",
+		now.UTC().Format(time.RFC3339), now.UTC().Weekday(), s.opts.UserName, s.opts.AIName))
+	add("Specialists", s.specialistsText())
+	add("FAQ", bulletDocs(r.faqs, func(d Document) string { return d.Text }))
+	add("Long-term memories", memoriesText(r.memories))
+	add("Summaries of this conversation", bulletDocs(r.summaries, func(d Document) string {
+		return fmt.Sprintf("(turns %s) %s", d.Meta.TurnRange, d.Text)
+	}))
+	add("Recent messages in this chat room", roomText(req.ContextMessages))
+	if req.OCRContext != nil {
+		add("Text read from the user's image (OCR)", req.OCRContext.Text)
+	}
+	var sys strings.Builder
+	for i, sec := range secs {
+		if i > 0 {
+			sys.WriteString("\n\n")
+		}
+		fmt.Fprintf(&sys, "## %s\n%s", sec.Name, sec.Text)
+	}
+	msgs := []Message{{Role: "system", Content: sys.String()}}
+	for _, t := range r.turns {
+		msgs = append(msgs, Message{Role: t.Meta.Role, Content: t.Text})
+	}
+	msgs = append(msgs, Message{Role: "user", Content: req.Prompt})
+	return Prompt{Messages: msgs, Sections: secs, Used: r.used}
+}
+
+func personaText(sections []PersonaSection) string {
+	parts := make([]string, len(sections))
+	for i, s := range sections {
+		parts[i] = s.Text
+	}
+	return strings.Join(parts, "\n\n")
+}
+
+func bulletDocs(docs []Document, line func(Document) string) string {
+	var b strings.Builder
+	for _, d := range docs {
+		b.WriteString("- " + oneLine(line(d)) + "\n")
+	}
+	return b.String()
+}
+
+func memoriesText(mems []Memory) string {
+	var b strings.Builder
+	for _, m := range mems {
+		scope := ""
+		if m.Meta.Scope != ScopeGlobal {
+			scope = ", about " + strings.TrimPrefix(m.Meta.Scope, "entity:")
+		}
+		fmt.Fprintf(&b, "- %s (importance %d%s, saved %s)\n", oneLine(m.Text), m.Meta.Importance, scope, m.Meta.Timestamp.UTC().Format("2006-01-02"))
+	}
+	return b.String()
+}
+
+func roomText(msgs []ContextMessage) string {
+	var b strings.Builder
+	for _, m := range msgs {
+		fmt.Fprintf(&b, "%s: %s\n", m.Sender, oneLine(m.Text))
+	}
+	return b.String()
+}
+
+// specialistsText tells the model how to ask for help. Specialists are
+// listed in priority order, so HIGH ones come first.
+func (s *Service) specialistsText() string {
+	if !s.SpecialistsEnabled() {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("You can ask a specialist for help by writing, on its own, " +
+		"SPECIALIST_REQUEST[<name>:<json arguments>] — for example " +
+		`SPECIALIST_REQUEST[web_search:{"query": "weather in Berlin today"}]. ` +
+		"Stop writing right after the marker: the result will be given to you, then continue your answer. " +
+		"Only ask when it helps; never mention the marker syntax to the user.\nAvailable specialists:\n")
+	for _, e := range s.specialists.enabled() {
+		fmt.Fprintf(&b, "- %s (priority %s): %s Arguments (JSON Schema): %s\n", e.info.Name, e.info.Priority,
+			oneLine(e.info.Description), oneLine(string(e.info.InputSchema)))
+	}
+	return b.String()
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
