@@ -31,7 +31,7 @@ test-go:
 	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./...
 
 ## fuzz: short fuzzing runs of the request decoders and the marker parser
-FUZZ_TARGETS := ./apiserver:FuzzDecodeMemoryCreate ./core/marker:FuzzParser
+FUZZ_TARGETS := ./apiserver:FuzzDecodeChatRequest ./apiserver:FuzzDecodeMemoryCreate ./core/marker:FuzzParser
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; name=$${t##*:}; \

@@ -28,3 +28,28 @@ func FuzzDecodeMemoryCreate(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDecodeChatRequest does the same for the chat request: decoding and
+// conversion either fail with an error or yield a request with a prompt.
+func FuzzDecodeChatRequest(f *testing.F) {
+	for _, seed := range []string{
+		`{"prompt":"hi","conversation_id":"conv-6f1f6a52-8f0e-4b7a-9d7e-2b1d3c0ada00","turns_k":3}`,
+		`{"message":"hi","include_thinking":true,"save_memory":true,"memory_importance":5}`,
+		`{"prompt":"x","turns_k":1e99,"faq_k":-0,"memory_k":"3"}`,
+		`{"prompt":"x","user_timestamp":"2026-01-02T15:04:05+02:00","ocr_context":{"text":"a"}}`,
+		`{"prompt":"x","context_messages":[{"sender":"a","text":"b"}],"store":false}`,
+		`{"prompt":null}`, `[]`, `{`, ``,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		var b chatRequestBody
+		if err := decodeJSON(body, &b); err != nil {
+			return
+		}
+		req, err := b.toCore("fuzz")
+		if err == nil && req.Prompt == "" {
+			t.Fatalf("accepted a chat request without a prompt: %q", body)
+		}
+	})
+}

@@ -112,8 +112,8 @@ func (s *Service) specialistsText() string {
 	}
 	var b strings.Builder
 	b.WriteString("You can ask a specialist for help by writing, on its own, " +
-		"SPECIALIST_REQUEST[<name>:<json arguments>] — for example " +
-		`SPECIALIST_REQUEST[web_search:{"query": "weather in Berlin today"}]. ` +
+		"SPECIALIST_REQUEST[<name>:<json arguments>], where the arguments are one JSON object that " +
+		"follows the specialist's schema. " +
 		"Stop writing right after the marker: the result will be given to you, then continue your answer. " +
 		"Only ask when it helps; never mention the marker syntax to the user.\nAvailable specialists:\n")
 	for _, e := range s.specialists.enabled() {
