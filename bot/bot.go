@@ -1,0 +1,148 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+	"maunium.net/go/mautrix"
+	"maunium.net/go/mautrix/crypto/cryptohelper"
+	"maunium.net/go/mautrix/id"
+)
+
+// Bot is the Matrix bridge. New checks the settings; Run logs in, sets up
+// encryption, and syncs until its context ends.
+type Bot struct {
+	opts   Options
+	deps   Deps
+	log    *slog.Logger
+	zlog   zerolog.Logger
+	now    func() time.Time
+	store  *store
+	policy *invitePolicy
+	act    *activation
+	cmds   map[string]*command
+
+	// Set by Run.
+	runCtx    context.Context
+	cli       *mautrix.Client
+	crypto    *cryptohelper.CryptoHelper
+	disp      *dispatcher
+	rooms     roomStates
+	startedAt time.Time
+	// catchUpSince is the sync token this process started from: the first
+	// /sync after a start returns the backlog, which is read but never
+	// answered. It is persisted by mautrix's sync store in the same database.
+	catchUpSince string
+
+	ready     chan struct{}
+	readyOnce sync.Once
+}
+
+// New builds the bridge; nothing touches the network until Run.
+func New(opts Options, deps Deps) (*Bot, error) {
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
+	if deps.Backend == nil || deps.DB == nil {
+		return nil, errors.New("bot: a Backend and a DB are required")
+	}
+	if deps.Logger == nil {
+		deps.Logger = slog.New(slog.DiscardHandler)
+	}
+	if deps.Now == nil {
+		deps.Now = time.Now
+	}
+	read := deps.ReadDB
+	if read == nil {
+		read = deps.DB
+	}
+	b := &Bot{
+		opts: opts, deps: deps, log: deps.Logger, zlog: newZerolog(deps.Logger), now: deps.Now,
+		store:  &store{w: deps.DB, r: read, now: deps.Now},
+		policy: newInvitePolicy(opts),
+		act:    newActivation(opts),
+		rooms:  roomStates{m: make(map[id.RoomID]*roomRuntime)},
+		ready:  make(chan struct{}),
+	}
+	b.cmds = b.commandTable()
+	return b, nil
+}
+
+// Ready is closed once the bot has logged in, set up encryption and
+// received its first sync (it has caught up).
+func (b *Bot) Ready() <-chan struct{} { return b.ready }
+
+// UserID and DeviceID identify the bot's Matrix session (valid after Ready).
+func (b *Bot) UserID() id.UserID     { return id.UserID(b.opts.UserID) }
+func (b *Bot) DeviceID() id.DeviceID { return b.cli.DeviceID }
+
+// Run connects and syncs until ctx ends, then stops cleanly: the sync loop
+// returns, queued room work is cancelled and waited for, the retention
+// sweeper stops. It returns nil on a normal stop.
+func (b *Bot) Run(ctx context.Context) error {
+	b.runCtx = ctx
+	b.startedAt = b.now()
+	if err := b.connect(ctx); err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return err
+	}
+	b.disp = newDispatcher(ctx, b.opts.Workers, b.log)
+	b.registerHandlers()
+
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		b.retentionLoop(ctx)
+	}()
+
+	b.log.Info("Matrix bridge running", "user_id", b.opts.UserID, "device_id", b.cli.DeviceID.String(),
+		"homeserver", b.opts.Homeserver)
+	err := b.cli.SyncWithContext(ctx)
+	b.cli.StopSync()
+	b.disp.close()
+	wg.Wait()
+	b.log.Info("Matrix bridge stopped")
+	if ctx.Err() != nil {
+		return nil
+	}
+	return fmt.Errorf("sync stopped: %w", err)
+}
+
+// connect logs in, sets up end-to-end encryption and cross-signing, and
+// records where this process starts reading.
+func (b *Bot) connect(ctx context.Context) error {
+	if err := b.login(ctx); err != nil {
+		return err
+	}
+	if err := b.setupCrypto(ctx); err != nil {
+		return err
+	}
+	b.ensureCrossSigning(ctx)
+	b.ensureDisplayName(ctx)
+	since, err := b.cli.Store.LoadNextBatch(ctx, b.cli.UserID)
+	if err != nil {
+		return fmt.Errorf("read the sync position: %w", err)
+	}
+	b.catchUpSince = since
+	return nil
+}
+
+// ensureDisplayName sets the profile name to BOT_DISPLAY_NAME, so that
+// members see the name that wakes the bot.
+func (b *Bot) ensureDisplayName(ctx context.Context) {
+	cur, err := b.cli.GetOwnDisplayName(ctx)
+	if err == nil && cur.DisplayName == b.opts.DisplayName {
+		return
+	}
+	if err := b.cli.SetDisplayName(ctx, b.opts.DisplayName); err != nil {
+		b.log.Warn("could not set the bot's display name", "display_name", b.opts.DisplayName, "error", err)
+	}
+}
