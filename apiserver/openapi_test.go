@@ -25,6 +25,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
 
+	"github.com/ada-chat/ada/config"
 	"github.com/ada-chat/ada/core"
 	"github.com/ada-chat/ada/core/embed"
 	"github.com/ada-chat/ada/core/llm/llmtest"
@@ -248,6 +249,13 @@ func startLiveAPI(t *testing.T, doc *openapi3.T, cfg Config, opts core.Options, 
 	}
 	if deps.Music == nil {
 		deps.Music = music
+	}
+	if cfg.PublicConfig == nil {
+		defaults, err := config.Load(func(string) string { return "" })
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.PublicConfig = defaults.Public()
 	}
 	srv := New(svc, deps, cfg, slog.New(slog.DiscardHandler))
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

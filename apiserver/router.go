@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/valyala/fasthttp"
@@ -75,7 +76,9 @@ func (rt *router) handle(c *fasthttp.RequestCtx) {
 			cr.h(c)
 			return
 		}
-		allow = append(allow, cr.method)
+		if !slices.Contains(allow, cr.method) {
+			allow = append(allow, cr.method)
+		}
 	}
 	if len(allow) > 0 {
 		rt.wrongVerb(allow)(c)

@@ -140,3 +140,8 @@ func (p *adaProc) call(method, path string, body any, out any) int {
 func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
+
+func toJSON(v any) string {
+	data, _ := json.Marshal(v)
+	return string(data)
+}

@@ -1,0 +1,107 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+
+	"maunium.net/go/mautrix"
+	"maunium.net/go/mautrix/event"
+)
+
+// registerHandlers is the bot's one table of event handlers. Handlers run
+// inside the sync loop, so each only filters and enqueues work for the room;
+// and each recovers its own panics, because a panic escaping a listener ends
+// mautrix's sync loop for good.
+func (b *Bot) registerHandlers() {
+	syncer := b.cli.Syncer.(mautrix.ExtensibleSyncer)
+	syncer.OnSync(b.cli.MoveInviteState) // invite state goes into the invite event
+	syncer.OnSync(b.onSyncResponse)
+	syncer.OnEventType(event.StateMember, b.guard("member", b.onMember))
+	syncer.OnEventType(event.EventMessage, b.guard("message", b.onMessage))
+	// m.room.encrypted is handled by the crypto helper: decrypted messages
+	// come back through onMessage, failures through onUndecryptable.
+}
+
+// guard recovers a panic in a sync-loop handler and logs it with its stack.
+func (b *Bot) guard(name string, fn mautrix.EventHandler) mautrix.EventHandler {
+	return func(ctx context.Context, evt *event.Event) {
+		defer b.recoverIn(name, evt)
+		fn(ctx, evt)
+	}
+}
+
+func (b *Bot) recoverIn(name string, evt *event.Event) {
+	if p := recover(); p != nil {
+		eventLogger(b.log, evt).Error("panic in sync handler", "handler", name, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+	}
+}
+
+// onSyncResponse marks the bot ready once the first /sync (the catch-up)
+// has been received.
+func (b *Bot) onSyncResponse(ctx context.Context, _ *mautrix.RespSync, since string) bool {
+	b.readyOnce.Do(func() {
+		b.log.Info("Matrix bridge caught up", "resumed", since != "")
+		close(b.ready)
+	})
+	return true
+}
+
+// isBacklog reports events from before the bot caught up: those in the first
+// /sync after a start (which resumes from the persisted sync position, or is
+// the initial sync), and anything sent before this process started. They are
+// read into context but never answered.
+func (b *Bot) isBacklog(ctx context.Context, evt *event.Event) bool {
+	if since, ok := ctx.Value(mautrix.SyncTokenContextKey).(string); ok && since == b.catchUpSince {
+		return true
+	}
+	return evt.Timestamp < b.startedAt.UnixMilli()
+}
+
+// onMember handles invites to the bot, and members leaving (the bot leaves
+// rooms where it is alone).
+func (b *Bot) onMember(ctx context.Context, evt *event.Event) {
+	content := evt.Content.AsMember()
+	log := eventLogger(b.log, evt)
+	ctx = withLogger(ctx, log)
+	switch {
+	case evt.GetStateKey() == b.cli.UserID.String() && content.Membership == event.MembershipInvite:
+		// An invite arrives in the invite section and may be seen again in
+		// the joined room's state: only the first kind is acted on, and
+		// handleInvite is idempotent anyway.
+		if evt.Mautrix.EventSource&event.SourceInvite == 0 {
+			return
+		}
+		b.disp.enqueue(evt.RoomID, job{name: "invite", ctx: ctx, run: func(ctx context.Context) error { return b.handleInvite(ctx, evt) }})
+	case evt.GetStateKey() == b.cli.UserID.String() && content.Membership.IsLeaveOrBan():
+		room := evt.RoomID
+		b.disp.enqueue(room, job{name: "left", ctx: ctx, run: func(context.Context) error { b.rooms.forget(room); return nil }})
+	case evt.Mautrix.EventSource&event.SourceJoin != 0 && content.Membership.IsLeaveOrBan():
+		b.disp.enqueue(evt.RoomID, job{name: "leave-if-alone", ctx: ctx, run: func(ctx context.Context) error { return b.leaveIfAlone(ctx, evt.RoomID) }})
+	}
+}
+
+// onMessage enqueues every room message for the room's worker, which
+// remembers it as context and, unless it is backlog, answers or runs a
+// command.
+func (b *Bot) onMessage(ctx context.Context, evt *event.Event) {
+	content, ok := evt.Content.Parsed.(*event.MessageEventContent)
+	if !ok || evt.Mautrix.EventSource&event.SourceLeave != 0 {
+		return
+	}
+	switch {
+	case evt.Unsigned.RedactedBecause != nil, content.RelatesTo.GetReplaceID() != "":
+		return // redacted, or an edit: never re-answered
+	case content.MsgType == event.MsgNotice:
+		return // notices are bot output by convention (ours included); answering them loops bots
+	case content.MsgType != event.MsgText && content.MsgType != event.MsgEmote:
+		return // images, files, ...: not handled yet
+	}
+	backlog := b.isBacklog(ctx, evt)
+	ctx = withLogger(ctx, eventLogger(b.log, evt))
+	b.disp.enqueue(evt.RoomID, job{
+		name: "message", ctx: ctx,
+		run:     func(ctx context.Context) error { return b.handleMessage(ctx, evt, backlog) },
+		onPanic: func(ctx context.Context) { b.react(ctx, evt.RoomID, evt.ID, reactFailed) },
+	})
+}

@@ -1,0 +1,126 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"maunium.net/go/mautrix/event"
+	"maunium.net/go/mautrix/id"
+)
+
+// roomRuntime is what the bot keeps in memory about a room. Its fields are
+// only touched by the room's own jobs, which run one at a time.
+type roomRuntime struct {
+	// prepared: the room's full state and member list were fetched once in
+	// this process, so its encryption and members are known before a send.
+	prepared bool
+	// ring holds the newest room messages, oldest first (context for the
+	// model). In privacy mode it is the only copy, and it is never persisted.
+	ring       []roomMessage
+	ringLoaded bool
+	// flaggedUndecryptable: the "could not decrypt" notice was posted.
+	flaggedUndecryptable bool
+}
+
+// roomStates maps rooms to their runtime state.
+type roomStates struct {
+	mu sync.Mutex
+	m  map[id.RoomID]*roomRuntime
+}
+
+func (r *roomStates) get(room id.RoomID) *roomRuntime {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rt := r.m[room]
+	if rt == nil {
+		rt = &roomRuntime{}
+		r.m[room] = rt
+	}
+	return rt
+}
+
+func (r *roomStates) forget(room id.RoomID) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.m, room)
+}
+
+// prepareRoom fetches the room's state (encryption, power levels) and its
+// members once per process. Sends wait for it: the bot must know whether a
+// room is encrypted before its first message there, and whom to share the
+// encryption session with. Later changes arrive through /sync.
+func (b *Bot) prepareRoom(ctx context.Context, room id.RoomID) error {
+	rt := b.rooms.get(room)
+	if rt.prepared {
+		return nil
+	}
+	if _, err := b.cli.State(ctx, room); err != nil {
+		return fmt.Errorf("read the room's state: %w", err)
+	}
+	if _, err := b.cli.Members(ctx, room); err != nil {
+		return fmt.Errorf("read the room's members: %w", err)
+	}
+	if err := b.cli.StateStore.MarkMembersFetched(ctx, room); err != nil {
+		return err
+	}
+	rt.prepared = true
+	return nil
+}
+
+// joinedMembers lists the room's joined members from the state store.
+func (b *Bot) joinedMembers(ctx context.Context, room id.RoomID) ([]id.UserID, error) {
+	if err := b.prepareRoom(ctx, room); err != nil {
+		return nil, err
+	}
+	all, err := b.cli.StateStore.GetAllMembers(ctx, room)
+	if err != nil {
+		return nil, err
+	}
+	var out []id.UserID
+	for user, m := range all {
+		if m != nil && m.Membership == event.MembershipJoin {
+			out = append(out, user)
+		}
+	}
+	return out, nil
+}
+
+// isDM reports a direct chat: the bot and exactly one other member.
+func (b *Bot) isDM(ctx context.Context, room id.RoomID) bool {
+	members, err := b.joinedMembers(ctx, room)
+	if err != nil {
+		logFrom(ctx, b.log).Warn("could not count the room's members", "error", err)
+		return false
+	}
+	return len(members) == 2
+}
+
+// displayName is a member's name in the room, for context lines.
+func (b *Bot) displayName(ctx context.Context, room id.RoomID, user id.UserID) string {
+	if user == b.cli.UserID {
+		return b.opts.DisplayName
+	}
+	if m, err := b.cli.StateStore.TryGetMember(ctx, room, user); err == nil && m != nil && m.Displayname != "" {
+		return m.Displayname
+	}
+	return user.Localpart()
+}
+
+// powerLevel is user's power level in the room.
+func (b *Bot) powerLevel(ctx context.Context, room id.RoomID, user id.UserID) (int, error) {
+	if err := b.prepareRoom(ctx, room); err != nil {
+		return 0, err
+	}
+	pl, err := b.cli.StateStore.GetPowerLevels(ctx, room)
+	if err != nil {
+		return 0, err
+	}
+	if pl == nil {
+		pl = &event.PowerLevelsEventContent{}
+		if err := b.cli.StateEvent(ctx, room, event.StatePowerLevels, "", pl); err != nil {
+			return 0, fmt.Errorf("read power levels: %w", err)
+		}
+	}
+	return pl.GetUserLevel(user), nil
+}
