@@ -54,12 +54,14 @@ check: lint test
 
 deps: apt-deps dendrite
 
-# Debian packages the tests use for real: tesseract for OCR, chromium for /docs.
-APT_PACKAGES := tesseract-ocr tesseract-ocr-eng chromium
+# Debian packages the tests use for real: tesseract for OCR, chromium for /docs,
+# nginx for deploy/nginx/ada.conf (Debian 12's "nginx" ships /usr/sbin/nginx).
+APT_PACKAGES := tesseract-ocr tesseract-ocr-eng chromium nginx
 apt-deps:
 	@missing=""; \
 	command -v tesseract >/dev/null || missing="$$missing tesseract-ocr tesseract-ocr-eng"; \
 	command -v chromium >/dev/null || missing="$$missing chromium"; \
+	command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing="$$missing nginx"; \
 	if [ -n "$$missing" ]; then \
 		echo "installing:$$missing"; \
 		SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \

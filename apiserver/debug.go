@@ -24,9 +24,12 @@ func (s *Server) handleDebugRAG(r *request) error {
 		"collection": "conversations",
 		"store":      st,
 		"embedding":  map[string]any{"model": s.core.EmbedderName(), "dimensions": core.Dim, "store_embedder": st.Embedder},
-		"options":    s.core.Options(),
+		"config":     s.cfg.PublicConfig,
 	}
 	if id := strParam(r, "conversation_id"); id != "" {
+		if !core.ValidConversationID(id) {
+			return core.Errorf(core.KindInvalid, "conversation_id: must have the form conv-<uuid>, got %q", truncate(id, 60))
+		}
 		turns, err := s.core.ConversationTurns(r.ctx, id)
 		if err != nil && core.KindOf(err) != core.KindNotFound {
 			return err
@@ -45,7 +48,8 @@ func (s *Server) handleDebugPrompt(r *request) error {
 	}
 	body := chatRequestBody{}
 	for name, dst := range map[string]**string{"prompt": &body.Prompt, "message": &body.Message,
-		"conversation_id": &body.ConversationID, "entity": &body.Entity} {
+		"conversation_id": &body.ConversationID, "entity": &body.Entity,
+		"user_timestamp": &body.UserTimestamp, "room_id": &body.RoomID} {
 		if v := strParam(r, name); v != "" {
 			*dst = &v
 		}

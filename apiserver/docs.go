@@ -21,6 +21,11 @@ func (s *Server) handleOpenAPI(r *request) error {
 }
 
 func (s *Server) handleDocs(r *request) error {
+	if len(r.Path()) > len("/docs") {
+		// "/docs/": the page's relative asset URLs need the canonical path.
+		r.Redirect("/docs", 308)
+		return nil
+	}
 	return s.serveDocsFile(r, "index.html")
 }
 

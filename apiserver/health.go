@@ -6,11 +6,18 @@ import (
 	"github.com/valyala/fasthttp"
 )
 
-type dependencyStatus struct {
+// storeStatus and llmStatus are the "chroma" and "llm" objects of DECISIONS.md.
+type storeStatus struct {
 	OK      bool    `json:"ok"`
 	Backend string  `json:"backend"`
-	Version string  `json:"version,omitempty"`
-	Model   string  `json:"model,omitempty"`
+	Version string  `json:"version"`
+	Error   *string `json:"error"`
+}
+
+type llmStatus struct {
+	OK      bool    `json:"ok"`
+	Backend string  `json:"backend"`
+	Model   string  `json:"model"`
 	Error   *string `json:"error"`
 }
 
@@ -22,8 +29,8 @@ type healthResponse struct {
 	Persona struct {
 		Loaded bool `json:"loaded"`
 	} `json:"persona"`
-	Chroma dependencyStatus `json:"chroma"` // the vector store, whatever its backend
-	LLM    dependencyStatus `json:"llm"`
+	Chroma storeStatus `json:"chroma"` // the vector store, whatever its backend
+	LLM    llmStatus   `json:"llm"`
 }
 
 // handleHealth answers 503 only when the store, the one critical
@@ -34,14 +41,17 @@ func (s *Server) handleHealth(r *request) error {
 	resp.Service = "ada"
 	resp.Python = runtime.Version()
 	resp.Config = s.cfg.PublicConfig
+	if resp.Config == nil {
+		resp.Config = map[string]any{}
+	}
 	resp.Persona.Loaded = h.PersonaLoaded
-	resp.Chroma = dependencyStatus{OK: h.StoreErr == nil, Backend: "sqlite-vec", Version: h.Store.Version}
+	resp.Chroma = storeStatus{OK: h.StoreErr == nil, Backend: "sqlite-vec", Version: h.Store.Version}
 	if h.StoreErr != nil {
 		msg := "vector store unavailable"
 		resp.Chroma.Error = &msg
 	}
 	backend, model := s.core.LLMInfo()
-	resp.LLM = dependencyStatus{OK: h.LLMErr == nil, Backend: backend, Model: model}
+	resp.LLM = llmStatus{OK: h.LLMErr == nil, Backend: backend, Model: model}
 	if h.LLMErr != nil {
 		msg := safeDetail(h.LLMErr)
 		resp.LLM.Error = &msg

@@ -269,15 +269,3 @@ func decodeFloats(b []byte) []float32 {
 	}
 	return v
 }
-
-// quantize keeps one bit per dimension: set when the component is positive.
-// Hamming distance between such codes approximates angular distance.
-func quantize(v []float32) []byte {
-	b := make([]byte, (len(v)+7)/8)
-	for i, x := range v {
-		if x > 0 {
-			b[i/8] |= 1 << (i % 8)
-		}
-	}
-	return b
-}

@@ -29,7 +29,7 @@ func (db *DB) Search(ctx context.Context, q core.VectorQuery) ([]core.Hit, error
 		// Filters the vector table does not carry are selective: scan them exactly.
 		cands, err = db.List(ctx, q.Filter, maxExactScan)
 	} else {
-		cands, err = db.hammingCandidates(ctx, q)
+		cands, err = db.hammingCandidates(ctx, q, candidateCount(q.K))
 	}
 	if err != nil {
 		return nil, err
@@ -59,10 +59,12 @@ func candidateCount(k int) int {
 	return min(max(k*rescoreFactor, minCandidates), maxKNN)
 }
 
-func (db *DB) hammingCandidates(ctx context.Context, q core.VectorQuery) ([]core.Document, error) {
+// hammingCandidates returns the n documents within q's filter whose codes
+// are nearest to q's code.
+func (db *DB) hammingCandidates(ctx context.Context, q core.VectorQuery, n int) ([]core.Document, error) {
 	query := strings.Builder{}
 	query.WriteString("SELECT rowid FROM documents_vec WHERE embedding MATCH vec_bit(?) AND k = ?")
-	args := []any{quantize(q.Vector), candidateCount(q.K)}
+	args := []any{quantize(q.Vector), n}
 	if q.Type != "" {
 		query.WriteString(" AND doc_type = ?")
 		args = append(args, string(q.Type))
@@ -131,4 +133,76 @@ func CosineDistance(a, b []float32) float64 {
 		return 1
 	}
 	return 1 - dot/math.Sqrt(na*nb)
+}
+
+// The binary code of a vector. The sign bits of the raw components would be
+// a poor code for the vectors Ada stores: the hash embedder's are sparse
+// (most components are zero, so most bits say nothing) and a semantic
+// model's share a common offset (so most bits agree for unrelated texts).
+// A random rotation first turns every bit into a test against a random
+// hyperplane (SimHash), and the Hamming distance between two codes then
+// estimates the angle between the vectors, whatever their distribution.
+// The rotation is a randomised Hadamard transform, O(n log n): the vector,
+// padded to rotSize components, is multiplied by random signs and
+// Walsh–Hadamard transformed, rotRounds times. The code has codeBlocks
+// independent rotations; more bits make the estimate finer, and fewer
+// candidates are needed for the same recall (make bench measures this).
+// The signs come from a fixed seed: changing any of this means changing
+// documents_vec in the schema and re-quantising every vector.
+const (
+	rotSize    = 1024 // core.Dim rounded up to a power of two
+	rotRounds  = 3
+	codeBlocks = 2
+	codeBits   = codeBlocks * rotSize // documents_vec.embedding is BIT[2048]
+)
+
+var rotSigns = func() (s [codeBlocks][rotRounds][rotSize]float32) {
+	x := uint64(0xada5eed)
+	for b := range s {
+		for r := range s[b] {
+			for i := range s[b][r] {
+				// splitmix64: a fixed, version-independent sequence.
+				x += 0x9e3779b97f4a7c15
+				z := (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+				z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+				s[b][r][i] = float32(1 - 2*int((z^(z>>31))&1))
+			}
+		}
+	}
+	return s
+}()
+
+// quantize returns the codeBits-bit code of v.
+func quantize(v []float32) []byte {
+	code := make([]byte, codeBits/8)
+	var a [rotSize]float32
+	for b := range codeBlocks {
+		clear(a[:])
+		copy(a[:], v)
+		for r := range rotRounds {
+			for i := range a {
+				a[i] *= rotSigns[b][r][i]
+			}
+			hadamard(a[:])
+		}
+		for i, x := range a {
+			if x > 0 {
+				j := b*rotSize + i
+				code[j/8] |= 1 << (j % 8)
+			}
+		}
+	}
+	return code
+}
+
+// hadamard is the in-place fast Walsh–Hadamard transform (unnormalised:
+// only signs are kept).
+func hadamard(a []float32) {
+	for h := 1; h < len(a); h *= 2 {
+		for i := 0; i < len(a); i += 2 * h {
+			for j := i; j < i+h; j++ {
+				a[j], a[j+h] = a[j]+a[j+h], a[j]-a[j+h]
+			}
+		}
+	}
 }

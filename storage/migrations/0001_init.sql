@@ -25,8 +25,9 @@ CREATE INDEX documents_type_ts ON documents (type, ts);
 CREATE INDEX documents_conversation ON documents (conversation_id, type, ts) WHERE conversation_id IS NOT NULL;
 CREATE INDEX documents_room ON documents (room_id, ts) WHERE room_id IS NOT NULL;
 
--- Binary-quantised vectors (one bit per dimension: 96 bytes instead of 3 KiB)
--- for a fast Hamming pre-selection; the candidates are rescored exactly from
+-- Binary codes of the vectors (2048 sign bits of two random rotations, see
+-- quantize in storage/search.go: 256 bytes instead of 3 KiB) for a fast
+-- Hamming pre-selection; the candidates are rescored exactly from
 -- documents.embedding. The partition key keeps a query for one type from
 -- scanning the others; scope and conversation are metadata columns filtered
 -- inside the scan.
@@ -34,5 +35,5 @@ CREATE VIRTUAL TABLE documents_vec USING vec0 (
     doc_type        TEXT PARTITION KEY,
     scope           TEXT,
     conversation_id TEXT,
-    embedding       BIT[768]
+    embedding       BIT[2048]
 );

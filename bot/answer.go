@@ -1,0 +1,166 @@
+package bot
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"regexp"
+	"strings"
+	"time"
+
+	"maunium.net/go/mautrix/event"
+	"maunium.net/go/mautrix/id"
+
+	"github.com/ada-chat/ada/core"
+)
+
+// Typing notices last typingTimeout and are renewed every typingRenew while
+// the answer is being made.
+const (
+	typingTimeout = 30 * time.Second
+	typingRenew   = 20 * time.Second
+)
+
+// answer is the whole life of one question: 🧠 at once, a typing notice
+// while the backend works, the event stream consumed here, then one complete
+// reply and ✅; or ❌ and a plain notice. Nothing partial is ever posted.
+func (b *Bot) answer(ctx context.Context, evt *event.Event, content *event.MessageEventContent, s roomSettings) error {
+	log := logFrom(ctx, b.log)
+	b.react(ctx, evt.RoomID, evt.ID, reactThinking)
+	stopTyping := b.typing(ctx, evt.RoomID)
+	res, err := b.ask(ctx, evt, content, s)
+	stopTyping()
+	if err != nil {
+		log.Warn("answer failed", "error", err, "kind", int(core.KindOf(err)))
+		b.fail(ctx, evt, failureText(err))
+		return nil
+	}
+	for _, c := range replyContents(res.Response, evt) {
+		if _, err := b.sendContent(ctx, evt.RoomID, c); err != nil {
+			log.Error("could not post the reply", "error", err)
+			b.fail(ctx, evt, "I had an answer but could not post it here.")
+			return nil
+		}
+	}
+	b.react(ctx, evt.RoomID, evt.ID, reactDone)
+	log.Info("answered", "conversation_id", res.ConversationID, "request_id", res.RequestID, "chars", len(res.Response))
+	return nil
+}
+
+// ask builds the chat request and consumes the event stream. Only a stream
+// that ended with done and a non-blank answer counts.
+func (b *Bot) ask(ctx context.Context, evt *event.Event, content *event.MessageEventContent, s roomSettings) (core.ChatResult, error) {
+	req := core.ChatRequest{
+		Prompt:          b.promptText(content.Body),
+		ConversationID:  s.ConversationID,
+		UserTimestamp:   time.UnixMilli(evt.Timestamp),
+		Store:           b.storageOn(s),
+		ContextMessages: b.contextFor(ctx, s, evt.ID),
+		RoomID:          evt.RoomID.String(),
+		RequestID:       newRequestID(),
+	}
+	ctx, cancel := context.WithTimeout(ctx, b.opts.ChatTimeout)
+	defer cancel()
+	var done *core.ChatResult
+	res, err := b.deps.Backend.Chat(ctx, req, func(ev core.Event) error {
+		switch ev.Type {
+		case core.EventDone:
+			done = ev.Done
+		case core.EventError:
+			return core.Errorf(core.KindUpstream, "%s", ev.Error)
+		}
+		return nil // tokens and thinking are not shown: one complete reply is posted at the end
+	})
+	switch {
+	case err != nil:
+		return core.ChatResult{}, err
+	case done == nil:
+		return core.ChatResult{}, core.Errorf(core.KindUpstream, "the answer stream ended before it was complete")
+	case strings.TrimSpace(res.Response) == "":
+		return core.ChatResult{}, core.Errorf(core.KindUpstream, "the language model gave an empty answer")
+	}
+	return res, nil
+}
+
+// promptText drops a leading address to the bot ("Ada: ...", "@ada:x, ...")
+// so the model sees the question, not its own name.
+func (b *Bot) promptText(body string) string {
+	names := []string{regexp.QuoteMeta(b.opts.DisplayName), regexp.QuoteMeta(b.opts.UserID)}
+	re := regexp.MustCompile(`(?i)^\s*@?(?:` + strings.Join(names, "|") + `)\s*[:,]\s*`)
+	if rest := re.ReplaceAllString(body, ""); strings.TrimSpace(rest) != "" {
+		return strings.TrimSpace(rest)
+	}
+	return strings.TrimSpace(body)
+}
+
+// fail marks the message ❌ and says in plain words what went wrong. When
+// the bot itself is stopping there is nobody to tell.
+func (b *Bot) fail(ctx context.Context, evt *event.Event, reason string) {
+	if b.runCtx.Err() != nil {
+		return
+	}
+	b.react(ctx, evt.RoomID, evt.ID, reactFailed)
+	if _, err := b.sendNotice(ctx, evt, "⚠️ Sorry, I could not answer: "+reason); err != nil {
+		logFrom(ctx, b.log).Error("could not post the failure notice", "error", err)
+	}
+}
+
+// failureText turns a backend error into a short sentence for the room.
+// Only client-safe messages are shown (core.SafeMessage).
+func failureText(err error) string {
+	msg := strings.TrimSuffix(core.SafeMessage(err), ".")
+	switch core.KindOf(err) {
+	case core.KindUpstream:
+		return "the language model did not give an answer (" + msg + "). Please try again later."
+	case core.KindCanceled:
+		if errors.Is(err, context.DeadlineExceeded) {
+			return "the answer took too long, so I gave up. Please try again."
+		}
+		return "the request was cancelled. Please try again."
+	case core.KindUnavailable:
+		return "Ada's memory store is unavailable right now (" + msg + ")."
+	case core.KindInvalid, core.KindTooLarge:
+		return "I could not use that message (" + msg + ")."
+	case core.KindUnauthorized:
+		return "the bridge is not allowed to use Ada's API (check API_KEY)."
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return "the answer took too long, so I gave up. Please try again."
+	}
+	return "something went wrong on my side; it has been logged."
+}
+
+// typing shows the bot as typing in room until the returned func is called.
+func (b *Bot) typing(ctx context.Context, room id.RoomID) (stop func()) {
+	tctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(typingRenew)
+		defer t.Stop()
+		for {
+			if _, err := b.cli.UserTyping(tctx, room, true, typingTimeout); err != nil && tctx.Err() == nil {
+				logFrom(ctx, b.log).Debug("typing notice failed", "error", err)
+			}
+			select {
+			case <-tctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() {
+		cancel()
+		<-done
+		if ctx.Err() == nil {
+			_, _ = b.cli.UserTyping(ctx, room, false, 0)
+		}
+	}
+}
+
+func newRequestID() string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return "mx-" + hex.EncodeToString(b[:])
+}

@@ -1,0 +1,178 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"maunium.net/go/mautrix/event"
+)
+
+// commandPrefix starts every room command.
+const commandPrefix = "!ada"
+
+// moderatorLevel is the power level needed to change a room's privacy.
+const moderatorLevel = 50
+
+// command is one `!ada` command, in the shape of mautrix's commands package:
+// a name, help text, a handler, and optional subcommands. A handler returns
+// the Markdown reply, or an error, which becomes ❌ and a plain notice.
+type command struct {
+	name  string
+	usage string
+	help  string
+	run   func(ctx context.Context, c *commandEvent) (string, error)
+	subs  map[string]*command
+}
+
+// commandEvent is one parsed command.
+type commandEvent struct {
+	evt  *event.Event
+	room roomSettings
+	args []string // after the command name, lower-cased
+}
+
+// commandTable lists every command in one place.
+func (b *Bot) commandTable() map[string]*command {
+	privacy := &command{name: "privacy", usage: "privacy on|off|status", help: "memory storage for this room", subs: map[string]*command{
+		"on":     {name: "on", usage: "privacy on", help: "store messages, turns and memories from this room (moderators)", run: b.cmdPrivacySet(true)},
+		"off":    {name: "off", usage: "privacy off", help: "privacy mode: store nothing from this room (moderators)", run: b.cmdPrivacySet(false)},
+		"status": {name: "status", usage: "privacy status", help: "say whether this room's messages are stored", run: b.cmdPrivacyStatus},
+	}}
+	return map[string]*command{
+		"privacy": privacy,
+		"clear":   {name: "clear", usage: "clear", help: "start a new conversation; earlier messages are no longer used as context", run: b.cmdClear},
+		"status":  {name: "status", usage: "status", help: "health of Ada, its language model and this room", run: b.cmdStatus},
+		"help":    {name: "help", usage: "help", help: "show this list", run: b.cmdHelp},
+	}
+}
+
+// parseCommand recognises "!ada ..." (any case) and returns the words after
+// the prefix, lower-cased.
+func parseCommand(text string) ([]string, bool) {
+	fields := strings.Fields(text)
+	if len(fields) == 0 || !strings.EqualFold(fields[0], commandPrefix) {
+		return nil, false
+	}
+	args := fields[1:]
+	for i := range args {
+		args[i] = strings.ToLower(args[i])
+	}
+	return args, true
+}
+
+// runCommand finds the handler (walking subcommands) and posts its reply.
+// `!ada` alone shows the help; unknown commands get a hint.
+func (b *Bot) runCommand(ctx context.Context, evt *event.Event, s roomSettings, args []string) error {
+	log := logFrom(ctx, b.log)
+	if len(args) == 0 {
+		args = []string{"help"}
+	}
+	cmd, ok := b.cmds[args[0]]
+	path := []string{args[0]}
+	args = args[1:]
+	for ok && cmd.subs != nil {
+		if len(args) == 0 {
+			cmd = &command{run: usageOf(cmd)}
+			break
+		}
+		sub, found := cmd.subs[args[0]]
+		if !found {
+			cmd = &command{run: unknownSub(cmd, args[0])}
+			break
+		}
+		cmd, path, args = sub, append(path, args[0]), args[1:]
+	}
+	if !ok {
+		cmd = &command{run: unknownCommand(path[0])}
+	}
+	log = log.With("command", strings.Join(path, " "))
+	log.Info("running command")
+	reply, err := cmd.run(withLogger(ctx, log), &commandEvent{evt: evt, room: s, args: args})
+	if err != nil {
+		log.Error("command failed", "error", err)
+		b.fail(ctx, evt, "the command failed; it has been logged.")
+		return nil
+	}
+	if _, err := b.sendNotice(ctx, evt, reply); err != nil {
+		return fmt.Errorf("post the command's reply: %w", err)
+	}
+	return nil
+}
+
+func unknownCommand(name string) func(context.Context, *commandEvent) (string, error) {
+	return func(context.Context, *commandEvent) (string, error) {
+		return fmt.Sprintf("I don't know the command `%s %s`. Try `%s help` for the list.", commandPrefix, name, commandPrefix), nil
+	}
+}
+
+func unknownSub(parent *command, sub string) func(context.Context, *commandEvent) (string, error) {
+	return func(context.Context, *commandEvent) (string, error) {
+		return fmt.Sprintf("I don't know `%s %s %s`. Usage: `%s %s`.", commandPrefix, parent.name, sub, commandPrefix, parent.usage), nil
+	}
+}
+
+func usageOf(parent *command) func(context.Context, *commandEvent) (string, error) {
+	return func(context.Context, *commandEvent) (string, error) {
+		return fmt.Sprintf("Usage: `%s %s`.", commandPrefix, parent.usage), nil
+	}
+}
+
+// cmdHelp lists the commands and how to wake the bot.
+func (b *Bot) cmdHelp(context.Context, *commandEvent) (string, error) {
+	var lines []string
+	var names []string
+	for n := range b.cmds {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		c := b.cmds[n]
+		if c.subs == nil {
+			lines = append(lines, fmt.Sprintf("- `%s %s`: %s", commandPrefix, c.usage, c.help))
+			continue
+		}
+		var subs []string
+		for s := range c.subs {
+			subs = append(subs, s)
+		}
+		sort.Strings(subs)
+		for _, s := range subs {
+			lines = append(lines, fmt.Sprintf("- `%s %s`: %s", commandPrefix, c.subs[s].usage, c.subs[s].help))
+		}
+	}
+	return fmt.Sprintf("**%s commands**\n\n%s\n\n%s", b.opts.DisplayName, strings.Join(lines, "\n"), b.howToAsk()), nil
+}
+
+// howToAsk tells members how to wake the bot with the current settings.
+func (b *Bot) howToAsk() string {
+	var ways []string
+	if b.opts.RespondToMentions {
+		ways = append(ways, "mention me")
+	}
+	if b.opts.RespondToDisplayName {
+		ways = append(ways, "write my name")
+	}
+	if b.opts.RespondToKeywords && len(b.opts.Keywords) > 0 {
+		ways = append(ways, "use one of the words "+strings.Join(b.opts.Keywords, ", "))
+	}
+	if b.opts.RespondToDMs {
+		ways = append(ways, "write to me in a direct chat")
+	}
+	if len(ways) == 0 {
+		return "I only answer commands here."
+	}
+	return "To ask me something, " + strings.Join(ways, ", or ") + "."
+}
+
+// cmdClear starts a new conversation for the room and forgets its context.
+func (b *Bot) cmdClear(ctx context.Context, c *commandEvent) (string, error) {
+	if _, err := b.store.newConversation(ctx, c.evt.RoomID); err != nil {
+		return "", err
+	}
+	if err := b.forgetContext(ctx, c.evt.RoomID); err != nil {
+		return "", err
+	}
+	return "🧹 Started a new conversation: I will not use this room's earlier messages as context. Long-term memories are kept.", nil
+}

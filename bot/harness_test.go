@@ -1,0 +1,216 @@
+package bot
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"maunium.net/go/mautrix/id"
+
+	"github.com/ada-chat/ada/bot/internal/dendritetest"
+	"github.com/ada-chat/ada/config"
+	"github.com/ada-chat/ada/core"
+	"github.com/ada-chat/ada/core/embed"
+	"github.com/ada-chat/ada/core/llm/llmtest"
+	"github.com/ada-chat/ada/core/llm/ollama"
+	"github.com/ada-chat/ada/storage"
+)
+
+// testTimeout bounds every wait on the homeserver in the end-to-end tests.
+const testTimeout = 20 * time.Second
+
+// syncBuffer collects log output from several goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// testClock is an injectable clock for the core and the bot.
+type testClock struct {
+	mu     sync.Mutex
+	offset time.Duration
+}
+
+func (c *testClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return time.Now().Add(c.offset)
+}
+
+func (c *testClock) Set(offset time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.offset = offset
+}
+
+// botAccount is a registered bot user on the test homeserver.
+type botAccount struct {
+	userID   id.UserID
+	password string
+}
+
+func registerBot(t testing.TB, hs *dendritetest.Server, localpart string) botAccount {
+	t.Helper()
+	pw := rand.Text()
+	userID, _, _ := hs.RegisterUser(t, localpart, pw, false)
+	return botAccount{userID: id.UserID(userID), password: pw}
+}
+
+// botEnv is a running bridge built the way cmd/ada builds it: settings parsed
+// by config.Load from environment variables, the real SQLite store, the real
+// core with the Ollama client pointed at the scripted fake LLM, and
+// bot.OptionsFromConfig + bot.New + Run.
+type botEnv struct {
+	t      testing.TB
+	cfg    *config.Config
+	db     *storage.DB
+	svc    *core.Service
+	bot    *Bot
+	clock  *testClock
+	logs   *syncBuffer
+	cancel context.CancelFunc
+	done   chan error
+}
+
+// botSettings are the environment variables of a test bridge; extra wins.
+func botSettings(hs *dendritetest.Server, llm *llmtest.Server, acct botAccount, dataDir string, extra map[string]string) map[string]string {
+	env := map[string]string{
+		"DATA_DIR":            dataDir,
+		"LOG_LEVEL":           "DEBUG",
+		"LLM_BACKEND":         "ollama",
+		"LLM_BASE_URL":        llm.URL(),
+		"LLM_MODEL":           "test-model",
+		"EMBED_BACKEND":       "hash",
+		"RAG_SUMMARY_EVERY_N": "100", // no background summaries eating scripted replies
+		"MATRIX_HOMESERVER":   hs.URL(),
+		"MATRIX_USER_ID":      acct.userID.String(),
+		"MATRIX_PASSWORD":     acct.password,
+		"BOT_DISPLAY_NAME":    "Ada",
+	}
+	for k, v := range extra {
+		env[k] = v
+	}
+	return env
+}
+
+// startBot runs a bridge with the given settings until the test ends (or
+// stop is called), and waits until it has caught up.
+func startBot(t testing.TB, env map[string]string) *botEnv {
+	t.Helper()
+	cfg, err := config.Load(func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatalf("config: %v", err)
+	}
+	e := &botEnv{t: t, cfg: cfg, clock: &testClock{}, logs: &syncBuffer{}, done: make(chan error, 1)}
+	log := slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	ctx := context.Background()
+	if e.db, err = storage.Open(ctx, cfg.DBPath()); err != nil {
+		t.Fatalf("storage: %v", err)
+	}
+	emb := embed.Hash{}
+	if err := e.db.CheckEmbedder(ctx, emb.Name()); err != nil {
+		t.Fatalf("embedder: %v", err)
+	}
+	opts := core.DefaultOptions()
+	opts.SummaryEveryN = cfg.RAGSummaryEveryN
+	llm := ollama.New(ollama.Options{BaseURL: cfg.LLMBaseURL, Model: cfg.LLMModel})
+	e.svc = core.New(core.Deps{Store: e.db, Embedder: emb, LLM: llm, Logger: log, Now: e.clock.Now}, opts)
+	e.bot, err = New(OptionsFromConfig(cfg, "test-version"), Deps{
+		Backend: NewCoreBackend(e.svc), DB: e.db.Writer(), ReadDB: e.db.Reader(),
+		Retention: e.svc, Logger: log, Now: e.clock.Now,
+	})
+	if err != nil {
+		t.Fatalf("bot.New: %v", err)
+	}
+	runCtx, cancel := context.WithCancel(context.Background())
+	e.cancel = cancel
+	go func() { e.done <- e.bot.Run(runCtx) }()
+	t.Cleanup(func() {
+		e.stop()
+		if t.Failed() {
+			t.Logf("bot log (tail):\n%s", tailLines(e.logs.String(), 80))
+		}
+	})
+	select {
+	case <-e.bot.Ready():
+	case err := <-e.done:
+		e.done <- err
+		t.Fatalf("bot exited before it was ready: %v\n%s", err, tailLines(e.logs.String(), 60))
+	case <-time.After(testTimeout):
+		t.Fatalf("bot not ready after %s\n%s", testTimeout, tailLines(e.logs.String(), 60))
+	}
+	return e
+}
+
+// stop ends the bridge and checks that Run returned cleanly; safe to call twice.
+func (e *botEnv) stop() {
+	if e.cancel == nil {
+		return
+	}
+	e.cancel()
+	e.cancel = nil
+	select {
+	case err := <-e.done:
+		if err != nil {
+			e.t.Errorf("bot.Run returned %v", err)
+		}
+	case <-time.After(15 * time.Second):
+		e.t.Errorf("bot did not stop within 15s")
+	}
+	e.svc.Close()
+	e.db.Close()
+}
+
+// count runs a COUNT(*) query on the bridge's database.
+func (e *botEnv) count(query string, args ...any) int {
+	e.t.Helper()
+	var n int
+	if err := e.db.Reader().QueryRowContext(context.Background(), query, args...).Scan(&n); err != nil {
+		e.t.Fatalf("%s: %v", query, err)
+	}
+	return n
+}
+
+// storedFromRoom counts what the database holds from a room: the bridge's
+// room messages and the core documents (turns, summaries, memories).
+func (e *botEnv) storedFromRoom(room id.RoomID) (messages, documents int) {
+	return e.count(`SELECT count(*) FROM bridge_messages WHERE room_id = ?`, room.String()),
+		e.count(`SELECT count(*) FROM documents WHERE room_id = ?`, room.String())
+}
+
+func (e *botEnv) reader() *sql.DB { return e.db.Reader() }
+
+func tailLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// fmtMessages flattens an LLM conversation for substring checks.
+func fmtMessages(msgs []core.Message) string {
+	var b strings.Builder
+	for _, m := range msgs {
+		b.WriteString(m.Role + ": " + m.Content + "\n")
+	}
+	return b.String()
+}

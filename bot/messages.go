@@ -1,0 +1,48 @@
+package bot
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"maunium.net/go/mautrix/event"
+)
+
+// handleMessage runs in the room's queue: it remembers the message as
+// context, then, for a live message from an allowed user, runs a command
+// or answers when the message activates the bot.
+func (b *Bot) handleMessage(ctx context.Context, evt *event.Event, backlog bool) error {
+	content, ok := evt.Content.Parsed.(*event.MessageEventContent)
+	if !ok {
+		return nil
+	}
+	content.RemoveReplyFallback()
+	text := strings.TrimSpace(content.Body)
+	if text == "" {
+		return nil
+	}
+	args, isCommand := parseCommand(text)
+	s, err := b.store.room(ctx, evt.RoomID)
+	if err != nil {
+		return err
+	}
+	if !isCommand {
+		b.remember(ctx, s, roomMessage{EventID: evt.ID, Sender: evt.Sender, Text: text, Time: time.UnixMilli(evt.Timestamp)})
+	}
+	log := logFrom(ctx, b.log)
+	switch {
+	case backlog || evt.Sender == b.cli.UserID:
+		return nil
+	case !b.policy.userAllowed(evt.Sender):
+		log.Debug("ignoring a message from a user not in ALLOWED_USERS")
+		return nil
+	case isCommand:
+		return b.runCommand(ctx, evt, s, args)
+	}
+	trig := b.act.check(content, b.opts.RespondToDMs && b.isDM(ctx, evt.RoomID))
+	if trig == triggerNone {
+		return nil
+	}
+	log.Info("answering", "trigger", string(trig))
+	return b.answer(ctx, evt, content, s)
+}

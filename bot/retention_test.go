@@ -1,0 +1,99 @@
+package bot
+
+import (
+	"context"
+	"log/slog"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"maunium.net/go/mautrix/id"
+
+	"github.com/ada-chat/ada/core"
+	"github.com/ada-chat/ada/core/embed"
+	"github.com/ada-chat/ada/core/llm/llmtest"
+	"github.com/ada-chat/ada/core/llm/ollama"
+	"github.com/ada-chat/ada/storage"
+)
+
+// TestRetentionSweep backdates data with an injected clock and checks that
+// one sweep deletes what the bridge caused to be stored before the limit
+// (room messages, and turns from rooms), and keeps newer data and documents
+// that did not come from a room.
+func TestRetentionSweep(t *testing.T) {
+	ctx := context.Background()
+	db, err := storage.Open(ctx, filepath.Join(t.TempDir(), "ada.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	clock := &testClock{}
+	llm := llmtest.New(t)
+	svc := core.New(core.Deps{Store: db, Embedder: embed.Hash{}, LLM: ollama.New(ollama.Options{BaseURL: llm.URL(), Model: "m"}),
+		Now: clock.Now}, core.DefaultOptions())
+	defer svc.Close()
+	b, err := New(Options{Homeserver: "http://unused", UserID: "@ada:x", Password: "p", RetentionDays: 30, MaxContextMessages: 10},
+		Deps{Backend: NewCoreBackend(svc), DB: db.Writer(), ReadDB: db.Reader(), Retention: svc, Now: clock.Now,
+			Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	room := id.RoomID("!retention:localhost")
+	old, recent := -40*24*time.Hour, -24*time.Hour
+	for _, m := range []struct {
+		id  id.EventID
+		age time.Duration
+	}{{"$old", old}, {"$recent", recent}} {
+		if err := b.store.addMessage(ctx, room, roomMessage{EventID: m.id, Sender: "@a:x", Text: "t", Time: time.Now().Add(m.age)}, 10); err != nil {
+			t.Fatal(err)
+		}
+	}
+	chatAt := func(age time.Duration, roomID id.RoomID) {
+		clock.Set(age)
+		_, err := svc.Chat(ctx, core.ChatRequest{Prompt: "hello", RoomID: roomID.String(), Store: true, UserTimestamp: clock.Now()},
+			func(core.Event) error { return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	chatAt(old, room)    // 2 old turns from the room: deleted
+	chatAt(recent, room) // 2 recent turns from the room: kept
+	chatAt(old, "")      // 2 old turns from the HTTP API: not the bridge's, kept
+	clock.Set(0)
+
+	messages, documents := b.sweep(ctx)
+	if messages != 1 || documents != 2 {
+		t.Errorf("sweep deleted %d messages and %d documents, want 1 and 2", messages, documents)
+	}
+	var kept []string
+	rows, err := db.Reader().QueryContext(ctx, `SELECT event_id FROM bridge_messages`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var s string
+		_ = rows.Scan(&s)
+		kept = append(kept, s)
+	}
+	rows.Close()
+	if len(kept) != 1 || kept[0] != "$recent" {
+		t.Errorf("room messages kept: %v, want [$recent]", kept)
+	}
+	var fromRoom, notFromRoom int
+	_ = db.Reader().QueryRowContext(ctx, `SELECT count(*) FROM documents WHERE room_id = ?`, room.String()).Scan(&fromRoom)
+	_ = db.Reader().QueryRowContext(ctx, `SELECT count(*) FROM documents WHERE room_id IS NULL AND type = 'turn'`).Scan(&notFromRoom)
+	if fromRoom != 2 || notFromRoom != 2 {
+		t.Errorf("documents kept: %d from the room (want 2), %d from the API (want 2)", fromRoom, notFromRoom)
+	}
+
+	// DATA_RETENTION_DAYS=0 keeps everything: the loop returns at once.
+	b.opts.RetentionDays = 0
+	done := make(chan struct{})
+	go func() { b.retentionLoop(ctx); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(time.Second):
+		t.Fatal("retention loop with 0 days should not run")
+	}
+}

@@ -1,0 +1,67 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"maunium.net/go/mautrix"
+	"maunium.net/go/mautrix/event"
+	"maunium.net/go/mautrix/format"
+	"maunium.net/go/mautrix/id"
+)
+
+// sendContent sends one m.room.message. It learns the room's encryption state
+// first and, in an encrypted room, sends only the Megolm-encrypted event: if
+// encryption fails, nothing is sent, never plaintext.
+func (b *Bot) sendContent(ctx context.Context, room id.RoomID, content *event.MessageEventContent) (id.EventID, error) {
+	if err := b.prepareRoom(ctx, room); err != nil {
+		return "", fmt.Errorf("not sending: %w", err)
+	}
+	encrypted, err := b.cli.StateStore.IsEncrypted(ctx, room)
+	if err != nil {
+		return "", fmt.Errorf("not sending: cannot tell whether the room is encrypted: %w", err)
+	}
+	var resp *mautrix.RespSendEvent
+	if encrypted {
+		if b.crypto == nil {
+			return "", errors.New("not sending: the room is encrypted and encryption is not set up")
+		}
+		enc, err := b.crypto.Encrypt(ctx, room, event.EventMessage, content)
+		if err != nil {
+			return "", fmt.Errorf("not sending: encryption failed: %w", err)
+		}
+		resp, err = b.cli.SendMessageEvent(ctx, room, event.EventEncrypted, enc)
+		if err != nil {
+			return "", err
+		}
+	} else {
+		resp, err = b.cli.SendMessageEvent(ctx, room, event.EventMessage, content, mautrix.ReqSendEvent{DontEncrypt: true})
+		if err != nil {
+			return "", err
+		}
+	}
+	return resp.EventID, nil
+}
+
+// notice renders Markdown written by the bot itself as an m.notice.
+func notice(markdown string) *event.MessageEventContent {
+	c := format.RenderMarkdown(markdown, true, false)
+	c.MsgType = event.MsgNotice
+	c.Mentions = &event.Mentions{}
+	return &c
+}
+
+// sendNoticeTo posts a notice into a room, not as a reply (the intro).
+func (b *Bot) sendNoticeTo(ctx context.Context, room id.RoomID, markdown string) (id.EventID, error) {
+	return b.sendContent(ctx, room, notice(markdown))
+}
+
+// sendNotice posts a notice as a reply to evt (in its thread, if any),
+// mentioning only evt's sender.
+func (b *Bot) sendNotice(ctx context.Context, evt *event.Event, markdown string) (id.EventID, error) {
+	c := notice(markdown)
+	relateTo(c, evt, true)
+	c.Mentions = &event.Mentions{UserIDs: []id.UserID{evt.Sender}}
+	return b.sendContent(ctx, evt.RoomID, c)
+}

@@ -1,0 +1,57 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// statusTimeout bounds the health probe behind !ada status.
+const statusTimeout = 5 * time.Second
+
+// cmdStatus reports real health: the API, the LLM and the store as the
+// backend sees them now, the rooms the bot is in, this room's storage, and
+// the version.
+func (b *Bot) cmdStatus(ctx context.Context, c *commandEvent) (string, error) {
+	hctx, cancel := context.WithTimeout(ctx, statusTimeout)
+	defer cancel()
+	st := b.deps.Backend.Health(hctx)
+	var lines []string
+	add := func(format string, args ...any) { lines = append(lines, "- "+fmt.Sprintf(format, args...)) }
+
+	switch {
+	case !st.APIOK:
+		add("Ada API: ❌ not reachable (%s): %s", st.Via, st.APIError)
+	case st.Via == "in-process":
+		add("Ada API: ✅ in-process")
+	default:
+		add("Ada API: ✅ %s", st.Via)
+	}
+	if st.APIOK {
+		model := strings.Trim(st.LLMBackend+" · "+st.LLMModel, " ·")
+		if st.LLMOK {
+			add("Language model: ✅ %s", model)
+		} else {
+			add("Language model: ❌ %s: %s", model, st.LLMError)
+		}
+		if st.StoreOK {
+			add("Memory store: ✅")
+		} else {
+			add("Memory store: ❌ %s", st.StoreError)
+		}
+	}
+	if joined, err := b.cli.JoinedRooms(hctx); err == nil {
+		add("Joined rooms: %d", len(joined.JoinedRooms))
+	} else {
+		add("Joined rooms: unknown (%v)", err)
+	}
+	add("This room: %s", b.storageText(c.room))
+	if enc, err := b.cli.StateStore.IsEncrypted(ctx, c.evt.RoomID); err == nil && enc {
+		add("Encryption: on (end-to-end)")
+	} else {
+		add("Encryption: off")
+	}
+	add("Version: %s", b.opts.Version)
+	return fmt.Sprintf("**%s status**\n\n%s", b.opts.DisplayName, strings.Join(lines, "\n")), nil
+}

@@ -1,0 +1,37 @@
+package main
+
+import (
+	"context"
+
+	"github.com/ada-chat/ada/apiserver/client"
+	"github.com/ada-chat/ada/bot"
+	"github.com/ada-chat/ada/core"
+)
+
+// apiBackend adapts the HTTP client of Ada's API to the bridge's Backend.
+type apiBackend struct{ c *client.Client }
+
+func (b apiBackend) Chat(ctx context.Context, req core.ChatRequest, emit func(core.Event) error) (core.ChatResult, error) {
+	return b.c.Chat(ctx, req, emit)
+}
+
+// Health maps /v1/healthz onto the status the bridge shows.
+func (b apiBackend) Health(ctx context.Context) bot.Status {
+	st := bot.Status{Via: b.c.BaseURL()}
+	h, err := b.c.Health(ctx)
+	if err != nil {
+		st.APIError = core.SafeMessage(err)
+		return st
+	}
+	st.APIOK = true
+	st.StoreOK, st.StoreError = h.Store.OK, strOrEmpty(h.Store.Error)
+	st.LLMOK, st.LLMBackend, st.LLMModel, st.LLMError = h.LLM.OK, h.LLM.Backend, h.LLM.Model, strOrEmpty(h.LLM.Error)
+	return st
+}
+
+func strOrEmpty(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
