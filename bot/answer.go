@@ -25,27 +25,53 @@ const (
 // answer is the whole life of one question: 🧠 at once, a typing notice
 // while the backend works, the event stream consumed here, then one complete
 // reply and ✅; or ❌ and a plain notice. Nothing partial is ever posted.
+// The 🧠 reaction goes out while the backend already works, and the reply
+// waits for it, so members always see 🧠 first.
 func (b *Bot) answer(ctx context.Context, evt *event.Event, content *event.MessageEventContent, s roomSettings) error {
 	log := logFrom(ctx, b.log)
-	b.react(ctx, evt.RoomID, evt.ID, reactThinking)
+	reacted := b.background(func() { b.react(ctx, evt.RoomID, evt.ID, reactThinking) })
 	stopTyping := b.typing(ctx, evt.RoomID)
 	res, err := b.ask(ctx, evt, content, s)
-	stopTyping()
+	<-reacted
 	if err != nil {
+		stopTyping()
 		log.Warn("answer failed", "error", err, "kind", int(core.KindOf(err)))
 		b.fail(ctx, evt, failureText(err))
 		return nil
 	}
-	for _, c := range replyContents(res.Response, evt) {
-		if _, err := b.sendContent(ctx, evt.RoomID, c); err != nil {
+	var first id.EventID
+	for i, c := range replyContents(res.Response, evt) {
+		sent, err := b.sendContent(ctx, evt.RoomID, c)
+		if err != nil {
+			stopTyping()
 			log.Error("could not post the reply", "error", err)
 			b.fail(ctx, evt, "I had an answer but could not post it here.")
 			return nil
 		}
+		if i == 0 {
+			first = sent
+		}
 	}
+	// The answer is part of the room's context from now on; it is recorded
+	// here rather than from its echo in /sync, which comes later.
+	b.remember(ctx, s, roomMessage{EventID: first, Sender: b.cli.UserID, Text: res.Response, Time: b.now()})
+	// ✅ and the end of the typing notice are independent: send both at once.
+	typingStopped := b.background(stopTyping)
 	b.react(ctx, evt.RoomID, evt.ID, reactDone)
+	<-typingStopped
 	log.Info("answered", "conversation_id", res.ConversationID, "request_id", res.RequestID, "chars", len(res.Response))
 	return nil
+}
+
+// background runs fn in a goroutine and returns a channel closed when it is
+// done; callers always wait for it, so no goroutine outlives its job.
+func (b *Bot) background(fn func()) <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		fn()
+	}()
+	return done
 }
 
 // ask builds the chat request and consumes the event stream. Only a stream
@@ -62,6 +88,13 @@ func (b *Bot) ask(ctx context.Context, evt *event.Event, content *event.MessageE
 	}
 	ctx, cancel := context.WithTimeout(ctx, b.opts.ChatTimeout)
 	defer cancel()
+	// BOT_WORKERS bounds how many answers are being made at once.
+	select {
+	case b.answerSlots <- struct{}{}:
+		defer func() { <-b.answerSlots }()
+	case <-ctx.Done():
+		return core.ChatResult{}, core.Wrap(core.KindCanceled, ctx.Err(), "request cancelled")
+	}
 	var done *core.ChatResult
 	res, err := b.deps.Backend.Chat(ctx, req, func(ev core.Event) error {
 		switch ev.Type {
@@ -83,12 +116,18 @@ func (b *Bot) ask(ctx context.Context, evt *event.Event, content *event.MessageE
 	return res, nil
 }
 
-// promptText drops a leading address to the bot ("Ada: ...", "@ada:x, ...")
-// so the model sees the question, not its own name.
+// addressPattern matches a leading address to the bot ("Ada: ...",
+// "@ada:x, ..."). The user id comes first: "@ada:example.org" also starts
+// with "@ada".
+func addressPattern(o Options) *regexp.Regexp {
+	uid, name := regexp.QuoteMeta(o.UserID), regexp.QuoteMeta(o.DisplayName)
+	return regexp.MustCompile(`(?i)^\s*(?:` + uid + `|@?` + name + `)\s*[:,]\s*`)
+}
+
+// promptText drops a leading address to the bot so the model sees the
+// question, not its own name.
 func (b *Bot) promptText(body string) string {
-	names := []string{regexp.QuoteMeta(b.opts.DisplayName), regexp.QuoteMeta(b.opts.UserID)}
-	re := regexp.MustCompile(`(?i)^\s*@?(?:` + strings.Join(names, "|") + `)\s*[:,]\s*`)
-	if rest := re.ReplaceAllString(body, ""); strings.TrimSpace(rest) != "" {
+	if rest := b.address.ReplaceAllString(body, ""); strings.TrimSpace(rest) != "" {
 		return strings.TrimSpace(rest)
 	}
 	return strings.TrimSpace(body)

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
+	"net/http"
+	"regexp"
 	"sync"
 	"time"
 
@@ -25,15 +28,19 @@ type Bot struct {
 	store  *store
 	policy *invitePolicy
 	act    *activation
-	cmds   map[string]*command
+	// address matches "Ada:" at the start of a question (see promptText).
+	address *regexp.Regexp
+	cmds    map[string]*command
 
 	// Set by Run.
-	runCtx    context.Context
-	cli       *mautrix.Client
-	crypto    *cryptohelper.CryptoHelper
-	disp      *dispatcher
-	rooms     roomStates
-	startedAt time.Time
+	runCtx context.Context
+	cli    *mautrix.Client
+	crypto *cryptohelper.CryptoHelper
+	disp   *dispatcher
+	// answerSlots bounds the answers being made at once (BOT_WORKERS).
+	answerSlots chan struct{}
+	rooms       roomStates
+	startedAt   time.Time
 	// catchUpSince is the sync token this process started from: the first
 	// /sync after a start returns the backlog, which is read but never
 	// answered. It is persisted by mautrix's sync store in the same database.
@@ -63,11 +70,13 @@ func New(opts Options, deps Deps) (*Bot, error) {
 	}
 	b := &Bot{
 		opts: opts, deps: deps, log: deps.Logger, zlog: newZerolog(deps.Logger), now: deps.Now,
-		store:  &store{w: deps.DB, r: read, now: deps.Now},
-		policy: newInvitePolicy(opts),
-		act:    newActivation(opts),
-		rooms:  roomStates{m: make(map[id.RoomID]*roomRuntime)},
-		ready:  make(chan struct{}),
+		store:       &store{w: deps.DB, r: read, now: deps.Now},
+		policy:      newInvitePolicy(opts),
+		act:         newActivation(opts),
+		address:     addressPattern(opts),
+		rooms:       roomStates{m: make(map[id.RoomID]*roomRuntime)},
+		ready:       make(chan struct{}),
+		answerSlots: make(chan struct{}, opts.Workers),
 	}
 	b.cmds = b.commandTable()
 	return b, nil
@@ -83,17 +92,17 @@ func (b *Bot) DeviceID() id.DeviceID { return b.cli.DeviceID }
 
 // Run connects and syncs until ctx ends, then stops cleanly: the sync loop
 // returns, queued room work is cancelled and waited for, the retention
-// sweeper stops. It returns nil on a normal stop.
+// sweeper stops. It returns nil on a normal stop. A Bot runs once.
 func (b *Bot) Run(ctx context.Context) error {
 	b.runCtx = ctx
 	b.startedAt = b.now()
-	if err := b.connect(ctx); err != nil {
+	if err := b.connectWithRetry(ctx); err != nil {
 		if ctx.Err() != nil {
 			return nil
 		}
 		return err
 	}
-	b.disp = newDispatcher(ctx, b.opts.Workers, b.log)
+	b.disp = newDispatcher(ctx, maxParallelJobs, b.log)
 	b.registerHandlers()
 
 	var wg sync.WaitGroup
@@ -114,6 +123,42 @@ func (b *Bot) Run(ctx context.Context) error {
 		return nil
 	}
 	return fmt.Errorf("sync stopped: %w", err)
+}
+
+// Retry delays while the homeserver cannot be reached at start.
+const (
+	firstRetry = 2 * time.Second
+	maxRetry   = time.Minute
+)
+
+// connectWithRetry keeps trying while the homeserver is unreachable or
+// failing (it may start after Ada), but gives up at once on anything else,
+// such as refused credentials: waiting cannot fix those.
+func (b *Bot) connectWithRetry(ctx context.Context) error {
+	delay := firstRetry
+	for {
+		err := b.connect(ctx)
+		if err == nil || ctx.Err() != nil || !transient(err) {
+			return err
+		}
+		b.log.Warn("cannot reach the homeserver yet; retrying", "homeserver", b.opts.Homeserver, "in", delay.String(), "error", err)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(delay):
+		}
+		delay = min(2*delay, maxRetry)
+	}
+}
+
+// transient reports a network failure or a homeserver error (5xx, 429).
+func transient(err error) bool {
+	var he mautrix.HTTPError
+	if errors.As(err, &he) && he.Response != nil {
+		return he.Response.StatusCode >= 500 || he.Response.StatusCode == http.StatusTooManyRequests
+	}
+	var ne net.Error
+	return errors.As(err, &ne)
 }
 
 // connect logs in, sets up end-to-end encryption and cross-signing, and

@@ -13,12 +13,19 @@ import (
 // operator allows it (STORE_IN_RAG) and the room is not in privacy mode.
 func (b *Bot) storageOn(s roomSettings) bool { return b.opts.StoreInRAG && s.StorageEnabled }
 
+// maxContextRunes bounds one remembered message, so that a long answer or
+// paste cannot crowd everything else out of the model's context.
+const maxContextRunes = 2000
+
 // remember adds a room message to the room's context window: always in
 // memory, and in bridge_messages only when storage is on.
 func (b *Bot) remember(ctx context.Context, s roomSettings, m roomMessage) {
 	keep := b.opts.MaxContextMessages
 	if keep <= 0 {
 		return
+	}
+	if r := []rune(m.Text); len(r) > maxContextRunes {
+		m.Text = string(r[:maxContextRunes]) + "…"
 	}
 	rt := b.rooms.get(s.RoomID)
 	b.loadRing(ctx, rt, s)

@@ -9,19 +9,19 @@ import (
 	"maunium.net/go/mautrix/event"
 	"maunium.net/go/mautrix/id"
 
-	"github.com/ada-chat/ada/bot/internal/dendritetest"
+	"github.com/ada-chat/ada/bot/bottest"
 	"github.com/ada-chat/ada/core/llm/llmtest"
 )
 
 // assertNoPlaintextFrom fails if sender put a plaintext m.room.message into
 // room, as the member's client received it from /sync (before decryption).
-func assertNoPlaintextFrom(t *testing.T, m *member, room id.RoomID, sender id.UserID) {
+func assertNoPlaintextFrom(t *testing.T, m *bottest.Member, room id.RoomID, sender id.UserID) {
 	t.Helper()
 	encrypted := 0
-	for _, r := range m.rawFrom(room, sender) {
-		switch r.typ {
+	for _, r := range m.RawFrom(room, sender) {
+		switch r.Type {
 		case event.EventMessage.Type:
-			t.Errorf("plaintext m.room.message %s from %s in encrypted room %s", r.id, sender, room)
+			t.Errorf("plaintext m.room.message %s from %s in encrypted room %s", r.ID, sender, room)
 		case event.EventEncrypted.Type:
 			encrypted++
 		}
@@ -32,51 +32,51 @@ func assertNoPlaintextFrom(t *testing.T, m *member, room id.RoomID, sender id.Us
 }
 
 func TestBridgeEncrypted(t *testing.T) {
-	hs := dendritetest.Start(t)
+	hs := bottest.StartHomeserver(t)
 	llm := llmtest.New(t)
-	acct := registerBot(t, hs, "ada")
+	acct := bottest.RegisterAccount(t, hs, "ada")
 	bot := startBot(t, botSettings(hs, llm, acct, t.TempDir(), nil))
-	alice := newMember(t, hs, "alice", true)
-	bob := newMember(t, hs, "bob", true)
+	alice := bottest.NewMember(t, hs, "alice", true)
+	bob := bottest.NewMember(t, hs, "bob", true)
 
 	t.Run("CrossSigned", func(t *testing.T) { checkCrossSigned(t, alice, bot) })
 
 	t.Run("Room", func(t *testing.T) {
-		room := alice.createRoom(&mautrix.ReqCreateRoom{Name: "secret", InitialState: encryptedRoom(),
-			Invite: []id.UserID{bob.cli.UserID, acct.userID}})
-		bob.join(room)
-		alice.wait("bot joins", membershipOf(room, acct.userID, event.MembershipJoin))
+		room := alice.CreateRoom(&mautrix.ReqCreateRoom{Name: "secret", InitialState: bottest.EncryptedRoom(),
+			Invite: []id.UserID{bob.Client.UserID, acct.UserID}})
+		bob.Join(room)
+		alice.Wait("bot joins", bottest.MembershipOf(room, acct.UserID, event.MembershipJoin))
 		// The intro is the bot's first send into the room, right after
 		// joining: it must already be encrypted.
-		intro := alice.wait("intro", messageFrom(room, acct.userID, event.MsgNotice))
+		intro := alice.Wait("intro", bottest.MessageFrom(room, acct.UserID, event.MsgNotice))
 		if intro.Mautrix.EventSource&event.SourceDecrypted == 0 {
 			t.Errorf("the intro was not decrypted: it was sent in plaintext")
 		}
 		llm.Script(llmtest.Reply{Tokens: []string{"the secret ", "answer"}})
-		asked := alice.say(room, "Ada, tell me a secret")
-		reply := alice.wait("reply", replyTo(acct.userID, asked, event.MsgText))
-		alice.wait("✅", reactionTo(asked, reactDone))
+		asked := alice.Say(room, "Ada, tell me a secret")
+		reply := alice.Wait("reply", bottest.ReplyTo(acct.UserID, asked, event.MsgText))
+		alice.Wait("✅", bottest.ReactionTo(asked, reactDone))
 		if c := reply.Content.AsMessage(); c.Body != "the secret answer" || reply.Mautrix.EventSource&event.SourceDecrypted == 0 {
 			t.Errorf("want the decrypted reply %q, got %q (source %v)", "the secret answer", c.Body, reply.Mautrix.EventSource)
 		}
 		// bob, another member with his own device, can read it too.
-		bob.wait("bob decrypts the reply", func(e *event.Event) bool { return e.ID == reply.ID && e.Content.AsMessage().Body != "" })
-		assertNoPlaintextFrom(t, alice, room, acct.userID)
+		bob.Wait("bob decrypts the reply", func(e *event.Event) bool { return e.ID == reply.ID && e.Content.AsMessage().Body != "" })
+		assertNoPlaintextFrom(t, alice, room, acct.UserID)
 
 		t.Run("Undecryptable", func(t *testing.T) {
 			// A Megolm event of a known session whose ciphertext is garbage.
-			enc, err := alice.crypto.Encrypt(context.Background(), room, event.EventMessage,
+			enc, err := alice.Crypto.Encrypt(context.Background(), room, event.EventMessage,
 				&event.MessageEventContent{MsgType: event.MsgText, Body: "Ada, you cannot read this"})
 			if err != nil {
 				t.Fatal(err)
 			}
 			enc.MegolmCiphertext = []byte("AwgAEhBub3QgYSByZWFsIGNpcGhlcnRleHQ")
-			resp, err := alice.cli.SendMessageEvent(context.Background(), room, event.EventEncrypted, enc)
+			resp, err := alice.Client.SendMessageEvent(context.Background(), room, event.EventEncrypted, enc)
 			if err != nil {
 				t.Fatal(err)
 			}
-			alice.wait("🔒 on the undecryptable message", reactionTo(resp.EventID, reactUndecryptable))
-			n := alice.wait("notice about it", replyTo(acct.userID, resp.EventID, event.MsgNotice))
+			alice.Wait("🔒 on the undecryptable message", bottest.ReactionTo(resp.EventID, reactUndecryptable))
+			n := alice.Wait("notice about it", bottest.ReplyTo(acct.UserID, resp.EventID, event.MsgNotice))
 			if !strings.Contains(n.Content.AsMessage().Body, "could not decrypt") {
 				t.Errorf("notice: %q", n.Content.AsMessage().Body)
 			}
@@ -84,17 +84,17 @@ func TestBridgeEncrypted(t *testing.T) {
 	})
 
 	t.Run("DM", func(t *testing.T) {
-		dm := alice.createRoom(&mautrix.ReqCreateRoom{IsDirect: true, Preset: "trusted_private_chat",
-			InitialState: encryptedRoom(), Invite: []id.UserID{acct.userID}})
-		alice.wait("bot joins the DM", membershipOf(dm, acct.userID, event.MembershipJoin))
+		dm := alice.CreateRoom(&mautrix.ReqCreateRoom{IsDirect: true, Preset: "trusted_private_chat",
+			InitialState: bottest.EncryptedRoom(), Invite: []id.UserID{acct.UserID}})
+		alice.Wait("bot joins the DM", bottest.MembershipOf(dm, acct.UserID, event.MembershipJoin))
 		llm.Script(llmtest.Reply{Tokens: []string{"a private answer"}})
-		asked := alice.say(dm, "just between us")
-		reply := alice.wait("reply in the DM", replyTo(acct.userID, asked, event.MsgText))
+		asked := alice.Say(dm, "just between us")
+		reply := alice.Wait("reply in the DM", bottest.ReplyTo(acct.UserID, asked, event.MsgText))
 		if reply.Content.AsMessage().Body != "a private answer" {
 			t.Errorf("got %q", reply.Content.AsMessage().Body)
 		}
-		alice.wait("✅", reactionTo(asked, reactDone))
-		assertNoPlaintextFrom(t, alice, dm, acct.userID)
+		alice.Wait("✅", bottest.ReactionTo(asked, reactDone))
+		assertNoPlaintextFrom(t, alice, dm, acct.UserID)
 	})
 
 	if n := strings.Count(bot.logs.String(), "SAVE THIS RECOVERY KEY"); n != 1 {
@@ -104,10 +104,10 @@ func TestBridgeEncrypted(t *testing.T) {
 
 // checkCrossSigned asks the homeserver, as another user would, whether the
 // bot's device is signed by the bot's self-signing key.
-func checkCrossSigned(t *testing.T, m *member, e *botEnv) {
+func checkCrossSigned(t *testing.T, m *bottest.Member, e *botEnv) {
 	t.Helper()
 	botID, dev := e.bot.UserID(), e.bot.DeviceID()
-	resp, err := m.cli.QueryKeys(context.Background(), &mautrix.ReqQueryKeys{DeviceKeys: mautrix.DeviceKeysRequest{botID: {}}})
+	resp, err := m.Client.QueryKeys(context.Background(), &mautrix.ReqQueryKeys{DeviceKeys: mautrix.DeviceKeysRequest{botID: {}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -9,7 +10,7 @@ import (
 	"maunium.net/go/mautrix/event"
 	"maunium.net/go/mautrix/id"
 
-	"github.com/ada-chat/ada/bot/internal/dendritetest"
+	"github.com/ada-chat/ada/bot/bottest"
 	"github.com/ada-chat/ada/core/llm/llmtest"
 )
 
@@ -18,24 +19,24 @@ import (
 // must come back as the same device, and must still read and write
 // encrypted messages.
 func TestBridgeRestart(t *testing.T) {
-	hs := dendritetest.Start(t)
+	hs := bottest.StartHomeserver(t)
 	llm := llmtest.New(t)
-	acct := registerBot(t, hs, "ada")
+	acct := bottest.RegisterAccount(t, hs, "ada")
 	settings := botSettings(hs, llm, acct, t.TempDir(), nil)
-	alice := newMember(t, hs, "alice", true)
+	alice := bottest.NewMember(t, hs, "alice", true)
 
 	first := startBot(t, settings)
 	device := first.bot.DeviceID()
-	room := alice.createRoom(&mautrix.ReqCreateRoom{Name: "restart", InitialState: encryptedRoom(), Invite: []id.UserID{acct.userID}})
-	alice.wait("bot joins", membershipOf(room, acct.userID, event.MembershipJoin))
-	asked := alice.say(room, "Ada, before the restart")
-	alice.wait("reply before the restart", replyTo(acct.userID, asked, event.MsgText))
-	alice.wait("✅", reactionTo(asked, reactDone))
+	room := alice.CreateRoom(&mautrix.ReqCreateRoom{Name: "restart", InitialState: bottest.EncryptedRoom(), Invite: []id.UserID{acct.UserID}})
+	alice.Wait("bot joins", bottest.MembershipOf(room, acct.UserID, event.MembershipJoin))
+	asked := alice.Say(room, "Ada, before the restart")
+	alice.Wait("reply before the restart", bottest.ReplyTo(acct.UserID, asked, event.MsgText))
+	alice.Wait("✅", bottest.ReactionTo(asked, reactDone))
 	first.stop()
 
 	backlog := []id.EventID{
-		alice.say(room, "Ada, this was asked while you were away"),
-		alice.say(room, "hey ada, and this too"),
+		alice.Say(room, "Ada, this was asked while you were away"),
+		alice.Say(room, "hey ada, and this too"),
 	}
 	time.Sleep(300 * time.Millisecond) // let the homeserver file them into the sync stream
 
@@ -45,15 +46,15 @@ func TestBridgeRestart(t *testing.T) {
 	}
 	checkCrossSigned(t, alice, second)
 	llm.Script(llmtest.Reply{Tokens: []string{"still encrypted"}})
-	live := alice.say(room, "Ada, after the restart")
-	reply := alice.wait("reply after the restart", replyTo(acct.userID, live, event.MsgText))
-	alice.wait("✅", reactionTo(live, reactDone))
+	live := alice.Say(room, "Ada, after the restart")
+	reply := alice.Wait("reply after the restart", bottest.ReplyTo(acct.UserID, live, event.MsgText))
+	alice.Wait("✅", bottest.ReactionTo(live, reactDone))
 	if reply.Content.AsMessage().Body != "still encrypted" || reply.Mautrix.EventSource&event.SourceDecrypted == 0 {
-		t.Errorf("want a decrypted reply after the restart, got %s", describe(reply))
+		t.Errorf("want a decrypted reply after the restart, got %s", bottest.Describe(reply))
 	}
 	for _, ev := range backlog {
-		if got := alice.find(anyReactionTo(ev)); len(got) > 0 {
-			t.Errorf("the bot answered the backlog: %s", describe(got[0]))
+		if got := alice.Find(bottest.AnyReactionTo(ev)); len(got) > 0 {
+			t.Errorf("the bot answered the backlog: %s", bottest.Describe(got[0]))
 		}
 	}
 	// The backlog is still read as context for the live question.
@@ -61,11 +62,28 @@ func TestBridgeRestart(t *testing.T) {
 	if prompt := reqs[len(reqs)-1].Messages; !strings.Contains(strings.ToLower(fmtMessages(prompt)), "asked while you were away") {
 		t.Errorf("the backlog should be context for the next answer")
 	}
-	if intros := alice.find(messageFrom(room, acct.userID, event.MsgNotice)); len(intros) != 1 {
+	if intros := alice.Find(bottest.MessageFrom(room, acct.UserID, event.MsgNotice)); len(intros) != 1 {
 		t.Errorf("want one intro across restarts, got %d", len(intros))
 	}
-	assertNoPlaintextFrom(t, alice, room, acct.userID)
+	assertNoPlaintextFrom(t, alice, room, acct.UserID)
 	if strings.Contains(second.logs.String(), "SAVE THIS RECOVERY KEY") {
 		t.Errorf("the recovery key was printed again after the restart")
+	}
+	second.stop()
+
+	// A new database (a new device) verifies itself with the recovery key
+	// printed on the first start.
+	m := regexp.MustCompile(`recovery_key="([^"]+)"`).FindStringSubmatch(first.logs.String())
+	if m == nil {
+		t.Fatalf("no recovery key in the first start's log")
+	}
+	fresh := botSettings(hs, llm, acct, t.TempDir(), map[string]string{"MATRIX_RECOVERY_KEY": m[1]})
+	third := startBot(t, fresh)
+	if third.bot.DeviceID() == device {
+		t.Fatalf("a new database should log in as a new device")
+	}
+	checkCrossSigned(t, alice, third)
+	if !strings.Contains(third.logs.String(), "verified with the recovery key") {
+		t.Errorf("the new device should be verified with MATRIX_RECOVERY_KEY")
 	}
 }

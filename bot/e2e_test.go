@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -8,40 +9,43 @@ import (
 	"time"
 
 	"maunium.net/go/mautrix"
+	"maunium.net/go/mautrix/crypto/ssss"
 	"maunium.net/go/mautrix/event"
 	"maunium.net/go/mautrix/id"
 
-	"github.com/ada-chat/ada/bot/internal/dendritetest"
+	"github.com/ada-chat/ada/bot/bottest"
+	"github.com/ada-chat/ada/config"
 	"github.com/ada-chat/ada/core/llm/llmtest"
+	"github.com/ada-chat/ada/storage"
 )
 
 // roomsFixture is one homeserver, one fake LLM and one running bridge shared
 // by the subtests of TestBridgeRooms; each subtest makes its own rooms.
 type roomsFixture struct {
-	hs    *dendritetest.Server
+	hs    *bottest.Homeserver
 	llm   *llmtest.Server
 	bot   *botEnv
 	botID id.UserID
-	alice *member // allowed, creates the rooms (power level 100)
-	bob   *member // allowed, power level 0
+	alice *bottest.Member // allowed, creates the rooms (power level 100)
+	bob   *bottest.Member // allowed, power level 0
 }
 
 // The bridge under test: display name Ada, keywords that do not contain the
 // name (so each activation path is tested on its own), invites allowed from
 // @member-*, never into #never.
 func newRoomsFixture(t *testing.T) *roomsFixture {
-	hs := dendritetest.Start(t)
+	hs := bottest.StartHomeserver(t)
 	llm := llmtest.New(t)
-	acct := registerBot(t, hs, "ada")
+	acct := bottest.RegisterAccount(t, hs, "ada")
 	env := botSettings(hs, llm, acct, t.TempDir(), map[string]string{
-		"ACTIVATION_KEYWORDS": "hey assistant,robot",
-		"ALLOWED_USERS":       "@member-*:localhost",
-		"NEVER_JOIN_ROOMS":    "#never:localhost",
+		"ACTIVATION_KEYWORDS":  "hey assistant,robot",
+		"ALLOWED_USERS":        "@member-*:localhost",
+		"NEVER_JOIN_ROOMS":     "#never:localhost",
 		"MAX_CONTEXT_MESSAGES": "5",
 	})
-	f := &roomsFixture{hs: hs, llm: llm, bot: startBot(t, env), botID: acct.userID}
-	f.alice = newMember(t, hs, "member-alice", false)
-	f.bob = newMember(t, hs, "member-bob", false)
+	f := &roomsFixture{hs: hs, llm: llm, bot: startBot(t, env), botID: acct.UserID}
+	f.alice = bottest.NewMember(t, hs, "member-alice", false)
+	f.bob = bottest.NewMember(t, hs, "member-bob", false)
 	return f
 }
 
@@ -49,19 +53,19 @@ func newRoomsFixture(t *testing.T) *roomsFixture {
 // join and intro.
 func (f *roomsFixture) groupRoom(t *testing.T, name string) id.RoomID {
 	t.Helper()
-	room := f.alice.createRoom(&mautrix.ReqCreateRoom{Name: name, Invite: []id.UserID{f.bob.cli.UserID, f.botID}})
-	f.bob.join(room)
-	f.alice.wait("bot joins "+name, membershipOf(room, f.botID, event.MembershipJoin))
-	f.alice.wait("intro in "+name, messageFrom(room, f.botID, event.MsgNotice))
+	room := f.alice.CreateRoom(&mautrix.ReqCreateRoom{Name: name, Invite: []id.UserID{f.bob.Client.UserID, f.botID}})
+	f.bob.Join(room)
+	f.alice.Wait("bot joins "+name, bottest.MembershipOf(room, f.botID, event.MembershipJoin))
+	f.alice.Wait("intro in "+name, bottest.MessageFrom(room, f.botID, event.MsgNotice))
 	return room
 }
 
 // ask sends a message and waits for the bot's complete answer cycle.
-func (f *roomsFixture) ask(t *testing.T, from *member, room id.RoomID, content *event.MessageEventContent) (asked id.EventID, reply *event.Event) {
+func (f *roomsFixture) ask(t *testing.T, from *bottest.Member, room id.RoomID, content *event.MessageEventContent) (asked id.EventID, reply *event.Event) {
 	t.Helper()
-	asked = from.send(room, content)
-	reply = from.wait("reply to "+content.Body, replyTo(f.botID, asked, event.MsgText))
-	from.wait("✅ on "+content.Body, reactionTo(asked, reactDone))
+	asked = from.Send(room, content)
+	reply = from.Wait("reply to "+content.Body, bottest.ReplyTo(f.botID, asked, event.MsgText))
+	from.Wait("✅ on "+content.Body, bottest.ReactionTo(asked, reactDone))
 	return asked, reply
 }
 
@@ -78,7 +82,8 @@ func TestBridgeRooms(t *testing.T) {
 	t.Run("Commands", f.testCommands)
 	t.Run("Privacy", f.testPrivacy)
 	t.Run("LeavesWhenAlone", f.testLeavesWhenAlone)
-	t.Run("AllowedRooms", f.testAllowedRooms)
+	t.Run("SecondBridge", f.testSecondBridge)
+	t.Run("WrongPassword", f.testWrongPassword)
 }
 
 func (f *roomsFixture) testInviteJoins(t *testing.T) {
@@ -86,7 +91,7 @@ func (f *roomsFixture) testInviteJoins(t *testing.T) {
 	// The intro is posted once, also after the invite is seen again in the
 	// joined room's state; a later message proves the queue moved past it.
 	f.ask(t, f.alice, room, &event.MessageEventContent{MsgType: event.MsgText, Body: "Ada, are you there?"})
-	intros := f.alice.find(messageFrom(room, f.botID, event.MsgNotice))
+	intros := f.alice.Find(bottest.MessageFrom(room, f.botID, event.MsgNotice))
 	if len(intros) != 1 {
 		t.Fatalf("want exactly one intro, got %d", len(intros))
 	}
@@ -100,18 +105,18 @@ func (f *roomsFixture) testInviteJoins(t *testing.T) {
 
 func (f *roomsFixture) testInviteRefused(t *testing.T) {
 	// A room in NEVER_JOIN_ROOMS (named by its alias), from an allowed user.
-	never := f.alice.createRoom(&mautrix.ReqCreateRoom{Name: "never", RoomAliasName: "never", Invite: []id.UserID{f.botID}})
+	never := f.alice.CreateRoom(&mautrix.ReqCreateRoom{Name: "never", RoomAliasName: "never", Invite: []id.UserID{f.botID}})
 	// An invite from a user outside ALLOWED_USERS.
-	mallory := newMember(t, f.hs, "mallory", false)
-	stranger := mallory.createRoom(&mautrix.ReqCreateRoom{Name: "stranger", Invite: []id.UserID{f.botID}})
+	mallory := bottest.NewMember(t, f.hs, "mallory", false)
+	stranger := mallory.CreateRoom(&mautrix.ReqCreateRoom{Name: "stranger", Invite: []id.UserID{f.botID}})
 
-	f.alice.wait("invite to #never rejected", membershipOf(never, f.botID, event.MembershipLeave))
-	mallory.wait("invite from mallory rejected", membershipOf(stranger, f.botID, event.MembershipLeave))
+	f.alice.Wait("invite to #never rejected", bottest.MembershipOf(never, f.botID, event.MembershipLeave))
+	mallory.Wait("invite from mallory rejected", bottest.MembershipOf(stranger, f.botID, event.MembershipLeave))
 	for _, c := range []struct {
-		m    *member
+		m    *bottest.Member
 		room id.RoomID
 	}{{f.alice, never}, {mallory, stranger}} {
-		if joins := c.m.find(membershipOf(c.room, f.botID, event.MembershipJoin)); len(joins) > 0 {
+		if joins := c.m.Find(bottest.MembershipOf(c.room, f.botID, event.MembershipJoin)); len(joins) > 0 {
 			t.Errorf("bot joined %s", c.room)
 		}
 	}
@@ -138,42 +143,47 @@ func (f *roomsFixture) testActivationPaths(t *testing.T) {
 	// Messages that must not wake the bot. A later question proves the room's
 	// queue has handled them (it is processed in order).
 	silent := []id.EventID{
-		f.alice.say(room, "the weather is nice today"),
-		f.alice.say(room, "Canada is a big country"),
-		f.alice.say(room, "robots and assistants are words, not keywords here"),
-		f.alice.send(room, &event.MessageEventContent{MsgType: event.MsgNotice, Body: "Ada, a notice is never answered"}),
+		f.alice.Say(room, "the weather is nice today"),
+		f.alice.Say(room, "Canada is a big country"),
+		f.alice.Say(room, "robots and assistants are words, not keywords here"),
+		f.alice.Send(room, &event.MessageEventContent{MsgType: event.MsgNotice, Body: "Ada, a notice is never answered"}),
 	}
 	edit := &event.MessageEventContent{MsgType: event.MsgText, Body: "* Ada, edited"}
 	edit.SetEdit(silent[0])
-	silent = append(silent, f.alice.send(room, edit))
+	silent = append(silent, f.alice.Send(room, edit))
 	f.ask(t, f.alice, room, &event.MessageEventContent{MsgType: event.MsgText, Body: "Ada, last one"})
 	for _, ev := range silent {
-		if got := f.alice.find(anyReactionTo(ev)); len(got) > 0 {
-			t.Errorf("bot reacted to a message that should not wake it: %s", describe(got[0]))
+		if got := f.alice.Find(bottest.AnyReactionTo(ev)); len(got) > 0 {
+			t.Errorf("bot reacted to a message that should not wake it: %s", bottest.Describe(got[0]))
 		}
 	}
 
 	t.Run("dm", func(t *testing.T) {
-		dm := f.alice.createRoom(&mautrix.ReqCreateRoom{IsDirect: true, Preset: "trusted_private_chat", Invite: []id.UserID{f.botID}})
-		f.alice.wait("bot joins the DM", membershipOf(dm, f.botID, event.MembershipJoin))
+		dm := f.alice.CreateRoom(&mautrix.ReqCreateRoom{IsDirect: true, Preset: "trusted_private_chat", Invite: []id.UserID{f.botID}})
+		f.alice.Wait("bot joins the DM", bottest.MembershipOf(dm, f.botID, event.MembershipJoin))
 		f.ask(t, f.alice, dm, &event.MessageEventContent{MsgType: event.MsgText, Body: "no name, no mention, just a question"})
 	})
 }
 
 func (f *roomsFixture) testReactionsAndReply(t *testing.T) {
 	room := f.groupRoom(t, "reactions")
-	f.llm.Script(llmtest.Reply{Tokens: []string{"**Bold** answer ", "with <b>raw html</b> ", "and a [link](https://matrix.to/#/@member-bob:localhost)."}})
+	// A slow first token, so the typing notice is seen while the bot works.
+	f.llm.Script(llmtest.Reply{FirstDelay: 700 * time.Millisecond,
+		Tokens: []string{"**Bold** answer ", "with <b>raw html</b> ", "and a [link](https://matrix.to/#/@member-bob:localhost)."}})
 	asked, reply := f.ask(t, f.alice, room, &event.MessageEventContent{MsgType: event.MsgText, Body: "Ada, format something"})
 
-	events := f.alice.find(func(e *event.Event) bool { return e.RoomID == room })
-	brain := indexOf(events, reactionTo(asked, reactThinking))
-	answer := indexOf(events, func(e *event.Event) bool { return e.ID == reply.ID })
-	done := indexOf(events, reactionTo(asked, reactDone))
+	events := f.alice.Find(func(e *event.Event) bool { return e.RoomID == room })
+	brain := bottest.IndexOf(events, bottest.ReactionTo(asked, reactThinking))
+	answer := bottest.IndexOf(events, func(e *event.Event) bool { return e.ID == reply.ID })
+	done := bottest.IndexOf(events, bottest.ReactionTo(asked, reactDone))
 	if brain < 0 || !(brain < answer && answer < done) {
 		t.Fatalf("want 🧠, then the reply, then ✅; got positions %d, %d, %d", brain, answer, done)
 	}
-	if got := f.alice.find(reactionTo(asked, reactFailed)); len(got) > 0 {
+	if got := f.alice.Find(bottest.ReactionTo(asked, reactFailed)); len(got) > 0 {
 		t.Errorf("unexpected ❌")
+	}
+	if typing := bottest.IndexOf(events, bottest.Typing(room, f.botID)); typing < 0 || typing > answer {
+		t.Errorf("want a typing notice before the reply (position %d, reply %d)", typing, answer)
 	}
 	c := reply.Content.AsMessage()
 	if want := "**Bold** answer with <b>raw html</b> and a [link](https://matrix.to/#/@member-bob:localhost)."; !strings.Contains(c.Body, "Bold") || !strings.Contains(c.Body, "raw html") {
@@ -185,7 +195,7 @@ func (f *roomsFixture) testReactionsAndReply(t *testing.T) {
 	if strings.Contains(c.FormattedBody, "<b>") || !strings.Contains(c.FormattedBody, "&lt;b&gt;") {
 		t.Errorf("raw HTML from the model must be escaped: %q", c.FormattedBody)
 	}
-	if c.Mentions == nil || len(c.Mentions.UserIDs) != 1 || c.Mentions.UserIDs[0] != f.alice.cli.UserID || c.Mentions.Room {
+	if c.Mentions == nil || len(c.Mentions.UserIDs) != 1 || c.Mentions.UserIDs[0] != f.alice.Client.UserID || c.Mentions.Room {
 		t.Errorf("m.mentions must name only the asker, got %+v", c.Mentions)
 	}
 	if c.RelatesTo.GetReplyTo() != asked || c.RelatesTo.GetThreadParent() != "" {
@@ -195,7 +205,7 @@ func (f *roomsFixture) testReactionsAndReply(t *testing.T) {
 
 func (f *roomsFixture) testThreadReply(t *testing.T) {
 	room := f.groupRoom(t, "threads")
-	root := f.alice.say(room, "a thread about nothing")
+	root := f.alice.Say(room, "a thread about nothing")
 	q := &event.MessageEventContent{MsgType: event.MsgText, Body: "Ada, in the thread?"}
 	q.RelatesTo = (&event.RelatesTo{}).SetThread(root, root)
 	asked, reply := f.ask(t, f.alice, room, q)
@@ -214,7 +224,7 @@ func (f *roomsFixture) testLongReply(t *testing.T) {
 	}
 	f.llm.Script(llmtest.Reply{Tokens: tokens})
 	asked, first := f.ask(t, f.alice, room, &event.MessageEventContent{MsgType: event.MsgText, Body: "Ada, write a lot"})
-	parts := f.alice.find(func(e *event.Event) bool {
+	parts := f.alice.Find(func(e *event.Event) bool {
 		return e.RoomID == room && e.Sender == f.botID && e.Type == event.EventMessage &&
 			e.Content.AsMessage().MsgType == event.MsgText && e.Timestamp >= first.Timestamp
 	})
@@ -237,7 +247,7 @@ func (f *roomsFixture) testLongReply(t *testing.T) {
 
 func (f *roomsFixture) testContextMessages(t *testing.T) {
 	room := f.groupRoom(t, "context")
-	f.bob.say(room, "the secret colour is teal")
+	f.bob.Say(room, "the secret colour is teal")
 	f.ask(t, f.alice, room, &event.MessageEventContent{MsgType: event.MsgText, Body: "Ada, what is the secret colour?"})
 	reqs := f.llm.ChatRequests()
 	prompt := fmt.Sprint(reqs[len(reqs)-1].Messages)
@@ -252,10 +262,10 @@ func (f *roomsFixture) testContextMessages(t *testing.T) {
 func (f *roomsFixture) testLLMDown(t *testing.T) {
 	room := f.groupRoom(t, "llm-down")
 	f.llm.Script(llmtest.Reply{Status: 500, Error: "model crashed"})
-	asked := f.alice.say(room, "Ada, are you broken?")
-	f.alice.wait("🧠", reactionTo(asked, reactThinking))
-	f.alice.wait("❌", reactionTo(asked, reactFailed))
-	n := f.alice.wait("failure notice", replyTo(f.botID, asked, event.MsgNotice))
+	asked := f.alice.Say(room, "Ada, are you broken?")
+	f.alice.Wait("🧠", bottest.ReactionTo(asked, reactThinking))
+	f.alice.Wait("❌", bottest.ReactionTo(asked, reactFailed))
+	n := f.alice.Wait("failure notice", bottest.ReplyTo(f.botID, asked, event.MsgNotice))
 	body := n.Content.AsMessage().Body
 	if !strings.Contains(body, "could not answer") || !strings.Contains(body, "language model") {
 		t.Errorf("the notice should say plainly what failed, got %q", body)
@@ -263,19 +273,19 @@ func (f *roomsFixture) testLLMDown(t *testing.T) {
 	if strings.Contains(body, "{") {
 		t.Errorf("the notice must not contain raw JSON: %q", body)
 	}
-	if got := f.alice.find(replyTo(f.botID, asked, event.MsgText)); len(got) > 0 {
-		t.Errorf("no reply text may be posted on failure, got %s", describe(got[0]))
+	if got := f.alice.Find(bottest.ReplyTo(f.botID, asked, event.MsgText)); len(got) > 0 {
+		t.Errorf("no reply text may be posted on failure, got %s", bottest.Describe(got[0]))
 	}
-	if got := f.alice.find(reactionTo(asked, reactDone)); len(got) > 0 {
+	if got := f.alice.Find(bottest.ReactionTo(asked, reactDone)); len(got) > 0 {
 		t.Errorf("no ✅ on failure")
 	}
 }
 
 // command sends a command as m and returns the bot's notice reply body.
-func (f *roomsFixture) command(t *testing.T, m *member, room id.RoomID, text string) string {
+func (f *roomsFixture) command(t *testing.T, m *bottest.Member, room id.RoomID, text string) string {
 	t.Helper()
-	asked := m.say(room, text)
-	return m.wait("reply to "+text, replyTo(f.botID, asked, event.MsgNotice)).Content.AsMessage().Body
+	asked := m.Say(room, text)
+	return m.Wait("reply to "+text, bottest.ReplyTo(f.botID, asked, event.MsgNotice)).Content.AsMessage().Body
 }
 
 func (f *roomsFixture) testCommands(t *testing.T) {
@@ -333,7 +343,7 @@ func (f *roomsFixture) testPrivacy(t *testing.T) {
 	if got := f.command(t, f.bob, room, "!ada privacy status"); !strings.Contains(got, "privacy mode is on") {
 		t.Errorf("privacy status for anyone: %q", got)
 	}
-	f.bob.say(room, "this must not be stored")
+	f.bob.Say(room, "this must not be stored")
 	f.ask(t, f.alice, room, &event.MessageEventContent{MsgType: event.MsgText, Body: "Ada, do not remember this"})
 	if m2, d2 := f.bot.storedFromRoom(room); m2 != msgs || d2 != docs {
 		t.Errorf("privacy mode stored data: messages %d -> %d, documents %d -> %d", msgs, m2, docs, d2)
@@ -354,14 +364,14 @@ func (f *roomsFixture) testPrivacy(t *testing.T) {
 
 func (f *roomsFixture) testLeavesWhenAlone(t *testing.T) {
 	room := f.groupRoom(t, "alone")
-	for _, m := range []*member{f.bob, f.alice} {
-		if _, err := m.cli.LeaveRoom(t.Context(), room); err != nil {
+	for _, m := range []*bottest.Member{f.bob, f.alice} {
+		if _, err := m.Client.LeaveRoom(t.Context(), room); err != nil {
 			t.Fatalf("leave: %v", err)
 		}
 	}
 	// A former member only sees the room as it was when they left, so ask
 	// the homeserver for the bot's own rooms.
-	deadline := time.Now().Add(testTimeout)
+	deadline := time.Now().Add(bottest.Timeout)
 	for {
 		joined, err := f.bot.bot.cli.JoinedRooms(t.Context())
 		if err == nil && !slices.Contains(joined.JoinedRooms, room) {
@@ -374,16 +384,73 @@ func (f *roomsFixture) testLeavesWhenAlone(t *testing.T) {
 	}
 }
 
-// testAllowedRooms runs a second bridge (another account, same homeserver)
-// that may only join #only.
-func (f *roomsFixture) testAllowedRooms(t *testing.T) {
-	acct := registerBot(t, f.hs, "ada-two")
-	startBot(t, botSettings(f.hs, f.llm, acct, t.TempDir(), map[string]string{"ALLOWED_ROOMS": "#only:localhost", "SEND_INTRO_ON_JOIN": "false"}))
-	only := f.alice.createRoom(&mautrix.ReqCreateRoom{Name: "only", RoomAliasName: "only", Invite: []id.UserID{acct.userID}})
-	other := f.alice.createRoom(&mautrix.ReqCreateRoom{Name: "other", Invite: []id.UserID{acct.userID}})
-	f.alice.wait("joins #only", membershipOf(only, acct.userID, event.MembershipJoin))
-	f.alice.wait("rejects a room not in ALLOWED_ROOMS", membershipOf(other, acct.userID, event.MembershipLeave))
-	if got := f.alice.find(messageFrom(only, acct.userID, event.MsgNotice)); len(got) > 0 {
+// testSecondBridge runs a second bridge (another account, same homeserver)
+// with other settings: it logs in with an access token, may only join #only,
+// sends no intro, stores nothing (STORE_IN_RAG=false), does not allow privacy
+// changes, and is given MATRIX_RECOVERY_KEY before it has cross-signing keys.
+func (f *roomsFixture) testSecondBridge(t *testing.T) {
+	acct := bottest.RegisterAccount(t, f.hs, "ada-two")
+	key, err := ssss.NewKey("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := botSettings(f.hs, f.llm, acct, t.TempDir(), map[string]string{
+		"MATRIX_PASSWORD": "", "MATRIX_ACCESS_TOKEN": acct.AccessToken, "MATRIX_RECOVERY_KEY": key.RecoveryKey(),
+		"ALLOWED_ROOMS": "#only:localhost", "SEND_INTRO_ON_JOIN": "false",
+		"STORE_IN_RAG": "false", "ALLOW_PRIVACY_OPT_OUT": "false",
+	})
+	two := startBot(t, env)
+	if two.bot.DeviceID() != acct.DeviceID {
+		t.Errorf("with an access token the bot uses its device %s, got %s", acct.DeviceID, two.bot.DeviceID())
+	}
+	checkCrossSigned(t, f.alice, two)
+	if logs := two.logs.String(); strings.Contains(logs, "SAVE THIS RECOVERY KEY") || !strings.Contains(logs, "with MATRIX_RECOVERY_KEY") {
+		t.Errorf("with MATRIX_RECOVERY_KEY set, cross-signing uses it and prints no new key")
+	}
+
+	only := f.alice.CreateRoom(&mautrix.ReqCreateRoom{Name: "only", RoomAliasName: "only", Invite: []id.UserID{acct.UserID}})
+	other := f.alice.CreateRoom(&mautrix.ReqCreateRoom{Name: "other", Invite: []id.UserID{acct.UserID}})
+	f.alice.Wait("joins #only", bottest.MembershipOf(only, acct.UserID, event.MembershipJoin))
+	f.alice.Wait("rejects a room not in ALLOWED_ROOMS", bottest.MembershipOf(other, acct.UserID, event.MembershipLeave))
+
+	asked := f.alice.Say(only, "a question in a direct chat")
+	f.alice.Wait("reply", bottest.ReplyTo(acct.UserID, asked, event.MsgText))
+	f.alice.Wait("✅", bottest.ReactionTo(asked, reactDone))
+	if got := f.alice.Find(bottest.MessageFrom(only, acct.UserID, event.MsgNotice)); len(got) > 0 {
 		t.Errorf("SEND_INTRO_ON_JOIN=false, but an intro was sent")
+	}
+	if m, d := two.storedFromRoom(only); m != 0 || d != 0 {
+		t.Errorf("STORE_IN_RAG=false, but %d messages and %d documents were stored", m, d)
+	}
+	cmd := f.alice.Say(only, "!ada privacy on")
+	body := f.alice.Wait("privacy reply", bottest.ReplyTo(acct.UserID, cmd, event.MsgNotice)).Content.AsMessage().Body
+	if !strings.Contains(body, "ALLOW_PRIVACY_OPT_OUT=false") || !strings.Contains(body, "STORE_IN_RAG=false") {
+		t.Errorf("privacy change with opt-out disallowed: %q", body)
+	}
+}
+
+// testWrongPassword: refused credentials end Run at once with an error that
+// names the setting, instead of retrying forever.
+func (f *roomsFixture) testWrongPassword(t *testing.T) {
+	acct := bottest.RegisterAccount(t, f.hs, "ada-three")
+	env := botSettings(f.hs, f.llm, acct, t.TempDir(), map[string]string{"MATRIX_PASSWORD": "not the password"})
+	cfg, err := config.Load(func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := storage.Open(t.Context(), cfg.DBPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	b, err := New(OptionsFromConfig(cfg, "test"), Deps{Backend: NewCoreBackend(nil), DB: db.Writer()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	err = b.Run(ctx)
+	if err == nil || ctx.Err() != nil || !strings.Contains(err.Error(), "MATRIX_PASSWORD") {
+		t.Errorf("Run = %v, want a prompt error naming MATRIX_PASSWORD", err)
 	}
 }

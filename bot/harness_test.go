@@ -3,7 +3,6 @@ package bot
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"database/sql"
 	"log/slog"
 	"strings"
@@ -13,7 +12,7 @@ import (
 
 	"maunium.net/go/mautrix/id"
 
-	"github.com/ada-chat/ada/bot/internal/dendritetest"
+	"github.com/ada-chat/ada/bot/bottest"
 	"github.com/ada-chat/ada/config"
 	"github.com/ada-chat/ada/core"
 	"github.com/ada-chat/ada/core/embed"
@@ -21,9 +20,6 @@ import (
 	"github.com/ada-chat/ada/core/llm/ollama"
 	"github.com/ada-chat/ada/storage"
 )
-
-// testTimeout bounds every wait on the homeserver in the end-to-end tests.
-const testTimeout = 20 * time.Second
 
 // syncBuffer collects log output from several goroutines.
 type syncBuffer struct {
@@ -61,19 +57,6 @@ func (c *testClock) Set(offset time.Duration) {
 	c.offset = offset
 }
 
-// botAccount is a registered bot user on the test homeserver.
-type botAccount struct {
-	userID   id.UserID
-	password string
-}
-
-func registerBot(t testing.TB, hs *dendritetest.Server, localpart string) botAccount {
-	t.Helper()
-	pw := rand.Text()
-	userID, _, _ := hs.RegisterUser(t, localpart, pw, false)
-	return botAccount{userID: id.UserID(userID), password: pw}
-}
-
 // botEnv is a running bridge built the way cmd/ada builds it: settings parsed
 // by config.Load from environment variables, the real SQLite store, the real
 // core with the Ollama client pointed at the scripted fake LLM, and
@@ -91,7 +74,7 @@ type botEnv struct {
 }
 
 // botSettings are the environment variables of a test bridge; extra wins.
-func botSettings(hs *dendritetest.Server, llm *llmtest.Server, acct botAccount, dataDir string, extra map[string]string) map[string]string {
+func botSettings(hs *bottest.Homeserver, llm *llmtest.Server, acct bottest.Account, dataDir string, extra map[string]string) map[string]string {
 	env := map[string]string{
 		"DATA_DIR":            dataDir,
 		"LOG_LEVEL":           "DEBUG",
@@ -101,8 +84,8 @@ func botSettings(hs *dendritetest.Server, llm *llmtest.Server, acct botAccount, 
 		"EMBED_BACKEND":       "hash",
 		"RAG_SUMMARY_EVERY_N": "100", // no background summaries eating scripted replies
 		"MATRIX_HOMESERVER":   hs.URL(),
-		"MATRIX_USER_ID":      acct.userID.String(),
-		"MATRIX_PASSWORD":     acct.password,
+		"MATRIX_USER_ID":      acct.UserID.String(),
+		"MATRIX_PASSWORD":     acct.Password,
 		"BOT_DISPLAY_NAME":    "Ada",
 	}
 	for k, v := range extra {
@@ -154,8 +137,8 @@ func startBot(t testing.TB, env map[string]string) *botEnv {
 	case err := <-e.done:
 		e.done <- err
 		t.Fatalf("bot exited before it was ready: %v\n%s", err, tailLines(e.logs.String(), 60))
-	case <-time.After(testTimeout):
-		t.Fatalf("bot not ready after %s\n%s", testTimeout, tailLines(e.logs.String(), 60))
+	case <-time.After(bottest.Timeout):
+		t.Fatalf("bot not ready after %s\n%s", bottest.Timeout, tailLines(e.logs.String(), 60))
 	}
 	return e
 }
@@ -213,4 +196,8 @@ func fmtMessages(msgs []core.Message) string {
 		b.WriteString(m.Role + ": " + m.Content + "\n")
 	}
 	return b.String()
+}
+
+func coreErr(kind int, msg string) error {
+	return &core.Error{Kind: core.ErrorKind(kind), Message: msg}
 }

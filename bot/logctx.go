@@ -18,6 +18,9 @@ func withLogger(ctx context.Context, log *slog.Logger) context.Context {
 
 // logFrom returns the logger in ctx, or fallback.
 func logFrom(ctx context.Context, fallback *slog.Logger) *slog.Logger {
+	if ctx == nil {
+		return fallback
+	}
 	if l, ok := ctx.Value(logKey{}).(*slog.Logger); ok {
 		return l
 	}

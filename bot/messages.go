@@ -26,7 +26,7 @@ func (b *Bot) handleMessage(ctx context.Context, evt *event.Event, backlog bool)
 	if err != nil {
 		return err
 	}
-	if !isCommand {
+	if !isCommand && evt.Sender != b.cli.UserID { // the bot's answers are recorded when sent
 		b.remember(ctx, s, roomMessage{EventID: evt.ID, Sender: evt.Sender, Text: text, Time: time.UnixMilli(evt.Timestamp)})
 	}
 	log := logFrom(ctx, b.log)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -95,5 +96,29 @@ func TestRetentionSweep(t *testing.T) {
 	case <-done:
 	case <-time.After(time.Second):
 		t.Fatal("retention loop with 0 days should not run")
+	}
+}
+
+// TestRunRetriesUnreachableHomeserver: a homeserver that is not up yet is
+// retried (logged) until the bot is stopped, which is a clean stop.
+func TestRunRetriesUnreachableHomeserver(t *testing.T) {
+	db, err := storage.Open(context.Background(), filepath.Join(t.TempDir(), "ada.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	logs := &syncBuffer{}
+	b, err := New(Options{Homeserver: llmtest.ClosedURL(t), UserID: "@ada:x", Password: "p"},
+		Deps{Backend: NewCoreBackend(nil), DB: db.Writer(), Logger: slog.New(slog.NewTextHandler(logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2500*time.Millisecond)
+	defer cancel()
+	if err := b.Run(ctx); err != nil {
+		t.Errorf("Run = %v, want nil after a stop while retrying", err)
+	}
+	if !strings.Contains(logs.String(), "retrying") {
+		t.Errorf("want a retry log line, got:\n%s", logs.String())
 	}
 }

@@ -14,6 +14,12 @@ import (
 // (and logged) rather than growing memory without limit.
 const maxPendingPerRoom = 256
 
+// maxParallelJobs bounds the room jobs running at once. Jobs mostly wait on
+// the homeserver; the expensive part, making an answer, has its own, smaller
+// bound (BOT_WORKERS), so reactions and commands in other rooms are not
+// stuck behind slow answers.
+const maxParallelJobs = 64
+
 // job is one unit of work for a room, run in the room's order.
 type job struct {
 	name string
@@ -24,8 +30,8 @@ type job struct {
 	onPanic func(ctx context.Context)
 }
 
-// dispatcher runs jobs in order per room, with at most `workers` jobs running
-// at once across all rooms. The sync loop only enqueues, so a slow answer in
+// dispatcher runs jobs in order per room, with at most `parallel` jobs
+// running at once across all rooms. The sync loop only enqueues, so a slow answer in
 // one room never stalls the others or the sync. Each room's goroutine exits
 // when its queue is empty, and every goroutine ends with the bot's context.
 type dispatcher struct {
@@ -43,8 +49,8 @@ type roomLine struct {
 	pending []job
 }
 
-func newDispatcher(ctx context.Context, workers int, log *slog.Logger) *dispatcher {
-	return &dispatcher{ctx: ctx, log: log, sem: make(chan struct{}, workers), lines: make(map[id.RoomID]*roomLine)}
+func newDispatcher(ctx context.Context, parallel int, log *slog.Logger) *dispatcher {
+	return &dispatcher{ctx: ctx, log: log, sem: make(chan struct{}, parallel), lines: make(map[id.RoomID]*roomLine)}
 }
 
 // enqueue adds j to the room's queue. It reports false when the bot is

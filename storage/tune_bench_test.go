@@ -142,46 +142,51 @@ func TestTuneSweep(t *testing.T) {
 			}
 		}
 		t.Logf("%s: put %d in %v", ds, n, time.Since(t0))
-		kth := make([]float64, nq)
+		top := make([][]float64, nq)
 		for qi, q := range qs {
 			ds := make([]float64, n)
 			for i, v := range vecs {
 				ds[i] = CosineDistance(q, v)
 			}
 			sort.Float64s(ds)
-			kth[qi] = ds[k-1]
+			top[qi] = ds[:100]
 		}
-		cands := []int{20, 40, 60, 80, 100, 150, 200}
-		lat := make([][]time.Duration, len(cands))
-		rec := make([]float64, len(cands))
 		for w := range 10 {
 			db.Search(ctx, core.VectorQuery{Filter: core.Filter{Type: core.DocMemory, Scopes: []string{core.ScopeGlobal}}, Vector: qs[w], K: k})
 		}
-		for qi, q := range qs {
-			for ci := range cands {
-				ci = (ci + qi) % len(cands)
-				vq := core.VectorQuery{Filter: core.Filter{Type: core.DocMemory, Scopes: []string{core.ScopeGlobal}}, Vector: q, K: k}
-				t0 := time.Now()
-				docs, err := db.hammingCandidates(ctx, vq, cands[ci])
-				if err != nil {
-					t.Fatal(err)
-				}
-				var d []float64
-				for _, doc := range docs {
-					d = append(d, CosineDistance(q, doc.Embedding))
-				}
-				sort.Float64s(d)
-				lat[ci] = append(lat[ci], time.Since(t0))
-				for _, x := range d[:k] {
-					if x <= kth[qi]+1e-6 {
-						rec[ci] += 1.0 / k / nq
+		for _, kc := range []struct {
+			k     int
+			cands []int
+		}{{10, []int{40, 60, 80, 100}}, {20, []int{40, 60, 80}}, {80, []int{100, 160, 240}}} {
+			k, cands := kc.k, kc.cands
+			lat := make([][]time.Duration, len(cands))
+			rec := make([]float64, len(cands))
+			for qi, q := range qs {
+				for ci := range cands {
+					ci = (ci + qi) % len(cands)
+					vq := core.VectorQuery{Filter: core.Filter{Type: core.DocMemory, Scopes: []string{core.ScopeGlobal}}, Vector: q, K: k}
+					t0 := time.Now()
+					docs, err := db.hammingCandidates(ctx, vq, cands[ci])
+					if err != nil {
+						t.Fatal(err)
+					}
+					var d []float64
+					for _, doc := range docs {
+						d = append(d, CosineDistance(q, doc.Embedding))
+					}
+					sort.Float64s(d)
+					lat[ci] = append(lat[ci], time.Since(t0))
+					for _, x := range d[:k] {
+						if x <= top[qi][k-1]+1e-6 {
+							rec[ci] += 1.0 / float64(k) / nq
+						}
 					}
 				}
 			}
-		}
-		for ci, c := range cands {
-			sort.Slice(lat[ci], func(i, j int) bool { return lat[ci][i] < lat[ci][j] })
-			t.Logf("%s n=%d bits=%d cands %4d  p50 %6.2fms  recall %.3f", ds, n, codeBits, c, float64(lat[ci][nq/2])/1e6, rec[ci])
+			for ci, c := range cands {
+				sort.Slice(lat[ci], func(i, j int) bool { return lat[ci][i] < lat[ci][j] })
+				t.Logf("%s n=%d bits=%d k %d cands %4d  p50 %6.2fms  recall %.3f", ds, n, codeBits, k, c, float64(lat[ci][nq/2])/1e6, rec[ci])
+			}
 		}
 		db.Close()
 	}

@@ -50,6 +50,13 @@ func runServices(ctx context.Context, cmd string, cfg *config.Config, log *slog.
 			}
 		}()
 	}
+	if runAPI && !runBot {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sweepRoomDocuments(ctx, a, log.With("component", "retention"))
+		}()
+	}
 	if runAPI {
 		wg.Add(1)
 		go func() {

@@ -79,12 +79,27 @@ func clusters(n, nq int, seed uint64) dataset {
 		common = 0.55 // standard deviations of the shared offset,
 		topic  = 0.55 // of a topic centroid,
 		item   = 0.6  // and of an item around its centroid
+		// spectrum is the exponent of the power law of the variances.
+		spectrum = 0.7
 	)
 	rng := rand.New(rand.NewPCG(seed, 2))
+	// The variance falls off as a power law over the dimensions, as the
+	// PCA spectrum of real embeddings does (a few hundred directions carry
+	// most of it); isotropic noise in 768 dimensions would put every
+	// unrelated pair at the same cosine, which no real model does.
+	scale := make([]float64, core.Dim)
+	var sum float64
+	for i := range scale {
+		scale[i] = math.Pow(float64(i+1), -spectrum/2)
+		sum += scale[i] * scale[i]
+	}
+	for i := range scale {
+		scale[i] /= math.Sqrt(sum / core.Dim)
+	}
 	gauss := func(sd float64) []float64 {
 		v := make([]float64, core.Dim)
 		for i := range v {
-			v[i] = rng.NormFloat64() * sd
+			v[i] = rng.NormFloat64() * sd * scale[i]
 		}
 		return v
 	}

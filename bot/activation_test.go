@@ -1,0 +1,82 @@
+package bot
+
+import (
+	"testing"
+
+	"maunium.net/go/mautrix/event"
+	"maunium.net/go/mautrix/id"
+)
+
+func TestActivation(t *testing.T) {
+	const bot = id.UserID("@ada:example.org")
+	all := Options{UserID: bot.String(), DisplayName: "Ada", Keywords: []string{"ada", "hey ada"},
+		RespondToMentions: true, RespondToDMs: true, RespondToDisplayName: true, RespondToKeywords: true}
+	only := func(mod func(*Options)) Options {
+		o := all
+		o.RespondToMentions, o.RespondToDMs, o.RespondToDisplayName, o.RespondToKeywords = false, false, false, false
+		mod(&o)
+		return o
+	}
+	text := func(body string) *event.MessageEventContent {
+		return &event.MessageEventContent{MsgType: event.MsgText, Body: body}
+	}
+	html := func(body, formatted string) *event.MessageEventContent {
+		return &event.MessageEventContent{MsgType: event.MsgText, Body: body, Format: event.FormatHTML, FormattedBody: formatted}
+	}
+	mentions := func(body string, users ...id.UserID) *event.MessageEventContent {
+		return &event.MessageEventContent{MsgType: event.MsgText, Body: body, Mentions: &event.Mentions{UserIDs: users}}
+	}
+	for _, tc := range []struct {
+		name    string
+		opts    Options
+		content *event.MessageEventContent
+		dm      bool
+		want    trigger
+	}{
+		{"m.mentions", all, mentions("hello", bot), false, triggerMention},
+		{"m.mentions of someone else", only(func(o *Options) { o.RespondToMentions = true }), mentions("hello", "@bob:example.org"), false, triggerNone},
+		{"matrix.to pill", all, html("the bot: hi", `<a href="https://matrix.to/#/@ada:example.org">the bot</a>: hi`), false, triggerMention},
+		{"escaped pill", all, html("x", `<a href='https://matrix.to/#/%40ada%3Aexample.org'>x</a>`), false, triggerMention},
+		{"matrix: URI pill", all, html("x", `<a href="matrix:u/ada:example.org">x</a>`), false, triggerMention},
+		{"pill of someone else", only(func(o *Options) { o.RespondToMentions = true }), html("x", `<a href="https://matrix.to/#/@bob:example.org">x</a>`), false, triggerNone},
+		{"full user id in text", all, text("ping @ada:example.org"), false, triggerMention},
+		{"mentions off", only(func(o *Options) {}), mentions("hello", bot), false, triggerNone},
+		{"dm", all, text("anything"), true, triggerDM},
+		{"dm off", only(func(o *Options) {}), text("anything"), true, triggerNone},
+		{"display name", only(func(o *Options) { o.RespondToDisplayName = true }), text("What does ADA think?"), false, triggerDisplayName},
+		{"display name at the end", only(func(o *Options) { o.RespondToDisplayName = true }), text("thanks, Ada!"), false, triggerDisplayName},
+		{"display name inside a word", only(func(o *Options) { o.RespondToDisplayName = true }), text("Canada and Adam"), false, triggerNone},
+		{"keyword", only(func(o *Options) { o.RespondToKeywords = true }), text("ada, help"), false, triggerKeyword},
+		{"two-word keyword across spaces", only(func(o *Options) { o.RespondToKeywords = true; o.Keywords = []string{"hey ada"} }), text("HEY   ADA what's up"), false, triggerKeyword},
+		{"Canada never matches", all, text("I live in Canada"), false, triggerNone},
+		{"keyword as part of a word", all, text("the adagio was slow"), false, triggerNone},
+		{"keyword next to punctuation", all, text("(ada)"), false, triggerDisplayName},
+		{"keywords off", only(func(o *Options) { o.Keywords = nil }), text("ada"), false, triggerNone},
+		{"unrelated", all, text("the weather is nice"), false, triggerNone},
+		{"unicode word boundary", all, text("Adaé"), false, triggerNone},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := newActivation(tc.opts).check(tc.content, tc.dm); got != tc.want {
+				t.Errorf("check(%q) = %q, want %q", tc.content.Body, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestPromptText(t *testing.T) {
+	o := Options{DisplayName: "Ada", UserID: "@ada:example.org"}
+	b := &Bot{opts: o, address: addressPattern(o)}
+	for in, want := range map[string]string{
+		"Ada: what is 2+2?":                "what is 2+2?",
+		"@ada:example.org, hello there":    "hello there",
+		"ada , tell me":                    "tell me",
+		"What does Ada think?":             "What does Ada think?",
+		"Ada:":                             "Ada:",
+		"  plain question  ":               "plain question",
+		"Adam: this is not the bot's name": "Adam: this is not the bot's name",
+	} {
+		if got := b.promptText(in); got != want {
+			t.Errorf("promptText(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

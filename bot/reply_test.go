@@ -1,0 +1,125 @@
+package bot
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"maunium.net/go/mautrix/event"
+	"maunium.net/go/mautrix/id"
+)
+
+func TestSplitMarkdown(t *testing.T) {
+	t.Run("short text is one part", func(t *testing.T) {
+		if got := splitMarkdown("  hello  ", 100); len(got) != 1 || got[0] != "hello" {
+			t.Errorf("got %q", got)
+		}
+	})
+	t.Run("lines are kept whole and nothing is lost", func(t *testing.T) {
+		var lines []string
+		for i := 0; i < 200; i++ {
+			lines = append(lines, strings.Repeat("x", 40))
+		}
+		text := strings.Join(lines, "\n")
+		parts := splitMarkdown(text, 1000)
+		if len(parts) < 8 {
+			t.Fatalf("want several parts, got %d", len(parts))
+		}
+		for _, p := range parts {
+			if len(p) > 1000 {
+				t.Errorf("part of %d bytes over the limit", len(p))
+			}
+		}
+		if got := strings.ReplaceAll(strings.Join(parts, "\n"), "\n", ""); got != strings.ReplaceAll(text, "\n", "") {
+			t.Errorf("text changed by splitting")
+		}
+	})
+	t.Run("one huge line is cut at spaces or runes", func(t *testing.T) {
+		text := strings.Repeat("é", 3000) // 6000 bytes, no spaces
+		parts := splitMarkdown(text, 1000)
+		if strings.Join(parts, "") != text {
+			t.Errorf("runes were broken or lost")
+		}
+		for _, p := range parts {
+			if !strings.HasPrefix(p, "é") {
+				t.Errorf("a part starts inside a rune")
+			}
+		}
+	})
+	t.Run("code blocks are closed and reopened", func(t *testing.T) {
+		text := "intro\n```go\n" + strings.Repeat("fmt.Println(1)\n", 200) + "```\noutro"
+		parts := splitMarkdown(text, 800)
+		if len(parts) < 2 {
+			t.Fatalf("want several parts")
+		}
+		for i, p := range parts {
+			if strings.Count(p, "```")%2 != 0 {
+				t.Errorf("part %d has an unbalanced fence:\n%s", i, p)
+			}
+		}
+		if !strings.HasPrefix(parts[1], "```go\n") {
+			t.Errorf("the second part should reopen the go block, starts %q", parts[1][:10])
+		}
+	})
+}
+
+func TestReplyContents(t *testing.T) {
+	asker := id.UserID("@alice:x")
+	q := &event.Event{ID: "$q", Sender: asker, Content: event.Content{Parsed: &event.MessageEventContent{Body: "q"}}}
+	t.Run("markdown, escaped html, mentions, reply", func(t *testing.T) {
+		cs := replyContents("**hi** <img src=x onerror=alert(1)> [@bob](https://matrix.to/#/@bob:x)", q)
+		if len(cs) != 1 {
+			t.Fatalf("want 1 part, got %d", len(cs))
+		}
+		c := cs[0]
+		if !strings.Contains(c.FormattedBody, "<strong>hi</strong>") || strings.Contains(c.FormattedBody, "<img") {
+			t.Errorf("formatted body %q", c.FormattedBody)
+		}
+		if c.Mentions == nil || len(c.Mentions.UserIDs) != 1 || c.Mentions.UserIDs[0] != asker {
+			t.Errorf("mentions %+v: only the asker, never a user named in the answer", c.Mentions)
+		}
+		if c.RelatesTo.GetReplyTo() != "$q" || c.MsgType != event.MsgText {
+			t.Errorf("relation %+v, msgtype %s", c.RelatesTo, c.MsgType)
+		}
+	})
+	t.Run("thread", func(t *testing.T) {
+		inThread := &event.Event{ID: "$q2", Sender: asker, Content: event.Content{Parsed: &event.MessageEventContent{
+			Body: "q", RelatesTo: (&event.RelatesTo{}).SetThread("$root", "$root")}}}
+		cs := replyContents(strings.Repeat("word ", 6000), inThread)
+		if len(cs) < 2 {
+			t.Fatalf("want a split reply")
+		}
+		for i, c := range cs {
+			if c.RelatesTo.GetThreadParent() != "$root" {
+				t.Errorf("part %d left the thread", i)
+			}
+			if i > 0 && (len(c.Mentions.UserIDs) != 0 || !c.RelatesTo.IsFallingBack) {
+				t.Errorf("later parts neither ping nor reply: %+v %+v", c.Mentions, c.RelatesTo)
+			}
+		}
+		if cs[0].RelatesTo.GetReplyTo() != "$q2" || cs[0].RelatesTo.IsFallingBack {
+			t.Errorf("first part must really reply to the question: %+v", cs[0].RelatesTo)
+		}
+	})
+	t.Run("escaping-heavy text still fits an event", func(t *testing.T) {
+		for _, c := range replyContents(strings.Repeat("<&>\"", 8000), q) {
+			raw, _ := json.Marshal(c)
+			if len(raw) > maxContentBytes {
+				t.Errorf("content of %d bytes", len(raw))
+			}
+		}
+	})
+}
+
+func TestFailureText(t *testing.T) {
+	// Every kind gets a sentence; none leaks an internal error's text.
+	for _, err := range []error{
+		coreErr(0, "db password=hunter2"), coreErr(1, "prompt: too long"), coreErr(3, "store down"),
+		coreErr(4, "ollama at http://h:1 returned 500"), coreErr(6, "no"), coreErr(7, "cancelled"),
+	} {
+		got := failureText(err)
+		if got == "" || strings.Contains(got, "hunter2") || strings.Contains(got, "{") {
+			t.Errorf("failureText(%v) = %q", err, got)
+		}
+	}
+}

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"net"
+	"strings"
+	"testing"
+
+	"maunium.net/go/mautrix"
+	"maunium.net/go/mautrix/event"
+	"maunium.net/go/mautrix/id"
+
+	"github.com/ada-chat/ada/bot/bottest"
+	"github.com/ada-chat/ada/core/llm/llmtest"
+)
+
+// TestBridgeOverHTTP runs the real program (`ada up`) with the bridge
+// pointed at its own API (ADA_API_URL, with API_KEY): the production wiring
+// of runBridge, the HTTP client of the chat stream and the health probe,
+// against a real homeserver and an encrypted room.
+func TestBridgeOverHTTP(t *testing.T) {
+	hs := bottest.StartHomeserver(t)
+	llm := llmtest.New(t)
+	acct := bottest.RegisterAccount(t, hs, "ada")
+	addr := freeAddr(t)
+	p := startAda(t, "up", testEnv(t, map[string]string{
+		"LISTEN_ADDR": addr, "ADA_API_URL": "http://" + addr, "API_KEY": "bridge-test-key",
+		"LLM_BACKEND": "ollama", "LLM_BASE_URL": llm.URL(), "LLM_MODEL": "test-model",
+		"RAG_SUMMARY_EVERY_N": "100",
+		"MATRIX_HOMESERVER":   hs.URL(), "MATRIX_USER_ID": acct.UserID.String(), "MATRIX_PASSWORD": acct.Password,
+	}))
+
+	alice := bottest.NewMember(t, hs, "alice", true)
+	room := alice.CreateRoom(&mautrix.ReqCreateRoom{Name: "over http", InitialState: bottest.EncryptedRoom(), Invite: []id.UserID{acct.UserID}})
+	alice.Wait("bot joins", bottest.MembershipOf(room, acct.UserID, event.MembershipJoin))
+
+	llm.Script(llmtest.Reply{Tokens: []string{"answered ", "over HTTP"}})
+	asked := alice.Say(room, "Ada, do you use the API?")
+	reply := alice.Wait("reply", bottest.ReplyTo(acct.UserID, asked, event.MsgText))
+	alice.Wait("✅", bottest.ReactionTo(asked, "✅"))
+	if body := reply.Content.AsMessage().Body; body != "answered over HTTP" {
+		t.Errorf("reply %q", body)
+	}
+	if !strings.Contains(p.logs.String(), "/v1/chat/stream") {
+		t.Errorf("the answer did not go through POST /v1/chat/stream")
+	}
+
+	status := alice.Say(room, "!ada status")
+	body := alice.Wait("status", bottest.ReplyTo(acct.UserID, status, event.MsgNotice)).Content.AsMessage().Body
+	for _, want := range []string{"Ada API: ✅ http://" + addr, "Language model: ✅ ollama · test-model", "Memory store: ✅", "Joined rooms: 1"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("status lacks %q:\n%s", want, body)
+		}
+	}
+
+	// LLM down: the API's error event becomes ❌ and a plain notice.
+	llm.Script(llmtest.Reply{Status: 500, Error: "model crashed"})
+	failed := alice.Say(room, "Ada, and now?")
+	alice.Wait("❌", bottest.ReactionTo(failed, "❌"))
+	notice := alice.Wait("notice", bottest.ReplyTo(acct.UserID, failed, event.MsgNotice)).Content.AsMessage().Body
+	if !strings.Contains(notice, "language model") {
+		t.Errorf("failure notice %q", notice)
+	}
+}
+
+// freeAddr reserves a loopback port for a listener whose address must be
+// known before the program starts (ADA_API_URL points at it).
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
+}

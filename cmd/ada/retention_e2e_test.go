@@ -1,0 +1,47 @@
+package main
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/ada-chat/ada/core"
+	"github.com/ada-chat/ada/core/embed"
+	"github.com/ada-chat/ada/storage"
+)
+
+// TestServeSweepsOldRoomDocuments covers `ada serve` with the bridge in
+// another process: the API process itself enforces DATA_RETENTION_DAYS on
+// documents that came from chat rooms, and keeps everything else.
+func TestServeSweepsOldRoomDocuments(t *testing.T) {
+	env := testEnv(t, map[string]string{"DATA_RETENTION_DAYS": "30"})
+	db, err := storage.Open(context.Background(), filepath.Join(env["DATA_DIR"], "ada.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	conv := core.NewConversationID()
+	doc := func(room string, age time.Duration, idx int) core.Document {
+		return core.Document{ID: core.NewDocID(), Text: "turn text", Embedding: embed.HashVector("turn text"),
+			Meta: core.Metadata{Type: core.DocTurn, Timestamp: time.Now().Add(-age), Source: core.SourceChat, Scope: core.ScopeGlobal,
+				ConversationID: conv, Role: "user", TurnIndex: &idx, RoomID: room}}
+	}
+	oldRoom, newRoom, oldAPI := doc("!room:example.org", 40*24*time.Hour, 0), doc("!room:example.org", 24*time.Hour, 1), doc("", 40*24*time.Hour, 2)
+	if err := db.Put(context.Background(), oldRoom, newRoom, oldAPI); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	ada := startAda(t, "serve", env)
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) && turnExists(t, env, oldRoom.ID) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	ada.stop()
+	if turnExists(t, env, oldRoom.ID) {
+		t.Fatal("an old room turn survived the retention sweep")
+	}
+	if !turnExists(t, env, newRoom.ID) || !turnExists(t, env, oldAPI.ID) {
+		t.Fatal("the sweep deleted a newer room turn or a document that did not come from a room")
+	}
+}
