@@ -27,11 +27,11 @@ const (
 // reply and ✅; or ❌ and a plain notice. Nothing partial is ever posted.
 // The 🧠 reaction goes out while the backend already works, and the reply
 // waits for it, so members always see 🧠 first.
-func (b *Bot) answer(ctx context.Context, evt *event.Event, content *event.MessageEventContent, s roomSettings) error {
+func (b *Bot) answer(ctx context.Context, evt *event.Event, q question, s roomSettings) error {
 	log := logFrom(ctx, b.log)
 	reacted := b.background(func() { b.react(ctx, evt.RoomID, evt.ID, reactThinking) })
 	stopTyping := b.typing(ctx, evt.RoomID)
-	res, err := b.ask(ctx, evt, content, s)
+	res, err := b.ask(ctx, evt, q, s)
 	<-reacted
 	if err != nil {
 		stopTyping()
@@ -74,11 +74,12 @@ func (b *Bot) background(fn func()) <-chan struct{} {
 	return done
 }
 
-// ask builds the chat request and consumes the event stream. Only a stream
-// that ended with done and a non-blank answer counts.
-func (b *Bot) ask(ctx context.Context, evt *event.Event, content *event.MessageEventContent, s roomSettings) (core.ChatResult, error) {
+// ask reads the question's image, if any, builds the chat request and
+// consumes the event stream. Only a stream that ended with done and a
+// non-blank answer counts.
+func (b *Bot) ask(ctx context.Context, evt *event.Event, q question, s roomSettings) (core.ChatResult, error) {
 	req := core.ChatRequest{
-		Prompt:          b.promptText(content.Body),
+		Prompt:          q.prompt,
 		ConversationID:  s.ConversationID,
 		UserTimestamp:   time.UnixMilli(evt.Timestamp),
 		Store:           b.storageOn(s),
@@ -94,6 +95,15 @@ func (b *Bot) ask(ctx context.Context, evt *event.Event, content *event.MessageE
 		defer func() { <-b.answerSlots }()
 	case <-ctx.Done():
 		return core.ChatResult{}, core.Wrap(core.KindCanceled, ctx.Err(), "request cancelled")
+	}
+	// OCR runs inside the slot too: tesseract is the heaviest work here.
+	if q.image != nil {
+		text, err := b.readImage(ctx, q.image)
+		if err != nil {
+			b.rooms.get(evt.RoomID).dropImage(q.image.id)
+			return core.ChatResult{}, err
+		}
+		req.OCRContext = &text
 	}
 	var done *core.ChatResult
 	res, err := b.deps.Backend.Chat(ctx, req, func(ev core.Event) error {
@@ -148,6 +158,9 @@ func (b *Bot) fail(ctx context.Context, evt *event.Event, reason string) {
 // failureText turns a backend error into a short sentence for the room.
 // Only client-safe messages are shown (core.SafeMessage).
 func failureText(err error) string {
+	if ie := (*imageError)(nil); errors.As(err, &ie) {
+		return imageFailureText(ie.err)
+	}
 	msg := strings.TrimSuffix(core.SafeMessage(err), ".")
 	switch core.KindOf(err) {
 	case core.KindUpstream:

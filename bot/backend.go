@@ -17,6 +17,21 @@ type Backend interface {
 	// Health probes the API and its dependencies for !ada status. It never
 	// fails: problems are reported in the Status.
 	Health(ctx context.Context) Status
+	// OCR reads the text of an image. Errors are core.Errors with client-safe
+	// messages: KindTooLarge, KindInvalid (not a supported image),
+	// KindUnavailable (no OCR engine), KindUpstream, KindCanceled.
+	OCR(ctx context.Context, image []byte) (core.OCRResult, error)
+	// OCRMaxBytes is the largest image OCR accepts (OCR_MAX_BYTES), so that
+	// the bridge can refuse bigger ones before downloading them; 0 means
+	// OCR is not available at all.
+	OCRMaxBytes() int64
+}
+
+// TextExtractor is the OCR engine of the in-process backend (an
+// *ocr.Extractor from core/specialists/ocr).
+type TextExtractor interface {
+	Extract(ctx context.Context, data []byte) (core.OCRResult, error)
+	MaxBytes() int64
 }
 
 // Status is the health of the backend as !ada status shows it.
@@ -45,10 +60,34 @@ type coreService interface {
 
 // CoreBackend runs chats on the core in the same process (ada up, or ada bot
 // without ADA_API_URL).
-type CoreBackend struct{ svc coreService }
+type CoreBackend struct {
+	svc coreService
+	ocr TextExtractor
+}
 
-// NewCoreBackend wraps the core service (a *core.Service).
-func NewCoreBackend(svc coreService) *CoreBackend { return &CoreBackend{svc: svc} }
+// NewCoreBackend wraps the core service (a *core.Service) and the OCR
+// engine; ocr may be nil, and then images are refused as unreadable.
+func NewCoreBackend(svc coreService, ocr TextExtractor) *CoreBackend {
+	return &CoreBackend{svc: svc, ocr: ocr}
+}
+
+// OCR runs the engine in this process.
+func (b *CoreBackend) OCR(ctx context.Context, image []byte) (core.OCRResult, error) {
+	if b.ocr == nil {
+		return core.OCRResult{}, errNoOCR
+	}
+	return b.ocr.Extract(ctx, image)
+}
+
+// OCRMaxBytes is the engine's limit, or 0 without an engine.
+func (b *CoreBackend) OCRMaxBytes() int64 {
+	if b.ocr == nil {
+		return 0
+	}
+	return b.ocr.MaxBytes()
+}
+
+var errNoOCR = core.Errorf(core.KindUnavailable, "OCR is not set up for the bridge")
 
 // Chat calls the core directly.
 func (b *CoreBackend) Chat(ctx context.Context, req core.ChatRequest, emit func(core.Event) error) (core.ChatResult, error) {

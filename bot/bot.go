@@ -36,7 +36,9 @@ type Bot struct {
 	runCtx context.Context
 	cli    *mautrix.Client
 	crypto *cryptohelper.CryptoHelper
-	disp   *dispatcher
+	// gate serialises encryption with the sync loop's crypto work.
+	gate cryptoGate
+	disp *dispatcher
 	// answerSlots bounds the answers being made at once (BOT_WORKERS).
 	answerSlots chan struct{}
 	rooms       roomStates
@@ -75,6 +77,7 @@ func New(opts Options, deps Deps) (*Bot, error) {
 		act:         newActivation(opts),
 		address:     addressPattern(opts),
 		rooms:       roomStates{m: make(map[id.RoomID]*roomRuntime)},
+		gate:        newCryptoGate(),
 		ready:       make(chan struct{}),
 		answerSlots: make(chan struct{}, opts.Workers),
 	}

@@ -163,7 +163,8 @@ func (b *Bot) howToAsk() string {
 	if len(ways) == 0 {
 		return "I only answer commands here."
 	}
-	return "To ask me something, " + strings.Join(ways, ", or ") + "."
+	return "To ask me something, " + strings.Join(ways, ", or ") + ". " +
+		"I can read the text in images: ask in the image's caption, reply to the image, or ask right after sending it."
 }
 
 // cmdClear starts a new conversation for the room and forgets its context.

@@ -83,6 +83,6 @@ func (b *Bot) contextFor(ctx context.Context, s roomSettings, asking id.EventID)
 // (!ada clear).
 func (b *Bot) forgetContext(ctx context.Context, room id.RoomID) error {
 	rt := b.rooms.get(room)
-	rt.ring, rt.ringLoaded = nil, true
+	rt.ring, rt.ringLoaded, rt.images = nil, true, nil
 	return b.store.clearMessages(ctx, room)
 }

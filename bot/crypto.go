@@ -35,7 +35,11 @@ func (b *Bot) setupCrypto(ctx context.Context) error {
 	}
 	helper.DBAccountID = b.cli.DeviceID.String()
 	helper.DecryptErrorCallback = b.onUndecryptable
-	if err := helper.Init(ctx); err != nil {
+	syncer, ok := b.cli.Syncer.(mautrix.ExtensibleSyncer)
+	if !ok {
+		return fmt.Errorf("set up encryption: the Matrix client's syncer cannot take listeners")
+	}
+	if err := b.gate.wrapSync(syncer, func() error { return helper.Init(ctx) }); err != nil {
 		return fmt.Errorf("set up encryption: %w", err)
 	}
 	b.cli.Crypto = helper

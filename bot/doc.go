@@ -3,4 +3,33 @@
 // chat core in-process, or Ada's HTTP API). It owns the bridge tables of
 // storage/migrations/0002_bridge.sql. It may import core and config; it must
 // not import apiserver, storage or cmd (cmd picks the Backend).
+//
+// # Images
+//
+// Ada reads the text in images (OCR, through Backend.OCR) and gives it to
+// the model as context for a question (core.ChatRequest.OCRContext). An
+// image belongs to a question in these cases, checked in this order:
+//
+//  1. A message addressed to Ada that replies to an image (m.image, or an
+//     m.file) is about that image, whoever sent it: "Ada, what does this
+//     say?" as a reply. A reply to any other message gets no image.
+//  2. An image addressed to Ada is a question in itself: in a direct chat,
+//     or with a caption that mentions Ada or uses her name or a keyword. The
+//     caption is the question; without one it is "What does this image
+//     say?". A file name is never a caption ("ada.png" wakes nobody).
+//  3. Otherwise a message addressed to Ada takes along the sender's latest
+//     image in the room from the 5 minutes before it (imageWindow): members
+//     upload a picture first and then ask about it. Other members' images
+//     never come along.
+//
+// Images are refused, with ❌ and a short notice and without asking the
+// model, when OCR is not available, when the file says it is not an image,
+// when it is larger than OCR_MAX_BYTES (by its declared size before
+// downloading, or while downloading), or when its bytes are not a
+// supported image. An image that failed is not taken along again (3).
+//
+// Encrypted attachments (`file`) are decrypted in memory. Image bytes are
+// never written anywhere, and only event ids are kept in memory for rule 3:
+// the image is fetched again when it is needed. Its text goes into the
+// prompt only; the room's context records "[image: name] caption".
 package bot

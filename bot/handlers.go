@@ -94,8 +94,8 @@ func (b *Bot) onMessage(ctx context.Context, evt *event.Event) {
 		return // redacted, or an edit: never re-answered
 	case content.MsgType == event.MsgNotice:
 		return // notices are bot output by convention (ours included); answering them loops bots
-	case content.MsgType != event.MsgText && content.MsgType != event.MsgEmote:
-		return // images, files, ...: not handled yet
+	case content.MsgType != event.MsgText && content.MsgType != event.MsgEmote && !isUpload(content):
+		return // audio, video, locations, ...: not handled
 	}
 	backlog := b.isBacklog(ctx, evt)
 	ctx = withLogger(ctx, eventLogger(b.log, evt))

@@ -18,6 +18,7 @@ import (
 	"github.com/ada-chat/ada/core/embed"
 	"github.com/ada-chat/ada/core/llm/llmtest"
 	"github.com/ada-chat/ada/core/llm/ollama"
+	"github.com/ada-chat/ada/core/specialists/ocr"
 	"github.com/ada-chat/ada/storage"
 )
 
@@ -66,6 +67,7 @@ type botEnv struct {
 	cfg    *config.Config
 	db     *storage.DB
 	svc    *core.Service
+	ocr    *ocr.Extractor // OCR_MAX_BYTES and TESSERACT_* from the settings
 	bot    *Bot
 	clock  *testClock
 	logs   *syncBuffer
@@ -116,8 +118,9 @@ func startBot(t testing.TB, env map[string]string) *botEnv {
 	opts.SummaryEveryN = cfg.RAGSummaryEveryN
 	llm := ollama.New(ollama.Options{BaseURL: cfg.LLMBaseURL, Model: cfg.LLMModel})
 	e.svc = core.New(core.Deps{Store: e.db, Embedder: emb, LLM: llm, Logger: log, Now: e.clock.Now}, opts)
+	e.ocr = ocr.New(ocr.Options{Binary: cfg.TesseractPath, Languages: cfg.TesseractLang, MaxBytes: cfg.OCRMaxBytes})
 	e.bot, err = New(OptionsFromConfig(cfg, "test-version"), Deps{
-		Backend: NewCoreBackend(e.svc), DB: e.db.Writer(), ReadDB: e.db.Reader(),
+		Backend: NewCoreBackend(e.svc, e.ocr), DB: e.db.Writer(), ReadDB: e.db.Reader(),
 		Retention: e.svc, Logger: log, Now: e.clock.Now,
 	})
 	if err != nil {

@@ -9,19 +9,25 @@ import (
 )
 
 // handleMessage runs in the room's queue: it remembers the message as
-// context, then, for a live message from an allowed user, runs a command
-// or answers when the message activates the bot.
+// context, then, for a live message from an allowed user, runs a command,
+// handles an upload (images.go), or answers when the message activates the
+// bot.
 func (b *Bot) handleMessage(ctx context.Context, evt *event.Event, backlog bool) error {
 	content, ok := evt.Content.Parsed.(*event.MessageEventContent)
 	if !ok {
 		return nil
 	}
 	content.RemoveReplyFallback()
+	upload := isUpload(content)
 	text := strings.TrimSpace(content.Body)
+	if upload {
+		text = uploadContextText(content)
+	}
 	if text == "" {
 		return nil
 	}
 	args, isCommand := parseCommand(text)
+	isCommand = isCommand && !upload
 	s, err := b.store.room(ctx, evt.RoomID)
 	if err != nil {
 		return err
@@ -38,11 +44,14 @@ func (b *Bot) handleMessage(ctx context.Context, evt *event.Event, backlog bool)
 		return nil
 	case isCommand:
 		return b.runCommand(ctx, evt, s, args)
+	case upload:
+		return b.handleUpload(ctx, evt, content, s)
 	}
 	trig := b.act.check(content, b.opts.RespondToDMs && b.isDM(ctx, evt.RoomID))
 	if trig == triggerNone {
 		return nil
 	}
-	log.Info("answering", "trigger", string(trig))
-	return b.answer(ctx, evt, content, s)
+	q := b.questionFor(ctx, evt, content)
+	log.Info("answering", "trigger", string(trig), "with_image", q.image != nil)
+	return b.answer(ctx, evt, q, s)
 }

@@ -34,7 +34,7 @@ func TestRetentionSweep(t *testing.T) {
 		Now: clock.Now}, core.DefaultOptions())
 	defer svc.Close()
 	b, err := New(Options{Homeserver: "http://unused", UserID: "@ada:x", Password: "p", RetentionDays: 30, MaxContextMessages: 10},
-		Deps{Backend: NewCoreBackend(svc), DB: db.Writer(), ReadDB: db.Reader(), Retention: svc, Now: clock.Now,
+		Deps{Backend: NewCoreBackend(svc, nil), DB: db.Writer(), ReadDB: db.Reader(), Retention: svc, Now: clock.Now,
 			Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
@@ -109,7 +109,7 @@ func TestRunRetriesUnreachableHomeserver(t *testing.T) {
 	defer db.Close()
 	logs := &syncBuffer{}
 	b, err := New(Options{Homeserver: llmtest.ClosedURL(t), UserID: "@ada:x", Password: "p"},
-		Deps{Backend: NewCoreBackend(nil), DB: db.Writer(), Logger: slog.New(slog.NewTextHandler(logs, nil))})
+		Deps{Backend: NewCoreBackend(nil, nil), DB: db.Writer(), Logger: slog.New(slog.NewTextHandler(logs, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,8 @@ type roomRuntime struct {
 	ringLoaded bool
 	// flaggedUndecryptable: the "could not decrypt" notice was posted.
 	flaggedUndecryptable bool
+	// images is each member's latest image (event id only; images.go).
+	images map[id.UserID]recentImage
 }
 
 // roomStates maps rooms to their runtime state.

@@ -27,7 +27,11 @@ func (b *Bot) sendContent(ctx context.Context, room id.RoomID, content *event.Me
 		if b.crypto == nil {
 			return "", errors.New("not sending: the room is encrypted and encryption is not set up")
 		}
+		if err := b.gate.lock(ctx); err != nil {
+			return "", fmt.Errorf("not sending: %w", err)
+		}
 		enc, err := b.crypto.Encrypt(ctx, room, event.EventMessage, content)
+		b.gate.unlock()
 		if err != nil {
 			return "", fmt.Errorf("not sending: encryption failed: %w", err)
 		}

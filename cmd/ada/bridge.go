@@ -30,10 +30,10 @@ func runBridge(ctx context.Context, a *app, log *slog.Logger) error {
 // newBridgeBackend picks the bridge's way to Ada.
 func newBridgeBackend(a *app, log *slog.Logger) bot.Backend {
 	if a.cfg.AdaAPIURL == "" {
-		return bot.NewCoreBackend(a.core)
+		return bot.NewCoreBackend(a.core, a.ocr)
 	}
 	log.Info("the bridge calls the Ada API over HTTP", "url", a.cfg.AdaAPIURL)
 	// No client timeout: a chat stream may last up to REQUEST_TIMEOUT_SECONDS,
 	// which the bridge enforces through each call's context.
-	return apiBackend{client.New(a.cfg.AdaAPIURL, a.cfg.APIKey, &http.Client{})}
+	return apiBackend{c: client.New(a.cfg.AdaAPIURL, a.cfg.APIKey, &http.Client{}), ocrMax: a.cfg.OCRMaxBytes}
 }

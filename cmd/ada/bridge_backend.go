@@ -9,11 +9,24 @@ import (
 )
 
 // apiBackend adapts the HTTP client of Ada's API to the bridge's Backend.
-type apiBackend struct{ c *client.Client }
+// ocrMax is this process's OCR_MAX_BYTES: the API does not publish its
+// limit, and both processes normally share one configuration; if the API's
+// limit is lower it answers 413, which the bridge reports the same way.
+type apiBackend struct {
+	c      *client.Client
+	ocrMax int64
+}
 
 func (b apiBackend) Chat(ctx context.Context, req core.ChatRequest, emit func(core.Event) error) (core.ChatResult, error) {
 	return b.c.Chat(ctx, req, emit)
 }
+
+// OCR posts the image to /v1/ocr/extract.
+func (b apiBackend) OCR(ctx context.Context, image []byte) (core.OCRResult, error) {
+	return b.c.ExtractText(ctx, "matrix-image", image)
+}
+
+func (b apiBackend) OCRMaxBytes() int64 { return b.ocrMax }
 
 // Health maps /v1/healthz onto the status the bridge shows.
 func (b apiBackend) Health(ctx context.Context) bot.Status {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"net"
 	"strings"
 	"testing"
@@ -11,12 +12,13 @@ import (
 
 	"github.com/ada-chat/ada/bot/bottest"
 	"github.com/ada-chat/ada/core/llm/llmtest"
+	"github.com/ada-chat/ada/core/specialists/ocr/ocrtest"
 )
 
 // TestBridgeOverHTTP runs the real program (`ada up`) with the bridge
 // pointed at its own API (ADA_API_URL, with API_KEY): the production wiring
-// of runBridge, the HTTP client of the chat stream and the health probe,
-// against a real homeserver and an encrypted room.
+// of runBridge, the HTTP client of the chat stream, OCR and the health
+// probe, against a real homeserver and an encrypted room.
 func TestBridgeOverHTTP(t *testing.T) {
 	hs := bottest.StartHomeserver(t)
 	llm := llmtest.New(t)
@@ -43,6 +45,26 @@ func TestBridgeOverHTTP(t *testing.T) {
 	if !strings.Contains(p.logs.String(), "/v1/chat/stream") {
 		t.Errorf("the answer did not go through POST /v1/chat/stream")
 	}
+
+	// An encrypted image: the bridge downloads and decrypts it, and reads it
+	// through POST /v1/ocr/extract.
+	t.Run("Image", func(t *testing.T) {
+		ocrtest.RequireTesseract(t)
+		img := ocrtest.Encode(t, ocrtest.Render(t, "Invoice 4711 due Friday"), "png")
+		llm.Script(llmtest.Reply{Tokens: []string{"it is due on Friday"}})
+		asked := alice.SendUpload(room, bottest.Upload{Data: img, MimeType: "image/png", FileName: "invoice.png",
+			Caption: "Ada, when is this due?", Encrypted: true})
+		alice.Wait("reply to the image", bottest.ReplyTo(acct.UserID, asked, event.MsgText))
+		alice.Wait("✅ on the image", bottest.ReactionTo(asked, "✅"))
+		reqs := llm.ChatRequests()
+		prompt := fmt.Sprint(reqs[len(reqs)-1].Messages)
+		if !strings.Contains(prompt, "Invoice 4711 due Friday") {
+			t.Errorf("the OCR'd text is not in the model's prompt:\n%s", prompt)
+		}
+		if !strings.Contains(p.logs.String(), "/v1/ocr/extract") {
+			t.Errorf("the image was not read through POST /v1/ocr/extract")
+		}
+	})
 
 	status := alice.Say(room, "!ada status")
 	body := alice.Wait("status", bottest.ReplyTo(acct.UserID, status, event.MsgNotice)).Content.AsMessage().Body

@@ -37,7 +37,7 @@ type usedContext struct {
 }
 
 // startChatAda starts Ada against a scripted fake LLM of the given backend.
-func startChatAda(t *testing.T, backend string, extra map[string]string) (*adaProc, *llmtest.Server, map[string]string) {
+func startChatAda(t testing.TB, backend string, extra map[string]string) (*adaProc, *llmtest.Server, map[string]string) {
 	t.Helper()
 	llm := llmtest.New(t)
 	env := map[string]string{"LLM_BACKEND": backend, "LLM_BASE_URL": llm.URL(), "LLM_MODEL": "test-model"}

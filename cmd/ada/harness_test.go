@@ -15,7 +15,7 @@ import (
 
 // adaProc is the real program, started through run() on a free port.
 type adaProc struct {
-	t      *testing.T
+	t      testing.TB
 	URL    string
 	cancel context.CancelFunc
 	done   chan error
@@ -41,7 +41,7 @@ func (s *syncBuffer) String() string {
 
 // testEnv returns settings for a test instance: its own data directory, a
 // free port, no .env file from the developer's checkout.
-func testEnv(t *testing.T, extra map[string]string) map[string]string {
+func testEnv(t testing.TB, extra map[string]string) map[string]string {
 	env := map[string]string{
 		"DATA_DIR":     t.TempDir(),
 		"LISTEN_ADDR":  "127.0.0.1:0",
@@ -55,7 +55,7 @@ func testEnv(t *testing.T, extra map[string]string) map[string]string {
 }
 
 // startAda runs `ada <cmd>` in-process and waits until the API listens.
-func startAda(t *testing.T, cmd string, env map[string]string) *adaProc {
+func startAda(t testing.TB, cmd string, env map[string]string) *adaProc {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &adaProc{t: t, cancel: cancel, done: make(chan error, 1), logs: &syncBuffer{}}

@@ -23,7 +23,7 @@ type sseEvent struct {
 
 // stream is an open chat stream read line by line.
 type stream struct {
-	t      *testing.T
+	t      testing.TB
 	resp   *http.Response
 	sc     *bufio.Scanner
 	cancel context.CancelFunc

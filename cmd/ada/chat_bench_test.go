@@ -1,0 +1,259 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ada-chat/ada/core"
+	"github.com/ada-chat/ada/core/embed"
+	"github.com/ada-chat/ada/core/llm/llmtest"
+	"github.com/ada-chat/ada/core/llm/ollama"
+	"github.com/ada-chat/ada/storage"
+)
+
+// BenchmarkChatService measures the chat path of the real program with the
+// scripted LLM answering instantly and a store of ADA_BENCH_DOCS documents
+// (default 100k): the service's own overhead per chat, the relay delay of
+// the first token, and many concurrent streams. It prints a table; run it
+// with `make bench` (-benchtime 1x).
+func BenchmarkChatService(b *testing.B) {
+	docs := 100_000
+	if v := os.Getenv("ADA_BENCH_DOCS"); v != "" {
+		fmt.Sscan(v, &docs)
+	}
+	llm := llmtest.New(b)
+	llm.Instant(true)
+	llm.Default(llmtest.Reply{Tokens: []string{"Sure", ", here", " is", " an", " answer."}})
+	env := testEnv(b, map[string]string{"LLM_BASE_URL": llm.URL(), "LLM_MODEL": "bench", "LOG_LEVEL": "ERROR"})
+	seedStart := time.Now()
+	seedStore(b, env["DATA_DIR"], docs)
+	fmt.Printf("seeded %d documents in %.1f s\n", docs, time.Since(seedStart).Seconds())
+	ada := startAda(b, "serve", env)
+
+	direct := measure(200, func() time.Duration { return directLLMCall(b, llm) })
+	chat := measure(200, func() time.Duration { return timeChat(b, ada) })
+	relayDirect := measure(100, func() time.Duration { return relayTime(b, llm, directReader(llm)) })
+	relayStream := measure(100, func() time.Duration { return relayTime(b, llm, streamReader(ada)) })
+	conc := concurrentStreams(b, ada, 200)
+
+	fmt.Printf("\nChat service benchmark (%d documents, instant scripted LLM, GOMAXPROCS=%d)\n", docs, runtimeProcs())
+	fmt.Printf("%-52s %10s %10s\n", "measurement", "p50", "p99")
+	row := func(name string, d []time.Duration) {
+		fmt.Printf("%-52s %10s %10s\n", name, ms(pct(d, 50)), ms(pct(d, 99)))
+	}
+	row("LLM call alone (client → fake, whole answer)", direct)
+	row("POST /v1/chat end to end", chat)
+	fmt.Printf("%-52s %10s %10s\n", "service overhead (chat − LLM call)", ms(pct(chat, 50)-pct(direct, 50)), ms(pct(chat, 99)-pct(direct, 99)))
+	row("first token, fake LLM → LLM client (baseline)", relayDirect)
+	row("first token, fake LLM → SSE client via Ada", relayStream)
+	fmt.Printf("%-52s %10s %10s\n", "first-token relay added by Ada", ms(pct(relayStream, 50)-pct(relayDirect, 50)), ms(pct(relayStream, 99)-pct(relayDirect, 99)))
+	fmt.Printf("\n%d concurrent streams: %d errors, %.0f streams/s, time to first token p50 %s, p99 %s, total %s\n",
+		conc.n, conc.errors, float64(conc.n)/conc.total.Seconds(), ms(pct(conc.ttft, 50)), ms(pct(conc.ttft, 99)), ms(conc.total))
+	if conc.errors > 0 {
+		b.Errorf("%d of %d concurrent streams failed", conc.errors, conc.n)
+	}
+}
+
+func runtimeProcs() int { return int(testingProcs()) }
+
+// seedStore writes n documents: a tenth memories, the rest turns of
+// conversations, through the real storage path.
+func seedStore(b testing.TB, dir string, n int) {
+	ctx := context.Background()
+	db, err := storage.Open(ctx, filepath.Join(dir, "ada.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.CheckEmbedder(ctx, embed.HashName); err != nil {
+		b.Fatal(err)
+	}
+	words := strings.Fields("alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa quebec romeo sierra tango uniform victor whiskey xray yankee zulu coffee tea garden meeting project deadline invoice weather music berlin paris train flight doctor birthday")
+	batch := make([]core.Document, 0, 1000)
+	conv := core.NewConversationID()
+	for i := 0; i < n; i++ {
+		text := fmt.Sprintf("%s %s %s note %d about %s", words[i%len(words)], words[(i*7)%len(words)], words[(i*13)%len(words)], i, words[(i*31)%len(words)])
+		d := core.Document{ID: core.NewDocID(), Text: text, Embedding: embed.HashVector(text),
+			Meta: core.Metadata{Timestamp: time.Now().Add(-time.Duration(n-i) * time.Second), Source: core.SourceChat, Scope: core.ScopeGlobal}}
+		if i%10 == 0 {
+			d.Meta.Type, d.Meta.Importance = core.DocMemory, 1+i%5
+		} else {
+			if i%100 == 1 {
+				conv = core.NewConversationID()
+			}
+			idx := i % 100
+			d.Meta.Type, d.Meta.ConversationID, d.Meta.Role, d.Meta.TurnIndex = core.DocTurn, conv, []string{"user", "assistant"}[i%2], &idx
+		}
+		batch = append(batch, d)
+		if len(batch) == cap(batch) || i == n-1 {
+			if err := db.Put(ctx, batch...); err != nil {
+				b.Fatal(err)
+			}
+			batch = batch[:0]
+		}
+	}
+}
+
+func measure(n int, f func() time.Duration) []time.Duration {
+	for i := 0; i < 10; i++ {
+		f() // warm-up
+	}
+	out := make([]time.Duration, n)
+	for i := range out {
+		out[i] = f()
+	}
+	return out
+}
+
+func pct(d []time.Duration, p int) time.Duration {
+	s := append([]time.Duration(nil), d...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[min(len(s)-1, len(s)*p/100)]
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Microseconds())/1000) }
+
+func directLLMCall(b testing.TB, llm *llmtest.Server) time.Duration {
+	c := ollama.New(ollama.Options{BaseURL: llm.URL(), Model: "bench"})
+	start := time.Now()
+	if err := c.Chat(context.Background(), core.LLMRequest{Messages: []core.Message{{Role: "user", Content: "hi"}}}, func(core.LLMEvent) error { return nil }); err != nil {
+		b.Fatal(err)
+	}
+	return time.Since(start)
+}
+
+// relayTime holds the fake LLM's first token until the request has
+// reached it (so retrieval is over), releases it, and measures how long the
+// token takes to come out of read: the relay delay alone.
+func relayTime(b testing.TB, llm *llmtest.Server, read func(got chan<- time.Time) error) time.Duration {
+	hold := make(chan struct{})
+	llm.Script(llmtest.Reply{Tokens: []string{"first", " rest"}, Hold: hold, HoldAfter: 0})
+	before := llm.Count()
+	got := make(chan time.Time, 1)
+	errc := make(chan error, 1)
+	go func() { errc <- read(got) }()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := llm.WaitRequests(ctx, before+1); err != nil {
+		b.Fatal(err)
+	}
+	released := time.Now()
+	close(hold)
+	at := <-got
+	if err := <-errc; err != nil {
+		b.Fatal(err)
+	}
+	return at.Sub(released)
+}
+
+func directReader(llm *llmtest.Server) func(chan<- time.Time) error {
+	c := ollama.New(ollama.Options{BaseURL: llm.URL(), Model: "bench"})
+	return func(got chan<- time.Time) error {
+		sent := false
+		return c.Chat(context.Background(), core.LLMRequest{Messages: []core.Message{{Role: "user", Content: "hi"}}}, func(core.LLMEvent) error {
+			if !sent {
+				got <- time.Now()
+				sent = true
+			}
+			return nil
+		})
+	}
+}
+
+func streamReader(ada *adaProc) func(chan<- time.Time) error {
+	return func(got chan<- time.Time) error {
+		_, err := readStream(ada, benchPrompts[0], func() { got <- time.Now() })
+		return err
+	}
+}
+
+var benchPrompts = []string{"what about the coffee meeting", "remind me of the project deadline", "any news on the berlin train", "what music do I like"}
+
+func timeChat(b testing.TB, ada *adaProc) time.Duration {
+	body, _ := json.Marshal(map[string]any{"prompt": benchPrompts[time.Now().Nanosecond()%len(benchPrompts)]})
+	start := time.Now()
+	resp, err := http.Post(ada.URL+"/v1/chat", "application/json", bytes.NewReader(body))
+	if err != nil || resp.StatusCode != 200 {
+		b.Fatalf("chat: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	return time.Since(start)
+}
+
+// readStream reads one whole stream; it calls onFirst when the first token
+// event arrives and returns the time from sending to that moment.
+func readStream(ada *adaProc, prompt string, onFirst func()) (time.Duration, error) {
+	body, _ := json.Marshal(map[string]any{"prompt": prompt})
+	start := time.Now()
+	resp, err := http.Post(ada.URL+"/v1/chat/stream", "application/json", bytes.NewReader(body))
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	var first time.Duration
+	done := false
+	for sc.Scan() {
+		line := sc.Text()
+		if first == 0 && strings.HasPrefix(line, `data: {"type":"token"`) {
+			first = time.Since(start)
+			if onFirst != nil {
+				onFirst()
+			}
+		}
+		if strings.HasPrefix(line, `data: {"type":"error"`) {
+			return 0, fmt.Errorf("error event: %s", line)
+		}
+		if strings.HasPrefix(line, `data: {"type":"done"`) {
+			done = true
+		}
+	}
+	if !done || first == 0 {
+		return 0, fmt.Errorf("stream ended without tokens and done")
+	}
+	return first, nil
+}
+
+type concurrency struct {
+	n, errors int
+	ttft      []time.Duration
+	total     time.Duration
+}
+
+func concurrentStreams(b testing.TB, ada *adaProc, n int) concurrency {
+	res := concurrency{n: n}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	start := time.Now()
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			d, err := readStream(ada, benchPrompts[i%len(benchPrompts)], nil)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				res.errors++
+				return
+			}
+			res.ttft = append(res.ttft, d)
+		}(i)
+	}
+	wg.Wait()
+	res.total = time.Since(start)
+	if len(res.ttft) == 0 {
+		res.ttft = []time.Duration{0}
+	}
+	return res
+}
