@@ -44,6 +44,8 @@ fuzz:
 ## bench: print the benchmark tables (vector search, chat overhead, bridge)
 bench: deps
 	$(GO) run ./cmd/adabench
+	$(GO) test -run '^$$' -bench 'ChatService' -benchtime 1x ./cmd/ada
+	$(GO) test -run '^$$' -bench 'BridgeLatency' -benchtime 1x ./bot
 
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || (gofmt -l . ; echo "gofmt needed"; exit 1)

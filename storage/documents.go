@@ -16,8 +16,6 @@ import (
 const (
 	insertDocumentSQL = `INSERT INTO documents (id, type, scope, conversation_id, room_id, ts, text, metadata, embedding)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
-	insertVectorSQL = `INSERT INTO documents_vec (rowid, doc_type, scope, conversation_id, embedding)
-		VALUES (?, ?, ?, ?, vec_bit(?))`
 	selectDocumentColumns = `rowid, id, text, metadata, embedding`
 )
 

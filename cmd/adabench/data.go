@@ -43,7 +43,7 @@ func sentences(n, nq int, seed uint64) dataset {
 		}
 		return w
 	}
-	d := dataset{name: "hash embedder, sentences"}
+	d := dataset{name: "sentences"}
 	for range n {
 		t := strings.Join(sentence(6, 18), " ")
 		d.texts = append(d.texts, t)
@@ -71,7 +71,7 @@ func sentences(n, nq int, seed uint64) dataset {
 
 // clusters: normalised Gaussian vectors around topic centroids, sharing a
 // common offset, as the embeddings of a semantic model do (they are
-// anisotropic: unrelated texts still have a cosine of 0.3 or so). Half the
+// anisotropic: unrelated items have a cosine of 0.31 ± 0.06 here). Half the
 // queries are stored vectors plus noise, half fresh points of a topic.
 func clusters(n, nq int, seed uint64) dataset {
 	const (
@@ -118,7 +118,7 @@ func clusters(n, nq int, seed uint64) dataset {
 		}
 		return normalise(v)
 	}
-	d := dataset{name: "clustered Gaussian"}
+	d := dataset{name: "clusters"}
 	for i := range n {
 		d.texts = append(d.texts, "synthetic item "+strconv.Itoa(i))
 		d.vecs = append(d.vecs, point(centroids[rng.IntN(topics)], item))

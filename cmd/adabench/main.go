@@ -22,6 +22,7 @@ type config struct {
 	sizes    []int
 	queries  int
 	warmup   int
+	block    int
 	batch    int
 	k        int
 	data     []string
@@ -34,7 +35,8 @@ func main() {
 	var sizes, data string
 	flag.StringVar(&sizes, "sizes", "10000,100000", "comma-separated numbers of stored documents")
 	flag.IntVar(&c.queries, "queries", 200, "measured queries per engine and size")
-	flag.IntVar(&c.warmup, "warmup", 20, "unmeasured warm-up queries per engine and size")
+	flag.IntVar(&c.warmup, "warmup", 10, "unmeasured warm-up queries per engine and size")
+	flag.IntVar(&c.block, "block", 1, "queries an engine runs before the other takes its turn")
 	flag.IntVar(&c.batch, "batch", 100, "documents per insert transaction (one Put call)")
 	flag.IntVar(&c.k, "k", 10, "neighbours per query")
 	flag.StringVar(&data, "data", "sentences,clusters", "datasets: sentences (hash embedder), clusters (Gaussian)")
@@ -77,10 +79,15 @@ func run(ctx context.Context, c config) error {
 	}
 	fmt.Printf("machine: %d CPUs, %s, %s %s/%s, load average at start %s\n",
 		runtime.NumCPU(), cpuModel(), runtime.Version(), runtime.GOOS, runtime.GOARCH, loadAvg())
-	fmt.Printf("sqlite %s, sqlite-vec %s (default cgo flags: no AVX, no POPCNT)\n", sqliteVersion, vecVersion)
-	fmt.Printf("%d dims, k=%d, %d queries after %d warm-up, inserts in batches of %d, engines alternate per query\n\n",
-		dimensions, c.k, c.queries, c.warmup, c.batch)
-
+	fmt.Printf("sqlite %s, sqlite-vec %s as shipped (default cgo flags: no AVX, no POPCNT)\n", sqliteVersion, vecVersion)
+	fmt.Printf(`%d dims, k=%d, %d queries per engine after %d warm-up ones, the same for both engines, taking turns every %d
+data:    sentences = hash embedder over generated sentences (Zipf over 4000 words); queries: reworded stored ones, fresh ones
+         clusters  = unit Gaussian vectors around 2000 topics, shared offset, power-law spectrum; queries: noisy stored ones, fresh ones
+engines: ada Search = storage.DB.Search filtered to type memory, scope global (binary-code KNN, exact cosine rescoring)
+         plain vec0 cosine = vec0(embedding float[768] distance_metric=cosine) queried with MATCH ... AND k = %d
+insert:  rate while growing the store to that size, %d documents per transaction (storage.DB.Put for ada), vectors precomputed
+recall:  share of the results that are among the exact %d nearest of a brute-force scan (ties count)
+`, dimensions, c.k, c.queries, c.warmup, c.block, c.k, c.batch, c.k)
 	var rows []result
 	maxN := c.sizes[len(c.sizes)-1]
 	for _, name := range c.data {
@@ -95,8 +102,8 @@ func run(ctx context.Context, c config) error {
 			return fmt.Errorf("unknown dataset %q", name)
 		}
 		fmt.Fprintf(os.Stderr, "%s: %d vectors and %d queries generated in %v\n", d.name, maxN, c.queries, time.Since(t0).Round(time.Millisecond))
-		if name == "sentences" {
-			fmt.Printf("hash embedder: %.0f texts/s on one core (sentences of 6 to 18 words)\n", embedRate(d.texts[:min(len(d.texts), 5000)]))
+		if d.name == "sentences" {
+			fmt.Printf("hash embedder: %.0f texts/s on one goroutine (sentences of 6 to 18 words)\n", embedRate(d.texts[:min(len(d.texts), 5000)]))
 		}
 		r, err := benchDataset(ctx, c, d, dir)
 		if err != nil {

@@ -1,0 +1,71 @@
+package storage
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/ada-chat/ada/core"
+)
+
+// BenchmarkSearch measures Search for 10 memories among ADA_BENCH_N stored
+// memories (default 20000) of random unit vectors. `make bench` runs the
+// full comparison (cmd/adabench); this is for profiling:
+//
+//	ADA_BENCH_N=100000 go test -tags goolm -run '^$' -bench Search -cpuprofile cpu.out ./storage
+func BenchmarkSearch(b *testing.B) {
+	n := 20000
+	if s := os.Getenv("ADA_BENCH_N"); s != "" {
+		n, _ = strconv.Atoi(s)
+	}
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(b.TempDir(), "bench.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	rng := rand.New(rand.NewPCG(1, 2))
+	docs := make([]core.Document, 0, 500)
+	for i := 0; i < n; i += len(docs) {
+		docs = docs[:0]
+		for range min(500, n-i) {
+			docs = append(docs, core.Document{ID: core.NewDocID(), Text: "memory", Embedding: randomUnit(rng),
+				Meta: core.Metadata{Type: core.DocMemory, Timestamp: time.Now(), Source: core.SourceImport,
+					Scope: core.ScopeGlobal, Importance: 3}})
+		}
+		if err := db.Put(ctx, docs...); err != nil {
+			b.Fatal(err)
+		}
+	}
+	queries := make([][]float32, 64)
+	for i := range queries {
+		queries[i] = randomUnit(rng)
+	}
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		q := core.VectorQuery{Filter: core.Filter{Type: core.DocMemory, Scopes: []string{core.ScopeGlobal}},
+			Vector: queries[i%len(queries)], K: 10}
+		if _, err := db.Search(ctx, q); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func randomUnit(rng *rand.Rand) []float32 {
+	v := make([]float32, core.Dim)
+	var s float64
+	for i := range v {
+		x := rng.NormFloat64()
+		v[i] = float32(x)
+		s += x * x
+	}
+	for i := range v {
+		v[i] /= float32(math.Sqrt(s))
+	}
+	return v
+}
