@@ -112,7 +112,7 @@ recall:  share of the results that are among the exact %d nearest of a brute-for
 		rows = append(rows, r...)
 	}
 	fmt.Println()
-	printTable(rows)
+	printTable(rows, c.k)
 	fmt.Printf("\nload average at end %s; total run time %v\n", loadAvg(), time.Since(start).Round(time.Second))
 	return nil
 }
@@ -125,9 +125,9 @@ type result struct {
 	insertRate, recall   float64
 }
 
-func printTable(rows []result) {
+func printTable(rows []result, k int) {
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "data\tdocs\tfilter\tengine\tp50 ms\tp99 ms\tinsert docs/s\trecall@10\t")
+	fmt.Fprintf(w, "data\tdocs\tfilter\tengine\tp50 ms\tp99 ms\tinsert docs/s\trecall@%d\t\n", k)
 	for _, r := range rows {
 		fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%.2f\t%.2f\t%.0f\t%.3f\t\n", r.data, r.n, r.filter, r.engine,
 			ms(r.p50), ms(r.p99), r.insertRate, r.recall)
