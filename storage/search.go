@@ -89,11 +89,11 @@ var insertVectorSQL = fmt.Sprintf(`INSERT INTO documents_vec (rowid, shard, doc_
 // embeddings alone, and loads whole documents only for the q.K nearest. It
 // reads in one transaction, so all three steps see the same snapshot.
 func (db *DB) approximateSearch(ctx context.Context, q core.VectorQuery) ([]core.Hit, error) {
-	conn, err := db.mappedReader(ctx)
+	conn, release, err := db.searchConn(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer conn.Close()
+	defer release()
 	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, storeErr(err)
@@ -244,9 +244,46 @@ func queryRowids(ctx context.Context, tx *sql.Tx, selectFrom string, rowids []an
 // the connection it uses; setting the same size again costs microseconds.
 const mmapSize = 1 << 30
 
-// mappedReader takes a read connection with the database file mapped.
-func (db *DB) mappedReader(ctx context.Context) (*sql.Conn, error) {
-	conn, err := db.read.Conn(ctx)
+// searchConn takes the connection a search runs on, with the database file
+// mapped, and returns the function that gives it back.
+//
+// It prefers the write connection when that is idle. In WAL mode, a
+// connection that begins a read transaction after another connection has
+// committed drops its whole page cache and unmaps the file (SQLite's
+// pagerBeginReadTransaction: pager_reset and sqlite3OsUnfetch), so the first
+// search on a read connection after any write faults every page it touches
+// back in: at 100k documents 25 ms instead of 6 (the page faults cost tens
+// of microseconds each on a virtual machine). The writer's own commits leave
+// its cache and mapping valid, and Ada's writes (the turns of a chat) come
+// just before the searches that follow them. At most one search uses the
+// writer at a time, and only when no write holds it, so concurrent searches
+// still run in parallel on the read connections and a search rarely waits
+// for a write (at most for one short transaction that took the writer
+// between the check and the take).
+func (db *DB) searchConn(ctx context.Context) (*sql.Conn, func(), error) {
+	select {
+	case db.writerSearch <- struct{}{}:
+		if db.write.Stats().InUse == 0 {
+			conn, err := mapped(ctx, db.write)
+			if err != nil {
+				<-db.writerSearch
+				return nil, nil, err
+			}
+			return conn, func() { conn.Close(); <-db.writerSearch }, nil
+		}
+		<-db.writerSearch
+	default:
+	}
+	conn, err := mapped(ctx, db.read)
+	if err != nil {
+		return nil, nil, err
+	}
+	return conn, func() { conn.Close() }, nil
+}
+
+// mapped takes a connection of pool with the database file mapped.
+func mapped(ctx context.Context, pool *sql.DB) (*sql.Conn, error) {
+	conn, err := pool.Conn(ctx)
 	if err != nil {
 		return nil, storeErr(err)
 	}

@@ -31,6 +31,9 @@ type DB struct {
 	write *sql.DB
 	// read has several connections; in WAL mode readers never block the writer.
 	read *sql.DB
+	// writerSearch admits one search at a time to the write connection
+	// (see searchConn).
+	writerSearch chan struct{}
 }
 
 var _ core.Store = (*DB)(nil)
@@ -76,7 +79,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		return nil, err
 	}
 	read.SetMaxOpenConns(8)
-	db := &DB{path: path, write: write, read: read}
+	db := &DB{path: path, write: write, read: read, writerSearch: make(chan struct{}, 1)}
 	if err := db.Ping(ctx); err != nil {
 		db.Close()
 		return nil, err
