@@ -3,6 +3,8 @@ package apiserver
 import (
 	"runtime"
 
+	"github.com/ada-chat/ada/core"
+
 	"github.com/valyala/fasthttp"
 )
 
@@ -53,7 +55,7 @@ func (s *Server) handleHealth(r *request) error {
 	backend, model := s.core.LLMInfo()
 	resp.LLM = llmStatus{OK: h.LLMErr == nil, Backend: backend, Model: model}
 	if h.LLMErr != nil {
-		msg := safeDetail(h.LLMErr)
+		msg := core.SafeMessage(h.LLMErr)
 		resp.LLM.Error = &msg
 	}
 	resp.OK = h.StoreErr == nil

@@ -39,6 +39,3 @@ func (s *Server) handleInfo(r *request) error {
 	})
 	return nil
 }
-
-// safeDetail is the client-safe text of an error.
-func safeDetail(err error) string { return core.SafeMessage(err) }

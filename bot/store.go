@@ -134,7 +134,6 @@ const (
 		WHERE room_id = ? ORDER BY ts DESC, rowid DESC LIMIT ?`
 	clearMessagesSQL     = `DELETE FROM bridge_messages WHERE room_id = ?`
 	deleteOldMessagesSQL = `DELETE FROM bridge_messages WHERE ts < ?`
-	countMessagesSQL     = `SELECT count(*) FROM bridge_messages WHERE room_id = ?`
 )
 
 // addMessage stores m and trims the room to its newest keep messages, in
@@ -191,10 +190,4 @@ func (s *store) deleteMessagesBefore(ctx context.Context, cutoff time.Time) (int
 	}
 	n, err := res.RowsAffected()
 	return int(n), err
-}
-
-func (s *store) countMessages(ctx context.Context, roomID id.RoomID) (int, error) {
-	var n int
-	err := s.r.QueryRowContext(ctx, countMessagesSQL, roomID.String()).Scan(&n)
-	return n, err
 }

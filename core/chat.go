@@ -64,7 +64,7 @@ func (s *Service) Chat(ctx context.Context, req ChatRequest, emit func(Event) er
 	if newConversation {
 		req.ConversationID = NewConversationID()
 	}
-	prompt, next, err := s.buildPrompt(ctx, req)
+	prompt, r, err := s.buildPrompt(ctx, req)
 	if err != nil {
 		return ChatResult{}, err
 	}
@@ -80,7 +80,7 @@ func (s *Service) Chat(ctx context.Context, req ChatRequest, emit func(Event) er
 		res.Thinking = &thinking
 	}
 	if req.Store && s.opts.RAGEnabled {
-		if err := s.saveTurns(ctx, req, answer, userTime, next); err != nil {
+		if err := s.saveTurns(ctx, req, answer, userTime, r); err != nil {
 			return ChatResult{}, err
 		}
 	}
@@ -91,18 +91,18 @@ func (s *Service) Chat(ctx context.Context, req ChatRequest, emit func(Event) er
 		if req.SaveMemory {
 			res.MemoryID = s.saveChatMemory(ctx, req, answer)
 		}
-		s.maybeSummarize(req, next)
+		s.maybeSummarize(req, r.nextTurn)
 	}
 	return res, nil
 }
 
 // buildPrompt retrieves context and assembles the prompt.
-func (s *Service) buildPrompt(ctx context.Context, req ChatRequest) (Prompt, int, error) {
+func (s *Service) buildPrompt(ctx context.Context, req ChatRequest) (Prompt, retrieval, error) {
 	r, err := s.retrieve(ctx, req)
 	if err != nil {
-		return Prompt{}, 0, err
+		return Prompt{}, r, err
 	}
-	return s.assemble(req, r, s.now()), r.nextTurn, nil
+	return s.assemble(req, r, s.now()), r, nil
 }
 
 // generate runs the model, pausing at each specialist marker to run the
@@ -191,12 +191,23 @@ func (s *Service) specialistResult(ctx context.Context, m *marker.Request, ocr *
 	return s.runSpecialist(ctx, m.Name, m.Args, ocr)
 }
 
-// saveTurns writes the user and assistant turns in one transaction.
-func (s *Service) saveTurns(ctx context.Context, req ChatRequest, answer string, userTime time.Time, next int) error {
-	vecs, err := s.embedder.Embed(ctx, []string{req.Prompt, answer})
+// saveTurns writes the user and assistant turns in one transaction. The
+// prompt's embedding from retrieval is reused, so only the answer is
+// embedded here when retrieval already had it.
+func (s *Service) saveTurns(ctx context.Context, req ChatRequest, answer string, userTime time.Time, r retrieval) error {
+	texts := []string{answer}
+	if r.promptVec == nil {
+		texts = append(texts, req.Prompt)
+	}
+	vecs, err := s.embedder.Embed(ctx, texts)
 	if err != nil {
 		return Wrap(KindUpstream, err, "embedding with %s failed", s.embedder.Name())
 	}
+	answerVec, promptVec := vecs[0], r.promptVec
+	if promptVec == nil {
+		promptVec = vecs[1]
+	}
+	next := r.nextTurn
 	ui, ai := next, next+1
 	turn := func(role, text string, vec []float32, ts time.Time, idx *int) Document {
 		return Document{ID: NewDocID(), Text: text, Embedding: vec, Meta: Metadata{
@@ -208,7 +219,7 @@ func (s *Service) saveTurns(ctx context.Context, req ChatRequest, answer string,
 	if !now.After(userTime) {
 		now = userTime.Add(time.Microsecond) // keep the pair ordered
 	}
-	return s.store.Put(ctx, turn("user", req.Prompt, vecs[0], userTime, &ui), turn("assistant", answer, vecs[1], now, &ai))
+	return s.store.Put(ctx, turn("user", req.Prompt, promptVec, userTime, &ui), turn("assistant", answer, answerVec, now, &ai))
 }
 
 // saveChatMemory stores the memory requested with save_memory. It runs after

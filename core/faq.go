@@ -87,6 +87,15 @@ func (s *Service) putEmbedded(ctx context.Context, docs []Document) error {
 	if len(docs) == 0 {
 		return nil
 	}
+	if err := s.embedDocs(ctx, docs); err != nil {
+		return err
+	}
+	return s.store.Put(ctx, docs...)
+}
+
+// embedDocs fills in each document's embedding with one embedder call, and
+// the timestamp "now" where none is set.
+func (s *Service) embedDocs(ctx context.Context, docs []Document) error {
 	texts := make([]string, len(docs))
 	for i, d := range docs {
 		texts[i] = d.Text
@@ -102,5 +111,5 @@ func (s *Service) putEmbedded(ctx context.Context, docs []Document) error {
 			docs[i].Meta.Timestamp = now
 		}
 	}
-	return s.store.Put(ctx, docs...)
+	return nil
 }

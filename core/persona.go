@@ -120,23 +120,14 @@ func readPersona(src PersonaSource) (text, version string, mod time.Time, err er
 }
 
 func (s *Service) storePersona(ctx context.Context, sections []PersonaSection, version string, mod time.Time) error {
-	texts := make([]string, len(sections))
-	for i, sec := range sections {
-		texts[i] = sec.Text
-	}
-	vecs, err := s.embedder.Embed(ctx, texts)
-	if err != nil {
-		return Wrap(KindUpstream, err, "embedding the persona with %s failed", s.embedder.Name())
-	}
-	ts := mod
-	if ts.IsZero() {
-		ts = s.now().UTC()
-	}
 	docs := make([]Document, len(sections))
 	for i, sec := range sections {
-		docs[i] = Document{ID: sec.ID, Text: sec.Text, Embedding: vecs[i], Meta: Metadata{
-			Type: DocPersona, Timestamp: ts, Source: SourceSystem, Scope: ScopeGlobal, Version: version, Topic: sec.Topic,
+		docs[i] = Document{ID: sec.ID, Text: sec.Text, Meta: Metadata{
+			Type: DocPersona, Timestamp: mod, Source: SourceSystem, Scope: ScopeGlobal, Version: version, Topic: sec.Topic,
 		}}
+	}
+	if err := s.embedDocs(ctx, docs); err != nil {
+		return err
 	}
 	return s.store.Replace(ctx, Filter{Type: DocPersona}, docs...)
 }

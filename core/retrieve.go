@@ -15,6 +15,9 @@ type retrieval struct {
 	faqs      []Document
 	summaries []Document // oldest first
 	nextTurn  int        // turn_index of the new user turn
+	// promptVec is the prompt's embedding, if retrieval needed it; saving
+	// the user turn reuses it.
+	promptVec []float32
 }
 
 // effectiveK resolves a request's *_k against its setting: nil means the
@@ -42,22 +45,21 @@ func (s *Service) retrieve(ctx context.Context, req ChatRequest) (retrieval, err
 	if !s.opts.RAGEnabled {
 		return r, nil
 	}
-	// The conversation's newest turn gives the next turn index.
+	// One query gives both the turns to show and, from the newest, the next
+	// turn index.
 	if req.ConversationID != "" {
-		last, err := s.store.List(ctx, Filter{Type: DocTurn, ConversationID: req.ConversationID}, 1)
+		k := effectiveK(req.TurnsK, s.opts.TurnTopK)
+		if !s.opts.EnableTurn {
+			k = 0
+		}
+		docs, err := s.store.List(ctx, Filter{Type: DocTurn, ConversationID: req.ConversationID}, max(k, 1))
 		if err != nil {
 			return r, err
 		}
-		if len(last) == 1 && last[0].Meta.TurnIndex != nil {
-			r.nextTurn = *last[0].Meta.TurnIndex + 1
+		if len(docs) > 0 && docs[0].Meta.TurnIndex != nil {
+			r.nextTurn = *docs[0].Meta.TurnIndex + 1
 		}
-	}
-	if k := effectiveK(req.TurnsK, s.opts.TurnTopK); k > 0 && s.opts.EnableTurn && req.ConversationID != "" {
-		docs, err := s.store.List(ctx, Filter{Type: DocTurn, ConversationID: req.ConversationID}, k)
-		if err != nil {
-			return r, err
-		}
-		r.turns = reversed(docs)
+		r.turns = reversed(docs[:min(k, len(docs))])
 		for _, d := range r.turns {
 			r.used.Turns = append(r.used.Turns, ContextItem{ID: d.ID, Text: d.Text, Role: d.Meta.Role, Timestamp: isoTime(d.Meta.Timestamp)})
 		}
@@ -88,6 +90,7 @@ func (s *Service) retrieveSimilar(ctx context.Context, req ChatRequest, faqK, me
 	if err != nil {
 		return err
 	}
+	r.promptVec = vec
 	if faqK > 0 && s.opts.EnableFAQ {
 		hits, err := s.store.Search(ctx, VectorQuery{Filter: Filter{Type: DocFAQ}, Vector: vec, K: faqK})
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -47,7 +48,7 @@ func BenchmarkChatService(b *testing.B) {
 	relayStream := measure(100, func() time.Duration { return relayTime(b, llm, streamReader(ada)) })
 	conc := concurrentStreams(b, ada, 200)
 
-	fmt.Printf("\nChat service benchmark (%d documents, instant scripted LLM, GOMAXPROCS=%d)\n", docs, runtimeProcs())
+	fmt.Printf("\nChat service benchmark (%d documents, instant scripted LLM, GOMAXPROCS=%d)\n", docs, runtime.GOMAXPROCS(0))
 	fmt.Printf("%-52s %10s %10s\n", "measurement", "p50", "p99")
 	row := func(name string, d []time.Duration) {
 		fmt.Printf("%-52s %10s %10s\n", name, ms(pct(d, 50)), ms(pct(d, 99)))
@@ -64,8 +65,6 @@ func BenchmarkChatService(b *testing.B) {
 		b.Errorf("%d of %d concurrent streams failed", conc.errors, conc.n)
 	}
 }
-
-func runtimeProcs() int { return int(testingProcs()) }
 
 // seedStore writes n documents: a tenth memories, the rest turns of
 // conversations, through the real storage path.

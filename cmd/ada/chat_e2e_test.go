@@ -449,3 +449,38 @@ func TestDebugEndpointsNeedRAGDebug(t *testing.T) {
 		t.Fatalf("debug rag: %d %v", st, rag)
 	}
 }
+
+// TestPromptIsEmbeddedOncePerChat: retrieval embeds the prompt and saving the
+// user turn reuses that vector, so a chat costs the embedder two texts (the
+// prompt and the answer), not three.
+func TestPromptIsEmbeddedOncePerChat(t *testing.T) {
+	llm := llmtest.New(t)
+	env := testEnv(t, map[string]string{"LLM_BASE_URL": llm.URL(), "LLM_MODEL": "m",
+		"EMBED_BACKEND": "ollama", "EMBED_BASE_URL": llm.URL(), "EMBED_MODEL": "e"})
+	ada := startAda(t, "serve", env)
+	embedded := func() int {
+		n := 0
+		for _, r := range llm.Requests() {
+			n += len(r.Input)
+		}
+		return n
+	}
+	before := embedded()
+	llm.Script(llmtest.Reply{Tokens: []string{"fine"}})
+	if st := ada.call("POST", "/v1/chat", map[string]any{"prompt": "how are you"}, nil); st != 200 {
+		t.Fatal(st)
+	}
+	if got := embedded() - before; got != 2 {
+		t.Fatalf("one chat embedded %d texts, want 2", got)
+	}
+	turns := documentsIn(t, env, core.Filter{Type: core.DocTurn})
+	if len(turns) != 2 {
+		t.Fatalf("turns %d", len(turns))
+	}
+	for _, d := range turns {
+		want := llmtest.Vector(d.Text, core.Dim)
+		if storage.CosineDistance(d.Embedding, want) > 1e-5 {
+			t.Fatalf("turn %q was stored with another text's vector", d.Text)
+		}
+	}
+}

@@ -85,3 +85,27 @@ func TestMethodNotAllowedListsTheAllowedMethods(t *testing.T) {
 		t.Fatalf("%d Allow=%q", resp.StatusCode, resp.Header.Get("Allow"))
 	}
 }
+
+// TestOneLogLinePerRequestCarriesItsID: the X-Request-ID of a response names
+// exactly one request log line.
+func TestOneLogLinePerRequestCarriesItsID(t *testing.T) {
+	ada := startAda(t, "serve", testEnv(t, nil))
+	resp, err := http.Get(ada.URL + "/v1/memory?limit=0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	id := resp.Header.Get("X-Request-ID")
+	if len(id) < 8 {
+		t.Fatalf("X-Request-ID %q", id)
+	}
+	var lines []string
+	for _, l := range strings.Split(ada.logs.String(), "\n") {
+		if strings.Contains(l, "request_id="+id) {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) != 1 || !strings.Contains(lines[0], "msg=request") || !strings.Contains(lines[0], "status=400") || !strings.Contains(lines[0], "path=/v1/memory") {
+		t.Fatalf("log lines for %s: %q", id, lines)
+	}
+}
