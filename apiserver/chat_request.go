@@ -3,7 +3,6 @@ package apiserver
 import (
 	"encoding/json"
 	"strings"
-	"time"
 
 	"github.com/ada-chat/ada/core"
 )
@@ -22,6 +21,8 @@ type chatRequestBody struct {
 	TurnsK           json.RawMessage       `json:"turns_k"`
 	FAQK             json.RawMessage       `json:"faq_k"`
 	MemoryK          json.RawMessage       `json:"memory_k"`
+	RecallK          json.RawMessage       `json:"recall_k"`
+	AutoMemory       *bool                 `json:"auto_memory"`
 	UserTimestamp    *string               `json:"user_timestamp"`
 	Store            *bool                 `json:"store"`
 	OCRContext       *core.OCRResult       `json:"ocr_context"`
@@ -56,6 +57,7 @@ func (b *chatRequestBody) toCore(requestID string) (core.ChatRequest, error) {
 	if b.Store != nil {
 		req.Store = *b.Store
 	}
+	req.AutoMemory = b.AutoMemory
 	var err error
 	if req.TurnsK, err = optionalInt(b.TurnsK, "turns_k", 0, 20); err != nil {
 		return req, err
@@ -66,6 +68,9 @@ func (b *chatRequestBody) toCore(requestID string) (core.ChatRequest, error) {
 	if req.MemoryK, err = optionalInt(b.MemoryK, "memory_k", 0, 20); err != nil {
 		return req, err
 	}
+	if req.RecallK, err = optionalInt(b.RecallK, "recall_k", 0, core.MaxRecallK); err != nil {
+		return req, err
+	}
 	imp, err := optionalInt(b.MemoryImportance, "memory_importance", 1, 5)
 	if err != nil {
 		return req, err
@@ -74,9 +79,9 @@ func (b *chatRequestBody) toCore(requestID string) (core.ChatRequest, error) {
 		req.MemoryImportance = *imp
 	}
 	if ts := strings.TrimSpace(deref(b.UserTimestamp)); ts != "" {
-		t, err := time.Parse(time.RFC3339Nano, ts)
+		t, err := parseTime("user_timestamp", ts)
 		if err != nil {
-			return req, core.Errorf(core.KindInvalid, "user_timestamp: must be ISO 8601 with a time zone, e.g. 2026-01-02T15:04:05Z; got %q", truncate(ts, 40))
+			return req, err
 		}
 		req.UserTimestamp = t
 	}

@@ -54,7 +54,8 @@ func (s *Server) handleDebugPrompt(r *request) error {
 			*dst = &v
 		}
 	}
-	for name, dst := range map[string]*[]byte{"turns_k": (*[]byte)(&body.TurnsK), "faq_k": (*[]byte)(&body.FAQK), "memory_k": (*[]byte)(&body.MemoryK)} {
+	for name, dst := range map[string]*[]byte{"turns_k": (*[]byte)(&body.TurnsK), "faq_k": (*[]byte)(&body.FAQK), "memory_k": (*[]byte)(&body.MemoryK),
+		"recall_k": (*[]byte)(&body.RecallK)} {
 		if v := strParam(r, name); v != "" {
 			*dst = []byte(v)
 		}

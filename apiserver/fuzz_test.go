@@ -13,6 +13,8 @@ func FuzzDecodeMemoryCreate(f *testing.F) {
 		`{"text":"x","importance":"high"}`,
 		`{"text":"x","importance":2.5e300}`,
 		`{"text":null,"scope":"entity:"}`,
+		`{"text":"x","expires_at":"2099-01-01T00:00:00+02:00"}`,
+		`{"text":"x","expires_at":"soon"}`,
 		`[]`, `null`, `{`, `"text"`, ``,
 	} {
 		f.Add([]byte(seed))
@@ -38,6 +40,8 @@ func FuzzDecodeChatRequest(f *testing.F) {
 		`{"prompt":"x","turns_k":1e99,"faq_k":-0,"memory_k":"3"}`,
 		`{"prompt":"x","user_timestamp":"2026-01-02T15:04:05+02:00","ocr_context":{"text":"a"}}`,
 		`{"prompt":"x","context_messages":[{"sender":"a","text":"b"}],"store":false}`,
+		`{"prompt":"x","recall_k":20,"auto_memory":false}`,
+		`{"prompt":"x","recall_k":-1,"auto_memory":"no"}`,
 		`{"prompt":null}`, `[]`, `{`, ``,
 	} {
 		f.Add([]byte(seed))
@@ -50,6 +54,34 @@ func FuzzDecodeChatRequest(f *testing.F) {
 		req, err := b.toCore("fuzz")
 		if err == nil && req.Prompt == "" {
 			t.Fatalf("accepted a chat request without a prompt: %q", body)
+		}
+	})
+}
+
+// FuzzDecodeMemoryPatch: a patch body either fails or changes something;
+// an accepted importance is always 1..5.
+func FuzzDecodeMemoryPatch(f *testing.F) {
+	for _, seed := range []string{
+		`{"text":"new"}`, `{"importance":5,"tags":[]}`, `{"expires_at":null}`,
+		`{"expires_at":"2099-01-01T00:00:00Z"}`, `{"expires_at":"x"}`, `{"expires_at":5}`,
+		`{"importance":9}`, `{}`, `{"tags":null}`, `[]`, `{`, ``,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		var req memoryPatchRequest
+		if err := decodeJSON(body, &req); err != nil {
+			return
+		}
+		p, err := req.toPatch()
+		if err != nil {
+			return
+		}
+		if p.Text == nil && p.Importance == nil && p.Tags == nil && p.ExpiresAt == nil && !p.ClearExpiry {
+			t.Fatalf("accepted a patch that changes nothing: %q", body)
+		}
+		if p.Importance != nil && (*p.Importance < 1 || *p.Importance > 5) {
+			t.Fatalf("accepted importance %d: %q", *p.Importance, body)
 		}
 	})
 }

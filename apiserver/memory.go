@@ -46,6 +46,7 @@ type memoryCreateRequest struct {
 	Entity         *string         `json:"entity"`
 	Tags           []string        `json:"tags"`
 	ConversationID *string         `json:"conversation_id"`
+	ExpiresAt      *string         `json:"expires_at"`
 }
 
 var memoryTypeImportance = map[string]int{"important": 5, "fact": 3, "context": 2}
@@ -82,6 +83,13 @@ func (req *memoryCreateRequest) toInput() (core.MemoryInput, error) {
 		in.Importance = *imp
 	}
 	in.Scope, in.Entity, in.ConversationID = deref(req.Scope), deref(req.Entity), deref(req.ConversationID)
+	if req.ExpiresAt != nil {
+		t, err := parseTime("expires_at", *req.ExpiresAt)
+		if err != nil {
+			return in, err
+		}
+		in.ExpiresAt = &t // core rejects a time that has passed
+	}
 	in.Source = core.SourceChat
 	return in, nil
 }
@@ -109,7 +117,13 @@ func (s *Server) handleMemoryCreate(r *request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(r.RequestCtx, 201, m)
+	// 201 only when something new was stored: a refreshed duplicate is the
+	// existing memory, so a client retrying a create sees 200 and its id.
+	status := 201
+	if m.Deduplicated != nil && *m.Deduplicated {
+		status = 200
+	}
+	writeJSON(r.RequestCtx, status, m)
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ada-chat/ada/core"
 )
@@ -49,6 +50,16 @@ func optionalInt(raw json.RawMessage, name string, lo, hi int) (*int, error) {
 		return nil, core.Errorf(core.KindInvalid, "%s: must be an integer %d..%d, got %s", name, lo, hi, truncate(string(raw), 40))
 	}
 	return &v, nil
+}
+
+// parseTime parses an ISO 8601 timestamp field; the zone is required, so a
+// time is never silently read as UTC or local.
+func parseTime(name, raw string) (time.Time, error) {
+	t, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(raw))
+	if err != nil {
+		return time.Time{}, core.Errorf(core.KindInvalid, "%s: must be ISO 8601 with a time zone, e.g. 2026-01-02T15:04:05Z; got %q", name, truncate(raw, 40))
+	}
+	return t, nil
 }
 
 func truncate(s string, n int) string {

@@ -5,7 +5,7 @@ import "github.com/valyala/fasthttp"
 // routeTable is the whole HTTP surface in one place. A test checks it against
 // openapi.json, so the document cannot drift from the routes.
 func (s *Server) routeTable() []route {
-	const get, post, del = fasthttp.MethodGet, fasthttp.MethodPost, fasthttp.MethodDelete
+	const get, post, patch, del = fasthttp.MethodGet, fasthttp.MethodPost, fasthttp.MethodPatch, fasthttp.MethodDelete
 	return []route{
 		{method: get, pattern: "/v1/healthz", handler: s.handleHealth, public: true, summary: "Health and dependency status"},
 		{method: get, pattern: "/v1/info", handler: s.handleInfo, summary: "Capabilities and endpoint list"},
@@ -15,7 +15,10 @@ func (s *Server) routeTable() []route {
 		{method: post, pattern: "/v1/chat/stream", handler: s.handleChatStream, summary: "Chat, Server-Sent Events stream"},
 		{method: get, pattern: "/v1/memory", handler: s.handleMemorySearch, summary: "Search or list memories"},
 		{method: post, pattern: "/v1/memory", handler: s.handleMemoryCreate, summary: "Create a memory"},
+		{method: get, pattern: "/v1/memory/{id}", handler: s.handleMemoryGet, summary: "Get a memory"},
+		{method: patch, pattern: "/v1/memory/{id}", handler: s.handleMemoryPatch, summary: "Change a memory"},
 		{method: del, pattern: "/v1/memory/{id}", handler: s.handleMemoryDelete, summary: "Delete a memory"},
+		{method: get, pattern: "/v1/memory/{id}/history", handler: s.handleMemoryHistory, summary: "History of a memory"},
 		{method: get, pattern: "/v1/conversations/recent", handler: s.handleRecentConversations, summary: "Recent conversations"},
 		{method: get, pattern: "/v1/conversations/{conversation_id}", handler: s.handleConversation, summary: "Turns of one conversation"},
 		{method: get, pattern: "/v1/media/musicprovider", handler: s.handleMusicProvider, summary: "Recent listening context"},

@@ -78,9 +78,16 @@ func (b *Bot) background(fn func()) <-chan struct{} {
 // consumes the event stream. Only a stream that ended with done and a
 // non-blank answer counts.
 func (b *Bot) ask(ctx context.Context, evt *event.Event, q question, s roomSettings) (core.ChatResult, error) {
+	// Automatic memories stay off in rooms until extraction can name the
+	// member a fact is about (a room has many speakers, and "the user" would
+	// be wrong); the room is the memory scope either way, so nothing learned
+	// in one room reaches another.
+	noAutoMemory := false
 	req := core.ChatRequest{
 		Prompt:          q.prompt,
 		ConversationID:  s.ConversationID,
+		Entity:          evt.RoomID.String(),
+		AutoMemory:      &noAutoMemory,
 		UserTimestamp:   time.UnixMilli(evt.Timestamp),
 		Store:           b.storageOn(s),
 		ContextMessages: b.contextFor(ctx, s, evt.ID),

@@ -28,24 +28,28 @@ type Config struct {
 	FAQFile        string        // FAQ_FILE; empty = no FAQ file
 
 	// Retrieval (RAG).
-	RAGEnabled            bool          // RAG_ENABLED
-	RAGEnablePersona      bool          // RAG_ENABLE_PERSONA
-	RAGEnableFAQ          bool          // RAG_ENABLE_FAQ
-	RAGEnableMemory       bool          // RAG_ENABLE_MEMORY
-	RAGEnableTurn         bool          // RAG_ENABLE_TURN
-	RAGEnableSummary      bool          // RAG_ENABLE_SUMMARY
-	RAGDebug              bool          // RAG_DEBUG
-	RAGTurnTopK           int           // RAG_TURN_TOP_K
-	RAGFAQTopK            int           // RAG_FAQ_TOP_K
-	RAGMemoryTopK         int           // RAG_MEMORY_TOP_K
-	RAGSummaryTopK        int           // RAG_SUMMARY_TOP_K
-	RAGSimWeight          float64       // RAG_SIM_WEIGHT
-	RAGImportanceWeight   float64       // RAG_IMPORTANCE_WEIGHT
-	RAGRecencyBonus       float64       // RAG_RECENCY_BONUS
-	RAGRecencyHalfLife    time.Duration // RAG_RECENCY_HALF_LIFE_DAYS
-	RAGSummaryEveryN      int           // RAG_SUMMARY_EVERY_N
-	RAGSummaryTurnsWindow int           // RAG_SUMMARY_TURNS_WINDOW
-	VectorDBURL           string        // VECTORDB_URL; always empty for now (embedded SQLite)
+	RAGEnabled          bool          // RAG_ENABLED
+	RAGEnablePersona    bool          // RAG_ENABLE_PERSONA
+	RAGEnableFAQ        bool          // RAG_ENABLE_FAQ
+	RAGEnableMemory     bool          // RAG_ENABLE_MEMORY
+	RAGEnableTurn       bool          // RAG_ENABLE_TURN
+	RAGEnableSummary    bool          // RAG_ENABLE_SUMMARY
+	RAGDebug            bool          // RAG_DEBUG
+	RAGTurnTopK         int           // RAG_TURN_TOP_K
+	RAGFAQTopK          int           // RAG_FAQ_TOP_K
+	RAGMemoryTopK       int           // RAG_MEMORY_TOP_K
+	RAGSummaryTopK      int           // RAG_SUMMARY_TOP_K
+	RAGSimWeight        float64       // RAG_SIM_WEIGHT
+	RAGImportanceWeight float64       // RAG_IMPORTANCE_WEIGHT
+	RAGRecencyBonus     float64       // RAG_RECENCY_BONUS
+	RAGRecencyHalfLife  time.Duration // RAG_RECENCY_HALF_LIFE_DAYS
+	RAGSummaryEveryN    int           // RAG_SUMMARY_EVERY_N
+	RAGRecallTopK       int           // RAG_RECALL_TOP_K
+	RAGRelevanceFloor   float64       // RAG_RELEVANCE_FLOOR
+	RAGAutoMemory       bool          // RAG_AUTO_MEMORY
+	RAGMemoryDedup      float64       // RAG_MEMORY_DEDUP
+	BackgroundWorkers   int           // BACKGROUND_WORKERS
+	VectorDBURL         string        // VECTORDB_URL; always empty for now (embedded SQLite)
 
 	// LLM.
 	LLMBackend string // LLM_BACKEND: "ollama" or "openai"

@@ -13,6 +13,9 @@ import (
 // MaxPromptChars bounds a prompt, in characters.
 const MaxPromptChars = 32000
 
+// MaxRecallK is the largest recall_k (and RAG_RECALL_TOP_K).
+const MaxRecallK = 20
+
 // errSpecialistMarker stops an LLM stream at a complete specialist marker.
 var errSpecialistMarker = errors.New("specialist marker")
 
@@ -37,7 +40,7 @@ func (s *Service) validate(req *ChatRequest) error {
 		name string
 		v    *int
 		max  int
-	}{{"turns_k", req.TurnsK, 20}, {"faq_k", req.FAQK, 10}, {"memory_k", req.MemoryK, 20}} {
+	}{{"turns_k", req.TurnsK, 20}, {"faq_k", req.FAQK, 10}, {"memory_k", req.MemoryK, 20}, {"recall_k", req.RecallK, MaxRecallK}} {
 		if k.v != nil && (*k.v < 0 || *k.v > k.max) {
 			return Errorf(KindInvalid, "%s: must be 0..%d, got %d", k.name, k.max, *k.v)
 		}
@@ -79,8 +82,9 @@ func (s *Service) Chat(ctx context.Context, req ChatRequest, emit func(Event) er
 	if req.IncludeThinking {
 		res.Thinking = &thinking
 	}
+	var turnIDs []string
 	if req.Store && s.opts.RAGEnabled {
-		if err := s.saveTurns(ctx, req, answer, userTime, r); err != nil {
+		if turnIDs, err = s.saveTurns(ctx, req, answer, userTime, r); err != nil {
 			return ChatResult{}, err
 		}
 	}
@@ -92,6 +96,7 @@ func (s *Service) Chat(ctx context.Context, req ChatRequest, emit func(Event) er
 			res.MemoryID = s.saveChatMemory(ctx, req, answer)
 		}
 		s.maybeSummarize(req, r.nextTurn)
+		s.maybeExtract(req, answer, turnIDs)
 	}
 	return res, nil
 }
@@ -194,14 +199,14 @@ func (s *Service) specialistResult(ctx context.Context, m *marker.Request, ocr *
 // saveTurns writes the user and assistant turns in one transaction. The
 // prompt's embedding from retrieval is reused, so only the answer is
 // embedded here when retrieval already had it.
-func (s *Service) saveTurns(ctx context.Context, req ChatRequest, answer string, userTime time.Time, r retrieval) error {
+func (s *Service) saveTurns(ctx context.Context, req ChatRequest, answer string, userTime time.Time, r retrieval) ([]string, error) {
 	texts := []string{answer}
 	if r.promptVec == nil {
 		texts = append(texts, req.Prompt)
 	}
 	vecs, err := s.embedder.Embed(ctx, texts)
 	if err != nil {
-		return Wrap(KindUpstream, err, "embedding with %s failed", s.embedder.Name())
+		return nil, Wrap(KindUpstream, err, "embedding with %s failed", s.embedder.Name())
 	}
 	answerVec, promptVec := vecs[0], r.promptVec
 	if promptVec == nil {
@@ -219,7 +224,8 @@ func (s *Service) saveTurns(ctx context.Context, req ChatRequest, answer string,
 	if !now.After(userTime) {
 		now = userTime.Add(time.Microsecond) // keep the pair ordered
 	}
-	return s.store.Put(ctx, turn("user", req.Prompt, promptVec, userTime, &ui), turn("assistant", answer, answerVec, now, &ai))
+	user, assistant := turn("user", req.Prompt, promptVec, userTime, &ui), turn("assistant", answer, answerVec, now, &ai)
+	return []string{user.ID, assistant.ID}, s.store.Put(ctx, user, assistant)
 }
 
 // saveChatMemory stores the memory requested with save_memory. It runs after

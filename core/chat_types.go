@@ -15,6 +15,12 @@ type ChatRequest struct {
 	// TurnsK, FAQK, MemoryK override the RAG_*_TOP_K settings; 0 turns the
 	// section off; nil means the setting.
 	TurnsK, FAQK, MemoryK *int
+	// RecallK overrides RAG_RECALL_TOP_K: earlier turns and summaries of the
+	// conversation recalled by relevance; 0 turns recall off.
+	RecallK *int
+	// AutoMemory false turns automatic memories off for this request; nil
+	// means the setting (RAG_AUTO_MEMORY).
+	AutoMemory *bool
 	// UserTimestamp is when the user wrote the prompt; zero means now.
 	UserTimestamp time.Time
 	// Store false writes nothing about this turn: no turns, summary or memory.
@@ -68,7 +74,16 @@ type ContextItem struct {
 	Similarity *float64 `json:"similarity,omitempty"`
 	// TurnRange is set for summaries.
 	TurnRange string `json:"turn_range,omitempty"`
+	// Reason tells turns and summaries of the recent window ("recent") from
+	// those recalled by relevance ("recalled").
+	Reason string `json:"reason,omitempty"`
 }
+
+// Reasons a turn or summary is in the context.
+const (
+	ReasonRecent   = "recent"
+	ReasonRecalled = "recalled"
+)
 
 // ChatResult is the complete answer; the JSON chat response and the done
 // event carry the same fields.

@@ -48,6 +48,15 @@ func (s *Service) ConversationTurns(ctx context.Context, id string) ([]Conversat
 
 // SweepRetention deletes every document a chat room caused to be stored
 // (turns, summaries, memories) that is older than cutoff.
+// It also sweeps expired memories and prunes the history of room memories.
 func (s *Service) SweepRetention(ctx context.Context, cutoff time.Time) (int, error) {
-	return s.store.DeleteWhere(ctx, Filter{AnyRoom: true, OlderThan: cutoff})
+	n, err := s.store.DeleteWhere(ctx, Filter{AnyRoom: true, OlderThan: cutoff})
+	if err != nil {
+		return n, err
+	}
+	if _, err := s.store.PruneHistory(ctx, cutoff); err != nil {
+		return n, err
+	}
+	expired, err := s.sweepExpired(ctx)
+	return n + expired, err
 }

@@ -68,6 +68,11 @@ type Metadata struct {
 	Importance int      `json:"importance,omitempty"`
 	Tags       []string `json:"tags,omitempty"`
 	Entity     string   `json:"entity,omitempty"`
+	// SourceIDs are the turns an automatic memory came from (provenance):
+	// when all of them are deleted, so is the memory.
+	SourceIDs []string `json:"source_ids,omitempty"`
+	// ExpiresAt hides and then sweeps a memory.
+	ExpiresAt *time.Time `json:"expires_at,omitempty"`
 	// memory, turn, summary
 	ConversationID string `json:"conversation_id,omitempty"`
 	// turn

@@ -24,17 +24,23 @@ type MemoryInput struct {
 	ConversationID string
 	Source         string
 	RoomID         string
+	// ExpiresAt hides the memory after this time; nil never expires.
+	ExpiresAt *time.Time
+	// SourceIDs are the turns an automatic memory came from.
+	SourceIDs []string
 }
 
 // MemoryMeta is the meta object of the Memory API record.
 type MemoryMeta struct {
-	Importance     int       `json:"importance"`
-	Timestamp      time.Time `json:"timestamp"`
-	Source         string    `json:"source"`
-	Scope          string    `json:"scope"`
-	Entity         *string   `json:"entity"`
-	Tags           []string  `json:"tags"`
-	ConversationID *string   `json:"conversation_id"`
+	Importance     int        `json:"importance"`
+	Timestamp      time.Time  `json:"timestamp"`
+	Source         string     `json:"source"`
+	Scope          string     `json:"scope"`
+	Entity         *string    `json:"entity"`
+	Tags           []string   `json:"tags"`
+	ConversationID *string    `json:"conversation_id"`
+	ExpiresAt      *time.Time `json:"expires_at"`
+	SourceIDs      []string   `json:"source_ids,omitempty"`
 }
 
 // Memory is a memory as clients see it. The scores are set by searches.
@@ -45,6 +51,9 @@ type Memory struct {
 	Score        *float64   `json:"score,omitempty"`
 	Similarity   *float64   `json:"similarity,omitempty"`
 	RecencyBonus *float64   `json:"recency_bonus,omitempty"`
+	// Deduplicated is set on create: true when the memory already existed
+	// and was refreshed instead (ID is then the existing memory's).
+	Deduplicated *bool `json:"deduplicated,omitempty"`
 }
 
 // MemoryQuery selects memories. Without Text they are listed newest first.
@@ -60,7 +69,9 @@ type MemoryQuery struct {
 // DefaultImportance is the importance of a memory created without one.
 const DefaultImportance = 3
 
-// CreateMemory validates, embeds and stores a memory.
+// CreateMemory validates, embeds and stores a memory. If its scope already
+// holds the same fact, that memory is refreshed instead and returned with
+// Deduplicated set.
 func (s *Service) CreateMemory(ctx context.Context, in MemoryInput) (Memory, error) {
 	if err := s.requireRAG(); err != nil {
 		return Memory{}, err
@@ -69,10 +80,13 @@ func (s *Service) CreateMemory(ctx context.Context, in MemoryInput) (Memory, err
 	if err != nil {
 		return Memory{}, err
 	}
-	if err := s.store.Put(ctx, doc); err != nil {
+	saved, dedup, err := s.saveMemory(ctx, doc, nil, "")
+	if err != nil {
 		return Memory{}, err
 	}
-	return memoryFromDoc(doc), nil
+	m := memoryFromDoc(saved)
+	m.Deduplicated = &dedup
+	return m, nil
 }
 
 func (s *Service) memoryDocument(ctx context.Context, in MemoryInput) (Document, error) {
@@ -99,6 +113,13 @@ func (s *Service) memoryDocument(ctx context.Context, in MemoryInput) (Document,
 	if in.Source == "" {
 		in.Source = SourceChat
 	}
+	if in.ExpiresAt != nil {
+		t := in.ExpiresAt.UTC()
+		if !t.After(s.now()) {
+			return Document{}, Errorf(KindInvalid, "expires_at: must be in the future, got %s", t.Format(time.RFC3339))
+		}
+		in.ExpiresAt = &t
+	}
 	vec, err := s.embedOne(ctx, text)
 	if err != nil {
 		return Document{}, err
@@ -108,7 +129,7 @@ func (s *Service) memoryDocument(ctx context.Context, in MemoryInput) (Document,
 		Meta: Metadata{
 			Type: DocMemory, Timestamp: s.now().UTC(), Source: in.Source, Scope: scope,
 			Importance: in.Importance, Tags: cleanTags(in.Tags), Entity: entity,
-			ConversationID: in.ConversationID, RoomID: in.RoomID,
+			ConversationID: in.ConversationID, RoomID: in.RoomID, ExpiresAt: in.ExpiresAt, SourceIDs: in.SourceIDs,
 		},
 	}, nil
 }
@@ -187,38 +208,38 @@ func (s *Service) SearchMemories(ctx context.Context, q MemoryQuery) ([]Memory, 
 			return nil, err
 		}
 		out := make([]Memory, 0, len(docs))
+		now := s.now()
 		for _, d := range docs {
-			out = append(out, memoryFromDoc(d))
+			if !expired(d, now) {
+				out = append(out, memoryFromDoc(d))
+			}
 		}
 		return out, nil
 	}
-	return s.rankedMemories(ctx, q.Text, f, q.Limit)
-}
-
-// rankedMemories takes the top max(4k, 20) candidates by similarity and
-// re-ranks them by similarity, importance and recency.
-func (s *Service) rankedMemories(ctx context.Context, text string, f Filter, k int) ([]Memory, error) {
-	vec, err := s.embedOne(ctx, text)
+	vec, err := s.embedOne(ctx, q.Text)
 	if err != nil {
 		return nil, err
 	}
-	return s.rankVector(ctx, vec, f, k)
+	return s.rankMemories(ctx, q.Text, vec, f, q.Limit, 0)
 }
 
-// rankVector is rankedMemories for an already embedded query.
-func (s *Service) rankVector(ctx context.Context, vec []float32, f Filter, k int) ([]Memory, error) {
-	hits, err := s.store.Search(ctx, VectorQuery{Filter: f, Vector: vec, K: max(4*k, 20)})
+// rankMemories takes the top max(4k, 20) candidates by relevance (above
+// floor) and re-ranks them by relevance, importance and recency: importance
+// and recency re-rank only what is relevant. Expired memories never appear.
+func (s *Service) rankMemories(ctx context.Context, text string, vec []float32, f Filter, k int, floor float64) ([]Memory, error) {
+	docs, err := s.searchRelevant(ctx, text, vec, relevantQuery{Filter: f, K: max(4*k, 20), Floor: floor})
 	if err != nil {
 		return nil, err
 	}
 	now := s.now()
-	out := make([]Memory, 0, len(hits))
-	for _, h := range hits {
-		m := memoryFromDoc(h.Document)
-		sim, bonus, score := s.score(h, now)
-		if sim <= 0 {
-			continue // shares nothing with the query: importance alone must not surface it
+	out := make([]Memory, 0, len(docs))
+	for _, d := range docs {
+		if expired(d.Document, now) {
+			continue
 		}
+		m := memoryFromDoc(d.Document)
+		bonus, score := s.score(d.Relevance, d.Meta.Timestamp, d.Meta.Importance, now)
+		sim := d.Similarity
 		m.Similarity, m.RecencyBonus, m.Score = &sim, &bonus, &score
 		out = append(out, m)
 	}
@@ -229,11 +250,15 @@ func (s *Service) rankVector(ctx context.Context, vec []float32, f Filter, k int
 	return out, nil
 }
 
+// expired reports whether d has an expiry that has passed.
+func expired(d Document, now time.Time) bool {
+	return d.Meta.ExpiresAt != nil && !d.Meta.ExpiresAt.After(now)
+}
+
 // score is DECISIONS.md's ranking:
-// W_sim·similarity + W_imp·(importance/5) + bonus·0.5^(age/half-life).
-func (s *Service) score(h Hit, now time.Time) (sim, bonus, score float64) {
-	sim = math.Max(0, math.Min(1, 1-h.Distance))
-	age := now.Sub(h.Meta.Timestamp)
+// W_sim·relevance + W_imp·(importance/5) + bonus·0.5^(age/half-life).
+func (s *Service) score(relevance float64, ts time.Time, importance int, now time.Time) (bonus, score float64) {
+	age := now.Sub(ts)
 	if age < 0 {
 		age = 0
 	}
@@ -241,27 +266,16 @@ func (s *Service) score(h Hit, now time.Time) (sim, bonus, score float64) {
 	if s.opts.RecencyHalfLife > 0 {
 		bonus *= math.Pow(0.5, float64(age)/float64(s.opts.RecencyHalfLife))
 	}
-	score = s.opts.SimWeight*sim + s.opts.ImportanceWeight*float64(h.Meta.Importance)/5 + bonus
-	return round4(sim), round4(bonus), round4(score)
+	score = s.opts.SimWeight*relevance + s.opts.ImportanceWeight*float64(importance)/5 + bonus
+	return round4(bonus), round4(score)
 }
 
 func round4(x float64) float64 { return math.Round(x*1e4) / 1e4 }
 
-// DeleteMemory deletes a memory; other document types are never touched.
-func (s *Service) DeleteMemory(ctx context.Context, id string) error {
-	if err := s.requireRAG(); err != nil {
-		return err
-	}
-	if !ValidDocID(id) {
-		return Errorf(KindNotFound, "memory %s not found", id)
-	}
-	return s.store.Delete(ctx, id, DocMemory)
-}
-
 func memoryFromDoc(d Document) Memory {
 	m := Memory{ID: d.ID, Text: d.Text, Meta: MemoryMeta{
 		Importance: d.Meta.Importance, Timestamp: d.Meta.Timestamp.UTC(), Source: d.Meta.Source,
-		Scope: d.Meta.Scope, Tags: d.Meta.Tags,
+		Scope: d.Meta.Scope, Tags: d.Meta.Tags, ExpiresAt: d.Meta.ExpiresAt, SourceIDs: d.Meta.SourceIDs,
 	}}
 	if m.Meta.Tags == nil {
 		m.Meta.Tags = []string{}

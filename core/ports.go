@@ -15,6 +15,10 @@ type Filter struct {
 	AnyRoom        bool // only documents that came from a chat room
 	Tag            string
 	OlderThan      time.Time // only documents with a timestamp before this
+	// AfterTurn and UpToTurn bound turn_index: after < index <= up to.
+	AfterTurn, UpToTurn *int
+	// Expired selects the memories whose expires_at is at or before it.
+	Expired time.Time
 }
 
 // VectorQuery asks for the K nearest documents to Vector within Filter.
@@ -62,6 +66,13 @@ type Store interface {
 	DeleteWhere(ctx context.Context, f Filter) (int, error)
 	// Replace deletes every document matching f and inserts docs, in one transaction.
 	Replace(ctx context.Context, f Filter, docs ...Document) error
+	// Apply makes every write of c in one transaction.
+	Apply(ctx context.Context, c Change) error
+	// History returns a memory's history, oldest first; it outlives the memory.
+	History(ctx context.Context, memoryID string) ([]HistoryEntry, error)
+	// PruneHistory deletes the history of memories a chat room caused to be
+	// stored, older than cutoff (retention).
+	PruneHistory(ctx context.Context, cutoff time.Time) (int, error)
 	// Search returns up to q.K documents nearest to q.Vector, nearest first.
 	Search(ctx context.Context, q VectorQuery) ([]Hit, error)
 	// List returns up to limit documents matching f, newest first.
@@ -93,6 +104,10 @@ type LLMRequest struct {
 	// Think asks for reasoning output. It is always sent explicitly, because
 	// thinking models think by default.
 	Think bool
+	// Format, when set, is a JSON Schema the answer must follow (structured
+	// output): Ollama's "format", OpenAI's response_format json_schema. Used
+	// by background calls such as memory extraction, never by chat.
+	Format json.RawMessage
 }
 
 // LLMEventKind tells thinking from answer text.

@@ -43,12 +43,12 @@ func (s *Service) assemble(req ChatRequest, r retrieval, now time.Time) Prompt {
 	add("Persona", personaText(r.persona))
 	add("Current time", fmt.Sprintf("The current time is %s (UTC), a %s. The user is called %s; you are %s.",
 		now.UTC().Format(time.RFC3339), now.UTC().Weekday(), s.opts.UserName, s.opts.AIName))
+	add("How to use the context below", contextGuide(r, req))
 	add("Specialists", s.specialistsText())
 	add("FAQ", bulletDocs(r.faqs, func(d Document) string { return d.Text }))
-	add("Long-term memories", memoriesText(r.memories))
-	add("Summaries of this conversation", bulletDocs(r.summaries, func(d Document) string {
-		return fmt.Sprintf("(turns %s) %s", d.Meta.TurnRange, d.Text)
-	}))
+	add("Memories about the user (saved earlier; may be outdated)", memoriesText(r.memories))
+	add("Summaries of earlier parts of this conversation", summariesText(r.summaries))
+	add("Recalled from earlier in this conversation", s.recalledText(r.recalled))
 	add("Recent messages in this chat room", roomText(req.ContextMessages))
 	if req.OCRContext != nil {
 		add("Text read from the user's image (OCR)", req.OCRContext.Text)
@@ -67,6 +67,53 @@ func (s *Service) assemble(req ChatRequest, r retrieval, now time.Time) Prompt {
 	msgs = append(msgs, Message{Role: "user", Content: req.Prompt})
 	return Prompt{Messages: msgs, Sections: secs, Used: r.used}
 }
+
+// contextGuide tells the model plainly what each part of the context is.
+func contextGuide(r retrieval, req ChatRequest) string {
+	var parts []string
+	if len(r.memories) > 0 {
+		parts = append(parts, "\"Memories about the user\" are facts saved from earlier conversations, with the date they were saved. "+
+			"They may be outdated: what the user says now wins over them.")
+	}
+	if len(r.summaries) > 0 {
+		parts = append(parts, "\"Summaries\" condense the newest earlier parts of this conversation, with the turns they cover and their dates.")
+	}
+	if len(r.recalled) > 0 {
+		parts = append(parts, "\"Recalled from earlier\" holds older messages and summaries of this conversation, with their dates, "+
+			"chosen because they relate to the user's message.")
+	}
+	if len(r.turns) > 0 {
+		parts = append(parts, "The recent exchange follows as chat messages, oldest first; the last message is the one to answer.")
+	}
+	if len(req.ContextMessages) > 0 {
+		parts = append(parts, "\"Recent messages in this chat room\" show what others said in the room just before.")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return strings.Join(parts, "\n")
+}
+
+func summariesText(docs []Document) string {
+	return bulletDocs(docs, func(d Document) string {
+		return fmt.Sprintf("(turns %s, written %s) %s", d.Meta.TurnRange, dateOf(d.Meta.Timestamp), d.Text)
+	})
+}
+
+// recalledText shows recalled turns and summaries in time order, dated.
+func (s *Service) recalledText(docs []relevantDoc) string {
+	var b strings.Builder
+	for _, d := range docs {
+		if d.Meta.Type == DocSummary {
+			fmt.Fprintf(&b, "- [%s] summary of turns %s: %s\n", d.Meta.Timestamp.UTC().Format("2006-01-02 15:04"), d.Meta.TurnRange, oneLine(d.Text))
+			continue
+		}
+		fmt.Fprintf(&b, "- [%s] %s: %s\n", d.Meta.Timestamp.UTC().Format("2006-01-02 15:04"), s.speaker(d.Document), oneLine(d.Text))
+	}
+	return b.String()
+}
+
+func dateOf(t time.Time) string { return t.UTC().Format("2006-01-02") }
 
 func personaText(sections []PersonaSection) string {
 	parts := make([]string, len(sections))
@@ -91,7 +138,7 @@ func memoriesText(mems []Memory) string {
 		if m.Meta.Scope != ScopeGlobal {
 			scope = ", about " + strings.TrimPrefix(m.Meta.Scope, "entity:")
 		}
-		fmt.Fprintf(&b, "- %s (importance %d%s, saved %s)\n", oneLine(m.Text), m.Meta.Importance, scope, m.Meta.Timestamp.UTC().Format("2006-01-02"))
+		fmt.Fprintf(&b, "- %s (importance %d%s, saved %s)\n", oneLine(m.Text), m.Meta.Importance, scope, dateOf(m.Meta.Timestamp))
 	}
 	return b.String()
 }

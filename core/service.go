@@ -17,14 +17,28 @@ type Options struct {
 	EnableSummary bool
 
 	TurnTopK, FAQTopK, MemoryTopK, SummaryTopK int
+	// RecallTopK is how many earlier turns and summaries of the conversation,
+	// beyond the recent window, are recalled by relevance.
+	RecallTopK int
+	// RelevanceFloor keeps what is unrelated to the prompt out of the chat's
+	// context: memories, FAQs and recalled context below it never enter.
+	RelevanceFloor float64
 
 	SimWeight        float64
 	ImportanceWeight float64
 	RecencyBonus     float64
 	RecencyHalfLife  time.Duration
 
-	SummaryEveryN      int
-	SummaryTurnsWindow int
+	SummaryEveryN int
+
+	// AutoMemory extracts durable facts from each stored exchange.
+	AutoMemory bool
+	// MemoryDedup is the similarity from which a new memory refreshes an
+	// existing one of its scope instead of adding a copy.
+	MemoryDedup float64
+	// BackgroundWorkers run summaries and extractions (one at a time per
+	// conversation).
+	BackgroundWorkers int
 
 	AIName   string
 	UserName string
@@ -38,9 +52,9 @@ type Options struct {
 func DefaultOptions() Options {
 	return Options{
 		RAGEnabled: true, EnablePersona: true, EnableFAQ: true, EnableMemory: true, EnableTurn: true, EnableSummary: true,
-		TurnTopK: 4, FAQTopK: 2, MemoryTopK: 3, SummaryTopK: 2,
+		TurnTopK: 4, FAQTopK: 2, MemoryTopK: 3, SummaryTopK: 2, RecallTopK: 4, RelevanceFloor: DefaultRelevanceFloor,
 		SimWeight: 0.5, ImportanceWeight: 0.5, RecencyBonus: 0.1, RecencyHalfLife: 7 * 24 * time.Hour,
-		SummaryEveryN: 8, SummaryTurnsWindow: 12,
+		SummaryEveryN: 8, AutoMemory: true, MemoryDedup: 0.95, BackgroundWorkers: 2,
 		AIName: "Ada", UserName: "User",
 		SpecialistsEnabled: true, SpecialistMaxTurns: 5, SpecialistTimeout: 30 * time.Second,
 	}
@@ -70,10 +84,10 @@ type Service struct {
 	persona     persona
 	specialists *Registry
 
-	// background work (summaries) is tracked so Close can wait for it.
-	bg       sync.WaitGroup
-	bgCtx    context.Context
-	bgCancel context.CancelFunc
+	// bg runs summaries and memory extractions.
+	bg *jobQueue
+	// memoryWrites serialises deduplicating memory writes.
+	memoryWrites sync.Mutex
 }
 
 // New builds the core service.
@@ -86,27 +100,23 @@ func New(deps Deps, opts Options) *Service {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
 	reg := deps.Specialists
 	if reg == nil {
 		reg = &Registry{}
 	}
 	return &Service{store: deps.Store, embedder: deps.Embedder, llm: deps.LLM, log: log, now: now, opts: opts,
-		specialists: reg, bgCtx: ctx, bgCancel: cancel}
+		specialists: reg, bg: newJobQueue(max(opts.BackgroundWorkers, 1), log)}
 }
 
 // Options returns the settings the service runs with.
 func (s *Service) Options() Options { return s.opts }
 
 // Close stops background work and waits for it.
-func (s *Service) Close() {
-	s.bgCancel()
-	s.bg.Wait()
-}
+func (s *Service) Close() { s.bg.close() }
 
 // Wait blocks until background work started so far has finished (tests and
 // graceful shutdown use it).
-func (s *Service) Wait() { s.bg.Wait() }
+func (s *Service) Wait() { s.bg.wait() }
 
 func (s *Service) requireRAG() error {
 	if !s.opts.RAGEnabled {

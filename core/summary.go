@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -10,8 +11,13 @@ import (
 // summaryTimeout bounds one background summary.
 const summaryTimeout = 2 * time.Minute
 
-// maybeSummarize starts a summary in the background after every
-// SummaryEveryN exchanges. It never delays the answer.
+// maxSummaryTurns bounds the turns one summary covers. Summaries normally
+// cover 2·RAG_SUMMARY_EVERY_N turns; after failed summaries the backlog is
+// caught up in pieces of at most this many, still contiguous.
+const maxSummaryTurns = 200
+
+// maybeSummarize queues a summary after every SummaryEveryN exchanges. It
+// never delays the answer.
 func (s *Service) maybeSummarize(req ChatRequest, userTurnIndex int) {
 	if s.opts.SummaryEveryN <= 0 || !s.opts.EnableSummary {
 		return
@@ -20,25 +26,37 @@ func (s *Service) maybeSummarize(req ChatRequest, userTurnIndex int) {
 	if exchanges%s.opts.SummaryEveryN != 0 {
 		return
 	}
-	s.bg.Add(1)
-	go func() {
-		defer s.bg.Done()
-		defer func() {
-			if p := recover(); p != nil {
-				s.log.Error("summary panicked", "conversation_id", req.ConversationID, "panic", fmt.Sprint(p))
-			}
-		}()
-		ctx, cancel := context.WithTimeout(s.bgCtx, summaryTimeout)
+	s.bg.submit(req.ConversationID, "summary", func(ctx context.Context) {
+		ctx, cancel := context.WithTimeout(ctx, summaryTimeout)
 		defer cancel()
 		if err := s.summarize(ctx, req.ConversationID, req.RoomID, userTurnIndex+1); err != nil {
 			s.log.Warn("summary failed", "conversation_id", req.ConversationID, "error", err)
 		}
-	}()
+	})
 }
 
-// summarize condenses the last SummaryTurnsWindow turns up to lastTurn.
+// summarize condenses the turns after the end of the previous summary up to
+// lastTurn, so that the summaries of a conversation are contiguous: no turn
+// is skipped and none is summarised twice (DECISIONS.md).
 func (s *Service) summarize(ctx context.Context, convID, roomID string, lastTurn int) error {
-	turns, err := s.store.List(ctx, Filter{Type: DocTurn, ConversationID: convID}, s.opts.SummaryTurnsWindow)
+	prev, err := s.store.List(ctx, Filter{Type: DocSummary, ConversationID: convID}, 1)
+	if err != nil {
+		return err
+	}
+	idx, after := 0, -1
+	if len(prev) == 1 {
+		if prev[0].Meta.SummaryIndex != nil {
+			idx = *prev[0].Meta.SummaryIndex + 1
+		}
+		if _, end, ok := parseTurnRange(prev[0].Meta.TurnRange); ok {
+			after = end
+		}
+	}
+	if after >= lastTurn {
+		return nil // already covered
+	}
+	upTo := min(lastTurn, after+maxSummaryTurns)
+	turns, err := s.store.List(ctx, Filter{Type: DocTurn, ConversationID: convID, AfterTurn: &after, UpToTurn: &upTo}, maxSummaryTurns)
 	if err != nil {
 		return err
 	}
@@ -48,15 +66,11 @@ func (s *Service) summarize(ctx context.Context, convID, roomID string, lastTurn
 	turns = reversed(turns)
 	var transcript strings.Builder
 	for _, t := range turns {
-		name := s.opts.UserName
-		if t.Meta.Role == "assistant" {
-			name = s.opts.AIName
-		}
-		fmt.Fprintf(&transcript, "%s: %s\n", name, t.Text)
+		fmt.Fprintf(&transcript, "%s: %s\n", s.speaker(t), t.Text)
 	}
 	var out strings.Builder
 	err = s.llm.Chat(ctx, LLMRequest{Messages: []Message{
-		{Role: "system", Content: "You write short, factual summaries of conversations: who wants what, decisions, facts worth remembering. At most five sentences. No preamble."},
+		{Role: "system", Content: "You write short, factual summaries of conversations: who wants what, decisions, facts worth remembering (names, numbers, dates, codes: keep them exact). At most five sentences. No preamble."},
 		{Role: "user", Content: "Summarise this part of the conversation:\n\n" + transcript.String()},
 	}}, func(ev LLMEvent) error {
 		if ev.Kind == LLMToken {
@@ -71,24 +85,28 @@ func (s *Service) summarize(ctx context.Context, convID, roomID string, lastTurn
 	if text == "" {
 		return fmt.Errorf("the model returned an empty summary")
 	}
-	prev, err := s.store.List(ctx, Filter{Type: DocSummary, ConversationID: convID}, 1)
-	if err != nil {
-		return err
-	}
-	idx := 0
-	if len(prev) == 1 && prev[0].Meta.SummaryIndex != nil {
-		idx = *prev[0].Meta.SummaryIndex + 1
-	}
-	first := 0
-	if turns[0].Meta.TurnIndex != nil {
-		first = *turns[0].Meta.TurnIndex
-	}
 	vec, err := s.embedOne(ctx, text)
 	if err != nil {
 		return err
 	}
 	return s.store.Put(ctx, Document{ID: NewDocID(), Text: text, Embedding: vec, Meta: Metadata{
 		Type: DocSummary, Timestamp: s.now().UTC(), Source: SourceSystem, Scope: ScopeGlobal,
-		ConversationID: convID, TurnRange: fmt.Sprintf("%d-%d", first, lastTurn), SummaryIndex: &idx, RoomID: roomID,
+		ConversationID: convID, TurnRange: fmt.Sprintf("%d-%d", after+1, upTo), SummaryIndex: &idx, RoomID: roomID,
 	}})
+}
+
+// speaker names the author of a turn in transcripts.
+func (s *Service) speaker(t Document) string {
+	if t.Meta.Role == "assistant" {
+		return s.opts.AIName
+	}
+	return s.opts.UserName
+}
+
+// parseTurnRange reads a summary's "first-last" turn range.
+func parseTurnRange(r string) (first, last int, ok bool) {
+	a, b, found := strings.Cut(r, "-")
+	first, err1 := strconv.Atoi(a)
+	last, err2 := strconv.Atoi(b)
+	return first, last, found && err1 == nil && err2 == nil
 }

@@ -19,26 +19,59 @@ const (
 	selectDocumentColumns = `rowid, id, text, metadata, embedding`
 )
 
-// Put inserts or replaces docs in one transaction. sqlite-vec v0.1.6 cannot
-// INSERT OR REPLACE an existing key, so a replaced document is deleted first
-// and gets a new rowid.
+// Put inserts or replaces docs in one transaction.
 func (db *DB) Put(ctx context.Context, docs ...core.Document) error {
-	for _, d := range docs {
+	return db.Apply(ctx, core.Change{Put: docs})
+}
+
+// Apply makes the deletions, insertions and history entries of c in one
+// transaction. A missing id to delete is skipped: it is already gone.
+func (db *DB) Apply(ctx context.Context, c core.Change) error {
+	for _, d := range c.Put {
 		if err := core.Schemas().Validate(d); err != nil {
 			return err
 		}
 	}
 	return db.inTx(ctx, func(tx *sql.Tx) error {
-		for _, d := range docs {
-			if err := deleteByID(ctx, tx, d.ID, ""); err != nil && core.KindOf(err) != core.KindNotFound {
+		for _, id := range c.Delete {
+			if err := deleteByID(ctx, tx, id, ""); err != nil && core.KindOf(err) != core.KindNotFound {
 				return err
 			}
-			if err := insertDocument(ctx, tx, d); err != nil {
+		}
+		for _, d := range c.Put {
+			if err := putDocument(ctx, tx, d); err != nil {
+				return err
+			}
+		}
+		for _, h := range c.History {
+			meta, err := json.Marshal(h.Meta)
+			if err != nil {
+				return core.Wrap(core.KindInternal, err, "encode metadata")
+			}
+			if err := insertHistory(ctx, tx, h, string(meta)); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
+}
+
+// putDocument inserts d, replacing a document with the same id. sqlite-vec
+// v0.1.6 cannot INSERT OR REPLACE an existing key, so a replaced document
+// is deleted first (without cascading: it comes back at once) and gets a
+// new rowid.
+func putDocument(ctx context.Context, tx *sql.Tx, d core.Document) error {
+	var rowid int64
+	err := tx.QueryRowContext(ctx, "SELECT rowid FROM documents WHERE id = ?", d.ID).Scan(&rowid)
+	switch {
+	case err == nil:
+		if err := deleteRowids(ctx, tx, []int64{rowid}, false); err != nil {
+			return err
+		}
+	case !errors.Is(err, sql.ErrNoRows):
+		return storeErr(err)
+	}
+	return insertDocument(ctx, tx, d)
 }
 
 func insertDocument(ctx context.Context, tx *sql.Tx, d core.Document) error {
@@ -59,7 +92,15 @@ func insertDocument(ctx context.Context, tx *sql.Tx, d core.Document) error {
 	}
 	_, err = tx.ExecContext(ctx, insertVectorSQL, rowid, string(d.Meta.Type), d.Meta.Scope,
 		d.Meta.ConversationID, quantize(d.Embedding))
-	return storeErr(err)
+	if err != nil {
+		return storeErr(err)
+	}
+	for _, src := range d.Meta.SourceIDs {
+		if _, err := tx.ExecContext(ctx, "INSERT OR IGNORE INTO memory_sources (source_id, memory_id) VALUES (?, ?)", src, d.ID); err != nil {
+			return storeErr(err)
+		}
+	}
+	return nil
 }
 
 // Get returns the document id.
@@ -91,19 +132,7 @@ func deleteByID(ctx context.Context, tx *sql.Tx, id string, t core.DocType) erro
 	if err != nil {
 		return storeErr(err)
 	}
-	return deleteRowids(ctx, tx, []int64{rowid})
-}
-
-func deleteRowids(ctx context.Context, tx *sql.Tx, rowids []int64) error {
-	for _, r := range rowids {
-		if _, err := tx.ExecContext(ctx, "DELETE FROM documents_vec WHERE rowid = ?", r); err != nil {
-			return storeErr(err)
-		}
-		if _, err := tx.ExecContext(ctx, "DELETE FROM documents WHERE rowid = ?", r); err != nil {
-			return storeErr(err)
-		}
-	}
-	return nil
+	return deleteRowids(ctx, tx, []int64{rowid}, true)
 }
 
 // DeleteWhere removes every document matching f.
@@ -136,7 +165,7 @@ func deleteMatching(ctx context.Context, tx *sql.Tx, f core.Filter) (int, error)
 	if err := rows.Err(); err != nil {
 		return 0, storeErr(err)
 	}
-	return len(rowids), deleteRowids(ctx, tx, rowids)
+	return len(rowids), deleteRowids(ctx, tx, rowids, true)
 }
 
 // Replace deletes every document matching f and inserts docs, atomically.
@@ -154,10 +183,7 @@ func (db *DB) Replace(ctx context.Context, f core.Filter, docs ...core.Document)
 			return err
 		}
 		for _, d := range docs {
-			if err := deleteByID(ctx, tx, d.ID, ""); err != nil && core.KindOf(err) != core.KindNotFound {
-				return err
-			}
-			if err := insertDocument(ctx, tx, d); err != nil {
+			if err := putDocument(ctx, tx, d); err != nil {
 				return err
 			}
 		}
@@ -214,6 +240,16 @@ func filterSQL(f core.Filter) (string, []any) {
 	}
 	if !f.OlderThan.IsZero() {
 		conds, args = append(conds, "ts < ?"), append(args, f.OlderThan.UnixNano())
+	}
+	if !f.Expired.IsZero() {
+		conds = append(conds, "json_extract(metadata, '$.expires_at') IS NOT NULL AND unixepoch(json_extract(metadata, '$.expires_at'), 'subsec') <= ?")
+		args = append(args, float64(f.Expired.UnixNano())/1e9)
+	}
+	if f.AfterTurn != nil {
+		conds, args = append(conds, "json_extract(metadata, '$.turn_index') > ?"), append(args, *f.AfterTurn)
+	}
+	if f.UpToTurn != nil {
+		conds, args = append(conds, "json_extract(metadata, '$.turn_index') <= ?"), append(args, *f.UpToTurn)
 	}
 	if len(conds) == 0 {
 		return "", nil

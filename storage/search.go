@@ -25,18 +25,11 @@ func (db *DB) Search(ctx context.Context, q core.VectorQuery) ([]core.Hit, error
 	if len(q.Vector) != core.Dim {
 		return nil, core.Errorf(core.KindInvalid, "query vector has %d dimensions, want %d", len(q.Vector), core.Dim)
 	}
-	if q.Tag != "" || q.RoomID != "" || q.AnyRoom || !q.OlderThan.IsZero() {
-		// Filters the vector table does not carry are selective: scan them exactly.
-		docs, err := db.List(ctx, q.Filter, maxExactScan)
-		if err != nil {
-			return nil, err
-		}
-		hits := make([]core.Hit, 0, len(docs))
-		for _, d := range docs {
-			hits = append(hits, core.Hit{Document: d, Distance: CosineDistance(q.Vector, d.Embedding)})
-		}
-		slices.SortStableFunc(hits, func(a, b core.Hit) int { return cmp.Compare(a.Distance, b.Distance) })
-		return hits[:min(len(hits), q.K)], nil
+	if q.ConversationID != "" || q.Tag != "" || !q.Expired.IsZero() || q.RoomID != "" || q.AnyRoom || !q.OlderThan.IsZero() ||
+		q.AfterTurn != nil || q.UpToTurn != nil {
+		// These filters are selective (a conversation, a room, a tag) and
+		// indexed: an exact scan of what they select beats the KNN.
+		return db.exactSearch(ctx, q)
 	}
 	return db.approximateSearch(ctx, q)
 }
@@ -85,6 +78,73 @@ const vecShards = 4
 var insertVectorSQL = fmt.Sprintf(`INSERT INTO documents_vec (rowid, shard, doc_type, scope, conversation_id, embedding)
 	VALUES (?, abs(random() %% %d), ?, ?, ?, vec_bit(?))`, vecShards)
 
+// exactSearch scores every document of q's filter (the newest
+// maxExactScan) from its embedding alone and loads the q.K nearest.
+func (db *DB) exactSearch(ctx context.Context, q core.VectorQuery) ([]core.Hit, error) {
+	tx, err := db.read.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	defer tx.Rollback()
+	where, args := filterSQL(q.Filter)
+	rows, err := tx.QueryContext(ctx, "SELECT rowid, embedding FROM documents"+where+" ORDER BY ts DESC LIMIT ?",
+		append(args, maxExactScan)...)
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	var cands []scored
+	for rows.Next() {
+		var c scored
+		var emb []byte
+		if err := rows.Scan(&c.rowid, &emb); err != nil {
+			rows.Close()
+			return nil, storeErr(err)
+		}
+		c.distance = cosineDistanceLE(q.Vector, emb)
+		cands = append(cands, c)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, storeErr(err)
+	}
+	return loadNearest(ctx, tx, cands, q.K)
+}
+
+// scored is a candidate document and its exact distance to the query.
+type scored struct {
+	rowid    int64
+	distance float64
+}
+
+// loadNearest loads the k nearest of cands, nearest first.
+func loadNearest(ctx context.Context, tx *sql.Tx, cands []scored, k int) ([]core.Hit, error) {
+	if len(cands) == 0 {
+		return nil, nil
+	}
+	slices.SortFunc(cands, func(a, b scored) int {
+		return cmp.Or(cmp.Compare(a.distance, b.distance), cmp.Compare(a.rowid, b.rowid))
+	})
+	cands = cands[:min(len(cands), k)]
+	top := make([]any, len(cands))
+	for i, c := range cands {
+		top[i] = c.rowid
+	}
+	docs := make(map[int64]core.Document, len(top))
+	err := queryRowids(ctx, tx, "SELECT "+selectDocumentColumns+" FROM documents", top, func(rows *sql.Rows) error {
+		d, rowid, err := scanDocument(rows)
+		docs[rowid] = d
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	hits := make([]core.Hit, 0, len(cands))
+	for _, c := range cands {
+		hits = append(hits, core.Hit{Document: docs[c.rowid], Distance: c.distance})
+	}
+	return hits, nil
+}
+
 // approximateSearch runs the KNN, rescores the candidates from their
 // embeddings alone, and loads whole documents only for the q.K nearest. It
 // reads in one transaction, so all three steps see the same snapshot.
@@ -103,10 +163,6 @@ func (db *DB) approximateSearch(ctx context.Context, q core.VectorQuery) ([]core
 	if err != nil || len(rowids) == 0 {
 		return nil, err
 	}
-	type scored struct {
-		rowid    int64
-		distance float64
-	}
 	cands := make([]scored, 0, len(rowids))
 	err = queryRowids(ctx, tx, "SELECT rowid, embedding FROM documents", rowids, func(rows *sql.Rows) error {
 		var c scored
@@ -121,28 +177,7 @@ func (db *DB) approximateSearch(ctx context.Context, q core.VectorQuery) ([]core
 	if err != nil {
 		return nil, err
 	}
-	slices.SortFunc(cands, func(a, b scored) int {
-		return cmp.Or(cmp.Compare(a.distance, b.distance), cmp.Compare(a.rowid, b.rowid))
-	})
-	cands = cands[:min(len(cands), q.K)]
-	top := make([]any, len(cands))
-	for i, c := range cands {
-		top[i] = c.rowid
-	}
-	docs := make(map[int64]core.Document, len(top))
-	err = queryRowids(ctx, tx, "SELECT "+selectDocumentColumns+" FROM documents", top, func(rows *sql.Rows) error {
-		d, rowid, err := scanDocument(rows)
-		docs[rowid] = d
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	hits := make([]core.Hit, 0, len(cands))
-	for _, c := range cands {
-		hits = append(hits, core.Hit{Document: docs[c.rowid], Distance: c.distance})
-	}
-	return hits, nil
+	return loadNearest(ctx, tx, cands, q.K)
 }
 
 // hammingCandidates returns the rowids of the documents within q's filter

@@ -30,6 +30,8 @@ type chatBody struct {
 	TurnsK           *int                  `json:"turns_k,omitempty"`
 	FAQK             *int                  `json:"faq_k,omitempty"`
 	MemoryK          *int                  `json:"memory_k,omitempty"`
+	RecallK          *int                  `json:"recall_k,omitempty"`
+	AutoMemory       *bool                 `json:"auto_memory,omitempty"`
 	UserTimestamp    string                `json:"user_timestamp,omitempty"`
 	Store            bool                  `json:"store"`
 	OCRContext       *core.OCRResult       `json:"ocr_context,omitempty"`
@@ -41,8 +43,8 @@ func toBody(r core.ChatRequest) chatBody {
 	b := chatBody{
 		Prompt: r.Prompt, ConversationID: r.ConversationID, IncludeThinking: r.IncludeThinking,
 		Entity: r.Entity, SaveMemory: r.SaveMemory, MemoryText: r.MemoryText, MemoryImportance: r.MemoryImportance,
-		TurnsK: r.TurnsK, FAQK: r.FAQK, MemoryK: r.MemoryK, Store: r.Store, OCRContext: r.OCRContext,
-		ContextMessages: r.ContextMessages, RoomID: r.RoomID,
+		TurnsK: r.TurnsK, FAQK: r.FAQK, MemoryK: r.MemoryK, RecallK: r.RecallK, AutoMemory: r.AutoMemory,
+		Store: r.Store, OCRContext: r.OCRContext, ContextMessages: r.ContextMessages, RoomID: r.RoomID,
 	}
 	if !r.UserTimestamp.IsZero() {
 		b.UserTimestamp = r.UserTimestamp.UTC().Format(time.RFC3339Nano)

@@ -54,8 +54,10 @@ func TestChatStream(t *testing.T) {
 		"\"user_timestamp\":\"\",\"assistant_timestamp\":\"\",\"used_context\":{\"persona\":{\"included\":false,\"version\":null,\"timestamp\":null},\"faqs\":[],\"turns\":[],\"memories\":[],\"summaries\":[],\"entity\":null}}\n\n"
 	c, got, payload := sseServer(t, 200, body)
 	ts := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	recallK, autoMemory := 0, false // zero values must still be sent
 	evs, res, err := collect(t, c, core.ChatRequest{
 		Prompt: "hi", ConversationID: "conv-1", Store: false, RoomID: "!r:x", UserTimestamp: ts,
+		RecallK: &recallK, AutoMemory: &autoMemory,
 		ContextMessages: []core.ContextMessage{{Sender: "Bob", Text: "earlier", Timestamp: ts}},
 	})
 	if err != nil {
@@ -80,6 +82,9 @@ func TestChatStream(t *testing.T) {
 	}
 	if sent["prompt"] != "hi" || sent["store"] != false || sent["room_id"] != "!r:x" || sent["user_timestamp"] != "2026-01-02T03:04:05Z" {
 		t.Errorf("payload %s", *payload)
+	}
+	if sent["recall_k"] != 0.0 || sent["auto_memory"] != false {
+		t.Errorf("recall_k or auto_memory missing: %s", *payload)
 	}
 	if cm, _ := sent["context_messages"].([]any); len(cm) != 1 {
 		t.Errorf("context_messages missing: %s", *payload)

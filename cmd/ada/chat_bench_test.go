@@ -38,12 +38,21 @@ func BenchmarkChatService(b *testing.B) {
 	llm.Default(llmtest.Reply{Tokens: []string{"Sure", ", here", " is", " an", " answer."}})
 	env := testEnv(b, map[string]string{"LLM_BASE_URL": llm.URL(), "LLM_MODEL": "bench", "LOG_LEVEL": "ERROR"})
 	seedStart := time.Now()
-	seedStore(b, env["DATA_DIR"], docs)
+	conv := seedStore(b, env["DATA_DIR"], docs)
 	fmt.Printf("seeded %d documents in %.1f s\n", docs, time.Since(seedStart).Seconds())
 	ada := startAda(b, "serve", env)
 
 	direct := measure(200, func() time.Duration { return directLLMCall(b, llm) })
-	chat := measure(200, func() time.Duration { return timeChat(b, ada) })
+	chat := measure(200, func() time.Duration { return timeChat(b, ada, nil) })
+	// In a long conversation: the recent window, recall of its older turns
+	// and summaries, and the automatic-memory extraction queued after done.
+	inConv := func(auto bool) func() time.Duration {
+		return func() time.Duration {
+			return timeChat(b, ada, map[string]any{"conversation_id": conv, "auto_memory": auto})
+		}
+	}
+	convAuto := measure(200, inConv(true))
+	convNoAuto := measure(200, inConv(false))
 	relayDirect := measure(100, func() time.Duration { return relayTime(b, llm, directReader(llm)) })
 	relayStream := measure(100, func() time.Duration { return relayTime(b, llm, streamReader(ada)) })
 	conc := concurrentStreams(b, ada, 200)
@@ -54,8 +63,14 @@ func BenchmarkChatService(b *testing.B) {
 		fmt.Printf("%-52s %10s %10s\n", name, ms(pct(d, 50)), ms(pct(d, 99)))
 	}
 	row("LLM call alone (client → fake, whole answer)", direct)
-	row("POST /v1/chat end to end", chat)
-	fmt.Printf("%-52s %10s %10s\n", "service overhead (chat − LLM call)", ms(pct(chat, 50)-pct(direct, 50)), ms(pct(chat, 99)-pct(direct, 99)))
+	overhead := func(name string, d []time.Duration) {
+		fmt.Printf("%-52s %10s %10s\n", name, ms(pct(d, 50)-pct(direct, 50)), ms(pct(d, 99)-pct(direct, 99)))
+	}
+	row("POST /v1/chat end to end (new conversation)", chat)
+	overhead("service overhead (chat − LLM call)", chat)
+	row("time to done, long conversation, auto memory on", convAuto)
+	row("time to done, long conversation, auto memory off", convNoAuto)
+	overhead("overhead with recall + auto memory (− LLM call)", convAuto)
 	row("first token, fake LLM → LLM client (baseline)", relayDirect)
 	row("first token, fake LLM → SSE client via Ada", relayStream)
 	fmt.Printf("%-52s %10s %10s\n", "first-token relay added by Ada", ms(pct(relayStream, 50)-pct(relayDirect, 50)), ms(pct(relayStream, 99)-pct(relayDirect, 99)))
@@ -67,8 +82,9 @@ func BenchmarkChatService(b *testing.B) {
 }
 
 // seedStore writes n documents: a tenth memories, the rest turns of
-// conversations, through the real storage path.
-func seedStore(b testing.TB, dir string, n int) {
+// conversations of 100 turns, through the real storage path. It returns the
+// id of the last conversation.
+func seedStore(b testing.TB, dir string, n int) string {
 	ctx := context.Background()
 	db, err := storage.Open(ctx, filepath.Join(dir, "ada.db"))
 	if err != nil {
@@ -102,6 +118,7 @@ func seedStore(b testing.TB, dir string, n int) {
 			batch = batch[:0]
 		}
 	}
+	return conv
 }
 
 func measure(n int, f func() time.Duration) []time.Duration {
@@ -179,8 +196,12 @@ func streamReader(ada *adaProc) func(chan<- time.Time) error {
 
 var benchPrompts = []string{"what about the coffee meeting", "remind me of the project deadline", "any news on the berlin train", "what music do I like"}
 
-func timeChat(b testing.TB, ada *adaProc) time.Duration {
-	body, _ := json.Marshal(map[string]any{"prompt": benchPrompts[time.Now().Nanosecond()%len(benchPrompts)]})
+func timeChat(b testing.TB, ada *adaProc, fields map[string]any) time.Duration {
+	req := map[string]any{"prompt": benchPrompts[time.Now().Nanosecond()%len(benchPrompts)]}
+	for k, v := range fields {
+		req[k] = v
+	}
+	body, _ := json.Marshal(req)
 	start := time.Now()
 	resp, err := http.Post(ada.URL+"/v1/chat", "application/json", bytes.NewReader(body))
 	if err != nil || resp.StatusCode != 200 {

@@ -112,8 +112,8 @@ func TestSpecialistLoopStopsAtTheLimit(t *testing.T) {
 	if time.Since(start) > 20*time.Second || strings.TrimSpace(r.Response) == "" || strings.Contains(r.Response, "SPECIALIST") {
 		t.Fatalf("response %q after %v", r.Response, time.Since(start))
 	}
-	if calls.Load() != 2 || llm.Count() != 3 {
-		t.Fatalf("searches %d, LLM calls %d; want 2 and 3", calls.Load(), llm.Count())
+	if calls.Load() != 2 || len(llm.ChatRequests()) != 3 {
+		t.Fatalf("searches %d, LLM calls %d; want 2 and 3", calls.Load(), len(llm.ChatRequests()))
 	}
 }
 

@@ -22,11 +22,12 @@ func (s *Server) ollamaChat(w http.ResponseWriter, r *http.Request) {
 		Messages []core.Message  `json:"messages"`
 		Stream   *bool           `json:"stream"`
 		Think    json.RawMessage `json:"think"`
+		Format   json.RawMessage `json:"format"`
 	}
 	if err == nil {
 		err = json.Unmarshal(rec.Body, &in)
 	}
-	rec.Model, rec.Messages = in.Model, in.Messages
+	rec.Model, rec.Messages, rec.Format = in.Model, in.Messages, present(in.Format)
 	rec.Stream = in.Stream == nil || *in.Stream // Ollama streams by default
 	rec.Think = thinkFlag(in.Think)
 	s.add(rec)
@@ -35,6 +36,14 @@ func (s *Server) ollamaChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.play(w, r, rec, reply, ollamaEncoder{model: in.Model, start: time.Now()})
+}
+
+// present returns raw, or nil for an absent or null field.
+func present(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	return raw
 }
 
 // thinkFlag decodes Ollama's think field: a bool, or a level string.

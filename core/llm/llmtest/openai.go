@@ -15,11 +15,21 @@ func (s *Server) openaiChat(w http.ResponseWriter, r *http.Request) {
 		Model    string         `json:"model"`
 		Messages []core.Message `json:"messages"`
 		Stream   bool           `json:"stream"`
+		// Only the schema is recorded; a json_object or text format, or
+		// one without a schema, records no Format.
+		ResponseFormat *struct {
+			JSONSchema *struct {
+				Schema json.RawMessage `json:"schema"`
+			} `json:"json_schema"`
+		} `json:"response_format"`
 	}
 	if err == nil {
 		err = json.Unmarshal(rec.Body, &in)
 	}
 	rec.Model, rec.Messages, rec.Stream = in.Model, in.Messages, in.Stream
+	if f := in.ResponseFormat; f != nil && f.JSONSchema != nil {
+		rec.Format = present(f.JSONSchema.Schema)
+	}
 	s.add(rec)
 	reply, ok := s.chatReply(w, r, rec, err, openaiError)
 	if !ok {

@@ -2,6 +2,7 @@ package llmtest
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 
 	"github.com/ada-chat/ada/core"
@@ -21,6 +22,10 @@ type Request struct {
 	// A string level such as "high" counts as true.
 	Think  *bool
 	Stream bool
+	// Format is the structured-output schema as sent: Ollama's "format"
+	// (a schema, or the string "json") or OpenAI's
+	// response_format.json_schema.schema. Nil when absent or null.
+	Format json.RawMessage
 	// Input holds the texts of an embedding request.
 	Input []string
 
@@ -78,11 +83,25 @@ func (s *Server) Requests() []Request {
 	return out
 }
 
-// ChatRequests returns the chat requests of either protocol, oldest first.
+// ChatRequests returns the free-text chat requests of either protocol
+// (answers and summaries), oldest first; structured-output requests such as
+// memory extraction are in FormattedRequests.
 func (s *Server) ChatRequests() []Request {
 	var out []Request
 	for _, r := range s.Requests() {
-		if r.IsChat() {
+		if r.IsChat() && r.Format == nil {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// FormattedRequests returns the chat requests that asked for structured
+// output (a format schema), oldest first.
+func (s *Server) FormattedRequests() []Request {
+	var out []Request
+	for _, r := range s.Requests() {
+		if r.IsChat() && r.Format != nil {
 			out = append(out, r)
 		}
 	}

@@ -22,6 +22,8 @@ type Server struct {
 
 	mu        sync.Mutex
 	scripts   []Reply
+	formatted []Reply
+	handler   Handler
 	def       Reply
 	instant   bool
 	apiKey    string
@@ -112,14 +114,50 @@ func (s *Server) SetEmbed(e Embed) {
 	s.embed = e
 }
 
-// next takes the reply for a chat request.
-func (s *Server) next() Reply {
+// Handler answers a chat request by its content, like a model that reads
+// its prompt; it returns false to leave the request to the scripts.
+type Handler func(Request) (Reply, bool)
+
+// Handle sets the handler that sees every chat request first.
+func (s *Server) Handle(h Handler) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	r := s.def
-	if len(s.scripts) > 0 {
+	s.handler = h
+}
+
+// ScriptFormatted queues replies for structured-output requests (those
+// with a format schema, such as memory extraction). They never take the
+// chat scripts, so background extraction cannot steal a chat's reply;
+// without a queued one they get the empty object {}.
+func (s *Server) ScriptFormatted(replies ...Reply) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.formatted = append(s.formatted, replies...)
+}
+
+// next takes the reply for a chat request.
+func (s *Server) next(rec *Request) Reply {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, handled := Reply{}, false
+	if s.handler != nil {
+		h := s.handler
+		s.mu.Unlock()
+		r, handled = h(*rec)
+		s.mu.Lock()
+	}
+	switch {
+	case handled:
+	case rec.Format != nil && len(s.formatted) > 0:
+		r = s.formatted[0]
+		s.formatted = s.formatted[1:]
+	case rec.Format != nil:
+		r = Reply{Tokens: []string{"{}"}}
+	case len(s.scripts) > 0:
 		r = s.scripts[0]
 		s.scripts = s.scripts[1:]
+	default:
+		r = s.def
 	}
 	if s.instant {
 		r.FirstDelay, r.ChunkDelay = 0, 0
@@ -163,7 +201,7 @@ func (s *Server) chatReply(w http.ResponseWriter, r *http.Request, rec *Request,
 		fail(w, http.StatusBadRequest, "llmtest: only streaming chat is supported")
 		return Reply{}, false
 	}
-	reply := s.next()
+	reply := s.next(rec)
 	if reply.Status >= 400 {
 		s.finish(rec, false)
 		fail(w, reply.Status, reply.errorText())

@@ -70,6 +70,36 @@ func TestOpenAIWire(t *testing.T) {
 	}
 }
 
+// Format records the schema from either protocol's shape, and nothing for
+// a request without one or an OpenAI format that carries no schema.
+func TestFormatRecorded(t *testing.T) {
+	schema := `{"type":"object","properties":{"a":{"type":"string"}}}`
+	cases := []struct {
+		name, path, body, want string
+	}{
+		{"ollama schema", "/api/chat", `{"model":"m","format":` + schema + `}`, schema},
+		{"ollama json", "/api/chat", `{"model":"m","format":"json"}`, `"json"`},
+		{"ollama null", "/api/chat", `{"model":"m","format":null}`, ""},
+		{"ollama none", "/api/chat", `{"model":"m"}`, ""},
+		{"openai schema", "/v1/chat/completions",
+			`{"model":"m","stream":true,"response_format":{"type":"json_schema","json_schema":{"name":"x","schema":` + schema + `,"strict":true}}}`, schema},
+		{"openai json_object", "/v1/chat/completions", `{"model":"m","stream":true,"response_format":{"type":"json_object"}}`, ""},
+		{"openai none", "/v1/chat/completions", `{"model":"m","stream":true}`, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := llmtest.New(t)
+			if status, _, _ := post(t, srv.URL()+tc.path, tc.body); status != 200 {
+				t.Fatalf("status %d", status)
+			}
+			r := srv.Requests()[0]
+			if string(r.Format) != tc.want || (tc.want == "" && r.Format != nil) {
+				t.Errorf("Format = %q, want %q", r.Format, tc.want)
+			}
+		})
+	}
+}
+
 func TestNonStreamingRefused(t *testing.T) {
 	srv := llmtest.New(t)
 	if status, _, _ := post(t, srv.URL()+"/v1/chat/completions", `{"model":"m","messages":[]}`); status != 400 {
@@ -197,4 +227,39 @@ func ctx(t *testing.T) context.Context {
 	c, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	t.Cleanup(cancel)
 	return c
+}
+
+// TestRepliesByKind: a handler sees every request first; structured-output
+// requests never take the chat scripts, so a background extraction cannot
+// steal a chat's scripted reply.
+func TestRepliesByKind(t *testing.T) {
+	srv := llmtest.New(t)
+	srv.Script(llmtest.Reply{Tokens: []string{"chat-script"}})
+	srv.ScriptFormatted(llmtest.Reply{Tokens: []string{"formatted-script"}})
+	srv.Handle(func(r llmtest.Request) (llmtest.Reply, bool) {
+		if len(r.Messages) == 1 && r.Messages[0].Content == "summarise" {
+			return llmtest.Reply{Tokens: []string{"handled"}}, true
+		}
+		return llmtest.Reply{}, false
+	})
+	const formatted = `{"model":"m","format":{"type":"object"},"messages":[{"role":"user","content":"x"}]}`
+	for _, tc := range []struct{ body, want string }{
+		{formatted, "formatted-script"},
+		{formatted, `{}`},
+		{`{"model":"m","messages":[{"role":"user","content":"summarise"}]}`, "handled"},
+		{`{"model":"m","messages":[{"role":"user","content":"hi"}]}`, "chat-script"},
+		{`{"model":"m","messages":[{"role":"user","content":"hi"}]}`, "ok"},
+	} {
+		_, _, lines := post(t, srv.URL()+"/api/chat", tc.body)
+		var chunk struct {
+			Message struct{ Content string } `json:"message"`
+		}
+		json.Unmarshal([]byte(lines[0]), &chunk)
+		if chunk.Message.Content != tc.want {
+			t.Errorf("%s: got %q, want %q", tc.body, chunk.Message.Content, tc.want)
+		}
+	}
+	if f, c := len(srv.FormattedRequests()), len(srv.ChatRequests()); f != 2 || c != 3 {
+		t.Errorf("formatted %d, chat %d; want 2 and 3", f, c)
+	}
 }

@@ -23,6 +23,9 @@ type chatRequest struct {
 	// Think has no omitempty: thinking models think unless told not to, so
 	// false must be on the wire.
 	Think bool `json:"think"`
+	// Format is a JSON Schema Ollama constrains the answer to. Omitted when
+	// unset, so that plain chat requests stay as they were.
+	Format json.RawMessage `json:"format,omitempty"`
 }
 
 // chatChunk is one NDJSON line of the reply. A failure after the status line
@@ -44,7 +47,7 @@ func (c *Client) Chat(ctx context.Context, req core.LLMRequest, emit func(core.L
 	// when we stop early, whatever the state of the body.
 	callCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	body := chatRequest{Model: c.model, Messages: req.Messages, Stream: true, Think: req.Think}
+	body := chatRequest{Model: c.model, Messages: req.Messages, Stream: true, Think: req.Think, Format: req.Format}
 	resp, err := c.ep.Do(callCtx, http.MethodPost, "/api/chat", body, "application/x-ndjson")
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@ package ollama_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -47,6 +48,39 @@ func TestThinkFlagAlwaysSent(t *testing.T) {
 		if !req.Stream || req.Path != "/api/chat" || req.Header.Get("Accept") != "application/x-ndjson" {
 			t.Errorf("request %+v", req)
 		}
+	}
+}
+
+// A schema goes out as "format"; without one the field is left off, so
+// plain chat stays free text.
+func TestFormat(t *testing.T) {
+	schema := json.RawMessage(`{"type":"object","properties":{"facts":{"type":"array","items":{"type":"string"}}},"required":["facts"]}`)
+	cases := []struct {
+		name   string
+		format json.RawMessage
+	}{
+		{"schema", schema},
+		{"none", nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := llmtest.New(t)
+			c := ollama.New(ollama.Options{BaseURL: srv.URL(), Model: "m"})
+			if _, err := llmtest.Collect(ctx(t), c, core.LLMRequest{Format: tc.format}); err != nil {
+				t.Fatal(err)
+			}
+			req := srv.Requests()[0]
+			if !bytes.Equal(req.Format, tc.format) {
+				t.Errorf("fake received format %s, want %s", req.Format, tc.format)
+			}
+			var body map[string]json.RawMessage
+			if err := json.Unmarshal(req.Body, &body); err != nil {
+				t.Fatal(err)
+			}
+			if got, ok := body["format"]; ok != (tc.format != nil) || !bytes.Equal(got, tc.format) {
+				t.Errorf("body %s: format %s, want %s", req.Body, got, tc.format)
+			}
+		})
 	}
 }
 

@@ -20,7 +20,29 @@ type chatRequest struct {
 	Model    string         `json:"model"`
 	Messages []core.Message `json:"messages"`
 	Stream   bool           `json:"stream"`
+	// ResponseFormat is set only for structured output. Nil keeps it off the
+	// wire, so plain chat also works on servers that lack response_format.
+	ResponseFormat *responseFormat `json:"response_format,omitempty"`
 }
+
+// responseFormat asks for a JSON Schema answer. Strict makes OpenAI enforce
+// the schema rather than treat it as a hint; in return OpenAI accepts only
+// schemas that list every property as required and set
+// additionalProperties to false.
+type responseFormat struct {
+	Type       string     `json:"type"` // always "json_schema"
+	JSONSchema jsonSchema `json:"json_schema"`
+}
+
+type jsonSchema struct {
+	Name   string          `json:"name"`
+	Schema json.RawMessage `json:"schema"`
+	Strict bool            `json:"strict"`
+}
+
+// schemaName is the json_schema name OpenAI requires. It is only a label;
+// one fixed name keeps it stable whatever the caller.
+const schemaName = "ada_output"
 
 // chatChunk is one "data:" event. Servers differ on the reasoning field:
 // llama.cpp, DeepSeek and older vLLM send reasoning_content, newer vLLM and
@@ -48,6 +70,12 @@ func (c *Client) Chat(ctx context.Context, req core.LLMRequest, emit func(core.L
 	callCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	body := chatRequest{Model: c.model, Messages: req.Messages, Stream: true}
+	if len(req.Format) > 0 {
+		body.ResponseFormat = &responseFormat{
+			Type:       "json_schema",
+			JSONSchema: jsonSchema{Name: schemaName, Schema: req.Format, Strict: true},
+		}
+	}
 	resp, err := c.ep.Do(callCtx, http.MethodPost, c.prefix+"/chat/completions", body, "text/event-stream")
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@ package openai_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -62,6 +63,43 @@ func TestRequestShape(t *testing.T) {
 	// OpenAI rejects unknown parameters, so no think flag is sent.
 	if bytes.Contains(r.Body, []byte("think")) {
 		t.Errorf("body %s carries a think field", r.Body)
+	}
+}
+
+// A schema goes out as a strict json_schema response_format; without one
+// response_format is left off, as servers that lack it would refuse it.
+func TestFormat(t *testing.T) {
+	schema := json.RawMessage(`{"type":"object","properties":{"facts":{"type":"array","items":{"type":"string"}}},"required":["facts"],"additionalProperties":false}`)
+	cases := []struct {
+		name   string
+		format json.RawMessage
+		want   string // response_format as sent; "" for none
+	}{
+		{"schema", schema, `{"type":"json_schema","json_schema":{"name":"ada_output","schema":` + string(schema) + `,"strict":true}}`},
+		{"none", nil, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := llmtest.New(t)
+			c := openai.New(openai.Options{BaseURL: srv.URL(), Model: "gpt"})
+			if _, err := llmtest.Collect(ctx(t), c, core.LLMRequest{Format: tc.format}); err != nil {
+				t.Fatal(err)
+			}
+			r := srv.Requests()[0]
+			if !bytes.Equal(r.Format, tc.format) {
+				t.Errorf("fake received format %s, want %s", r.Format, tc.format)
+			}
+			var body map[string]json.RawMessage
+			if err := json.Unmarshal(r.Body, &body); err != nil {
+				t.Fatal(err)
+			}
+			if got := string(body["response_format"]); got != tc.want {
+				t.Errorf("response_format = %s, want %s", got, tc.want)
+			}
+			if _, ok := body["format"]; ok {
+				t.Errorf("body %s carries Ollama's format field", r.Body)
+			}
+		})
 	}
 }
 

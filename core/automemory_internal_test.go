@@ -1,0 +1,98 @@
+package core
+
+import (
+	"context"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestParseFacts(t *testing.T) {
+	cases := []struct {
+		name, answer string
+		want         []string // texts kept
+		wantErr      bool
+	}{
+		{"plain", `{"facts": [{"text": "Sam likes tea", "importance": 3, "replaces": []}]}`, []string{"Sam likes tea"}, false},
+		{"fenced with text around", "Here you go:\n```json\n{\"facts\": [{\"text\": \"Sam has a cat\", \"importance\": 2, \"replaces\": [\"m1\"]}]}\n```\nDone.", []string{"Sam has a cat"}, false},
+		{"braces inside strings", `{"facts": [{"text": "Sam's code is {x}", "importance": 3, "replaces": []}]}`, []string{"Sam's code is {x}"}, false},
+		{"empty", `{"facts": []}`, nil, false},
+		{"no facts key", `{}`, nil, false},
+		{"importance out of range", `{"facts": [{"text": "a", "importance": 9, "replaces": []}, {"text": "b", "importance": 0, "replaces": []}]}`, nil, false},
+		{"blank text", `{"facts": [{"text": "  ", "importance": 3, "replaces": []}]}`, nil, false},
+		{"wrong item shape", `{"facts": ["Sam likes tea", {"text": "ok", "importance": 1, "replaces": []}]}`, []string{"ok"}, false},
+		{"too many", `{"facts": [` + strings.Repeat(`{"text": "f", "importance": 1, "replaces": []},`, 7) + `{"text": "f", "importance": 1, "replaces": []}]}`, []string{"f", "f", "f", "f", "f"}, false},
+		{"not JSON", "I found nothing worth remembering.", nil, true},
+		{"wrong shape", `{"facts": "Sam likes tea"}`, nil, true},
+		{"broken then good", `{"facts": [} and then {"facts": [{"text": "x", "importance": 3, "replaces": []}]}`, []string{"x"}, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			facts, err := parseFacts(tc.answer)
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("err = %v, want error %v", err, tc.wantErr)
+			}
+			var got []string
+			for _, f := range facts {
+				got = append(got, f.Text)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Fatalf("facts %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestNormalizeFact(t *testing.T) {
+	if a, b := normalizeFact("Sam likes tea."), normalizeFact("  sam LIKES   tea"); a != b {
+		t.Fatalf("%q != %q", a, b)
+	}
+	if normalizeFact("Sam likes tea") == normalizeFact("Sam likes coffee") {
+		t.Fatal("different facts normalised alike")
+	}
+}
+
+// TestJobQueueOrdersPerKey: jobs of one key run one at a time in order;
+// jobs of different keys run in parallel up to the worker count.
+func TestJobQueueOrdersPerKey(t *testing.T) {
+	q := newJobQueue(2, slog.New(slog.DiscardHandler))
+	defer q.close()
+	var mu sync.Mutex
+	var order []int
+	running, peak := 0, 0
+	for i := range 10 {
+		q.submit("conv-a", "test", func(context.Context) {
+			mu.Lock()
+			order = append(order, i)
+			running++
+			peak = max(peak, running)
+			mu.Unlock()
+			time.Sleep(time.Millisecond)
+			mu.Lock()
+			running--
+			mu.Unlock()
+		})
+	}
+	started := make(chan struct{}, 2)
+	release := make(chan struct{})
+	for _, key := range []string{"conv-b", "conv-c"} {
+		q.submit(key, "test", func(context.Context) { started <- struct{}{}; <-release })
+	}
+	for range 2 {
+		select {
+		case <-started:
+		case <-time.After(5 * time.Second):
+			t.Fatal("jobs of different keys did not run in parallel")
+		}
+	}
+	close(release)
+	q.wait()
+	if !slices.Equal(order, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}) || peak != 1 {
+		t.Fatalf("order %v, peak %d", order, peak)
+	}
+	q.submit("conv-a", "panics", func(context.Context) { panic("boom") })
+	q.wait() // a panicking job is recovered and the queue goes on
+}

@@ -1,0 +1,99 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+)
+
+// maxQueuedJobs bounds the background work waiting at once; past it new
+// jobs are dropped with a warning rather than piling up without end.
+const maxQueuedJobs = 1000
+
+// jobQueue runs background jobs (summaries, memory extractions) on a fixed
+// number of workers. Jobs with the same key (a conversation) run one at a
+// time, in the order they were submitted, so two summaries of one
+// conversation never overlap and extractions see each other's memories.
+type jobQueue struct {
+	log    *slog.Logger
+	ctx    context.Context
+	cancel context.CancelFunc
+	slots  chan struct{}
+	wg     sync.WaitGroup
+
+	mu      sync.Mutex
+	pending map[string][]func(context.Context)
+	queued  int
+}
+
+func newJobQueue(workers int, log *slog.Logger) *jobQueue {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &jobQueue{log: log, ctx: ctx, cancel: cancel, slots: make(chan struct{}, workers),
+		pending: map[string][]func(context.Context){}}
+}
+
+// submit queues job under key. It never blocks.
+func (q *jobQueue) submit(key, name string, job func(context.Context)) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.ctx.Err() != nil {
+		return
+	}
+	if q.queued >= maxQueuedJobs {
+		q.log.Warn("background queue full; job dropped", "job", name, "conversation_id", key)
+		return
+	}
+	wrapped := func(ctx context.Context) {
+		defer func() {
+			if p := recover(); p != nil {
+				q.log.Error("background job panicked", "job", name, "conversation_id", key, "panic", fmt.Sprint(p))
+			}
+		}()
+		job(ctx)
+	}
+	q.queued++
+	q.pending[key] = append(q.pending[key], wrapped)
+	if len(q.pending[key]) == 1 {
+		q.wg.Add(1)
+		go q.drain(key)
+	}
+}
+
+// drain runs the jobs of key one after another, each in a worker slot.
+func (q *jobQueue) drain(key string) {
+	defer q.wg.Done()
+	for {
+		q.mu.Lock()
+		job := q.pending[key][0]
+		q.mu.Unlock()
+		select {
+		case q.slots <- struct{}{}:
+			job(q.ctx)
+			<-q.slots
+		case <-q.ctx.Done():
+		}
+		q.mu.Lock()
+		q.queued--
+		rest := q.pending[key][1:]
+		if len(rest) == 0 || q.ctx.Err() != nil {
+			q.queued -= len(rest)
+			delete(q.pending, key)
+			q.mu.Unlock()
+			return
+		}
+		q.pending[key] = rest
+		q.mu.Unlock()
+	}
+}
+
+// wait blocks until every job submitted so far has run.
+func (q *jobQueue) wait() { q.wg.Wait() }
+
+// close cancels running jobs, drops queued ones and waits.
+func (q *jobQueue) close() {
+	q.mu.Lock()
+	q.cancel()
+	q.mu.Unlock()
+	q.wg.Wait()
+}

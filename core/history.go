@@ -1,0 +1,37 @@
+package core
+
+import "time"
+
+// History events of a memory, in the order a memory can meet them.
+const (
+	HistoryCreate  = "create"
+	HistoryRefresh = "refresh" // the same fact again: newer timestamp, higher importance
+	HistoryPatch   = "patch"
+	HistoryRetire  = "retire" // replaced by a correction: hidden, kept here
+	HistoryDelete  = "delete"
+	HistoryExpire  = "expire"
+)
+
+// HistoryEntry is one change to a memory, with the memory as it was after
+// the change (for retire, delete and expire: as it was before).
+type HistoryEntry struct {
+	MemoryID string    `json:"memory_id"`
+	Event    string    `json:"event"`
+	Time     time.Time `json:"timestamp"`
+	Text     string    `json:"text"`
+	Meta     Metadata  `json:"metadata"`
+	Reason   string    `json:"reason,omitempty"`
+}
+
+// Change is a set of writes the store applies in one transaction: ids to
+// delete (missing ones are skipped), documents to insert or replace, and
+// history entries to append.
+type Change struct {
+	Delete  []string
+	Put     []Document
+	History []HistoryEntry
+}
+
+func historyOf(d Document, event string, at time.Time, reason string) HistoryEntry {
+	return HistoryEntry{MemoryID: d.ID, Event: event, Time: at.UTC(), Text: d.Text, Meta: d.Meta, Reason: reason}
+}

@@ -1,0 +1,163 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"time"
+
+	"github.com/ada-chat/ada/core"
+)
+
+// sqlChunk bounds the ids bound in one IN list, well below SQLite's limit.
+const sqlChunk = 500
+
+// deleteRowids deletes documents with their vectors and their own
+// provenance rows. With cascade, it is a deletion in its own right (not the
+// first half of a replacement): the memories that had all their sources
+// among the deleted documents are deleted too, and their history says why.
+func deleteRowids(ctx context.Context, tx *sql.Tx, rowids []int64, cascade bool) error {
+	var ids []any
+	for start := 0; start < len(rowids); start += sqlChunk {
+		chunk := make([]any, 0, sqlChunk)
+		for _, r := range rowids[start:min(start+sqlChunk, len(rowids))] {
+			chunk = append(chunk, r)
+		}
+		err := queryRowids(ctx, tx, "SELECT id FROM documents", chunk, func(rows *sql.Rows) error {
+			var id string
+			err := rows.Scan(&id)
+			ids = append(ids, id)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	for _, r := range rowids {
+		if _, err := tx.ExecContext(ctx, "DELETE FROM documents_vec WHERE rowid = ?", r); err != nil {
+			return storeErr(err)
+		}
+		if _, err := tx.ExecContext(ctx, "DELETE FROM documents WHERE rowid = ?", r); err != nil {
+			return storeErr(err)
+		}
+	}
+	if err := execChunks(ctx, tx, "DELETE FROM memory_sources WHERE memory_id IN", ids); err != nil {
+		return err
+	}
+	if !cascade {
+		return nil
+	}
+	return deleteOrphans(ctx, tx, ids)
+}
+
+// deleteOrphans removes the provenance rows of the deleted sources and
+// deletes each automatic memory left without any source.
+func deleteOrphans(ctx context.Context, tx *sql.Tx, sources []any) error {
+	var affected []string
+	for start := 0; start < len(sources); start += sqlChunk {
+		chunk := sources[start:min(start+sqlChunk, len(sources))]
+		rows, err := tx.QueryContext(ctx, "SELECT DISTINCT memory_id FROM memory_sources WHERE source_id IN ("+placeholders(len(chunk))+")", chunk...)
+		if err != nil {
+			return storeErr(err)
+		}
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return storeErr(err)
+			}
+			affected = append(affected, id)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return storeErr(err)
+		}
+	}
+	if len(affected) == 0 {
+		return nil
+	}
+	if err := execChunks(ctx, tx, "DELETE FROM memory_sources WHERE source_id IN", sources); err != nil {
+		return err
+	}
+	now := time.Now().UTC()
+	for _, id := range affected {
+		var (
+			rowid      int64
+			text, meta string
+		)
+		err := tx.QueryRowContext(ctx, `SELECT rowid, text, metadata FROM documents d WHERE id = ?
+			AND NOT EXISTS (SELECT 1 FROM memory_sources s WHERE s.memory_id = d.id)`, id).Scan(&rowid, &text, &meta)
+		if err == sql.ErrNoRows {
+			continue // still has a source, or already gone
+		}
+		if err != nil {
+			return storeErr(err)
+		}
+		if err := deleteRowids(ctx, tx, []int64{rowid}, false); err != nil {
+			return err
+		}
+		var m core.Metadata
+		_ = json.Unmarshal([]byte(meta), &m) // only room_id is read; the row keeps the text as stored
+		h := core.HistoryEntry{MemoryID: id, Event: core.HistoryDelete, Time: now, Text: text, Meta: m,
+			Reason: "all the messages it was learned from were deleted"}
+		if err := insertHistory(ctx, tx, h, meta); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func execChunks(ctx context.Context, tx *sql.Tx, stmtIn string, ids []any) error {
+	for start := 0; start < len(ids); start += sqlChunk {
+		chunk := ids[start:min(start+sqlChunk, len(ids))]
+		if _, err := tx.ExecContext(ctx, stmtIn+" ("+placeholders(len(chunk))+")", chunk...); err != nil {
+			return storeErr(err)
+		}
+	}
+	return nil
+}
+
+func insertHistory(ctx context.Context, tx *sql.Tx, h core.HistoryEntry, meta string) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO memory_history (memory_id, ts, event, text, metadata, reason, room_id)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`, h.MemoryID, h.Time.UnixNano(), h.Event, h.Text, meta, h.Reason, nullable(h.Meta.RoomID))
+	return storeErr(err)
+}
+
+// History returns the history of memoryID, oldest first.
+func (db *DB) History(ctx context.Context, memoryID string) ([]core.HistoryEntry, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT ts, event, text, metadata, reason FROM memory_history
+		WHERE memory_id = ? ORDER BY seq`, memoryID)
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	defer rows.Close()
+	var out []core.HistoryEntry
+	for rows.Next() {
+		h := core.HistoryEntry{MemoryID: memoryID}
+		var ts int64
+		var meta string
+		if err := rows.Scan(&ts, &h.Event, &h.Text, &meta, &h.Reason); err != nil {
+			return nil, storeErr(err)
+		}
+		h.Time = time.Unix(0, ts).UTC()
+		if err := json.Unmarshal([]byte(meta), &h.Meta); err != nil {
+			return nil, storeErr(err)
+		}
+		out = append(out, h)
+	}
+	return out, storeErr(rows.Err())
+}
+
+// PruneHistory deletes history entries of room memories older than cutoff.
+func (db *DB) PruneHistory(ctx context.Context, cutoff time.Time) (int, error) {
+	var n int64
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, "DELETE FROM memory_history WHERE room_id IS NOT NULL AND ts < ?", cutoff.UnixNano())
+		if err != nil {
+			return storeErr(err)
+		}
+		n, err = res.RowsAffected()
+		return storeErr(err)
+	})
+	return int(n), err
+}

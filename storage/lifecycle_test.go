@@ -1,0 +1,97 @@
+package storage
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/ada-chat/ada/core"
+	"github.com/ada-chat/ada/core/embed"
+)
+
+func turnDoc(conv, room string, idx int, text string, ts time.Time) core.Document {
+	return core.Document{ID: core.NewDocID(), Text: text, Embedding: embed.HashVector(text),
+		Meta: core.Metadata{Type: core.DocTurn, Timestamp: ts, Source: core.SourceChat, Scope: core.ScopeGlobal,
+			ConversationID: conv, Role: "user", TurnIndex: &idx, RoomID: room}}
+}
+
+// TestMemoryGoesWithTheLastOfItsSources: deleting some of an automatic
+// memory's source turns keeps it; deleting the last one deletes it in the
+// same transaction, and its history says why. Replacing a source (a put of
+// the same id) is not a deletion.
+func TestMemoryGoesWithTheLastOfItsSources(t *testing.T) {
+	ctx := context.Background()
+	db := openTestDB(t)
+	conv, room := core.NewConversationID(), "!room:example.org"
+	old, now := time.Now().Add(-48*time.Hour), time.Now()
+	t1, t2 := turnDoc(conv, room, 0, "I live in Paris", old), turnDoc(conv, room, 1, "I still live in Paris", now)
+	m := memoryDoc("Sam lives in Paris", core.ScopeGlobal, 3)
+	m.Meta.SourceIDs = []string{t1.ID, t2.ID}
+	m.Meta.RoomID = room
+	if err := db.Apply(ctx, core.Change{Put: []core.Document{t1, t2, m},
+		History: []core.HistoryEntry{{MemoryID: m.ID, Event: core.HistoryCreate, Time: now, Text: m.Text, Meta: m.Meta}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Put(ctx, t2); err != nil { // a replacement, not a deletion
+		t.Fatal(err)
+	}
+	if n, err := db.DeleteWhere(ctx, core.Filter{Type: core.DocTurn, OlderThan: now.Add(-time.Hour)}); err != nil || n != 1 {
+		t.Fatalf("deleting the old turn: %d, %v", n, err)
+	}
+	if _, err := db.Get(ctx, m.ID); err != nil {
+		t.Fatalf("the memory must survive while one source remains: %v", err)
+	}
+	if err := db.Delete(ctx, t2.ID, core.DocTurn); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Get(ctx, m.ID); core.KindOf(err) != core.KindNotFound {
+		t.Fatalf("the memory outlived its sources: %v", err)
+	}
+	hist, err := db.History(ctx, m.ID)
+	if err != nil || len(hist) != 2 || hist[1].Event != core.HistoryDelete || hist[1].Reason == "" || hist[1].Text != m.Text {
+		t.Fatalf("history = %+v, %v", hist, err)
+	}
+	if n, err := db.PruneHistory(ctx, time.Now().Add(time.Hour)); err != nil || n != 2 {
+		t.Fatalf("pruning the room memory's history: %d, %v", n, err)
+	}
+}
+
+// TestApplyIsAtomic: a change whose last document is invalid writes
+// nothing, not even the deletions and history before it.
+func TestApplyIsAtomic(t *testing.T) {
+	ctx := context.Background()
+	db := openTestDB(t)
+	keep := memoryDoc("Sam likes tea", core.ScopeGlobal, 3)
+	if err := db.Put(ctx, keep); err != nil {
+		t.Fatal(err)
+	}
+	bad := memoryDoc("broken", core.ScopeGlobal, 3)
+	bad.Meta.Importance = 9
+	err := db.Apply(ctx, core.Change{Delete: []string{keep.ID}, Put: []core.Document{memoryDoc("fine", core.ScopeGlobal, 3), bad},
+		History: []core.HistoryEntry{{MemoryID: keep.ID, Event: core.HistoryRetire, Time: time.Now(), Text: keep.Text, Meta: keep.Meta}}})
+	if core.KindOf(err) != core.KindInvalid {
+		t.Fatalf("apply with an invalid document: %v", err)
+	}
+	if _, err := db.Get(ctx, keep.ID); err != nil {
+		t.Fatalf("the deletion was applied: %v", err)
+	}
+	if hist, _ := db.History(ctx, keep.ID); len(hist) != 0 {
+		t.Fatalf("history was written: %+v", hist)
+	}
+}
+
+// TestExpiredFilter selects memories whose expires_at has passed.
+func TestExpiredFilter(t *testing.T) {
+	ctx := context.Background()
+	db := openTestDB(t)
+	past, future := time.Now().Add(-time.Minute).UTC(), time.Now().Add(time.Hour).UTC()
+	gone, live, never := memoryDoc("gone", core.ScopeGlobal, 3), memoryDoc("live", core.ScopeGlobal, 3), memoryDoc("never", core.ScopeGlobal, 3)
+	gone.Meta.ExpiresAt, live.Meta.ExpiresAt = &past, &future
+	if err := db.Put(ctx, gone, live, never); err != nil {
+		t.Fatal(err)
+	}
+	docs, err := db.List(ctx, core.Filter{Type: core.DocMemory, Expired: time.Now()}, 10)
+	if err != nil || len(docs) != 1 || docs[0].ID != gone.ID {
+		t.Fatalf("expired = %+v, %v", docs, err)
+	}
+}
