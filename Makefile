@@ -7,7 +7,8 @@ BIN       := bin/ada
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X main.version=$(VERSION)
 # goolm: mautrix's pure-Go Olm, so end-to-end encryption needs no C library.
-export GOFLAGS := -tags=goolm
+# sqlite_fts5: SQLite's full-text index, the keyword half of hybrid search.
+export GOFLAGS := -tags=goolm,sqlite_fts5
 # The tests must not pick up a developer's .env.
 export ADA_ENV_FILE ?= /nonexistent/.env.test-guard
 TEST_TIMEOUT ?= 14m

@@ -46,6 +46,7 @@ type Config struct {
 	RAGSummaryEveryN    int           // RAG_SUMMARY_EVERY_N
 	RAGRecallTopK       int           // RAG_RECALL_TOP_K
 	RAGRelevanceFloor   float64       // RAG_RELEVANCE_FLOOR
+	RAGSearchMode       string        // RAG_SEARCH_MODE: hybrid, vector or keyword
 	RAGAutoMemory       bool          // RAG_AUTO_MEMORY
 	RAGMemoryDedup      float64       // RAG_MEMORY_DEDUP
 	BackgroundWorkers   int           // BACKGROUND_WORKERS

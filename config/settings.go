@@ -101,6 +101,8 @@ func table(c *Config) []setting {
 			intVal[int]{p: &c.RAGRecallTopK, min: 0, max: 20}},
 		{gRAG, "RAG_RELEVANCE_FLOOR", "0.15", "Least relevance (0..1) a memory, FAQ entry or recalled turn needs to enter a chat's context, however important or recent.", false,
 			floatVal{p: &c.RAGRelevanceFloor, min: 0, max: 1}},
+		{gRAG, "RAG_SEARCH_MODE", "hybrid", "How searches rank: hybrid = keyword (BM25) and vector evidence fused; vector or keyword alone (for comparison: ada eval retrieval).", false,
+			enumVal{p: &c.RAGSearchMode, values: []string{"hybrid", "vector", "keyword"}}},
 		{gRAG, "RAG_AUTO_MEMORY", "true", "After each stored exchange, ask the LLM in the background for durable facts and keep them as memories (tag auto).", false,
 			boolVal{&c.RAGAutoMemory}},
 		{gRAG, "RAG_MEMORY_DEDUP", "0.95", "Similarity (0..1) from which a new memory refreshes an existing one of its scope instead of adding a copy.", false,

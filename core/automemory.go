@@ -53,14 +53,14 @@ func (s *Service) autoMemoryOn(req ChatRequest) bool {
 
 // maybeExtract queues the extraction of the exchange's facts. It never
 // delays the answer; failures are logged.
-func (s *Service) maybeExtract(req ChatRequest, answer string, turnIDs []string) {
-	if !s.autoMemoryOn(req) || len(turnIDs) == 0 {
+func (s *Service) maybeExtract(req ChatRequest, turns []Document) {
+	if !s.autoMemoryOn(req) || len(turns) != 2 {
 		return
 	}
 	s.bg.submit(req.ConversationID, "memory extraction", func(ctx context.Context) {
 		ctx, cancel := context.WithTimeout(ctx, extractTimeout)
 		defer cancel()
-		n, err := s.extractMemories(ctx, req, answer, turnIDs)
+		n, err := s.extractMemories(ctx, req, turns[0], turns[1])
 		if err != nil {
 			s.log.Warn("memory extraction failed", "conversation_id", req.ConversationID, "error", err)
 			return
@@ -71,32 +71,37 @@ func (s *Service) maybeExtract(req ChatRequest, answer string, turnIDs []string)
 	})
 }
 
-// extractMemories asks the model for the durable facts of one exchange and
-// stores them in the request's scope: new, refreshed (the same fact again)
-// or replacing (retiring) existing ones. Only what the user and the
-// assistant said is shown, never the context Ada injected, so recalled
-// memories are not stored again as new ones. It returns the facts stored.
-func (s *Service) extractMemories(ctx context.Context, req ChatRequest, answer string, turnIDs []string) (int, error) {
+// extractMemories asks the model for the durable facts of one exchange (its
+// user and assistant turns, as stored) and stores them in the request's
+// scope: new, refreshed (the same fact again) or replacing (retiring)
+// existing ones. Only what the user and the assistant said is shown, never
+// the context Ada injected, so recalled memories are not stored again as
+// new ones. It returns the facts stored.
+func (s *Service) extractMemories(ctx context.Context, req ChatRequest, user, assistant Document) (int, error) {
 	scope, entity, err := resolveScope("", req.Entity)
 	if err != nil {
 		return 0, err
 	}
-	exchange := fmt.Sprintf("%s: %s\n%s: %s", s.opts.UserName, req.Prompt, s.opts.AIName, answer)
-	vec, err := s.embedOne(ctx, req.Prompt+"\n"+answer)
-	if err != nil {
-		return 0, err
-	}
-	hits, err := s.store.Search(ctx, VectorQuery{Filter: Filter{Type: DocMemory, Scopes: []string{scope}}, Vector: vec, K: extractNeighbours})
-	if err != nil {
-		return 0, err
+	exchange := fmt.Sprintf("%s: %s\n%s: %s", s.opts.UserName, user.Text, s.opts.AIName, assistant.Text)
+	// The memories nearest to what each side said, by the turns' own
+	// vectors: a correction is near the fact it replaces.
+	var hits []Hit
+	for _, turn := range []Document{user, assistant} {
+		h, err := s.store.Search(ctx, VectorQuery{Filter: Filter{Type: DocMemory, Scopes: []string{scope}}, Vector: turn.Embedding, K: extractNeighbours / 2})
+		if err != nil {
+			return 0, err
+		}
+		hits = append(hits, h...)
 	}
 	shown := map[string]Document{}
+	seen := map[string]bool{}
 	var existing strings.Builder
 	now := s.now()
 	for _, h := range hits {
-		if expired(h.Document, now) {
+		if expired(h.Document, now) || seen[h.ID] {
 			continue
 		}
+		seen[h.ID] = true
 		alias := fmt.Sprintf("m%d", len(shown)+1)
 		shown[alias] = h.Document
 		fmt.Fprintf(&existing, "[%s] %s\n", alias, oneLine(h.Text))
@@ -130,7 +135,8 @@ func (s *Service) extractMemories(ctx context.Context, req ChatRequest, answer s
 			}
 		}
 		doc, err := s.memoryDocument(ctx, MemoryInput{Text: f.Text, Importance: f.Importance, Scope: scope, Entity: entity,
-			Tags: []string{TagAuto}, ConversationID: req.ConversationID, Source: SourceChat, RoomID: req.RoomID, SourceIDs: turnIDs})
+			Tags: []string{TagAuto}, ConversationID: req.ConversationID, Source: SourceChat, RoomID: req.RoomID,
+			SourceIDs: []string{user.ID, assistant.ID}})
 		if err != nil {
 			return stored, err
 		}

@@ -82,9 +82,9 @@ func (s *Service) Chat(ctx context.Context, req ChatRequest, emit func(Event) er
 	if req.IncludeThinking {
 		res.Thinking = &thinking
 	}
-	var turnIDs []string
+	var turns []Document
 	if req.Store && s.opts.RAGEnabled {
-		if turnIDs, err = s.saveTurns(ctx, req, answer, userTime, r); err != nil {
+		if turns, err = s.saveTurns(ctx, req, answer, userTime, r); err != nil {
 			return ChatResult{}, err
 		}
 	}
@@ -96,7 +96,7 @@ func (s *Service) Chat(ctx context.Context, req ChatRequest, emit func(Event) er
 			res.MemoryID = s.saveChatMemory(ctx, req, answer)
 		}
 		s.maybeSummarize(req, r.nextTurn)
-		s.maybeExtract(req, answer, turnIDs)
+		s.maybeExtract(req, turns)
 	}
 	return res, nil
 }
@@ -199,7 +199,7 @@ func (s *Service) specialistResult(ctx context.Context, m *marker.Request, ocr *
 // saveTurns writes the user and assistant turns in one transaction. The
 // prompt's embedding from retrieval is reused, so only the answer is
 // embedded here when retrieval already had it.
-func (s *Service) saveTurns(ctx context.Context, req ChatRequest, answer string, userTime time.Time, r retrieval) ([]string, error) {
+func (s *Service) saveTurns(ctx context.Context, req ChatRequest, answer string, userTime time.Time, r retrieval) ([]Document, error) {
 	texts := []string{answer}
 	if r.promptVec == nil {
 		texts = append(texts, req.Prompt)
@@ -225,7 +225,7 @@ func (s *Service) saveTurns(ctx context.Context, req ChatRequest, answer string,
 		now = userTime.Add(time.Microsecond) // keep the pair ordered
 	}
 	user, assistant := turn("user", req.Prompt, promptVec, userTime, &ui), turn("assistant", answer, answerVec, now, &ai)
-	return []string{user.ID, assistant.ID}, s.store.Put(ctx, user, assistant)
+	return []Document{user, assistant}, s.store.Put(ctx, user, assistant)
 }
 
 // saveChatMemory stores the memory requested with save_memory. It runs after

@@ -77,6 +77,9 @@ type ContextItem struct {
 	// Reason tells turns and summaries of the recent window ("recent") from
 	// those recalled by relevance ("recalled").
 	Reason string `json:"reason,omitempty"`
+	// Explain says why a searched item was chosen (memories, FAQs, recalled
+	// turns and summaries).
+	Explain *Explanation `json:"explain,omitempty"`
 }
 
 // Reasons a turn or summary is in the context.

@@ -54,6 +54,8 @@ type Memory struct {
 	// Deduplicated is set on create: true when the memory already existed
 	// and was refreshed instead (ID is then the existing memory's).
 	Deduplicated *bool `json:"deduplicated,omitempty"`
+	// Explain is set by searches: why the memory ranks where it does.
+	Explain *Explanation `json:"explain,omitempty"`
 }
 
 // MemoryQuery selects memories. Without Text they are listed newest first.
@@ -238,9 +240,10 @@ func (s *Service) rankMemories(ctx context.Context, text string, vec []float32, 
 			continue
 		}
 		m := memoryFromDoc(d.Document)
-		bonus, score := s.score(d.Relevance, d.Meta.Timestamp, d.Meta.Importance, now)
-		sim := d.Similarity
-		m.Similarity, m.RecencyBonus, m.Score = &sim, &bonus, &score
+		relTerm, impTerm, bonus, score := s.score(d.Relevance, d.Meta.Timestamp, d.Meta.Importance, now)
+		sim, ex := d.Similarity, d.Explain
+		ex.RelevanceTerm, ex.ImportanceTerm, ex.RecencyTerm = &relTerm, &impTerm, &bonus
+		m.Similarity, m.RecencyBonus, m.Score, m.Explain = &sim, &bonus, &score, &ex
 		out = append(out, m)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return *out[i].Score > *out[j].Score })
@@ -255,9 +258,12 @@ func expired(d Document, now time.Time) bool {
 	return d.Meta.ExpiresAt != nil && !d.Meta.ExpiresAt.After(now)
 }
 
-// score is DECISIONS.md's ranking:
+// score is DECISIONS.md's ranking, with relevance (fused keyword and
+// vector evidence) for similarity:
 // W_sim·relevance + W_imp·(importance/5) + bonus·0.5^(age/half-life).
-func (s *Service) score(relevance float64, ts time.Time, importance int, now time.Time) (bonus, score float64) {
+// It returns the three terms and their sum; the rounded terms add up to
+// the score.
+func (s *Service) score(relevance float64, ts time.Time, importance int, now time.Time) (relTerm, impTerm, bonus, score float64) {
 	age := now.Sub(ts)
 	if age < 0 {
 		age = 0
@@ -266,8 +272,8 @@ func (s *Service) score(relevance float64, ts time.Time, importance int, now tim
 	if s.opts.RecencyHalfLife > 0 {
 		bonus *= math.Pow(0.5, float64(age)/float64(s.opts.RecencyHalfLife))
 	}
-	score = s.opts.SimWeight*relevance + s.opts.ImportanceWeight*float64(importance)/5 + bonus
-	return round4(bonus), round4(score)
+	relTerm, impTerm, bonus = round4(s.opts.SimWeight*relevance), round4(s.opts.ImportanceWeight*float64(importance)/5), round4(bonus)
+	return relTerm, impTerm, bonus, round4(relTerm + impTerm + bonus)
 }
 
 func round4(x float64) float64 { return math.Round(x*1e4) / 1e4 }

@@ -28,6 +28,21 @@ type VectorQuery struct {
 	K      int
 }
 
+// KeywordQuery asks for the K best keyword (BM25) matches of Text's words
+// within Filter.
+type KeywordQuery struct {
+	Filter
+	Text string
+	K    int
+}
+
+// KeywordHit is a document found by its words. BM25 is positive; higher is
+// a better match.
+type KeywordHit struct {
+	Document
+	BM25 float64
+}
+
 // Hit is a document found by similarity. Distance is the cosine distance.
 type Hit struct {
 	Document
@@ -75,6 +90,9 @@ type Store interface {
 	PruneHistory(ctx context.Context, cutoff time.Time) (int, error)
 	// Search returns up to q.K documents nearest to q.Vector, nearest first.
 	Search(ctx context.Context, q VectorQuery) ([]Hit, error)
+	// KeywordSearch returns up to q.K documents matching q.Text's words,
+	// best BM25 first.
+	KeywordSearch(ctx context.Context, q KeywordQuery) ([]KeywordHit, error)
 	// List returns up to limit documents matching f, newest first.
 	List(ctx context.Context, f Filter, limit int) ([]Document, error)
 	// RecentConversations lists conversations by their newest turn, newest first.

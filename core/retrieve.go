@@ -3,6 +3,7 @@ package core
 import (
 	"cmp"
 	"context"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -48,30 +49,117 @@ type relevantQuery struct {
 // relevantDoc is a document and how relevant it is to the query.
 type relevantDoc struct {
 	Document
-	// Relevance, 0 to 1, ranks the results. Today it is the vector
-	// similarity; keyword search fuses in here.
+	// Relevance, 0 to 1, ranks the results and is what the floor applies to.
 	Relevance  float64
 	Similarity float64
+	Explain    Explanation
 }
 
+// Explanation says why a search result ranks where it does.
+type Explanation struct {
+	// VectorRank is the rank (from 1) among the vector candidates; null when
+	// the vectors did not propose it.
+	VectorRank *int    `json:"vector_rank"`
+	Similarity float64 `json:"similarity"`
+	// KeywordRank is the rank (from 1) by BM25; null without a keyword match.
+	KeywordRank *int    `json:"keyword_rank"`
+	BM25        float64 `json:"bm25"`
+	// KeywordRelevance is BM25 mapped to 0..1: bm25 / (bm25 + keywordHalf).
+	KeywordRelevance float64 `json:"keyword_relevance"`
+	// Relevance fuses both: 1 − (1 − similarity)(1 − keyword_relevance).
+	Relevance float64 `json:"relevance"`
+	// The terms of a memory's score; they add up to it.
+	RelevanceTerm  *float64 `json:"relevance_term,omitempty"`
+	ImportanceTerm *float64 `json:"importance_term,omitempty"`
+	RecencyTerm    *float64 `json:"recency_term,omitempty"`
+}
+
+// keywordHalf is the BM25 score that counts as relevance 0.5: one rare word
+// of the query in a short text scores about that (ada eval retrieval).
+const keywordHalf = 5.0
+
+// minCandidates is how many candidates each of the two searches proposes
+// at least, so that fusion has both lists to work with.
+const minCandidates = 20
+
 // searchRelevant is the one retrieval function: the chat's FAQ, memory and
-// recall lookups and the memory search API all rank through it, so a better
-// ranking reaches all of them at once. vec is text's embedding.
+// recall lookups, the memory search API and `ada eval retrieval` all rank
+// through it. In hybrid mode the vector search and the keyword (BM25)
+// search each propose candidates; every candidate's similarity is computed
+// exactly, its BM25 mapped to 0..1, and the two fused as independent
+// evidence: relevance = 1 − (1 − similarity)(1 − keyword relevance). A text
+// that shares a rare word with the query ranks high even when the vectors
+// miss it, and one that matches both ranks above either. vec is text's
+// embedding.
 func (s *Service) searchRelevant(ctx context.Context, text string, vec []float32, q relevantQuery) ([]relevantDoc, error) {
-	_ = text // keyword search will use it
-	hits, err := s.store.Search(ctx, VectorQuery{Filter: q.Filter, Vector: vec, K: q.K})
-	if err != nil {
-		return nil, err
+	n := max(q.K, minCandidates)
+	byID := map[string]*relevantDoc{}
+	var order []*relevantDoc
+	if s.opts.SearchMode != SearchKeyword {
+		hits, err := s.store.Search(ctx, VectorQuery{Filter: q.Filter, Vector: vec, K: n})
+		if err != nil {
+			return nil, err
+		}
+		for i, h := range hits {
+			rank := i + 1
+			d := &relevantDoc{Document: h.Document, Similarity: round4(max(0, min(1, 1-h.Distance)))}
+			d.Explain.VectorRank = &rank
+			byID[h.ID] = d
+			order = append(order, d)
+		}
 	}
-	out := make([]relevantDoc, 0, len(hits))
-	for _, h := range hits {
-		sim := round4(max(0, min(1, 1-h.Distance)))
-		if sim <= 0 || sim < q.Floor {
+	if s.opts.SearchMode != SearchVector {
+		hits, err := s.store.KeywordSearch(ctx, KeywordQuery{Filter: q.Filter, Text: text, K: n})
+		if err != nil {
+			return nil, err
+		}
+		for i, h := range hits {
+			rank := i + 1
+			d, ok := byID[h.ID]
+			if !ok {
+				d = &relevantDoc{Document: h.Document, Similarity: round4(max(0, min(1, cosineSimilarity(vec, h.Embedding))))}
+				byID[h.ID] = d
+				order = append(order, d)
+			}
+			d.Explain.KeywordRank = &rank
+			d.Explain.BM25 = round4(h.BM25)
+		}
+	}
+	out := make([]relevantDoc, 0, len(order))
+	for _, d := range order {
+		kw := 0.0
+		if d.Explain.BM25 > 0 {
+			kw = d.Explain.BM25 / (d.Explain.BM25 + keywordHalf)
+		}
+		switch s.opts.SearchMode {
+		case SearchVector:
+			d.Relevance = d.Similarity
+		case SearchKeyword:
+			d.Relevance = round4(kw)
+		default:
+			d.Relevance = round4(1 - (1-d.Similarity)*(1-kw))
+		}
+		d.Explain.Similarity, d.Explain.KeywordRelevance, d.Explain.Relevance = d.Similarity, round4(kw), d.Relevance
+		if d.Relevance <= 0 || d.Relevance < q.Floor {
 			continue // shares nothing with the query, or too little
 		}
-		out = append(out, relevantDoc{Document: h.Document, Relevance: sim, Similarity: sim})
+		out = append(out, *d)
 	}
-	return out, nil
+	slices.SortStableFunc(out, func(a, b relevantDoc) int { return cmp.Compare(b.Relevance, a.Relevance) })
+	return out[:min(len(out), q.K)], nil
+}
+
+// cosineSimilarity of two vectors; 0 when either is zero.
+func cosineSimilarity(a, b []float32) float64 {
+	var dot, na, nb float64
+	for i := range min(len(a), len(b)) {
+		x, y := float64(a[i]), float64(b[i])
+		dot, na, nb = dot+x*y, na+x*x, nb+y*y
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return dot / math.Sqrt(na*nb)
 }
 
 // retrieve gathers the context of req as DECISIONS.md says: the recent
@@ -129,9 +217,9 @@ func (s *Service) retrieveAll(ctx context.Context, req ChatRequest) (retrieval, 
 			return r, err
 		}
 		for _, d := range docs {
-			sim := d.Similarity
+			sim, ex := d.Similarity, d.Explain
 			r.faqs = append(r.faqs, d.Document)
-			r.used.FAQs = append(r.used.FAQs, ContextItem{ID: d.ID, Text: d.Text, Topic: d.Meta.Topic, Similarity: &sim})
+			r.used.FAQs = append(r.used.FAQs, ContextItem{ID: d.ID, Text: d.Text, Topic: d.Meta.Topic, Similarity: &sim, Explain: &ex})
 		}
 	}
 	if memK > 0 {
@@ -146,7 +234,7 @@ func (s *Service) retrieveAll(ctx context.Context, req ChatRequest) (retrieval, 
 		r.memories = mems
 		for _, m := range mems {
 			r.used.Memories = append(r.used.Memories, ContextItem{ID: m.ID, Text: m.Text, Importance: m.Meta.Importance,
-				Scope: m.Meta.Scope, Score: m.Score, Similarity: m.Similarity, Timestamp: isoTime(m.Meta.Timestamp)})
+				Scope: m.Meta.Scope, Score: m.Score, Similarity: m.Similarity, Timestamp: isoTime(m.Meta.Timestamp), Explain: m.Explain})
 		}
 	}
 	if recallK > 0 {
@@ -227,8 +315,8 @@ func (s *Service) recall(ctx context.Context, req ChatRequest, vec []float32, k 
 func (r *retrieval) fillUsed() {
 	for _, d := range r.recalled {
 		item := contextItemOf(d.Document, ReasonRecalled)
-		rel, sim := d.Relevance, d.Similarity
-		item.Score, item.Similarity = &rel, &sim
+		rel, sim, ex := d.Relevance, d.Similarity, d.Explain
+		item.Score, item.Similarity, item.Explain = &rel, &sim, &ex
 		if d.Meta.Type == DocSummary {
 			r.used.Summaries = append(r.used.Summaries, item)
 		} else {

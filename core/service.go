@@ -20,6 +20,9 @@ type Options struct {
 	// RecallTopK is how many earlier turns and summaries of the conversation,
 	// beyond the recent window, are recalled by relevance.
 	RecallTopK int
+	// SearchMode is how searchRelevant ranks: SearchHybrid (keyword and
+	// vector fused), SearchVector or SearchKeyword.
+	SearchMode string
 	// RelevanceFloor keeps what is unrelated to the prompt out of the chat's
 	// context: memories, FAQs and recalled context below it never enter.
 	RelevanceFloor float64
@@ -52,7 +55,7 @@ type Options struct {
 func DefaultOptions() Options {
 	return Options{
 		RAGEnabled: true, EnablePersona: true, EnableFAQ: true, EnableMemory: true, EnableTurn: true, EnableSummary: true,
-		TurnTopK: 4, FAQTopK: 2, MemoryTopK: 3, SummaryTopK: 2, RecallTopK: 4, RelevanceFloor: DefaultRelevanceFloor,
+		TurnTopK: 4, FAQTopK: 2, MemoryTopK: 3, SummaryTopK: 2, RecallTopK: 4, RelevanceFloor: DefaultRelevanceFloor, SearchMode: SearchHybrid,
 		SimWeight: 0.5, ImportanceWeight: 0.5, RecencyBonus: 0.1, RecencyHalfLife: 7 * 24 * time.Hour,
 		SummaryEveryN: 8, AutoMemory: true, MemoryDedup: 0.95, BackgroundWorkers: 2,
 		AIName: "Ada", UserName: "User",

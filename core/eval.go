@@ -1,0 +1,92 @@
+package core
+
+import (
+	"context"
+	"strings"
+	"time"
+)
+
+// Search modes of the one retrieval function (RAG_SEARCH_MODE; `ada eval
+// retrieval --mode`).
+const (
+	SearchHybrid  = "hybrid"
+	SearchVector  = "vector"
+	SearchKeyword = "keyword"
+)
+
+// ImportedTurn is one turn of a conversation imported from elsewhere (a
+// benchmark), with its real time.
+type ImportedTurn struct {
+	Role string // user or assistant
+	Text string
+	Time time.Time
+	// ID is the document id to use; empty assigns one.
+	ID string
+}
+
+// ImportTurns stores turns as one conversation, in order, with turn indexes
+// from 0, in batches; it returns their document ids.
+func (s *Service) ImportTurns(ctx context.Context, convID string, turns []ImportedTurn) ([]string, error) {
+	if !ValidConversationID(convID) {
+		return nil, Errorf(KindInvalid, "conversation_id: must have the form conv-<uuid>")
+	}
+	const batch = 256
+	ids := make([]string, 0, len(turns))
+	for start := 0; start < len(turns); start += batch {
+		part := turns[start:min(start+batch, len(turns))]
+		texts := make([]string, len(part))
+		for i, t := range part {
+			texts[i] = t.Text
+		}
+		vecs, err := s.embedder.Embed(ctx, texts)
+		if err != nil {
+			return ids, Wrap(KindUpstream, err, "embedding with %s failed", s.embedder.Name())
+		}
+		docs := make([]Document, len(part))
+		for i, t := range part {
+			idx := start + i
+			id := t.ID
+			if id == "" {
+				id = NewDocID()
+			}
+			role := strings.TrimSpace(t.Role)
+			if role != "assistant" {
+				role = "user"
+			}
+			docs[i] = Document{ID: id, Text: t.Text, Embedding: vecs[i], Meta: Metadata{
+				Type: DocTurn, Timestamp: t.Time.UTC(), Source: SourceImport, Scope: ScopeGlobal,
+				ConversationID: convID, Role: role, TurnIndex: &idx}}
+			ids = append(ids, id)
+		}
+		if err := s.store.Put(ctx, docs...); err != nil {
+			return ids, err
+		}
+	}
+	return ids, nil
+}
+
+// RecalledTurn is one turn found by RecallTurns, best first.
+type RecalledTurn struct {
+	Document
+	Relevance float64
+}
+
+// RecallTurns ranks the turns of a conversation by relevance to question,
+// through the same retrieval function the chat uses to recall earlier
+// turns, without the relevance floor (an evaluation wants the whole
+// ranking), and returns the best k.
+func (s *Service) RecallTurns(ctx context.Context, convID, question string, k int) ([]RecalledTurn, error) {
+	vec, err := s.embedOne(ctx, question)
+	if err != nil {
+		return nil, err
+	}
+	docs, err := s.searchRelevant(ctx, question, vec, relevantQuery{Filter: Filter{Type: DocTurn, ConversationID: convID}, K: k})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]RecalledTurn, len(docs))
+	for i, d := range docs {
+		out[i] = RecalledTurn{Document: d.Document, Relevance: d.Relevance}
+	}
+	return out, nil
+}

@@ -1,0 +1,100 @@
+package storage
+
+import (
+	"context"
+	"strings"
+	"unicode"
+
+	"github.com/ada-chat/ada/core"
+)
+
+// maxQueryTerms bounds the terms of one keyword query.
+const maxQueryTerms = 32
+
+// KeywordSearch returns up to q.K documents within q's filter that match
+// q.Text's words, best BM25 first. The words are ORed: a document matching
+// any of them is a candidate, and BM25 weighs rare words above common ones.
+func (db *DB) KeywordSearch(ctx context.Context, q core.KeywordQuery) ([]core.KeywordHit, error) {
+	match := ftsQuery(q.Text)
+	if match == "" || q.K <= 0 {
+		return nil, nil
+	}
+	conn, release, err := db.searchConn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	defer tx.Rollback()
+	where, args := filterSQL(q.Filter)
+	where = strings.Replace(where, " WHERE ", " AND ", 1)
+	rows, err := tx.QueryContext(ctx, `SELECT documents.rowid, bm25(documents_fts) FROM documents_fts
+		JOIN documents ON documents.rowid = documents_fts.rowid
+		WHERE documents_fts MATCH ?`+where+` ORDER BY bm25(documents_fts) LIMIT ?`,
+		append(append([]any{match}, args...), q.K)...)
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	var cands []scored
+	for rows.Next() {
+		var c scored
+		if err := rows.Scan(&c.rowid, &c.distance); err != nil {
+			rows.Close()
+			return nil, storeErr(err)
+		}
+		cands = append(cands, c) // bm25() is negative: lower is better, like a distance
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, storeErr(err)
+	}
+	hits, err := loadNearest(ctx, tx, cands, q.K)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]core.KeywordHit, len(hits))
+	for i, h := range hits {
+		out[i] = core.KeywordHit{Document: h.Document, BM25: -h.Distance}
+	}
+	return out, nil
+}
+
+// ftsQuery turns free text into an FTS5 query: its words, lower-cased,
+// without stop words, each quoted (so no word is read as FTS5 syntax), ORed.
+func ftsQuery(text string) string {
+	seen := map[string]bool{}
+	var terms []string
+	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	}) {
+		if stopWords[w] || seen[w] {
+			continue
+		}
+		seen[w] = true
+		terms = append(terms, `"`+w+`"`)
+		if len(terms) == maxQueryTerms {
+			break
+		}
+	}
+	return strings.Join(terms, " OR ")
+}
+
+// stopWords are English function words: they match nearly every document,
+// so they cost time and add nothing to BM25.
+var stopWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`a about above after again all am an and any are as at be because been before
+		being below between both but by can could did do does doing down during each few for from further had has have
+		having he her here hers herself him himself his how i if in into is it its itself just me more most my myself
+		no nor not now of off on once only or other our ours ourselves out over own same she should so some such than
+		that the their theirs them themselves then there these they this those through to too under until up very was
+		we were what when where which while who whom why will with would you your yours yourself yourselves s t d ll m
+		re ve don doesn didn isn wasn aren weren won wouldn shouldn couldn`) {
+		m[w] = true
+	}
+	return m
+}()
+
