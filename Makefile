@@ -45,7 +45,7 @@ fuzz:
 ## bench: print the benchmark tables (vector search, chat overhead, bridge)
 bench: deps
 	$(GO) run ./cmd/adabench
-	$(GO) test -run '^$$' -bench 'ChatService' -benchtime 1x ./cmd/ada
+	$(GO) test -run '^$$' -bench 'ChatService|MemorySearchModes' -benchtime 1x ./cmd/ada
 	$(GO) test -run '^$$' -bench 'BridgeLatency' -benchtime 1x ./bot
 
 lint:

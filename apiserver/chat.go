@@ -107,7 +107,7 @@ func (s *Server) streamChat(r *request, req core.ChatRequest, w *bufio.Writer, s
 	stop := s.keepAlive(sw)
 	_, err := s.core.Chat(r.ctx, req, sw.event)
 	stop()
-	if err != nil {
+	if err = s.whyEnded(r.ctx, err); err != nil {
 		failure = err
 		if sw.err == nil {
 			_ = sw.event(core.Event{Type: core.EventError, Error: core.SafeMessage(err)})

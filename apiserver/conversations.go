@@ -1,5 +1,7 @@
 package apiserver
 
+import "fmt"
+
 // handleRecentConversations lists conversations, newest first (a bare array).
 func (s *Server) handleRecentConversations(r *request) error {
 	limit, err := intParam(r, "limit", 10, 1, 100)
@@ -21,5 +23,17 @@ func (s *Server) handleConversation(r *request) error {
 		return err
 	}
 	writeJSON(r.RequestCtx, 200, map[string]any{"conversation_id": id, "turns": turns})
+	return nil
+}
+
+// handleConversationDelete deletes the turns and summaries of a conversation.
+func (s *Server) handleConversationDelete(r *request) error {
+	id := pathParam(r, "conversation_id")
+	n, err := s.core.DeleteConversation(r.ctx, id)
+	if err != nil {
+		return err
+	}
+	writeJSON(r.RequestCtx, 200, map[string]any{"ok": true, "conversation_id": id, "deleted": n,
+		"detail": fmt.Sprintf("deleted %d turns and summaries; memories saved from the conversation stay", n)})
 	return nil
 }

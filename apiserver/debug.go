@@ -36,6 +36,15 @@ func (s *Server) handleDebugRAG(r *request) error {
 		}
 		resp["conversation"] = map[string]any{"conversation_id": id, "turn_count": len(turns)}
 	}
+	// With a prompt: what retrieval chose for it, each item with its
+	// explanation (ranks, similarity, BM25, fused relevance, score terms).
+	if strParam(r, "prompt") != "" || strParam(r, "message") != "" {
+		p, err := s.debugRetrieval(r)
+		if err != nil {
+			return err
+		}
+		resp["retrieval"] = p.Used
+	}
 	writeJSON(r.RequestCtx, 200, resp)
 	return nil
 }
@@ -46,6 +55,18 @@ func (s *Server) handleDebugPrompt(r *request) error {
 	if err := s.debugEnabled(r); err != nil {
 		return err
 	}
+	p, err := s.debugRetrieval(r)
+	if err != nil {
+		return err
+	}
+	writeJSON(r.RequestCtx, 200, map[string]any{"final_prompt": p.Render(), "sections": p.Sections,
+		"messages": p.Messages, "used_context": p.Used})
+	return nil
+}
+
+// debugRetrieval builds the prompt for the chat request given as query
+// parameters, exactly as chat would.
+func (s *Server) debugRetrieval(r *request) (core.Prompt, error) {
 	body := chatRequestBody{}
 	for name, dst := range map[string]**string{"prompt": &body.Prompt, "message": &body.Message,
 		"conversation_id": &body.ConversationID, "entity": &body.Entity,
@@ -62,18 +83,12 @@ func (s *Server) handleDebugPrompt(r *request) error {
 	}
 	thinking, err := boolParam(r, "include_thinking")
 	if err != nil {
-		return err
+		return core.Prompt{}, err
 	}
 	body.IncludeThinking = thinking
 	req, err := body.toCore(r.id)
 	if err != nil {
-		return err
+		return core.Prompt{}, err
 	}
-	p, err := s.core.DebugPrompt(r.ctx, req)
-	if err != nil {
-		return err
-	}
-	writeJSON(r.RequestCtx, 200, map[string]any{"final_prompt": p.Render(), "sections": p.Sections,
-		"messages": p.Messages, "used_context": p.Used})
-	return nil
+	return s.core.DebugPrompt(r.ctx, req)
 }

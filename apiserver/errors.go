@@ -1,10 +1,12 @@
 package apiserver
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/valyala/fasthttp"
 
@@ -32,6 +34,35 @@ func statusOf(err error) int {
 	}
 }
 
+// errShuttingDown ends the requests still running when the server stops. It
+// is a 503 with Retry-After, because Ada will answer again once restarted.
+var errShuttingDown = core.Errorf(core.KindUnavailable, "Ada is shutting down; retry in a moment")
+
+// retryAfterShutdown is the Retry-After of errShuttingDown, in seconds: about
+// what a restart takes.
+const retryAfterShutdown = "5"
+
+// errTimedOut is the cause of a request context that reached the request
+// timeout.
+var errTimedOut = errors.New("request timeout")
+
+// whyEnded replaces the error of a request whose context the server ended,
+// at the request timeout or at shutdown, by that reason: the client gets its
+// status (504, 503), and the log does not blame the dependency the request
+// happened to be waiting for (the LLM, usually).
+func (s *Server) whyEnded(ctx context.Context, err error) error {
+	if err == nil || ctx.Err() == nil {
+		return err
+	}
+	switch cause := context.Cause(ctx); {
+	case errors.Is(cause, errShuttingDown):
+		return errShuttingDown
+	case errors.Is(cause, errTimedOut):
+		return core.Wrap(core.KindCanceled, err, "request timed out after %d s (REQUEST_TIMEOUT_SECONDS)", int(s.cfg.RequestTimeout/time.Second))
+	}
+	return err
+}
+
 // errMethodNotAllowed is rendered as 405 by the router.
 type methodError struct{ allow []string }
 
@@ -48,6 +79,9 @@ func writeError(c *fasthttp.RequestCtx, err error) int {
 	if errors.As(err, &me) {
 		status, detail = fasthttp.StatusMethodNotAllowed, me.Error()
 		c.Response.Header.Set("Allow", strings.Join(me.allow, ", "))
+	}
+	if errors.Is(err, errShuttingDown) {
+		c.Response.Header.Set("Retry-After", retryAfterShutdown)
 	}
 	writeJSON(c, status, map[string]string{"detail": detail})
 	return status

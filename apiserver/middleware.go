@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"log/slog"
 	"runtime/debug"
@@ -45,7 +46,7 @@ func (s *Server) wrap(h handlerFunc, public bool) fasthttp.RequestHandler {
 	return func(c *fasthttp.RequestCtx) {
 		start := time.Now()
 		id := newRequestID()
-		ctx, cancel := context.WithTimeout(s.baseCtx, s.cfg.RequestTimeout)
+		ctx, cancel := context.WithTimeoutCause(s.baseCtx, s.cfg.RequestTimeout, errTimedOut)
 		r := &request{RequestCtx: c, ctx: ctx, cancel: cancel, id: id,
 			log: s.log.With("request_id", id)}
 		c.Response.Header.Set("X-Request-ID", id)
@@ -63,6 +64,7 @@ func (s *Server) wrap(h handlerFunc, public bool) fasthttp.RequestHandler {
 			}
 			err = h(r)
 		}()
+		err = s.whyEnded(ctx, err)
 		if r.streaming && err == nil {
 			return // the stream writer logs and cancels when it ends
 		}
@@ -82,7 +84,10 @@ func logRequest(r *request, status int, d time.Duration, err error) {
 	level := slog.LevelInfo
 	if err != nil {
 		attrs = append(attrs, "error", err.Error())
-		if status >= 500 {
+		switch {
+		case errors.Is(err, errShuttingDown):
+			level = slog.LevelWarn // a restart, not a failure
+		case status >= 500:
 			level = slog.LevelError
 		}
 	}

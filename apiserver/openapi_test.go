@@ -224,6 +224,7 @@ type liveAPI struct {
 	key  string // API key sent, if any
 	db   *storage.DB
 	llm  *llmtest.Server
+	srv  *Server
 	seen map[string]bool // "METHOD pattern" answered 2xx and validated
 }
 
@@ -289,7 +290,7 @@ func startLiveAPI(t *testing.T, doc *openapi3.T, cfg Config, opts core.Options, 
 		svc.Close()
 		db.Close()
 	})
-	return &liveAPI{t: t, doc: doc, url: "http://" + ln.Addr().String(), key: cfg.APIKey, db: db, llm: fake, seen: map[string]bool{}}
+	return &liveAPI{t: t, doc: doc, url: "http://" + ln.Addr().String(), key: cfg.APIKey, db: db, llm: fake, srv: srv, seen: map[string]bool{}}
 }
 
 // call is one request: the operation (method and path template), the real
@@ -642,6 +643,21 @@ func TestOpenAPIResponsesMatchServer(t *testing.T) {
 			t.Errorf("failed stream event types = %q, want an error event last", types)
 		}
 		a.do(jsonCall("POST", "/v1/chat/stream", "/v1/chat/stream", map[string]any{"prompt": " "}, 400))
+
+		// A model that cannot think: the answer comes without thinking and
+		// with a note, in the reply and in done.
+		a.llm.Handle(refuseThinking)
+		defer a.llm.Handle(nil)
+		res = decode[core.ChatResult](t, a.do(jsonCall("POST", "/v1/chat", "/v1/chat",
+			map[string]any{"prompt": "Think about tea", "include_thinking": true, "store": false}, 200)))
+		if res.Thinking != nil || !strings.Contains(res.Note, "cannot think") || res.Response == "" {
+			t.Errorf("thinking %v, note %q, response %q: want no thinking, a note and an answer", res.Thinking, res.Note, res.Response)
+		}
+		events = a.streamEvents(a.do(jsonCall("POST", "/v1/chat/stream", "/v1/chat/stream",
+			map[string]any{"prompt": "Think about tea", "include_thinking": true, "store": false}, 200)))
+		if last := events[len(events)-1]; last["type"] != "done" || !strings.Contains(fmt.Sprint(last["note"]), "cannot think") {
+			t.Errorf("the done event of a model that cannot think: %v", last)
+		}
 	})
 
 	t.Run("conversations", func(t *testing.T) {
@@ -656,6 +672,17 @@ func TestOpenAPIResponsesMatchServer(t *testing.T) {
 		a.do(jsonCall("GET", "/v1/conversations/recent", "/v1/conversations/recent?limit=0", nil, 400))
 		a.do(jsonCall("GET", "/v1/conversations/{conversation_id}", "/v1/conversations/"+convID, nil, 200))
 		a.do(jsonCall("GET", "/v1/conversations/{conversation_id}", "/v1/conversations/conv-00000000-0000-4000-8000-000000000000", nil, 404))
+
+		// A conversation of its own to delete: convID stays for the debug calls.
+		gone := decode[core.ChatResult](t, a.do(jsonCall("POST", "/v1/chat", "/v1/chat", map[string]any{"prompt": "Forget this chat", "auto_memory": false}, 200)))
+		path := "/v1/conversations/" + gone.ConversationID
+		del := decode[struct{ Deleted int }](t, a.do(jsonCall("DELETE", "/v1/conversations/{conversation_id}", path, nil, 200)))
+		if del.Deleted != 2 {
+			t.Errorf("deleted %d documents, want the 2 turns", del.Deleted)
+		}
+		a.do(jsonCall("DELETE", "/v1/conversations/{conversation_id}", path, nil, 404))
+		a.do(jsonCall("GET", "/v1/conversations/{conversation_id}", path, nil, 404))
+		a.do(jsonCall("DELETE", "/v1/conversations/{conversation_id}", "/v1/conversations/nope", nil, 404))
 	})
 
 	t.Run("debug", func(t *testing.T) {
@@ -758,6 +785,8 @@ func TestOpenAPIResponsesMatchServer(t *testing.T) {
 		a.t = t
 		a.doUnrouted("GET", "/v1/nope", "NotFound", 404)
 		a.doUnrouted("PUT", "/v1/memory", "MethodNotAllowed", 405)
+		// A literal segment beats a parameter: "recent" is no conversation id.
+		a.doUnrouted("DELETE", "/v1/conversations/recent", "MethodNotAllowed", 405)
 		// /v1/memory/{id} and /v1/memory/{id}/history differ in length, so
 		// each path's Allow lists only its own methods.
 		for path, allow := range map[string]string{
@@ -846,7 +875,7 @@ func TestOpenAPIErrorResponsesMatchServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := startLiveAPI(t, doc, Config{APIKey: "s3cret", Version: "test"}, opts, Deps{Music: music})
+	a := startLiveAPI(t, doc, Config{APIKey: "s3cret", Version: "test", RequestTimeout: 2 * time.Second}, opts, Deps{Music: music})
 	l := decode[media.Listening](t, a.do(jsonCall("GET", "/v1/media/musicprovider", "/v1/media/musicprovider", nil, 200)))
 	if l.Status != media.StatusRecent || l.ListenedAt == nil {
 		t.Errorf("listening = %+v, want a recent listen", l)
@@ -867,7 +896,35 @@ func TestOpenAPIErrorResponsesMatchServer(t *testing.T) {
 	body, ct := multipartFile(t, "file", "x.png", []byte("x"))
 	a.do(call{method: "POST", pattern: "/v1/ocr/extract", path: "/v1/ocr/extract", body: body, contentType: ct, want: 503})
 
+	// A chat that outlives REQUEST_TIMEOUT_SECONDS is a 504.
+	a.llm.Script(llmtest.Reply{Hang: true})
+	a.do(jsonCall("POST", "/v1/chat", "/v1/chat", map[string]any{"prompt": "slow"}, 504))
+
 	// The store goes away: healthz reports it with 503 and the same shape.
 	a.db.Close()
 	a.do(jsonCall("GET", "/v1/healthz", "/v1/healthz", nil, 503))
+}
+
+// refuseThinking answers like Ollama with a model that cannot think.
+func refuseThinking(r llmtest.Request) (llmtest.Reply, bool) {
+	if r.Think != nil && *r.Think {
+		return llmtest.Reply{Status: 400, Error: fmt.Sprintf("%q does not support thinking", r.Model)}, true
+	}
+	return llmtest.Reply{}, false
+}
+
+// TestOpenAPIShutdownAnswer: a chat still running when the server stops
+// gets the documented 503 with Retry-After.
+func TestOpenAPIShutdownAnswer(t *testing.T) {
+	doc := strictSpec(t)
+	a := startLiveAPI(t, doc, Config{Version: "test"}, core.DefaultOptions(), Deps{})
+	a.llm.Script(llmtest.Reply{Hang: true})
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if a.llm.WaitRequests(ctx, 1) == nil {
+			_ = a.srv.Shutdown(ctx)
+		}
+	}()
+	a.do(jsonCall("POST", "/v1/chat", "/v1/chat", map[string]any{"prompt": "still there?"}, 503))
 }

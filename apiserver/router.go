@@ -59,26 +59,41 @@ func (cr *compiledRoute) match(segs []string) (map[string]string, bool) {
 	return params, true
 }
 
+// handle runs the route that fits the path and method. Only the routes that
+// fit the path with the fewest parameters count: a literal segment beats a
+// parameter, so /v1/conversations/recent is never taken for a conversation
+// id, whatever the method.
 func (rt *router) handle(c *fasthttp.RequestCtx) {
 	segs := splitPath(string(c.Path()))
-	var allow []string
+	method := string(c.Method())
+	var (
+		hit    *compiledRoute
+		params map[string]string
+		allow  []string
+		fewest = -1 // parameters of the routes that fit the path best
+	)
 	for i := range rt.routes {
 		cr := &rt.routes[i]
-		params, ok := cr.match(segs)
-		if !ok {
+		p, ok := cr.match(segs)
+		if !ok || (fewest >= 0 && len(p) > fewest) {
 			continue
 		}
-		method := string(c.Method())
-		if cr.method == method || (cr.method == fasthttp.MethodGet && method == fasthttp.MethodHead) {
-			for k, v := range params {
-				c.SetUserValue(k, v)
-			}
-			cr.h(c)
-			return
+		if fewest < 0 || len(p) < fewest {
+			fewest, hit, params, allow = len(p), nil, nil, nil
+		}
+		if hit == nil && (cr.method == method || (cr.method == fasthttp.MethodGet && method == fasthttp.MethodHead)) {
+			hit, params = cr, p
 		}
 		if !slices.Contains(allow, cr.method) {
 			allow = append(allow, cr.method)
 		}
+	}
+	if hit != nil {
+		for k, v := range params {
+			c.SetUserValue(k, v)
+		}
+		hit.h(c)
+		return
 	}
 	if len(allow) > 0 {
 		rt.wrongVerb(allow)(c)

@@ -21,6 +21,7 @@ func (s *Server) routeTable() []route {
 		{method: get, pattern: "/v1/memory/{id}/history", handler: s.handleMemoryHistory, summary: "History of a memory"},
 		{method: get, pattern: "/v1/conversations/recent", handler: s.handleRecentConversations, summary: "Recent conversations"},
 		{method: get, pattern: "/v1/conversations/{conversation_id}", handler: s.handleConversation, summary: "Turns of one conversation"},
+		{method: del, pattern: "/v1/conversations/{conversation_id}", handler: s.handleConversationDelete, summary: "Delete a conversation"},
 		{method: get, pattern: "/v1/media/musicprovider", handler: s.handleMusicProvider, summary: "Recent listening context"},
 		{method: post, pattern: "/v1/ocr/extract", handler: s.handleOCR, summary: "Extract text from an image"},
 		{method: get, pattern: "/v1/debug/rag", handler: s.handleDebugRAG, summary: "Vector-store diagnostics (RAG_DEBUG)"},

@@ -42,7 +42,7 @@ type Server struct {
 	cfg     Config
 	log     *slog.Logger
 	baseCtx context.Context
-	stop    context.CancelFunc
+	stop    context.CancelCauseFunc
 	http    *fasthttp.Server
 	routes  []route
 }
@@ -61,7 +61,7 @@ func New(svc *core.Service, deps Deps, cfg Config, log *slog.Logger) *Server {
 	if cfg.UploadMaxBytes < cfg.MaxBodyBytes {
 		cfg.UploadMaxBytes = cfg.MaxBodyBytes
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancelCause(context.Background())
 	s := &Server{core: svc, deps: deps, cfg: cfg, log: log, baseCtx: ctx, stop: cancel}
 	s.routes = s.routeTable()
 	rt := &router{
@@ -109,10 +109,11 @@ func (s *Server) Serve(ln net.Listener) error {
 	return s.http.Serve(ln)
 }
 
-// Shutdown stops accepting requests, cancels running ones (streams end with
-// an error event), and waits for handlers to return or ctx to end.
+// Shutdown stops accepting requests, cancels running ones (they answer 503
+// "Ada is shutting down", streams end with that error event), and waits for
+// handlers to return or ctx to end.
 func (s *Server) Shutdown(ctx context.Context) error {
-	s.stop()
+	s.stop(errShuttingDown)
 	return s.http.ShutdownWithContext(ctx)
 }
 

@@ -297,7 +297,7 @@ func (f *roomsFixture) testCommands(t *testing.T) {
 		}
 	}
 	status := f.command(t, f.bob, room, "!ADA status")
-	for _, want := range []string{"in-process", "Language model: ✅ ollama · test-model", "Memory store: ✅", "Joined rooms:", "memory storage is on", "test-version"} {
+	for _, want := range []string{"in-process", "Language model: ✅ ollama · " + llmtest.ModelName, "Memory store: ✅", "Joined rooms:", "memory storage is on", "test-version"} {
 		if !strings.Contains(status, want) {
 			t.Errorf("status lacks %q:\n%s", want, status)
 		}

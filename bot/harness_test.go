@@ -82,7 +82,7 @@ func botSettings(hs *bottest.Homeserver, llm *llmtest.Server, acct bottest.Accou
 		"LOG_LEVEL":           "DEBUG",
 		"LLM_BACKEND":         "ollama",
 		"LLM_BASE_URL":        llm.URL(),
-		"LLM_MODEL":           "test-model",
+		"LLM_MODEL":           llmtest.ModelName,
 		"EMBED_BACKEND":       "hash",
 		"RAG_SUMMARY_EVERY_N": "100", // no background summaries eating scripted replies
 		"MATRIX_HOMESERVER":   hs.URL(),

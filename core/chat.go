@@ -71,16 +71,13 @@ func (s *Service) Chat(ctx context.Context, req ChatRequest, emit func(Event) er
 	if err != nil {
 		return ChatResult{}, err
 	}
-	answer, thinking, err := s.generate(ctx, req, prompt.Messages, emit)
+	answer, thinking, note, err := s.answer(ctx, req, prompt.Messages, emit)
 	if err != nil {
 		return ChatResult{}, err
 	}
 	res := ChatResult{
-		Response: answer, ConversationID: req.ConversationID, RequestID: req.RequestID,
+		Response: answer, Thinking: thinking, Note: note, ConversationID: req.ConversationID, RequestID: req.RequestID,
 		UserTimestamp: isoTime(userTime), AssistantTimestamp: isoTime(s.now()), UsedContext: prompt.Used,
-	}
-	if req.IncludeThinking {
-		res.Thinking = &thinking
 	}
 	var turns []Document
 	if req.Store && s.opts.RAGEnabled {

@@ -98,6 +98,9 @@ type ChatResult struct {
 	AssistantTimestamp string      `json:"assistant_timestamp"`
 	RequestID          string      `json:"request_id"`
 	UsedContext        UsedContext `json:"used_context"`
+	// Note tells the client that Ada answered otherwise than asked, e.g.
+	// without thinking because the model cannot think.
+	Note string `json:"note,omitempty"`
 	// MemoryID is the memory saved after the turn, if any.
 	MemoryID string `json:"-"`
 }

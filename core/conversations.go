@@ -46,6 +46,29 @@ func (s *Service) ConversationTurns(ctx context.Context, id string) ([]Conversat
 	return out, nil
 }
 
+// DeleteConversation deletes the turns and summaries of a conversation and
+// returns how many went. Memories that merely carry its id stay: they were
+// saved on purpose, and outlive the conversation. An automatic memory whose
+// source turns are all gone is deleted by the store in the same transaction,
+// with the reason in its history.
+func (s *Service) DeleteConversation(ctx context.Context, id string) (int, error) {
+	if !ValidConversationID(id) {
+		return 0, Errorf(KindNotFound, "conversation %s not found", id)
+	}
+	n := 0
+	for _, t := range []DocType{DocTurn, DocSummary} {
+		k, err := s.store.DeleteWhere(ctx, Filter{Type: t, ConversationID: id})
+		n += k
+		if err != nil {
+			return n, err
+		}
+	}
+	if n == 0 {
+		return 0, Errorf(KindNotFound, "conversation %s not found", id)
+	}
+	return n, nil
+}
+
 // SweepRetention deletes every document a chat room caused to be stored
 // (turns, summaries, memories) that is older than cutoff.
 // It also sweeps expired memories and prunes the history of room memories.

@@ -35,6 +35,14 @@ func (s *Service) Health(ctx context.Context) Health {
 	return h
 }
 
+// CheckLLM checks that the LLM backend answers and has the configured model.
+func (s *Service) CheckLLM(ctx context.Context) error {
+	if s.llm == nil {
+		return Errorf(KindUpstream, "no LLM backend is configured")
+	}
+	return s.llm.Ping(ctx)
+}
+
 // LLMInfo names the LLM backend and model.
 func (s *Service) LLMInfo() (backend, model string) {
 	if s.llm == nil {

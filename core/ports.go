@@ -151,7 +151,7 @@ type LLM interface {
 	// Backend and Model name the backend ("ollama", "openai") and model.
 	Backend() string
 	Model() string
-	// Ping checks that the backend answers.
+	// Ping checks that the backend answers and has the configured model.
 	Ping(ctx context.Context) error
 }
 

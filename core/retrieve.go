@@ -64,7 +64,8 @@ type Explanation struct {
 	// KeywordRank is the rank (from 1) by BM25; null without a keyword match.
 	KeywordRank *int    `json:"keyword_rank"`
 	BM25        float64 `json:"bm25"`
-	// KeywordRelevance is BM25 mapped to 0..1: bm25 / (bm25 + keywordHalf).
+	// KeywordRelevance is BM25 mapped to 0..1 relative to the query's best
+	// match: bm25 / max(best bm25, keywordScale).
 	KeywordRelevance float64 `json:"keyword_relevance"`
 	// Relevance fuses both: 1 − (1 − similarity)(1 − keyword_relevance).
 	Relevance float64 `json:"relevance"`
@@ -74,9 +75,13 @@ type Explanation struct {
 	RecencyTerm    *float64 `json:"recency_term,omitempty"`
 }
 
-// keywordHalf is the BM25 score that counts as relevance 0.5: one rare word
-// of the query in a short text scores about that (ada eval retrieval).
-const keywordHalf = 5.0
+// keywordScale is the BM25 score from which a match counts as fully
+// relevant. The best match of a query counts as fully relevant when it is
+// at least this strong (one rare word of the query in a short text scores
+// about this), so a rare name ranks high however few of the query's common
+// words it shares; when the best is weaker (only common words matched),
+// everything scales down and the relevance floor can keep it out.
+const keywordScale = 5.0
 
 // minCandidates is how many candidates each of the two searches proposes
 // at least, so that fusion has both lists to work with.
@@ -125,12 +130,13 @@ func (s *Service) searchRelevant(ctx context.Context, text string, vec []float32
 			d.Explain.BM25 = round4(h.BM25)
 		}
 	}
+	best := keywordScale
+	for _, d := range order {
+		best = max(best, d.Explain.BM25)
+	}
 	out := make([]relevantDoc, 0, len(order))
 	for _, d := range order {
-		kw := 0.0
-		if d.Explain.BM25 > 0 {
-			kw = d.Explain.BM25 / (d.Explain.BM25 + keywordHalf)
-		}
+		kw := d.Explain.BM25 / best
 		switch s.opts.SearchMode {
 		case SearchVector:
 			d.Relevance = d.Similarity

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -91,6 +92,8 @@ type Service struct {
 	bg *jobQueue
 	// memoryWrites serialises deduplicating memory writes.
 	memoryWrites sync.Mutex
+	// thinkingWarned is set once the log has said that the model cannot think.
+	thinkingWarned atomic.Bool
 }
 
 // New builds the core service.

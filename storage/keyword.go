@@ -97,4 +97,3 @@ var stopWords = func() map[string]bool {
 	}
 	return m
 }()
-

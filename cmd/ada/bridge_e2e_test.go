@@ -26,7 +26,7 @@ func TestBridgeOverHTTP(t *testing.T) {
 	addr := freeAddr(t)
 	p := startAda(t, "up", testEnv(t, map[string]string{
 		"LISTEN_ADDR": addr, "ADA_API_URL": "http://" + addr, "API_KEY": "bridge-test-key",
-		"LLM_BACKEND": "ollama", "LLM_BASE_URL": llm.URL(), "LLM_MODEL": "test-model",
+		"LLM_BACKEND": "ollama", "LLM_BASE_URL": llm.URL(), "LLM_MODEL": llmtest.ModelName,
 		"RAG_SUMMARY_EVERY_N": "100",
 		"MATRIX_HOMESERVER":   hs.URL(), "MATRIX_USER_ID": acct.UserID.String(), "MATRIX_PASSWORD": acct.Password,
 	}))
@@ -68,7 +68,7 @@ func TestBridgeOverHTTP(t *testing.T) {
 
 	status := alice.Say(room, "!ada status")
 	body := alice.Wait("status", bottest.ReplyTo(acct.UserID, status, event.MsgNotice)).Content.AsMessage().Body
-	for _, want := range []string{"Ada API: ✅ http://" + addr, "Language model: ✅ ollama · test-model", "Memory store: ✅", "Joined rooms: 1"} {
+	for _, want := range []string{"Ada API: ✅ http://" + addr, "Language model: ✅ ollama · " + llmtest.ModelName, "Memory store: ✅", "Joined rooms: 1"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("status lacks %q:\n%s", want, body)
 		}

@@ -40,7 +40,7 @@ type usedContext struct {
 func startChatAda(t testing.TB, backend string, extra map[string]string) (*adaProc, *llmtest.Server, map[string]string) {
 	t.Helper()
 	llm := llmtest.New(t)
-	env := map[string]string{"LLM_BACKEND": backend, "LLM_BASE_URL": llm.URL(), "LLM_MODEL": "test-model"}
+	env := map[string]string{"LLM_BACKEND": backend, "LLM_BASE_URL": llm.URL(), "LLM_MODEL": llmtest.ModelName}
 	for k, v := range extra {
 		env[k] = v
 	}
@@ -294,18 +294,20 @@ func TestLLMFailuresGive500OrAnErrorEventAndWriteNothing(t *testing.T) {
 		reply llmtest.Reply
 		env   map[string]string
 		want  string
+		// status is 500 for a failed LLM, 504 when REQUEST_TIMEOUT_SECONDS ran out.
+		status int
 	}{
-		{"server error", llmtest.Reply{Status: 500, Error: "model exploded"}, nil, "500"},
-		{"malformed chunk", llmtest.Reply{Tokens: []string{"a"}, Malformed: true}, nil, "LLM backend"},
-		{"too slow", llmtest.Reply{Tokens: []string{"a"}, FirstDelay: 5 * time.Second}, map[string]string{"REQUEST_TIMEOUT_SECONDS": "1"}, "timed out"},
+		{"server error", llmtest.Reply{Status: 500, Error: "model exploded"}, nil, "500", 500},
+		{"malformed chunk", llmtest.Reply{Tokens: []string{"a"}, Malformed: true}, nil, "LLM backend", 500},
+		{"too slow", llmtest.Reply{Tokens: []string{"a"}, FirstDelay: 5 * time.Second}, map[string]string{"REQUEST_TIMEOUT_SECONDS": "1"}, "timed out", 504},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			ada, llm, env := startChatAda(t, "ollama", tc.env)
 			llm.Script(tc.reply, tc.reply)
 			var d detail
-			if st := ada.call("POST", "/v1/chat", map[string]any{"prompt": "hi"}, &d); st != 500 || !strings.Contains(d.Detail, tc.want) {
-				t.Fatalf("chat: %d %q, want 500 mentioning %q", st, d.Detail, tc.want)
+			if st := ada.call("POST", "/v1/chat", map[string]any{"prompt": "hi"}, &d); st != tc.status || !strings.Contains(d.Detail, tc.want) {
+				t.Fatalf("chat: %d %q, want %d mentioning %q", st, d.Detail, tc.status, tc.want)
 			}
 			evs := ada.openStream(map[string]any{"prompt": "hi"}).all()
 			last := evs[len(evs)-1]
@@ -387,7 +389,7 @@ func TestChatRejectsBadInput(t *testing.T) {
 			})
 		}
 	}
-	if n := llm.Count(); n != 0 {
+	if n := len(llm.ChatRequests()); n != 0 {
 		t.Fatalf("bad requests reached the LLM %d times", n)
 	}
 	if docs := documentsIn(t, env, core.Filter{Type: core.DocTurn}); len(docs) != 0 {

@@ -54,6 +54,15 @@ func testEnv(t testing.TB, extra map[string]string) map[string]string {
 	return env
 }
 
+// mapEnv is the environment of a test instance: the variables in env are
+// set, all others unset.
+func mapEnv(env map[string]string) func(string) (string, bool) {
+	return func(k string) (string, bool) {
+		v, ok := env[k]
+		return v, ok
+	}
+}
+
 // startAda runs `ada <cmd>` in-process and waits until the API listens.
 func startAda(t testing.TB, cmd string, env map[string]string) *adaProc {
 	t.Helper()
@@ -62,9 +71,9 @@ func startAda(t testing.TB, cmd string, env map[string]string) *adaProc {
 	ready := make(chan string, 1)
 	go func() {
 		p.done <- run(ctx, runEnv{
-			args:   []string{cmd},
-			getenv: func(k string) string { return env[k] },
-			stdout: io.Discard, stderr: p.logs,
+			args:      []string{cmd},
+			lookupEnv: mapEnv(env),
+			stdout:    io.Discard, stderr: p.logs,
 			ready: func(addr string) { ready <- addr },
 		})
 	}()

@@ -14,7 +14,7 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	err := run(ctx, runEnv{args: os.Args[1:], getenv: os.Getenv, stdout: os.Stdout, stderr: os.Stderr})
+	err := run(ctx, runEnv{args: os.Args[1:], lookupEnv: os.LookupEnv, stdout: os.Stdout, stderr: os.Stderr})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "ada:", err)
 		os.Exit(1)

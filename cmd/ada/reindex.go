@@ -17,10 +17,11 @@ const reindexBatch = 64
 // runReindex re-embeds every document with the configured embedder. It is
 // resumable: run it again after an interruption and it continues.
 func runReindex(ctx context.Context, cfg *config.Config, log *slog.Logger, out io.Writer) error {
-	db, err := storage.Open(ctx, cfg.DBPath())
+	db, unlock, err := openStore(ctx, cfg)
 	if err != nil {
 		return err
 	}
+	defer unlock()
 	defer db.Close()
 	emb, err := newEmbedder(cfg, &http.Client{})
 	if err != nil {

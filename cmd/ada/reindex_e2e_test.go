@@ -18,7 +18,7 @@ func runOnce(t *testing.T, cmd string, env map[string]string) (string, error) {
 	// A bound, so that a server command that wrongly starts cannot hang the test.
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	err := run(ctx, runEnv{args: []string{cmd}, getenv: func(k string) string { return env[k] },
+	err := run(ctx, runEnv{args: []string{cmd}, lookupEnv: mapEnv(env),
 		stdout: &out, stderr: io.Discard})
 	return out.String(), err
 }

@@ -6,10 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"runtime/debug"
-
-	"github.com/joho/godotenv"
 
 	"github.com/ada-chat/ada/config"
 )
@@ -20,10 +17,11 @@ var version = "dev"
 // runEnv is everything the process takes from the outside world, so tests
 // can run the real program with their own settings and see where it listens.
 type runEnv struct {
-	args   []string
-	getenv func(string) string
-	stdout io.Writer
-	stderr io.Writer
+	args []string
+	// lookupEnv tells an unset variable from an empty one (os.LookupEnv).
+	lookupEnv func(string) (string, bool)
+	stdout    io.Writer
+	stderr    io.Writer
 	// ready, if set, is called once the API listens, with its address.
 	ready func(apiAddr string)
 }
@@ -36,10 +34,12 @@ commands:
   bot       run the Matrix bridge only
   migrate   apply database migrations and exit
   reindex   re-embed every stored document with the configured embedder
+  eval      measure retrieval on a benchmark: ada eval retrieval FILE (see ada eval retrieval --help)
   version   print the version
 
-Settings come from the environment and from .env in the working directory
-(the environment wins). See .env.example for every setting.`
+Run ada <command> --help for the usage of one command.
+
+` + settingsHelp
 
 func run(ctx context.Context, env runEnv) error {
 	if len(env.args) == 0 {
@@ -47,6 +47,9 @@ func run(ctx context.Context, env runEnv) error {
 		return errors.New("no command given")
 	}
 	cmd := env.args[0]
+	if done, err := parseCommandArgs(cmd, env.args[1:], env.stdout); done {
+		return err
+	}
 	switch cmd {
 	case "version", "--version", "-v":
 		fmt.Fprintf(env.stdout, "ada %s\n", buildVersion())
@@ -54,12 +57,12 @@ func run(ctx context.Context, env runEnv) error {
 	case "help", "--help", "-h":
 		fmt.Fprintln(env.stdout, usage)
 		return nil
-	case "up", "serve", "bot", "migrate", "reindex":
+	case "up", "serve", "bot", "migrate", "reindex", "eval":
 	default:
 		fmt.Fprintln(env.stderr, usage)
 		return fmt.Errorf("unknown command %q", cmd)
 	}
-	getenv, err := withDotEnv(env.getenv)
+	getenv, err := withEnvFile(env.lookupEnv)
 	if err != nil {
 		return err
 	}
@@ -73,30 +76,11 @@ func run(ctx context.Context, env runEnv) error {
 		return runMigrate(ctx, cfg, env.stdout)
 	case "reindex":
 		return runReindex(ctx, cfg, log, env.stdout)
+	case "eval":
+		return runEval(ctx, cfg, log, env.args[1:], env.stdout, env.stderr)
 	default:
 		return runServices(ctx, cmd, cfg, log, env)
 	}
-}
-
-// withDotEnv layers .env (if present) under the real environment.
-func withDotEnv(getenv func(string) string) (func(string) string, error) {
-	file := getenv("ADA_ENV_FILE")
-	if file == "" {
-		file = ".env"
-	}
-	vals, err := godotenv.Read(file)
-	if errors.Is(err, os.ErrNotExist) {
-		return getenv, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", file, err)
-	}
-	return func(k string) string {
-		if v := getenv(k); v != "" {
-			return v
-		}
-		return vals[k]
-	}, nil
 }
 
 func newLogger(cfg *config.Config, w io.Writer) *slog.Logger {

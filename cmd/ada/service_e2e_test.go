@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/ada-chat/ada/core/llm/llmtest"
 )
 
 func TestAPIKeyGuardsEverythingButHealthz(t *testing.T) {
@@ -50,7 +52,7 @@ func TestHealthAndInfoDescribeTheService(t *testing.T) {
 	if st := ada.call("GET", "/v1/healthz", nil, &h); st != 200 {
 		t.Fatal(st)
 	}
-	if !h.OK || h.Service != "ada" || !strings.HasPrefix(h.Python, "go") || !h.Persona.Loaded || !h.Chroma.OK || !h.LLM.OK || h.LLM.Model != "test-model" {
+	if !h.OK || h.Service != "ada" || !strings.HasPrefix(h.Python, "go") || !h.Persona.Loaded || !h.Chroma.OK || !h.LLM.OK || h.LLM.Model != llmtest.ModelName {
 		t.Fatalf("health %+v", h)
 	}
 	if _, ok := h.Config["RAG_TURN_TOP_K"]; !ok {

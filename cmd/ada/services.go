@@ -12,6 +12,7 @@ import (
 
 	"github.com/ada-chat/ada/apiserver"
 	"github.com/ada-chat/ada/config"
+	"github.com/ada-chat/ada/core"
 	"github.com/ada-chat/ada/storage"
 )
 
@@ -35,6 +36,9 @@ func runServices(ctx context.Context, cmd string, cfg *config.Config, log *slog.
 	}
 	if cmd == "up" && !cfg.BridgeEnabled() {
 		log.Info("Matrix bridge is off: MATRIX_HOMESERVER is not set; serving the API alone")
+	}
+	if runAPI || cfg.AdaAPIURL == "" {
+		reportLLM(ctx, a, log)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -72,6 +76,26 @@ func runServices(ctx context.Context, cmd string, cfg *config.Config, log *slog.
 	return <-errs
 }
 
+// llmProbeTimeout bounds the start-up check of the LLM backend: an LLM host
+// that drops packets must not hold the start for long.
+const llmProbeTimeout = 3 * time.Second
+
+// reportLLM logs in one line whether the LLM backend answers and has the
+// model, so that the operator learns it at start rather than from the first
+// failed chat; the error says what to do ("ollama pull ...").
+func reportLLM(ctx context.Context, a *app, log *slog.Logger) {
+	ctx, cancel := context.WithTimeout(ctx, llmProbeTimeout)
+	defer cancel()
+	backend, model := a.core.LLMInfo()
+	if err := a.core.CheckLLM(ctx); err != nil {
+		if !errors.Is(ctx.Err(), context.Canceled) { // not when stopping at once
+			log.Warn("the LLM is not ready: chats fail until this is fixed", "backend", backend, "model", model, "error", core.SafeMessage(err))
+		}
+		return
+	}
+	log.Info("the LLM answers and has the model", "backend", backend, "model", model)
+}
+
 func serveAPI(ctx context.Context, a *app, log *slog.Logger, env runEnv) error {
 	cfg := a.cfg
 	srv := apiserver.New(a.core, apiserver.Deps{Music: a.music, OCR: a.ocr}, apiserver.Config{
@@ -101,10 +125,11 @@ func serveAPI(ctx context.Context, a *app, log *slog.Logger, env runEnv) error {
 }
 
 func runMigrate(ctx context.Context, cfg *config.Config, out io.Writer) error {
-	db, err := storage.Open(ctx, cfg.DBPath())
+	db, unlock, err := openStore(ctx, cfg)
 	if err != nil {
 		return err
 	}
+	defer unlock()
 	defer db.Close()
 	fmt.Fprintf(out, "database %s is at schema version %d\n", cfg.DBPath(), storage.LatestSchemaVersion())
 	return nil

@@ -21,11 +21,13 @@ import (
 // app is the wired program: one database, one core, shared by the API and
 // the bridge.
 type app struct {
-	cfg   *config.Config
-	db    *storage.DB
-	core  *core.Service
-	music *media.Client
-	ocr   *ocr.Extractor
+	cfg *config.Config
+	db  *storage.DB
+	// unlock gives DATA_DIR back once the database is closed.
+	unlock func()
+	core   *core.Service
+	music  *media.Client
+	ocr    *ocr.Extractor
 	// stop ends background work (persona watching).
 	stop context.CancelFunc
 }
@@ -95,32 +97,33 @@ func coreOptions(cfg *config.Config) core.Options {
 
 // openApp opens the store, checks the embedder against it, and builds core.
 func openApp(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, error) {
-	db, err := storage.Open(ctx, cfg.DBPath())
+	db, unlock, err := openStore(ctx, cfg)
 	if err != nil {
+		return nil, err
+	}
+	fail := func(err error) (*app, error) {
+		db.Close()
+		unlock()
 		return nil, err
 	}
 	hc := &http.Client{} // timeouts come from each request's context
 	emb, err := newEmbedder(cfg, hc)
 	if err != nil {
-		db.Close()
-		return nil, err
+		return fail(err)
 	}
 	if err := db.CheckEmbedder(ctx, emb.Name()); err != nil {
-		db.Close()
-		return nil, err
+		return fail(err)
 	}
 	llm, err := newLLM(cfg, hc)
 	if err != nil {
-		db.Close()
-		return nil, err
+		return fail(err)
 	}
 	reg, music, extractor, err := newSpecialists(cfg, hc)
 	if err != nil {
-		db.Close()
-		return nil, err
+		return fail(err)
 	}
 	svc := core.New(core.Deps{Store: db, Embedder: emb, LLM: llm, Logger: log, Specialists: reg}, coreOptions(cfg))
-	a := &app{cfg: cfg, db: db, core: svc, music: music, ocr: extractor}
+	a := &app{cfg: cfg, db: db, unlock: unlock, core: svc, music: music, ocr: extractor}
 	if err := a.loadKnowledge(ctx); err != nil {
 		a.close()
 		return nil, err
@@ -153,4 +156,5 @@ func (a *app) close() {
 	}
 	a.core.Close()
 	a.db.Close()
+	a.unlock()
 }

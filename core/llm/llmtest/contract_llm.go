@@ -83,9 +83,16 @@ func RunLLMContract(t *testing.T, newLLM func(Config) core.LLM) {
 	})
 	t.Run("ping", func(t *testing.T) {
 		srv := New(t)
-		if err := newLLM(Config{BaseURL: srv.URL(), APIKey: testKey, Model: "m"}).Ping(testCtx(t)); err != nil {
+		if err := newLLM(Config{BaseURL: srv.URL(), APIKey: testKey, Model: ModelName}).Ping(testCtx(t)); err != nil {
 			t.Fatal(err)
 		}
+	})
+	// The server answers but lacks the model: every chat would fail, so
+	// Ping fails too, naming the model.
+	t.Run("ping without the model", func(t *testing.T) {
+		srv := New(t)
+		err := newLLM(Config{BaseURL: srv.URL(), APIKey: testKey, Model: "qwen3:8b"}).Ping(testCtx(t))
+		wantErr(t, err, core.KindUpstream, srv.URL(), "model qwen3:8b", "LLM_MODEL")
 	})
 	t.Run("wrong API key", func(t *testing.T) {
 		srv := New(t)

@@ -11,7 +11,8 @@ import (
 // Version is what the fake reports at /api/version.
 const Version = "0.12.6-llmtest"
 
-// ModelName is the one model the fake lists; it answers to any model name.
+// ModelName is the one model the fake lists (so the one a Ping finds); it
+// answers chats to any model name.
 const ModelName = "llmtest"
 
 // ollamaChat serves POST /api/chat as streaming NDJSON.

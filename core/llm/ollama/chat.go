@@ -5,7 +5,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/ada-chat/ada/core"
 	"github.com/ada-chat/ada/core/llm/internal/remote"
@@ -50,6 +52,11 @@ func (c *Client) Chat(ctx context.Context, req core.LLMRequest, emit func(core.L
 	body := chatRequest{Model: c.model, Messages: req.Messages, Stream: true, Think: req.Think, Format: req.Format}
 	resp, err := c.ep.Do(callCtx, http.MethodPost, "/api/chat", body, "application/x-ndjson")
 	if err != nil {
+		// Ollama refuses think with 400 `"<model>" does not support thinking`
+		// before it streams anything; core then asks again without.
+		if req.Think && strings.Contains(err.Error(), "does not support thinking") {
+			return fmt.Errorf("%w: %w", core.ErrThinkingUnsupported, err)
+		}
 		return err
 	}
 	defer resp.Body.Close()

@@ -3,6 +3,7 @@ package ollama
 import (
 	"context"
 	"net/http"
+	"strings"
 
 	"github.com/ada-chat/ada/core"
 	"github.com/ada-chat/ada/core/llm/internal/remote"
@@ -49,7 +50,36 @@ func (c *Client) Backend() string { return Backend }
 // Model returns the configured model name.
 func (c *Client) Model() string { return c.model }
 
-// Ping asks for the server version, the cheapest call Ollama answers.
+// maxTagsBody bounds an /api/tags answer: a few hundred bytes per model.
+const maxTagsBody = 4 << 20
+
+// Ping checks that Ollama answers and has the model: /api/tags lists the
+// installed ones. A missing model is the usual first-hour failure, and every
+// chat fails with it until someone runs ollama pull.
 func (c *Client) Ping(ctx context.Context) error {
-	return c.ep.Ping(ctx, "/api/version")
+	var tags struct {
+		Models []struct {
+			Name  string `json:"name"`
+			Model string `json:"model"`
+		} `json:"models"`
+	}
+	if err := c.ep.JSON(ctx, http.MethodGet, "/api/tags", nil, &tags, maxTagsBody); err != nil {
+		return err
+	}
+	want := fullName(c.model)
+	for _, m := range tags.Models {
+		if fullName(m.Name) == want || fullName(m.Model) == want {
+			return nil
+		}
+	}
+	return c.ep.Invalid("model %s is not installed: run `ollama pull %s` on the Ollama host, or set LLM_MODEL to an installed model", c.model, c.model)
+}
+
+// fullName adds Ollama's default tag, so that "llama3.2" and
+// "llama3.2:latest" name the same model.
+func fullName(model string) string {
+	if strings.Contains(model[strings.LastIndex(model, "/")+1:], ":") {
+		return model
+	}
+	return model + ":latest"
 }

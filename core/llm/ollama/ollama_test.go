@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -94,17 +95,51 @@ func TestNoKeyNoAuthorization(t *testing.T) {
 	}
 }
 
-func TestPingUsesVersion(t *testing.T) {
-	srv := llmtest.New(t)
-	c := ollama.New(ollama.Options{BaseURL: srv.URL() + "/", Model: "m"})
-	if err := c.Ping(ctx(t)); err != nil {
-		t.Fatal(err)
+// Ping looks the model up in /api/tags, where the fake lists
+// "llmtest:latest": a name without a tag means :latest, as in Ollama.
+func TestPingLooksForTheModel(t *testing.T) {
+	cases := []struct {
+		model   string
+		missing bool
+	}{
+		{"llmtest", false},
+		{"llmtest:latest", false},
+		{"llmtest:7b", true},
+		{"qwen3:8b", true},
 	}
-	if p := srv.Requests()[0].Path; p != "/api/version" {
-		t.Errorf("Ping asked %s", p)
+	for _, tc := range cases {
+		srv := llmtest.New(t)
+		c := ollama.New(ollama.Options{BaseURL: srv.URL() + "/", Model: tc.model})
+		err := c.Ping(ctx(t))
+		if p := srv.Requests()[0].Path; p != "/api/tags" {
+			t.Errorf("Ping asked %s", p)
+		}
+		if !tc.missing {
+			if err != nil {
+				t.Errorf("%s: %v", tc.model, err)
+			}
+			continue
+		}
+		if want := "ollama pull " + tc.model; err == nil || !strings.Contains(core.SafeMessage(err), want) {
+			t.Errorf("%s: err = %v, want a message saying %q", tc.model, err, want)
+		}
 	}
+	c := ollama.New(ollama.Options{Model: "m"})
 	if c.Backend() != "ollama" || c.Model() != "m" {
 		t.Errorf("Backend/Model = %s/%s", c.Backend(), c.Model())
+	}
+}
+
+// Ollama refuses think for a model that cannot think; the error carries
+// ErrThinkingUnsupported, so that core can ask again without thinking.
+func TestThinkingUnsupported(t *testing.T) {
+	for _, think := range []bool{true, false} {
+		srv := llmtest.New(t)
+		srv.Script(llmtest.Reply{Status: 400, Error: `"m" does not support thinking`})
+		_, err := llmtest.Collect(ctx(t), ollama.New(ollama.Options{BaseURL: srv.URL(), Model: "m"}), core.LLMRequest{Think: think})
+		if core.KindOf(err) != core.KindUpstream || errors.Is(err, core.ErrThinkingUnsupported) != think {
+			t.Errorf("think=%v: err = %v (kind %v), want ErrThinkingUnsupported only when thinking was asked", think, err, core.KindOf(err))
+		}
 	}
 }
 

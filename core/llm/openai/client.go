@@ -58,8 +58,30 @@ func (c *Client) Backend() string { return Backend }
 // Model returns the configured model name.
 func (c *Client) Model() string { return c.model }
 
+// maxModelsBody bounds a /v1/models answer; OpenAI's own list is the longest.
+const maxModelsBody = 4 << 20
+
 // Ping lists the models, which every compatible server answers and which
-// checks the API key too.
+// checks the API key too, and looks for the configured one: servers that
+// serve one model under one id (vLLM) fail every chat that names another.
 func (c *Client) Ping(ctx context.Context) error {
-	return c.ep.Ping(ctx, c.prefix+"/models")
+	var list struct {
+		Data []struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	if err := c.ep.JSON(ctx, http.MethodGet, c.prefix+"/models", nil, &list, maxModelsBody); err != nil {
+		return err
+	}
+	ids := make([]string, 0, len(list.Data))
+	for _, m := range list.Data {
+		if m.ID == c.model {
+			return nil
+		}
+		ids = append(ids, m.ID)
+	}
+	if len(ids) > 5 {
+		ids = append(ids[:5], "…")
+	}
+	return c.ep.Invalid("model %s is not in the server's model list (%s): set LLM_MODEL to one of them, or load the model", c.model, strings.Join(ids, ", "))
 }

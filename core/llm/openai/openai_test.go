@@ -35,7 +35,7 @@ func TestAPIKeyHeader(t *testing.T) {
 	}
 	for _, tc := range cases {
 		srv := llmtest.New(t)
-		c := openai.New(openai.Options{BaseURL: srv.URL(), APIKey: tc.key, Model: "gpt"})
+		c := openai.New(openai.Options{BaseURL: srv.URL(), APIKey: tc.key, Model: llmtest.ModelName})
 		if _, err := llmtest.Collect(ctx(t), c, core.LLMRequest{}); err != nil {
 			t.Fatal(err)
 		}
@@ -107,7 +107,7 @@ func TestFormat(t *testing.T) {
 func TestBaseURLWithVersion(t *testing.T) {
 	for _, suffix := range []string{"", "/", "/v1", "/v1/"} {
 		srv := llmtest.New(t)
-		c := openai.New(openai.Options{BaseURL: srv.URL() + suffix, Model: "gpt"})
+		c := openai.New(openai.Options{BaseURL: srv.URL() + suffix, Model: llmtest.ModelName})
 		if err := c.Ping(ctx(t)); err != nil {
 			t.Fatalf("%q: %v", suffix, err)
 		}

@@ -136,18 +136,6 @@ func (e *Endpoint) JSON(ctx context.Context, method, path string, in, out any, l
 	return nil
 }
 
-// Ping sends GET path and succeeds on any 2xx status.
-func (e *Endpoint) Ping(ctx context.Context, path string) error {
-	resp, err := e.Do(ctx, http.MethodGet, path, nil, "application/json")
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	// Reading a little lets the connection go back to the pool.
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-	return nil
-}
-
 // Finish drains what is left of a completed stream, so the keep-alive
 // connection can be reused, and closes it. A server that keeps talking after
 // its end marker is cut off after a few KiB.

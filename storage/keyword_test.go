@@ -1,0 +1,104 @@
+package storage
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/ada-chat/ada/core"
+	"github.com/ada-chat/ada/core/embed"
+)
+
+// checkKeywordIndex fails unless the FTS index holds exactly the documents'
+// texts: FTS5's integrity check compares an external-content index with
+// its content table, so a missing or orphan row fails it.
+func checkKeywordIndex(t *testing.T, db *DB, after string) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := db.write.ExecContext(ctx, "INSERT INTO documents_fts (documents_fts, rank) VALUES ('integrity-check', 1)"); err != nil {
+		t.Fatalf("after %s: keyword index out of step: %v", after, err)
+	}
+	var docs, indexed int
+	db.read.QueryRowContext(ctx, "SELECT count(*) FROM documents").Scan(&docs)
+	db.read.QueryRowContext(ctx, "SELECT count(*) FROM documents_fts_docsize").Scan(&indexed)
+	if docs != indexed {
+		t.Fatalf("after %s: %d documents, %d indexed", after, docs, indexed)
+	}
+}
+
+func keywordIDs(t *testing.T, db *DB, text string, f core.Filter) []string {
+	t.Helper()
+	hits, err := db.KeywordSearch(context.Background(), core.KeywordQuery{Filter: f, Text: text, K: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, h := range hits {
+		if h.BM25 <= 0 {
+			t.Fatalf("BM25 %v for %q", h.BM25, h.Text)
+		}
+		ids = append(ids, h.ID)
+	}
+	return ids
+}
+
+// TestKeywordIndexFollowsEveryWrite checks the index after put, replace,
+// delete, delete-where (retention), the provenance cascade and reindex.
+func TestKeywordIndexFollowsEveryWrite(t *testing.T) {
+	ctx := context.Background()
+	db := openTestDB(t)
+	if err := db.CheckEmbedder(ctx, embed.HashName); err != nil {
+		t.Fatal(err)
+	}
+	conv, room := core.NewConversationID(), "!r:example.org"
+	old := time.Now().Add(-72 * time.Hour)
+	turn := turnDoc(conv, room, 0, "Bartholomew planted tulips", old)
+	m := memoryDoc("Bartholomew likes tulips", core.ScopeGlobal, 3)
+	m.Meta.SourceIDs, m.Meta.RoomID = []string{turn.ID}, room
+	other := memoryDoc("Quentin collects stamps", core.ScopeGlobal, 3)
+	if err := db.Put(ctx, turn, m, other); err != nil {
+		t.Fatal(err)
+	}
+	checkKeywordIndex(t, db, "put")
+	if got := keywordIDs(t, db, "who planted tulips, Bartholomew?", core.Filter{Type: core.DocMemory}); len(got) != 1 || got[0] != m.ID {
+		t.Fatalf("keyword search within memories: %v", got)
+	}
+	m.Text = "Bartholomew likes roses"
+	if err := db.Put(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	checkKeywordIndex(t, db, "replace")
+	if got := keywordIDs(t, db, "tulips", core.Filter{Type: core.DocMemory}); len(got) != 0 {
+		t.Fatalf("the replaced text is still found: %v", got)
+	}
+	if err := db.Delete(ctx, other.ID, core.DocMemory); err != nil {
+		t.Fatal(err)
+	}
+	checkKeywordIndex(t, db, "delete")
+	if err := db.Reindex(ctx, &flakyEmbedder{}, 10, nil); err != nil {
+		t.Fatal(err)
+	}
+	checkKeywordIndex(t, db, "reindex")
+	if n, err := db.DeleteWhere(ctx, core.Filter{AnyRoom: true, OlderThan: time.Now().Add(-time.Hour)}); err != nil || n != 1 {
+		t.Fatalf("retention: %d, %v", n, err)
+	}
+	checkKeywordIndex(t, db, "retention and its cascade")
+	if got := keywordIDs(t, db, "Bartholomew", core.Filter{}); len(got) != 0 {
+		t.Fatalf("deleted documents are still found: %v", got)
+	}
+}
+
+func TestKeywordQueryIsSafe(t *testing.T) {
+	db := openTestDB(t)
+	if err := db.Put(context.Background(), memoryDoc(`He said "NEAR(x y)" AND NOT -- OR *`, core.ScopeGlobal, 3)); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{`"NEAR(x`, `AND OR NOT`, `*`, `x" OR "y`, `-- ; DROP TABLE documents`, ``, `the of and`} {
+		if _, err := db.KeywordSearch(context.Background(), core.KeywordQuery{Text: q, K: 5}); err != nil {
+			t.Errorf("query %q: %v", q, err)
+		}
+	}
+	if got := keywordIDs(t, db, `near`, core.Filter{}); len(got) != 1 {
+		t.Fatalf("operator words as plain words: %v", got)
+	}
+}
