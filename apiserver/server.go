@@ -27,6 +27,9 @@ type Config struct {
 	UserName       string
 	// PublicConfig is the secret-free settings dump shown by healthz.
 	PublicConfig map[string]any
+	// CORSOrigins are the browser origins allowed to call the API ("*" for
+	// any); empty turns CORS off.
+	CORSOrigins []string
 }
 
 // Deps are optional adapters beside core.
@@ -74,7 +77,7 @@ func New(svc *core.Service, deps Deps, cfg Config, log *slog.Logger) *Server {
 		rt.routes = append(rt.routes, compiledRoute{route: r, segs: splitPath(r.pattern), h: s.wrap(r.handler, r.public)})
 	}
 	s.http = &fasthttp.Server{
-		Handler:            rt.handle,
+		Handler:            s.cors(rt.handle),
 		Name:               "ada",
 		MaxRequestBodySize: int(cfg.UploadMaxBytes) + 64<<10, // multipart framing
 		ReadTimeout:        60 * time.Second,

@@ -22,6 +22,7 @@ type Config struct {
 	LogLevel       slog.Level    // LOG_LEVEL
 	LogFormat      string        // LOG_FORMAT: "text" or "json"
 	APIKey         string        `json:"-"` // API_KEY (secret)
+	CORSOrigins    []string      // CORS_ORIGINS; empty = CORS off
 	AIName         string        // AI_NAME
 	UserName       string        // USER_NAME
 	PersonaFile    string        // PERSONA_FILE; empty = the persona embedded in the binary

@@ -59,6 +59,7 @@ func defaults() *Config {
 
 		BotDisplayName:       "Ada",
 		AllowedRooms:         []string{},
+		CORSOrigins:          []string{},
 		NeverJoinRooms:       []string{},
 		AllowedUsers:         []string{},
 		RespondToMentions:    true,
@@ -163,6 +164,7 @@ var golden = map[string]string{
 	"BOT_DISPLAY_NAME":        "Eve Bot",
 	"ADA_API_URL":             "http://ada.internal:7000",
 	"ALLOWED_ROOMS":           " !a:example.org , ,!b:example.org,",
+	"CORS_ORIGINS":            "https://chat.example.org, *",
 	"NEVER_JOIN_ROOMS":        "#spam:example.org",
 	"ALLOWED_USERS":           "@*:example.org, @bob:other.org",
 	"RESPOND_TO_MENTIONS":     "false",
@@ -238,6 +240,7 @@ func goldenConfig() *Config {
 		BotDisplayName:     "Eve Bot",
 		AdaAPIURL:          "http://ada.internal:7000",
 		AllowedRooms:       []string{"!a:example.org", "!b:example.org"},
+		CORSOrigins:        []string{"https://chat.example.org", "*"},
 		NeverJoinRooms:     []string{"#spam:example.org"},
 		AllowedUsers:       []string{"@*:example.org", "@bob:other.org"},
 		ActivationKeywords: []string{"eve", "hey eve"},

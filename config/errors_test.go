@@ -27,6 +27,7 @@ func TestLoadErrors(t *testing.T) {
 		{map[string]string{"RAG_SUMMARY_TOP_K": "-1"}, "RAG_SUMMARY_TOP_K=-1: must be 1..10"},
 		{map[string]string{"RAG_SUMMARY_EVERY_N": "101"}, "RAG_SUMMARY_EVERY_N=101: must be 1..100"},
 		{map[string]string{"RAG_RECALL_TOP_K": "21"}, "RAG_RECALL_TOP_K=21: must be 0..20"},
+		{map[string]string{"CORS_ORIGINS": "https://ok.example.org,chat.example.org/app"}, `CORS_ORIGINS=https://ok.example.org,chat.example.org/app: item "chat.example.org/app" must be an origin`},
 		{map[string]string{"RAG_ENABLED": "maybe"}, "RAG_ENABLED=maybe: must be true or false (also 1/0, yes/no, on/off)"},
 		{map[string]string{"STORE_IN_RAG": "y"}, "STORE_IN_RAG=y: must be true or false (also 1/0, yes/no, on/off)"},
 		{map[string]string{"RAG_SIM_WEIGHT": "1.5"}, "RAG_SIM_WEIGHT=1.5: must be 0..1"},

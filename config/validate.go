@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"strconv"
 	"strings"
 )
@@ -45,6 +46,19 @@ func checkRoom(s string) error {
 func checkUserPattern(s string) error {
 	if !strings.HasPrefix(s, "@") || !strings.Contains(s, ":") || hasSpaceOrControl(s) {
 		return errors.New("must be a user id pattern, e.g. @alice:example.org or @*:example.org")
+	}
+	return nil
+}
+
+// checkOrigin accepts a browser origin (scheme://host[:port], no path) or *.
+func checkOrigin(s string) error {
+	if s == "*" {
+		return nil
+	}
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") ||
+		u.RawQuery != "" || u.User != nil || hasSpaceOrControl(s) {
+		return errors.New("must be an origin such as https://chat.example.org (scheme and host, no path), or *")
 	}
 	return nil
 }

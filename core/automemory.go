@@ -83,25 +83,19 @@ func (s *Service) extractMemories(ctx context.Context, req ChatRequest, user, as
 		return 0, err
 	}
 	exchange := fmt.Sprintf("%s: %s\n%s: %s", s.opts.UserName, user.Text, s.opts.AIName, assistant.Text)
-	// The memories nearest to what each side said, by the turns' own
-	// vectors: a correction is near the fact it replaces.
-	var hits []Hit
-	for _, turn := range []Document{user, assistant} {
-		h, err := s.store.Search(ctx, VectorQuery{Filter: Filter{Type: DocMemory, Scopes: []string{scope}}, Vector: turn.Embedding, K: extractNeighbours / 2})
-		if err != nil {
-			return 0, err
-		}
-		hits = append(hits, h...)
+	// The memories nearest to what the user said, by the user turn's own
+	// vector (no embedding call): a correction is near the fact it replaces.
+	hits, err := s.store.Search(ctx, VectorQuery{Filter: Filter{Type: DocMemory, Scopes: []string{scope}}, Vector: user.Embedding, K: extractNeighbours})
+	if err != nil {
+		return 0, err
 	}
 	shown := map[string]Document{}
-	seen := map[string]bool{}
 	var existing strings.Builder
 	now := s.now()
 	for _, h := range hits {
-		if expired(h.Document, now) || seen[h.ID] {
+		if expired(h.Document, now) {
 			continue
 		}
-		seen[h.ID] = true
 		alias := fmt.Sprintf("m%d", len(shown)+1)
 		shown[alias] = h.Document
 		fmt.Fprintf(&existing, "[%s] %s\n", alias, oneLine(h.Text))

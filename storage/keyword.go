@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"database/sql"
 	"strings"
 	"unicode"
 
@@ -9,14 +10,23 @@ import (
 )
 
 // maxQueryTerms bounds the terms of one keyword query.
-const maxQueryTerms = 32
+const maxQueryTerms = 16
+
+// A query term found in more than commonShare of the documents (and at
+// least minCommon of them) is left out of the keyword search: its BM25
+// weight is small, and its long posting list would cost most of the search
+// (every match is scored and sorted). Vectors still see it.
+const (
+	commonShare = 0.05
+	minCommon   = 500
+)
 
 // KeywordSearch returns up to q.K documents within q's filter that match
 // q.Text's words, best BM25 first. The words are ORed: a document matching
 // any of them is a candidate, and BM25 weighs rare words above common ones.
 func (db *DB) KeywordSearch(ctx context.Context, q core.KeywordQuery) ([]core.KeywordHit, error) {
-	match := ftsQuery(q.Text)
-	if match == "" || q.K <= 0 {
+	terms := queryTerms(q.Text)
+	if len(terms) == 0 || q.K <= 0 {
 		return nil, nil
 	}
 	conn, release, err := db.searchConn(ctx)
@@ -29,6 +39,11 @@ func (db *DB) KeywordSearch(ctx context.Context, q core.KeywordQuery) ([]core.Ke
 		return nil, storeErr(err)
 	}
 	defer tx.Rollback()
+	terms, err = informativeTerms(ctx, tx, terms)
+	if err != nil || len(terms) == 0 {
+		return nil, err
+	}
+	match := strings.Join(terms, " OR ")
 	where, args := filterSQL(q.Filter)
 	where = strings.Replace(where, " WHERE ", " AND ", 1)
 	rows, err := tx.QueryContext(ctx, `SELECT documents.rowid, bm25(documents_fts) FROM documents_fts
@@ -62,9 +77,9 @@ func (db *DB) KeywordSearch(ctx context.Context, q core.KeywordQuery) ([]core.Ke
 	return out, nil
 }
 
-// ftsQuery turns free text into an FTS5 query: its words, lower-cased,
-// without stop words, each quoted (so no word is read as FTS5 syntax), ORed.
-func ftsQuery(text string) string {
+// queryTerms turns free text into FTS5 terms: its words, lower-cased,
+// without stop words, each quoted so that no word is read as FTS5 syntax.
+func queryTerms(text string) []string {
 	seen := map[string]bool{}
 	var terms []string
 	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
@@ -79,7 +94,37 @@ func ftsQuery(text string) string {
 			break
 		}
 	}
-	return strings.Join(terms, " OR ")
+	return terms
+}
+
+// informativeTerms drops the terms that are too common to be worth their
+// posting lists (see commonShare). Counting stops at the threshold, so a
+// common term costs at most that many index entries to recognise.
+func informativeTerms(ctx context.Context, tx *sql.Tx, terms []string) ([]string, error) {
+	var stored int64
+	if err := tx.QueryRowContext(ctx, "SELECT coalesce(max(rowid), 0) FROM documents").Scan(&stored); err != nil {
+		return nil, storeErr(err)
+	}
+	limit := max(minCommon, int64(float64(stored)*commonShare))
+	if stored <= limit {
+		return terms, nil // a small store: nothing is costly
+	}
+	stmt, err := tx.PrepareContext(ctx, "SELECT count(*) FROM (SELECT 1 FROM documents_fts WHERE documents_fts MATCH ? LIMIT ?)")
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	defer stmt.Close()
+	kept := terms[:0:0]
+	for _, t := range terms {
+		var n int64
+		if err := stmt.QueryRowContext(ctx, t, limit).Scan(&n); err != nil {
+			return nil, storeErr(err)
+		}
+		if n < limit {
+			kept = append(kept, t)
+		}
+	}
+	return kept, nil
 }
 
 // stopWords are English function words: they match nearly every document,

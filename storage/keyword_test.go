@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -100,5 +101,30 @@ func TestKeywordQueryIsSafe(t *testing.T) {
 	}
 	if got := keywordIDs(t, db, `near`, core.Filter{}); len(got) != 1 {
 		t.Fatalf("operator words as plain words: %v", got)
+	}
+}
+
+// TestCommonWordsAreLeftOut: a word in more than 5 % of a large store adds
+// nothing to the keyword search (the vectors still see it); rare words of
+// the same query are searched.
+func TestCommonWordsAreLeftOut(t *testing.T) {
+	ctx := context.Background()
+	db := openTestDB(t)
+	var docs []core.Document
+	for i := range 1200 {
+		text := fmt.Sprintf("weather report number %d", i)
+		if i == 7 {
+			text = "weather report about Zanzibar"
+		}
+		docs = append(docs, memoryDoc(text, core.ScopeGlobal, 3))
+	}
+	if err := db.Put(ctx, docs...); err != nil {
+		t.Fatal(err)
+	}
+	if got := keywordIDs(t, db, "weather in Zanzibar", core.Filter{}); len(got) != 1 || got[0] != docs[7].ID {
+		t.Fatalf("rare word: %v", got)
+	}
+	if got := keywordIDs(t, db, "weather report", core.Filter{}); len(got) != 0 {
+		t.Fatalf("common words were searched: %d results", len(got))
 	}
 }
