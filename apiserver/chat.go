@@ -2,8 +2,11 @@ package apiserver
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -77,8 +80,11 @@ func (sw *sseWriter) silentFor() time.Duration {
 	return time.Since(sw.lastWrite)
 }
 
+// errClientGone is the failure of a stream whose client left.
+var errClientGone = errors.New("client went away")
+
 func (sw *sseWriter) fail(err error) {
-	sw.err = fmt.Errorf("client went away: %w", err)
+	sw.err = fmt.Errorf("%w: %w", errClientGone, err)
 	sw.cancel()
 }
 
@@ -109,6 +115,9 @@ func (s *Server) streamChat(r *request, req core.ChatRequest, w *bufio.Writer, s
 	stop()
 	if err = s.whyEnded(r.ctx, err); err != nil {
 		failure = err
+		if sw.err != nil {
+			failure = sw.err // the client left; what core made of it is a consequence
+		}
 		if sw.err == nil {
 			_ = sw.event(core.Event{Type: core.EventError, Error: core.SafeMessage(err)})
 		}
@@ -145,11 +154,16 @@ func (s *Server) keepAlive(sw *sseWriter) func() {
 	return func() { close(done); wg.Wait() }
 }
 
+// logStream writes a stream's one log line. The status sent was 200; the
+// level follows the status the failure would have had (logLevel), so a
+// failed stream is logged as the same failure on /v1/chat.
 func logStream(r *request, status int, d time.Duration, err error) {
 	attrs := []any{"method", "POST", "path", "/v1/chat/stream", "status", status, "stream", true,
 		"duration_ms", float64(d.Microseconds()) / 1000}
+	level := slog.LevelInfo
 	if err != nil {
 		attrs = append(attrs, "error", err.Error())
+		level = logLevel(statusOf(err), err)
 	}
-	r.log.Info("request", attrs...)
+	r.log.Log(context.Background(), level, "request", attrs...)
 }

@@ -81,29 +81,44 @@ func (s *Server) wrap(h handlerFunc, public bool) fasthttp.RequestHandler {
 func logRequest(r *request, status int, d time.Duration, err error) {
 	attrs := []any{"method", string(r.Method()), "path", string(r.Path()), "status", status,
 		"duration_ms", float64(d.Microseconds()) / 1000}
-	level := slog.LevelInfo
 	if err != nil {
 		attrs = append(attrs, "error", err.Error())
-		switch {
-		case errors.Is(err, errShuttingDown):
-			level = slog.LevelWarn // a restart, not a failure
-		case status >= 500:
-			level = slog.LevelError
-		}
 	}
-	r.log.Log(context.Background(), level, "request", attrs...)
+	r.log.Log(context.Background(), logLevel(status, err), "request", attrs...)
+}
+
+// logLevel is the one rule for a request's log line, on every route and on
+// streams: success INFO; a client's mistake (4xx), a client that left or a
+// restart WARN; an upstream or internal failure (5xx) ERROR.
+func logLevel(status int, err error) slog.Level {
+	switch {
+	case err == nil:
+		return slog.LevelInfo
+	case errors.Is(err, errShuttingDown), errors.Is(err, errClientGone):
+		return slog.LevelWarn
+	case status >= 500:
+		return slog.LevelError
+	default:
+		return slog.LevelWarn
+	}
 }
 
 // authorize enforces API_KEY (when set) with a constant-time comparison.
 func (s *Server) authorize(c *fasthttp.RequestCtx) error {
-	if s.cfg.APIKey == "" {
-		return nil
-	}
-	want := "Bearer " + s.cfg.APIKey
-	got := string(c.Request.Header.Peek("Authorization"))
-	if subtle.ConstantTimeCompare([]byte(got), []byte(want)) != 1 {
+	if !s.hasKey(c) {
 		c.Response.Header.Set("WWW-Authenticate", "Bearer")
 		return core.Errorf(core.KindUnauthorized, "missing or invalid API key: send Authorization: Bearer <API_KEY>")
 	}
 	return nil
+}
+
+// hasKey reports a request that carries API_KEY, or any request when no key
+// is set.
+func (s *Server) hasKey(c *fasthttp.RequestCtx) bool {
+	if s.cfg.APIKey == "" {
+		return true
+	}
+	want := "Bearer " + s.cfg.APIKey
+	got := string(c.Request.Header.Peek("Authorization"))
+	return subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
 }

@@ -875,13 +875,31 @@ func TestOpenAPIErrorResponsesMatchServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := startLiveAPI(t, doc, Config{APIKey: "s3cret", Version: "test", RequestTimeout: 2 * time.Second}, opts, Deps{Music: music})
+	bridgeErr := "cannot reach the homeserver http://127.0.0.1:9 (MATRIX_HOMESERVER): connection refused"
+	matrix := func() MatrixStatus { return MatrixStatus{State: "connecting", Error: &bridgeErr} }
+	a := startLiveAPI(t, doc, Config{APIKey: "s3cret", Version: "test", RequestTimeout: 2 * time.Second, PublicConfig: map[string]any{"LLM_BASE_URL": "http://10.0.0.5:11434"}},
+		opts, Deps{Music: music, Matrix: matrix})
 	l := decode[media.Listening](t, a.do(jsonCall("GET", "/v1/media/musicprovider", "/v1/media/musicprovider", nil, 200)))
 	if l.Status != media.StatusRecent || l.ListenedAt == nil {
 		t.Errorf("listening = %+v, want a recent listen", l)
 	}
 
-	a.do(call{method: "GET", pattern: "/v1/healthz", path: "/v1/healthz", noAuth: true, want: 200})
+	// Without the key healthz shows the states, not the configuration.
+	open := decode[map[string]any](t, a.do(call{method: "GET", pattern: "/v1/healthz", path: "/v1/healthz", noAuth: true, want: 200}))
+	keyed := decode[map[string]any](t, a.do(jsonCall("GET", "/v1/healthz", "/v1/healthz", nil, 200)))
+	for _, k := range []string{"config", "python"} {
+		if _, ok := open[k]; ok {
+			t.Errorf("healthz without the API key shows %q", k)
+		}
+		if _, ok := keyed[k]; !ok {
+			t.Errorf("healthz with the API key lacks %q", k)
+		}
+	}
+	for _, h := range []map[string]any{open, keyed} {
+		if m, _ := h["matrix"].(map[string]any); m["state"] != "connecting" || m["error"] != bridgeErr || m["ok"] != false {
+			t.Errorf("healthz matrix = %v, want the bridge's state", h["matrix"])
+		}
+	}
 	a.do(call{method: "GET", pattern: "/v1/info", path: "/v1/info", noAuth: true, want: 401})
 	a.do(call{method: "POST", pattern: "/v1/chat", path: "/v1/chat", body: []byte(`{"prompt":"hi"}`), contentType: "application/json", noAuth: true, want: 401})
 	a.do(call{method: "GET", pattern: "/v1/info", path: "/v1/info", want: 200})

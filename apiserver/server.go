@@ -36,6 +36,9 @@ type Config struct {
 type Deps struct {
 	Music MusicProvider
 	OCR   TextExtractor
+	// Matrix reports the Matrix bridge running in this process (ada up);
+	// nil without one.
+	Matrix func() MatrixStatus
 }
 
 // Server is the HTTP API.

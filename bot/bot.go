@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
-	"net/http"
 	"regexp"
 	"sync"
 	"time"
@@ -20,14 +18,17 @@ import (
 // Bot is the Matrix bridge. New checks the settings; Run logs in, sets up
 // encryption, and syncs until its context ends.
 type Bot struct {
-	opts   Options
-	deps   Deps
-	log    *slog.Logger
-	zlog   zerolog.Logger
-	now    func() time.Time
-	store  *store
-	policy *invitePolicy
-	act    *activation
+	opts Options
+	deps Deps
+	log  *slog.Logger
+	zlog zerolog.Logger
+	// quietZlog logs mautrix's requests at debug whatever their outcome; it
+	// is used where Ada reports the failure itself (the login).
+	quietZlog zerolog.Logger
+	now       func() time.Time
+	store     *store
+	policy    *invitePolicy
+	act       *activation
 	// address matches "Ada:" at the start of a question (see promptText).
 	address *regexp.Regexp
 	cmds    map[string]*command
@@ -50,6 +51,39 @@ type Bot struct {
 
 	ready     chan struct{}
 	readyOnce sync.Once
+
+	statusMu sync.Mutex
+	status   BridgeStatus
+}
+
+// The states of the bridge, as /v1/healthz shows them.
+const (
+	StateConnecting = "connecting" // logging in, or waiting for the homeserver
+	StateRunning    = "running"    // logged in and syncing
+	StateStopped    = "stopped"    // Run returned: stopped, or failed (Err says why)
+)
+
+// BridgeStatus is the bridge's state and, when it is failing, why.
+type BridgeStatus struct {
+	State string
+	Err   string
+}
+
+// Status reports the bridge's state; safe from any goroutine.
+func (b *Bot) Status() BridgeStatus {
+	b.statusMu.Lock()
+	defer b.statusMu.Unlock()
+	return b.status
+}
+
+func (b *Bot) setStatus(state string, err error) {
+	st := BridgeStatus{State: state}
+	if err != nil {
+		st.Err = err.Error()
+	}
+	b.statusMu.Lock()
+	b.status = st
+	b.statusMu.Unlock()
 }
 
 // New builds the bridge; nothing touches the network until Run.
@@ -71,7 +105,7 @@ func New(opts Options, deps Deps) (*Bot, error) {
 		read = deps.DB
 	}
 	b := &Bot{
-		opts: opts, deps: deps, log: deps.Logger, zlog: newZerolog(deps.Logger), now: deps.Now,
+		opts: opts, deps: deps, log: deps.Logger, zlog: newZerolog(deps.Logger), quietZlog: newQuietZerolog(deps.Logger), now: deps.Now,
 		store:       &store{w: deps.DB, r: read, now: deps.Now},
 		policy:      newInvitePolicy(opts),
 		act:         newActivation(opts),
@@ -80,6 +114,7 @@ func New(opts Options, deps Deps) (*Bot, error) {
 		gate:        newCryptoGate(),
 		ready:       make(chan struct{}),
 		answerSlots: make(chan struct{}, opts.Workers),
+		status:      BridgeStatus{State: StateConnecting},
 	}
 	b.cmds = b.commandTable()
 	return b, nil
@@ -96,7 +131,8 @@ func (b *Bot) DeviceID() id.DeviceID { return b.cli.DeviceID }
 // Run connects and syncs until ctx ends, then stops cleanly: the sync loop
 // returns, queued room work is cancelled and waited for, the retention
 // sweeper stops. It returns nil on a normal stop. A Bot runs once.
-func (b *Bot) Run(ctx context.Context) error {
+func (b *Bot) Run(ctx context.Context) (err error) {
+	defer func() { b.setStatus(StateStopped, err) }()
 	b.runCtx = ctx
 	b.startedAt = b.now()
 	if err := b.connectWithRetry(ctx); err != nil {
@@ -105,6 +141,7 @@ func (b *Bot) Run(ctx context.Context) error {
 		}
 		return err
 	}
+	b.setStatus(StateRunning, nil)
 	b.disp = newDispatcher(ctx, maxParallelJobs, b.log)
 	b.registerHandlers()
 
@@ -117,7 +154,7 @@ func (b *Bot) Run(ctx context.Context) error {
 
 	b.log.Info("Matrix bridge running", "user_id", b.opts.UserID, "device_id", b.cli.DeviceID.String(),
 		"homeserver", b.opts.Homeserver)
-	err := b.cli.SyncWithContext(ctx)
+	err = b.cli.SyncWithContext(ctx)
 	b.cli.StopSync()
 	b.disp.close()
 	wg.Wait()
@@ -135,16 +172,23 @@ const (
 )
 
 // connectWithRetry keeps trying while the homeserver is unreachable or
-// failing (it may start after Ada), but gives up at once on anything else,
-// such as refused credentials: waiting cannot fix those.
+// failing (it may start after Ada), with one warning per try that says when
+// the next one is, but gives up at once on anything else, such as refused
+// credentials: waiting cannot fix those.
 func (b *Bot) connectWithRetry(ctx context.Context) error {
 	delay := firstRetry
 	for {
 		err := b.connect(ctx)
-		if err == nil || ctx.Err() != nil || !transient(err) {
+		if err == nil || ctx.Err() != nil {
 			return err
 		}
-		b.log.Warn("cannot reach the homeserver yet; retrying", "homeserver", b.opts.Homeserver, "in", delay.String(), "error", err)
+		reason, retry := unreachableReason(err)
+		if !retry {
+			return err
+		}
+		b.setStatus(StateConnecting, err)
+		b.log.Warn("cannot reach the homeserver yet; retrying", "homeserver", b.opts.Homeserver, "reason", reason,
+			"retry_in", delay.String(), "next_retry", b.now().Add(delay).Format(time.RFC3339))
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
@@ -152,16 +196,6 @@ func (b *Bot) connectWithRetry(ctx context.Context) error {
 		}
 		delay = min(2*delay, maxRetry)
 	}
-}
-
-// transient reports a network failure or a homeserver error (5xx, 429).
-func transient(err error) bool {
-	var he mautrix.HTTPError
-	if errors.As(err, &he) && he.Response != nil {
-		return he.Response.StatusCode >= 500 || he.Response.StatusCode == http.StatusTooManyRequests
-	}
-	var ne net.Error
-	return errors.As(err, &ne)
 }
 
 // connect logs in, sets up end-to-end encryption and cross-signing, and

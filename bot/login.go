@@ -2,7 +2,12 @@ package bot
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"syscall"
 
 	"maunium.net/go/mautrix"
 	"maunium.net/go/mautrix/id"
@@ -23,6 +28,10 @@ func (b *Bot) login(ctx context.Context) error {
 	if b.deps.HTTPClient != nil {
 		cli.Client = b.deps.HTTPClient
 	}
+	// The login is the first request, and the one that fails while the
+	// homeserver is down: its failure is reported once per try by
+	// connectWithRetry, so mautrix's own request log is kept at debug.
+	ctx = b.quietZlog.WithContext(ctx)
 	stored, err := b.store.state(ctx, stateDeviceID)
 	if err != nil {
 		return fmt.Errorf("read the bot's device id: %w", err)
@@ -46,7 +55,7 @@ func (b *Bot) loginWithToken(ctx context.Context, cli *mautrix.Client, stored id
 	cli.AccessToken = b.opts.AccessToken
 	who, err := cli.Whoami(ctx)
 	if err != nil {
-		return fmt.Errorf("MATRIX_ACCESS_TOKEN was refused by %s: %w", b.opts.Homeserver, err)
+		return b.loginFailed("MATRIX_ACCESS_TOKEN", err)
 	}
 	if who.UserID != cli.UserID {
 		return fmt.Errorf("MATRIX_ACCESS_TOKEN belongs to %s, not to MATRIX_USER_ID=%s", who.UserID, cli.UserID)
@@ -74,10 +83,95 @@ func (b *Bot) loginWithPassword(ctx context.Context, cli *mautrix.Client, stored
 		StoreCredentials:         true,
 	})
 	if err != nil {
-		return fmt.Errorf("log in as %s with MATRIX_PASSWORD: %w", cli.UserID, err)
+		return b.loginFailed("MATRIX_PASSWORD", err)
 	}
 	if stored != "" && resp.DeviceID != stored {
 		b.log.Warn("the homeserver gave the bot a new device", "previous_device_id", stored.String(), "device_id", resp.DeviceID.String())
 	}
 	return nil
+}
+
+// UnreachableError is a homeserver that could not be reached (connection
+// refused, host not found, timeout) or that answered with a server error:
+// worth retrying.
+type UnreachableError struct {
+	Homeserver string
+	Reason     string // in words: "connection refused", "HTTP 502"
+	Err        error
+}
+
+func (e *UnreachableError) Error() string {
+	return fmt.Sprintf("cannot reach the homeserver %s (MATRIX_HOMESERVER): %s", e.Homeserver, e.Reason)
+}
+
+func (e *UnreachableError) Unwrap() error { return e.Err }
+
+// RefusedError is a homeserver that refused the bot's credentials
+// (M_UNKNOWN_TOKEN, M_FORBIDDEN, HTTP 401 or 403): waiting cannot fix it.
+type RefusedError struct {
+	Homeserver string
+	Setting    string // MATRIX_ACCESS_TOKEN or MATRIX_PASSWORD
+	UserID     string
+	Err        error
+}
+
+func (e *RefusedError) Error() string {
+	fix := "make a new access token for " + e.UserID
+	if e.Setting == "MATRIX_PASSWORD" {
+		fix = "check the password of " + e.UserID
+	}
+	return fmt.Sprintf("the homeserver %s refused %s (%s): %s", e.Homeserver, e.Setting, respCode(e.Err), fix)
+}
+
+func (e *RefusedError) Unwrap() error { return e.Err }
+
+// loginFailed tells an unreachable homeserver from refused credentials.
+func (b *Bot) loginFailed(setting string, err error) error {
+	if reason, ok := unreachableReason(err); ok {
+		return &UnreachableError{Homeserver: b.opts.Homeserver, Reason: reason, Err: err}
+	}
+	var he mautrix.HTTPError
+	if errors.Is(err, mautrix.MUnknownToken) || errors.Is(err, mautrix.MForbidden) ||
+		(errors.As(err, &he) && (he.IsStatus(http.StatusUnauthorized) || he.IsStatus(http.StatusForbidden))) {
+		return &RefusedError{Homeserver: b.opts.Homeserver, Setting: setting, UserID: b.opts.UserID, Err: err}
+	}
+	return fmt.Errorf("log in to %s as %s with %s: %w", b.opts.Homeserver, b.opts.UserID, setting, err)
+}
+
+// unreachableReason names a network failure or a server-side error (5xx,
+// 429) in words; ok is false for anything else.
+func unreachableReason(err error) (string, bool) {
+	var he mautrix.HTTPError
+	if errors.As(err, &he) && he.Response != nil {
+		code := he.Response.StatusCode
+		return fmt.Sprintf("HTTP %d %s", code, http.StatusText(code)), code >= 500 || code == http.StatusTooManyRequests
+	}
+	var dnsErr *net.DNSError
+	var ne net.Error
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "connection refused", true
+	case errors.As(err, &dnsErr):
+		return "host not found", true
+	case errors.As(err, &ne) && ne.Timeout():
+		return "timed out", true
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return "connection closed unexpectedly", true
+	case errors.As(err, &ne):
+		return "network error", true
+	}
+	return "", false
+}
+
+// respCode is the Matrix error code and status of a refusal, e.g.
+// "M_UNKNOWN_TOKEN, HTTP 401".
+func respCode(err error) string {
+	var he mautrix.HTTPError
+	if !errors.As(err, &he) || he.Response == nil {
+		return err.Error()
+	}
+	if he.RespError != nil && he.RespError.ErrCode != "" {
+		return fmt.Sprintf("%s, HTTP %d", he.RespError.ErrCode, he.Response.StatusCode)
+	}
+	return fmt.Sprintf("HTTP %d", he.Response.StatusCode)
 }

@@ -100,25 +100,53 @@ func TestRetentionSweep(t *testing.T) {
 }
 
 // TestRunRetriesUnreachableHomeserver: a homeserver that is not up yet is
-// retried (logged) until the bot is stopped, which is a clean stop.
+// retried until the bot is stopped, which is a clean stop. Each try logs one
+// warning that says the homeserver cannot be reached (not that the
+// credentials were refused) and when the next try is; mautrix's own request
+// errors stay out of the log.
 func TestRunRetriesUnreachableHomeserver(t *testing.T) {
 	db, err := storage.Open(context.Background(), filepath.Join(t.TempDir(), "ada.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	logs := &syncBuffer{}
-	b, err := New(Options{Homeserver: llmtest.ClosedURL(t), UserID: "@ada:x", Password: "p"},
-		Deps{Backend: NewCoreBackend(nil, nil), DB: db.Writer(), Logger: slog.New(slog.NewTextHandler(logs, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2500*time.Millisecond)
-	defer cancel()
-	if err := b.Run(ctx); err != nil {
-		t.Errorf("Run = %v, want nil after a stop while retrying", err)
-	}
-	if !strings.Contains(logs.String(), "retrying") {
-		t.Errorf("want a retry log line, got:\n%s", logs.String())
+	for _, creds := range []Options{{Password: "p"}, {AccessToken: "syt_token"}} {
+		logs := &syncBuffer{}
+		opts := creds
+		opts.Homeserver, opts.UserID = llmtest.ClosedURL(t), "@ada:x"
+		b, err := New(opts, Deps{Backend: NewCoreBackend(nil, nil), DB: db.Writer(), Logger: slog.New(slog.NewTextHandler(logs, nil))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 2500*time.Millisecond)
+		done := make(chan error, 1)
+		go func() { done <- b.Run(ctx) }()
+		time.Sleep(time.Second)
+		if st := b.Status(); st.State != StateConnecting || !strings.Contains(st.Err, "cannot reach the homeserver") {
+			t.Errorf("status while retrying = %+v, want connecting with the reason", st)
+		}
+		if err := <-done; err != nil {
+			t.Errorf("Run = %v, want nil after a stop while retrying", err)
+		}
+		cancel()
+		if st := b.Status(); st.State != StateStopped || st.Err != "" {
+			t.Errorf("status after the stop = %+v, want stopped without an error", st)
+		}
+		var warns int
+		for _, l := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+			switch {
+			case strings.Contains(l, "level=WARN") && strings.Contains(l, "cannot reach the homeserver") &&
+				strings.Contains(l, "reason=\"connection refused\"") && strings.Contains(l, "next_retry="):
+				warns++
+			case strings.Contains(l, "level=WARN"), strings.Contains(l, "level=ERROR"):
+				t.Errorf("unexpected line while the homeserver is down: %s", l)
+			}
+			if strings.Contains(l, "refused MATRIX") || strings.Contains(l, "syt_token") {
+				t.Errorf("the line blames (or shows) the credentials: %s", l)
+			}
+		}
+		if warns != 2 { // at 0 s and after 2 s
+			t.Errorf("want one warning per try (2), got %d:\n%s", warns, logs.String())
+		}
 	}
 }

@@ -14,7 +14,11 @@ import (
 // state store) into Ada's slog logger, so the process has one log stream in
 // one format. Each zerolog line is a JSON object; its level and message
 // become the slog record's, every other field an attribute.
-type zerologToSlog struct{ log *slog.Logger }
+type zerologToSlog struct {
+	log *slog.Logger
+	// quiet writes every line at debug.
+	quiet bool
+}
 
 // newZerolog returns a zerolog logger writing to log. Debug output is only
 // produced when log wants debug, because mautrix logs every request at debug.
@@ -23,7 +27,13 @@ func newZerolog(log *slog.Logger) zerolog.Logger {
 	if log.Enabled(context.Background(), slog.LevelDebug) {
 		lvl = zerolog.DebugLevel
 	}
-	return zerolog.New(zerologToSlog{log}).Level(lvl).With().Timestamp().Logger()
+	return zerolog.New(zerologToSlog{log: log}).Level(lvl).With().Timestamp().Logger()
+}
+
+// newQuietZerolog is newZerolog with every line at debug. Its zerolog level
+// is never Disabled: mautrix would fall back to the client's logger.
+func newQuietZerolog(log *slog.Logger) zerolog.Logger {
+	return zerolog.New(zerologToSlog{log: log, quiet: true}).Level(zerolog.DebugLevel).With().Timestamp().Logger()
 }
 
 func (w zerologToSlog) Write(p []byte) (int, error) {
@@ -33,6 +43,9 @@ func (w zerologToSlog) Write(p []byte) (int, error) {
 		return len(p), nil
 	}
 	level := slogLevel(fields[zerolog.LevelFieldName])
+	if w.quiet {
+		level = slog.LevelDebug
+	}
 	msg, _ := fields[zerolog.MessageFieldName].(string)
 	delete(fields, zerolog.LevelFieldName)
 	delete(fields, zerolog.MessageFieldName)

@@ -14,13 +14,15 @@ import (
 
 func checkHostPort(s string) error {
 	_, port, err := net.SplitHostPort(s)
-	if err == nil {
-		if n, perr := strconv.Atoi(port); perr != nil || n < 0 || n > 65535 {
-			err = errors.New("bad port")
-		}
-	}
 	if err != nil {
 		return errors.New("must be host:port, e.g. :7000 or 127.0.0.1:7000")
+	}
+	n, err := strconv.Atoi(port)
+	switch {
+	case err != nil:
+		return errors.New("must be host:port with a numeric port, e.g. :7000 or 127.0.0.1:7000")
+	case n < 0 || n > 65535:
+		return errors.New("port out of range: must be 0 to 65535")
 	}
 	return nil
 }

@@ -80,6 +80,44 @@ func (s *Service) SweepRetention(ctx context.Context, cutoff time.Time) (int, er
 	if _, err := s.store.PruneHistory(ctx, cutoff); err != nil {
 		return n, err
 	}
+	orphans, err := s.removeSummariesOfDeletedTurns(ctx)
+	if err != nil {
+		return n + orphans, err
+	}
 	expired, err := s.sweepExpired(ctx)
-	return n + expired, err
+	return n + orphans + expired, err
+}
+
+// maxSweptSummaries bounds the room summaries one retention sweep checks.
+const maxSweptSummaries = 10000
+
+// removeSummariesOfDeletedTurns removes the room summaries whose first
+// covered turn is gone: a summary must not keep what retention deleted
+// (DECISIONS.md: a summary whose turns are deleted is rewritten or
+// removed; removal needs no model, and later turns get summaries of their
+// own).
+func (s *Service) removeSummariesOfDeletedTurns(ctx context.Context) (int, error) {
+	sums, err := s.store.List(ctx, Filter{Type: DocSummary, AnyRoom: true}, maxSweptSummaries)
+	if err != nil {
+		return 0, err
+	}
+	var gone []string
+	for _, sum := range sums {
+		first, _, ok := parseTurnRange(sum.Meta.TurnRange)
+		if !ok {
+			continue
+		}
+		before := first - 1
+		turns, err := s.store.List(ctx, Filter{Type: DocTurn, ConversationID: sum.Meta.ConversationID, AfterTurn: &before, UpToTurn: &first}, 1)
+		if err != nil {
+			return 0, err
+		}
+		if len(turns) == 0 {
+			gone = append(gone, sum.ID)
+		}
+	}
+	if len(gone) == 0 {
+		return 0, nil
+	}
+	return len(gone), s.store.Apply(ctx, Change{Delete: gone})
 }

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"encoding/json"
 	"math"
 	"sort"
 	"strings"
@@ -41,6 +42,23 @@ type MemoryMeta struct {
 	ConversationID *string    `json:"conversation_id"`
 	ExpiresAt      *time.Time `json:"expires_at"`
 	SourceIDs      []string   `json:"source_ids,omitempty"`
+}
+
+// MarshalJSON writes timestamp and expires_at in the API's one time format,
+// isoTime's (as chat replies show them): ISO 8601, microseconds, explicit
+// offset.
+func (m MemoryMeta) MarshalJSON() ([]byte, error) {
+	type plain MemoryMeta // without this method
+	var expires *string
+	if m.ExpiresAt != nil {
+		s := isoTime(*m.ExpiresAt)
+		expires = &s
+	}
+	return json.Marshal(struct {
+		plain
+		Timestamp string  `json:"timestamp"`
+		ExpiresAt *string `json:"expires_at"`
+	}{plain(m), isoTime(m.Timestamp), expires})
 }
 
 // Memory is a memory as clients see it. The scores are set by searches.

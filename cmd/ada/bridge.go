@@ -1,30 +1,41 @@
 package main
 
 import (
-	"context"
 	"log/slog"
 	"net/http"
 
+	"github.com/ada-chat/ada/apiserver"
 	"github.com/ada-chat/ada/apiserver/client"
 	"github.com/ada-chat/ada/bot"
 )
 
-// runBridge runs the Matrix bridge until ctx ends. It talks to the core in
-// this process, or to the Ada API at ADA_API_URL when that is set; the
+// newBridge builds the Matrix bridge; Run connects it. It talks to the core
+// in this process, or to the Ada API at ADA_API_URL when that is set; the
 // bridge's own tables, crypto store and sync position are in this process's
 // database either way.
-func runBridge(ctx context.Context, a *app, log *slog.Logger) error {
-	b, err := bot.New(bot.OptionsFromConfig(a.cfg, buildVersion()), bot.Deps{
+func newBridge(a *app, log *slog.Logger) (*bot.Bot, error) {
+	return bot.New(bot.OptionsFromConfig(a.cfg, buildVersion()), bot.Deps{
 		Backend:   newBridgeBackend(a, log),
 		DB:        a.db.Writer(),
 		ReadDB:    a.db.Reader(),
 		Retention: a.core,
 		Logger:    log,
 	})
-	if err != nil {
-		return err
+}
+
+// bridgeHealth is the bridge's state for /v1/healthz (nil without a bridge).
+func bridgeHealth(b *bot.Bot) func() apiserver.MatrixStatus {
+	if b == nil {
+		return nil
 	}
-	return b.Run(ctx)
+	return func() apiserver.MatrixStatus {
+		st := b.Status()
+		m := apiserver.MatrixStatus{OK: st.State == bot.StateRunning, State: st.State}
+		if st.Err != "" {
+			m.Error = &st.Err
+		}
+		return m
+	}
 }
 
 // newBridgeBackend picks the bridge's way to Ada.

@@ -27,14 +27,22 @@ func TestServeSweepsOldRoomDocuments(t *testing.T) {
 				ConversationID: conv, Role: "user", TurnIndex: &idx, RoomID: room}}
 	}
 	oldRoom, newRoom, oldAPI := doc("!room:example.org", 40*24*time.Hour, 0), doc("!room:example.org", 24*time.Hour, 1), doc("", 40*24*time.Hour, 2)
-	if err := db.Put(context.Background(), oldRoom, newRoom, oldAPI); err != nil {
+	// Summaries are newer than the cutoff; the one covering the old turn
+	// must go with it, the one covering only the newer turn stays.
+	summary := func(turnRange string, idx int) core.Document {
+		return core.Document{ID: core.NewDocID(), Text: "summary text", Embedding: embed.HashVector("summary text"),
+			Meta: core.Metadata{Type: core.DocSummary, Timestamp: time.Now(), Source: core.SourceSystem, Scope: core.ScopeGlobal,
+				ConversationID: conv, TurnRange: turnRange, SummaryIndex: &idx, RoomID: "!room:example.org"}}
+	}
+	staleSummary, liveSummary := summary("0-0", 0), summary("1-1", 1)
+	if err := db.Put(context.Background(), oldRoom, newRoom, oldAPI, staleSummary, liveSummary); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
 
 	ada := startAda(t, "serve", env)
 	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) && turnExists(t, env, oldRoom.ID) {
+	for time.Now().Before(deadline) && (turnExists(t, env, oldRoom.ID) || turnExists(t, env, staleSummary.ID)) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	ada.stop()
@@ -43,5 +51,8 @@ func TestServeSweepsOldRoomDocuments(t *testing.T) {
 	}
 	if !turnExists(t, env, newRoom.ID) || !turnExists(t, env, oldAPI.ID) {
 		t.Fatal("the sweep deleted a newer room turn or a document that did not come from a room")
+	}
+	if turnExists(t, env, staleSummary.ID) || !turnExists(t, env, liveSummary.ID) {
+		t.Fatal("the summary of the deleted turn survived, or the other one was removed")
 	}
 }

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/ada-chat/ada/apiserver"
+	"github.com/ada-chat/ada/bot"
 	"github.com/ada-chat/ada/config"
-	"github.com/ada-chat/ada/core"
 	"github.com/ada-chat/ada/storage"
 )
 
@@ -40,6 +40,12 @@ func runServices(ctx context.Context, cmd string, cfg *config.Config, log *slog.
 	if runAPI || cfg.AdaAPIURL == "" {
 		reportLLM(ctx, a, log)
 	}
+	var bridge *bot.Bot
+	if runBot {
+		if bridge, err = newBridge(a, log.With("component", "bot")); err != nil {
+			return err
+		}
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var wg sync.WaitGroup
@@ -48,7 +54,14 @@ func runServices(ctx context.Context, cmd string, cfg *config.Config, log *slog.
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := runBridge(ctx, a, log.With("component", "bot")); err != nil {
+			err := bridge.Run(ctx)
+			switch {
+			case err == nil:
+			case runAPI:
+				// A bridge that cannot log in must not take the API down;
+				// /v1/healthz shows the error in "matrix".
+				log.Error("the Matrix bridge stopped; the API keeps serving", "component", "bot", "error", err)
+			default:
 				errs <- fmt.Errorf("matrix bridge: %w", err)
 				cancel()
 			}
@@ -65,7 +78,7 @@ func runServices(ctx context.Context, cmd string, cfg *config.Config, log *slog.
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := serveAPI(ctx, a, log, env); err != nil {
+			if err := serveAPI(ctx, a, log, env, bridge); err != nil {
 				errs <- err
 				cancel()
 			}
@@ -89,16 +102,16 @@ func reportLLM(ctx context.Context, a *app, log *slog.Logger) {
 	backend, model := a.core.LLMInfo()
 	if err := a.core.CheckLLM(ctx); err != nil {
 		if !errors.Is(ctx.Err(), context.Canceled) { // not when stopping at once
-			log.Warn("the LLM is not ready: chats fail until this is fixed", "backend", backend, "model", model, "error", core.SafeMessage(err))
+			log.Warn("the LLM is not ready: chats fail until this is fixed", "backend", backend, "model", model, "error", err.Error())
 		}
 		return
 	}
 	log.Info("the LLM answers and has the model", "backend", backend, "model", model)
 }
 
-func serveAPI(ctx context.Context, a *app, log *slog.Logger, env runEnv) error {
+func serveAPI(ctx context.Context, a *app, log *slog.Logger, env runEnv, bridge *bot.Bot) error {
 	cfg := a.cfg
-	srv := apiserver.New(a.core, apiserver.Deps{Music: a.music, OCR: a.ocr}, apiserver.Config{
+	srv := apiserver.New(a.core, apiserver.Deps{Music: a.music, OCR: a.ocr, Matrix: bridgeHealth(bridge)}, apiserver.Config{
 		RequestTimeout: cfg.RequestTimeout, KeepAlive: cfg.SSEKeepAlive, MaxBodyBytes: cfg.MaxBodyBytes, UploadMaxBytes: cfg.OCRMaxBytes,
 		APIKey: cfg.APIKey, RAGDebug: cfg.RAGDebug, Version: buildVersion(),
 		AIName: cfg.AIName, UserName: cfg.UserName, PublicConfig: cfg.Public(), CORSOrigins: cfg.CORSOrigins,
@@ -108,6 +121,10 @@ func serveAPI(ctx context.Context, a *app, log *slog.Logger, env runEnv) error {
 		return fmt.Errorf("listen on %s (LISTEN_ADDR): %w", cfg.ListenAddr, err)
 	}
 	log.Info("API listening", "addr", ln.Addr().String(), "docs", "/docs")
+	if cfg.APIKey == "" && everyInterface(cfg.ListenAddr) {
+		log.Warn("the API listens on every interface without an API key: anyone who can reach this port can chat and read memories; "+
+			"set API_KEY, or LISTEN_ADDR=127.0.0.1:7000 behind a reverse proxy", "LISTEN_ADDR", cfg.ListenAddr)
+	}
 	if env.ready != nil {
 		env.ready(ln.Addr().String())
 	}
@@ -122,6 +139,17 @@ func serveAPI(ctx context.Context, a *app, log *slog.Logger, env runEnv) error {
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	return srv.Shutdown(sctx)
+}
+
+// everyInterface reports a listen address without a host, or with the
+// unspecified address (0.0.0.0, ::).
+func everyInterface(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	ip := net.ParseIP(host)
+	return host == "" || (ip != nil && ip.IsUnspecified())
 }
 
 func runMigrate(ctx context.Context, cfg *config.Config, out io.Writer) error {

@@ -81,7 +81,7 @@ func (e *Endpoint) Do(ctx context.Context, method, path string, in any, accept s
 	}
 	req, err := http.NewRequestWithContext(ctx, method, e.base.JoinPath(path).String(), body)
 	if err != nil {
-		return nil, core.Wrap(core.KindInternal, err, "%s at %s: building the request", e.label, e.addr)
+		return nil, e.wrap(core.KindInternal, err, "building the request")
 	}
 	if in != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -128,7 +128,7 @@ func (e *Endpoint) JSON(ctx context.Context, method, path string, in, out any, l
 		return e.Fail(ctx, err)
 	}
 	if int64(len(raw)) > limit {
-		return core.Errorf(core.KindUpstream, "%s at %s: response larger than %d bytes", e.label, e.addr, limit)
+		return e.wrap(core.KindUpstream, nil, "response larger than %d bytes", limit)
 	}
 	if err := json.Unmarshal(raw, out); err != nil {
 		return e.Malformed(err, raw)

@@ -28,9 +28,9 @@ const excerptRunes = 200
 func (e *Endpoint) Fail(ctx context.Context, err error) error {
 	if cerr := ctx.Err(); cerr != nil {
 		if errors.Is(cerr, context.DeadlineExceeded) {
-			return core.Wrap(core.KindUpstream, cerr, "%s at %s: timed out", e.label, e.addr)
+			return e.wrap(core.KindUpstream, cerr, "timed out")
 		}
-		return core.Wrap(core.KindCanceled, cerr, "%s at %s: request canceled", e.label, e.addr)
+		return e.wrap(core.KindCanceled, cerr, "request canceled")
 	}
 	// *url.Error repeats the request URL; the message already names the
 	// address, so keep only the underlying cause.
@@ -38,7 +38,7 @@ func (e *Endpoint) Fail(ctx context.Context, err error) error {
 	if errors.As(err, &uerr) {
 		err = uerr.Err
 	}
-	return core.Wrap(core.KindUpstream, err, "%s at %s: %s", e.label, e.addr, reason(err))
+	return e.wrap(core.KindUpstream, err, "%s", reason(err))
 }
 
 // reason names a transport failure in words an operator can act on.
@@ -64,24 +64,24 @@ func reason(err error) string {
 // model output.
 func (e *Endpoint) Malformed(err error, chunk []byte) error {
 	cause := fmt.Errorf("%w in %q", err, e.sanitise(string(chunk)))
-	return core.Wrap(core.KindUpstream, cause, "%s at %s: malformed response", e.label, e.addr)
+	return e.wrap(core.KindUpstream, cause, "malformed response")
 }
 
 // Remote reports an error that the backend sent inside a successful
 // response, such as Ollama's {"error": "..."} line in the middle of a stream.
 func (e *Endpoint) Remote(msg string) error {
-	return core.Errorf(core.KindUpstream, "%s at %s: backend error: %s", e.label, e.addr, e.sanitise(msg))
+	return e.wrap(core.KindUpstream, nil, "backend error: %s", e.sanitise(msg))
 }
 
 // Truncated reports a stream that ended before its end marker.
 func (e *Endpoint) Truncated() error {
-	return core.Errorf(core.KindUpstream, "%s at %s: stream ended before the reply was complete", e.label, e.addr)
+	return e.wrap(core.KindUpstream, nil, "stream ended before the reply was complete")
 }
 
 // Invalid reports a well-formed response whose content is unusable, such as
 // an embedding of the wrong size.
 func (e *Endpoint) Invalid(format string, args ...any) error {
-	return core.Errorf(core.KindUpstream, "%s at %s: %s", e.label, e.addr, fmt.Sprintf(format, args...))
+	return e.wrap(core.KindUpstream, nil, "%s", fmt.Sprintf(format, args...))
 }
 
 // StatusError is the internal cause of a non-2xx answer.
@@ -95,7 +95,7 @@ func (e *Endpoint) statusError(resp *http.Response) error {
 	if msg := e.sanitise(errorText(resp.Header.Get("Content-Type"), raw)); msg != "" {
 		text += ": " + msg
 	}
-	return core.Wrap(core.KindUpstream, &StatusError{Code: resp.StatusCode}, "%s at %s: %s", e.label, e.addr, text)
+	return e.wrap(core.KindUpstream, &StatusError{Code: resp.StatusCode}, "%s", text)
 }
 
 // errorText picks the human part of an error body: the message field of the
@@ -161,3 +161,26 @@ func (e *Endpoint) sanitise(s string) string {
 	}
 	return b.String()
 }
+
+// wrap builds the error of a failed call. The client-safe message names the
+// backend and the kind of failure; the backend's address is internal (API
+// clients need not learn where the LLM runs), so it goes with the cause into
+// the log line.
+func (e *Endpoint) wrap(kind core.ErrorKind, cause error, format string, args ...any) *core.Error {
+	return core.Wrap(kind, &atAddr{addr: e.addr, err: cause}, "%s: %s", e.label, fmt.Sprintf(format, args...))
+}
+
+// atAddr is an internal cause that names the backend's address.
+type atAddr struct {
+	addr string
+	err  error
+}
+
+func (a *atAddr) Error() string {
+	if a.err == nil {
+		return "at " + a.addr
+	}
+	return "at " + a.addr + ": " + a.err.Error()
+}
+
+func (a *atAddr) Unwrap() error { return a.err }

@@ -65,8 +65,11 @@ func TestFail(t *testing.T) {
 		if core.KindOf(err) != tc.kind || !strings.Contains(core.SafeMessage(err), tc.msg) || !errors.Is(err, tc.is) {
 			t.Errorf("%s: %v (kind %v)", tc.name, err, core.KindOf(err))
 		}
-		if !strings.Contains(core.SafeMessage(err), "LLM backend x at http://h:1") {
-			t.Errorf("%s: message %q does not name the backend", tc.name, core.SafeMessage(err))
+		if msg := core.SafeMessage(err); !strings.HasPrefix(msg, "LLM backend x: ") || strings.Contains(msg, "http://h:1") {
+			t.Errorf("%s: message %q must name the backend, not its address", tc.name, msg)
+		}
+		if !strings.Contains(err.Error(), "at http://h:1") {
+			t.Errorf("%s: error %q does not keep the address for the log", tc.name, err.Error())
 		}
 	}
 }
