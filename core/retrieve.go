@@ -172,8 +172,14 @@ func cosineSimilarity(a, b []float32) float64 {
 // window of turns and summaries, what is recalled from earlier in the
 // conversation, FAQs and memories, all above the relevance floor.
 func (s *Service) retrieve(ctx context.Context, req ChatRequest) (retrieval, error) {
+	start := time.Now()
 	r, err := s.retrieveAll(ctx, req)
 	r.fillUsed()
+	// What an operator debugging retrieval needs, without any text.
+	s.log.Debug("retrieved", "request_id", req.RequestID, "conversation_id", req.ConversationID,
+		"turns", len(r.turns), "summaries", len(r.summaries), "recalled", len(r.recalled),
+		"memories", len(r.memories), "faqs", len(r.faqs), "mode", s.opts.SearchMode,
+		"floor", s.opts.RelevanceFloor, "ms", float64(time.Since(start).Microseconds())/1000, "error", err)
 	return r, err
 }
 
@@ -289,13 +295,17 @@ func (s *Service) recall(ctx context.Context, req ChatRequest, vec []float32, k 
 	var found []relevantDoc
 	if s.opts.EnableTurn {
 		// Only turns before the recent window: it is already in the prompt.
-		before := r.nextTurn - len(r.turns) - 1
+		firstRecent := r.nextTurn - len(r.turns)
 		docs, err := s.searchRelevant(ctx, req.Prompt, vec, relevantQuery{
-			Filter: Filter{Type: DocTurn, ConversationID: req.ConversationID, UpToTurn: &before}, K: k, Floor: s.opts.RelevanceFloor})
+			Filter: Filter{Type: DocTurn, ConversationID: req.ConversationID}, K: k + len(r.turns), Floor: s.opts.RelevanceFloor})
 		if err != nil {
 			return err
 		}
-		found = append(found, docs...)
+		for _, d := range docs {
+			if d.Meta.TurnIndex != nil && *d.Meta.TurnIndex < firstRecent {
+				found = append(found, d)
+			}
+		}
 	}
 	if s.opts.EnableSummary {
 		docs, err := s.searchRelevant(ctx, req.Prompt, vec, relevantQuery{

@@ -32,7 +32,7 @@ func (db *DB) Apply(ctx context.Context, c core.Change) error {
 			return err
 		}
 	}
-	return db.inTx(ctx, func(tx *sql.Tx) error {
+	return db.inTx(ctx, func(tx *writeTx) error {
 		for _, id := range c.Delete {
 			if err := deleteByID(ctx, tx, id, ""); err != nil && core.KindOf(err) != core.KindNotFound {
 				return err
@@ -60,7 +60,7 @@ func (db *DB) Apply(ctx context.Context, c core.Change) error {
 // v0.1.6 cannot INSERT OR REPLACE an existing key, so a replaced document
 // is deleted first (without cascading: it comes back at once) and gets a
 // new rowid.
-func putDocument(ctx context.Context, tx *sql.Tx, d core.Document) error {
+func putDocument(ctx context.Context, tx *writeTx, d core.Document) error {
 	var rowid int64
 	err := tx.QueryRowContext(ctx, "SELECT rowid FROM documents WHERE id = ?", d.ID).Scan(&rowid)
 	switch {
@@ -74,7 +74,7 @@ func putDocument(ctx context.Context, tx *sql.Tx, d core.Document) error {
 	return insertDocument(ctx, tx, d)
 }
 
-func insertDocument(ctx context.Context, tx *sql.Tx, d core.Document) error {
+func insertDocument(ctx context.Context, tx *writeTx, d core.Document) error {
 	d.Meta.Timestamp = d.Meta.Timestamp.UTC()
 	meta, err := json.Marshal(d.Meta)
 	if err != nil {
@@ -90,11 +90,13 @@ func insertDocument(ctx context.Context, tx *sql.Tx, d core.Document) error {
 	if err != nil {
 		return storeErr(err)
 	}
+	c := quantize(d.Embedding)
 	_, err = tx.ExecContext(ctx, insertVectorSQL, rowid, string(d.Meta.Type), d.Meta.Scope,
-		d.Meta.ConversationID, quantize(d.Embedding))
+		d.Meta.ConversationID, c)
 	if err != nil {
 		return storeErr(err)
 	}
+	tx.insertedCode(rowid, string(d.Meta.Type), d.Meta.Scope, d.Meta.ConversationID, c)
 	for _, src := range d.Meta.SourceIDs {
 		if _, err := tx.ExecContext(ctx, "INSERT OR IGNORE INTO memory_sources (source_id, memory_id) VALUES (?, ?)", src, d.ID); err != nil {
 			return storeErr(err)
@@ -115,10 +117,10 @@ func (db *DB) Get(ctx context.Context, id string) (core.Document, error) {
 
 // Delete removes the document id only if it has type t.
 func (db *DB) Delete(ctx context.Context, id string, t core.DocType) error {
-	return db.inTx(ctx, func(tx *sql.Tx) error { return deleteByID(ctx, tx, id, t) })
+	return db.inTx(ctx, func(tx *writeTx) error { return deleteByID(ctx, tx, id, t) })
 }
 
-func deleteByID(ctx context.Context, tx *sql.Tx, id string, t core.DocType) error {
+func deleteByID(ctx context.Context, tx *writeTx, id string, t core.DocType) error {
 	var rowid int64
 	var typ string
 	err := tx.QueryRowContext(ctx, "SELECT rowid, type FROM documents WHERE id = ?", id).Scan(&rowid, &typ)
@@ -138,7 +140,7 @@ func deleteByID(ctx context.Context, tx *sql.Tx, id string, t core.DocType) erro
 // DeleteWhere removes every document matching f.
 func (db *DB) DeleteWhere(ctx context.Context, f core.Filter) (int, error) {
 	var n int
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
+	err := db.inTx(ctx, func(tx *writeTx) error {
 		var err error
 		n, err = deleteMatching(ctx, tx, f)
 		return err
@@ -146,7 +148,7 @@ func (db *DB) DeleteWhere(ctx context.Context, f core.Filter) (int, error) {
 	return n, err
 }
 
-func deleteMatching(ctx context.Context, tx *sql.Tx, f core.Filter) (int, error) {
+func deleteMatching(ctx context.Context, tx *writeTx, f core.Filter) (int, error) {
 	where, args := filterSQL(f)
 	rows, err := tx.QueryContext(ctx, "SELECT rowid FROM documents"+where, args...)
 	if err != nil {
@@ -178,7 +180,7 @@ func (db *DB) Replace(ctx context.Context, f core.Filter, docs ...core.Document)
 			return err
 		}
 	}
-	return db.inTx(ctx, func(tx *sql.Tx) error {
+	return db.inTx(ctx, func(tx *writeTx) error {
 		if _, err := deleteMatching(ctx, tx, f); err != nil {
 			return err
 		}

@@ -29,12 +29,9 @@ func (db *DB) KeywordSearch(ctx context.Context, q core.KeywordQuery) ([]core.Ke
 	if len(terms) == 0 || q.K <= 0 {
 		return nil, nil
 	}
-	conn, release, err := db.searchConn(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer release()
-	tx, err := conn.BeginTx(ctx, nil)
+	// A read connection: keyword searches read only the posting lists of
+	// informative (rare) words and a few rows, and never wait for a write.
+	tx, err := db.read.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, storeErr(err)
 	}

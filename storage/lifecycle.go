@@ -16,14 +16,14 @@ const sqlChunk = 500
 // provenance rows. With cascade, it is a deletion in its own right (not the
 // first half of a replacement): the memories that had all their sources
 // among the deleted documents are deleted too, and their history says why.
-func deleteRowids(ctx context.Context, tx *sql.Tx, rowids []int64, cascade bool) error {
+func deleteRowids(ctx context.Context, tx *writeTx, rowids []int64, cascade bool) error {
 	var ids []any
 	for start := 0; start < len(rowids); start += sqlChunk {
 		chunk := make([]any, 0, sqlChunk)
 		for _, r := range rowids[start:min(start+sqlChunk, len(rowids))] {
 			chunk = append(chunk, r)
 		}
-		err := queryRowids(ctx, tx, "SELECT id FROM documents", chunk, func(rows *sql.Rows) error {
+		err := queryRowids(ctx, tx.Tx, "SELECT id FROM documents", chunk, func(rows *sql.Rows) error {
 			var id string
 			err := rows.Scan(&id)
 			ids = append(ids, id)
@@ -40,6 +40,7 @@ func deleteRowids(ctx context.Context, tx *sql.Tx, rowids []int64, cascade bool)
 		if _, err := tx.ExecContext(ctx, "DELETE FROM documents WHERE rowid = ?", r); err != nil {
 			return storeErr(err)
 		}
+		tx.deletedCode(r)
 	}
 	if err := execChunks(ctx, tx, "DELETE FROM memory_sources WHERE memory_id IN", ids); err != nil {
 		return err
@@ -52,7 +53,7 @@ func deleteRowids(ctx context.Context, tx *sql.Tx, rowids []int64, cascade bool)
 
 // deleteOrphans removes the provenance rows of the deleted sources and
 // deletes each automatic memory left without any source.
-func deleteOrphans(ctx context.Context, tx *sql.Tx, sources []any) error {
+func deleteOrphans(ctx context.Context, tx *writeTx, sources []any) error {
 	var affected []string
 	for start := 0; start < len(sources); start += sqlChunk {
 		chunk := sources[start:min(start+sqlChunk, len(sources))]
@@ -107,7 +108,7 @@ func deleteOrphans(ctx context.Context, tx *sql.Tx, sources []any) error {
 	return nil
 }
 
-func execChunks(ctx context.Context, tx *sql.Tx, stmtIn string, ids []any) error {
+func execChunks(ctx context.Context, tx *writeTx, stmtIn string, ids []any) error {
 	for start := 0; start < len(ids); start += sqlChunk {
 		chunk := ids[start:min(start+sqlChunk, len(ids))]
 		if _, err := tx.ExecContext(ctx, stmtIn+" ("+placeholders(len(chunk))+")", chunk...); err != nil {
@@ -117,7 +118,7 @@ func execChunks(ctx context.Context, tx *sql.Tx, stmtIn string, ids []any) error
 	return nil
 }
 
-func insertHistory(ctx context.Context, tx *sql.Tx, h core.HistoryEntry, meta string) error {
+func insertHistory(ctx context.Context, tx *writeTx, h core.HistoryEntry, meta string) error {
 	_, err := tx.ExecContext(ctx, `INSERT INTO memory_history (memory_id, ts, event, text, metadata, reason, room_id)
 		VALUES (?, ?, ?, ?, ?, ?, ?)`, h.MemoryID, h.Time.UnixNano(), h.Event, h.Text, meta, h.Reason, nullable(h.Meta.RoomID))
 	return storeErr(err)
@@ -151,7 +152,7 @@ func (db *DB) History(ctx context.Context, memoryID string) ([]core.HistoryEntry
 // PruneHistory deletes history entries of room memories older than cutoff.
 func (db *DB) PruneHistory(ctx context.Context, cutoff time.Time) (int, error) {
 	var n int64
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
+	err := db.inTx(ctx, func(tx *writeTx) error {
 		res, err := tx.ExecContext(ctx, "DELETE FROM memory_history WHERE room_id IS NOT NULL AND ts < ?", cutoff.UnixNano())
 		if err != nil {
 			return storeErr(err)

@@ -59,7 +59,7 @@ func (db *DB) Reindex(ctx context.Context, emb core.Embedder, batch int, progres
 		if len(vecs) != len(rows) {
 			return core.Errorf(core.KindUpstream, "embedder %s returned %d vectors for %d texts", emb.Name(), len(vecs), len(rows))
 		}
-		if err := db.inTx(ctx, func(tx *sql.Tx) error { return rewriteVectors(ctx, tx, rows, vecs) }); err != nil {
+		if err := db.inTx(ctx, func(tx *writeTx) error { return rewriteVectors(ctx, tx, rows, vecs) }); err != nil {
 			return err
 		}
 		cursor = rows[len(rows)-1].rowid
@@ -68,7 +68,7 @@ func (db *DB) Reindex(ctx context.Context, emb core.Embedder, batch int, progres
 			progress(ReindexProgress{Done: done, Total: total})
 		}
 	}
-	return db.inTx(ctx, func(tx *sql.Tx) error {
+	return db.inTx(ctx, func(tx *writeTx) error {
 		if err := setMeta(ctx, tx, embedderKey, emb.Name()); err != nil {
 			return err
 		}
@@ -101,7 +101,7 @@ func (db *DB) batchAfter(ctx context.Context, cursor int64, n int) ([]reindexRow
 	return out, storeErr(rows.Err())
 }
 
-func rewriteVectors(ctx context.Context, tx *sql.Tx, rows []reindexRow, vecs [][]float32) error {
+func rewriteVectors(ctx context.Context, tx *writeTx, rows []reindexRow, vecs [][]float32) error {
 	for i, r := range rows {
 		if len(vecs[i]) != core.Dim {
 			return core.Errorf(core.KindUpstream, "embedder returned %d dimensions, want %d", len(vecs[i]), core.Dim)
@@ -112,9 +112,11 @@ func rewriteVectors(ctx context.Context, tx *sql.Tx, rows []reindexRow, vecs [][
 		if _, err := tx.ExecContext(ctx, "DELETE FROM documents_vec WHERE rowid = ?", r.rowid); err != nil {
 			return storeErr(err)
 		}
-		if _, err := tx.ExecContext(ctx, insertVectorSQL, r.rowid, r.docType, r.scope, r.conversationID.String, quantize(vecs[i])); err != nil {
+		c := quantize(vecs[i])
+		if _, err := tx.ExecContext(ctx, insertVectorSQL, r.rowid, r.docType, r.scope, r.conversationID.String, c); err != nil {
 			return storeErr(err)
 		}
+		tx.insertedCode(r.rowid, r.docType, r.scope, r.conversationID.String, c)
 	}
 	return setMeta(ctx, tx, reindexCursorKey, strconv.FormatInt(rows[len(rows)-1].rowid, 10))
 }

@@ -96,22 +96,9 @@ func TestSearchFindsEveryShard(t *testing.T) {
 }
 
 func TestCandidateCount(t *testing.T) {
-	tests := []struct {
-		k      int
-		stored int64
-		want   int
-	}{
-		{10, 0, maxCandidates},
-		{10, 10_000, maxCandidates},
-		{10, 50_000, 120},
-		{10, 100_000, minCandidates},
-		{10, 10_000_000, minCandidates},
-		{80, 100_000, 160},
-		{3000, 10, maxKNN},
-	}
-	for _, tc := range tests {
-		if got := candidateCount(tc.k, tc.stored); got != tc.want {
-			t.Errorf("candidateCount(%d, %d) = %d, want %d", tc.k, tc.stored, got, tc.want)
+	for _, tc := range []struct{ k, want int }{{1, minCandidates}, {10, minCandidates}, {80, 160}, {3000, 6000}} {
+		if got := candidateCount(tc.k); got != tc.want {
+			t.Errorf("candidateCount(%d) = %d, want %d", tc.k, got, tc.want)
 		}
 	}
 }

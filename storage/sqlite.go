@@ -31,9 +31,9 @@ type DB struct {
 	write *sql.DB
 	// read has several connections; in WAL mode readers never block the writer.
 	read *sql.DB
-	// writerSearch admits one search at a time to the write connection
-	// (see searchConn).
-	writerSearch chan struct{}
+	// codes is the in-memory index of the binary codes that vector searches
+	// scan, in step with documents_vec (see codeIndex).
+	codes *codeIndex
 }
 
 var _ core.Store = (*DB)(nil)
@@ -79,10 +79,16 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		return nil, err
 	}
 	read.SetMaxOpenConns(8)
-	db := &DB{path: path, write: write, read: read, writerSearch: make(chan struct{}, 1)}
+	db := &DB{path: path, write: write, read: read, codes: newCodeIndex()}
 	if err := db.Ping(ctx); err != nil {
 		db.Close()
 		return nil, err
+	}
+	// Loaded on the writer, before any write can be made through db, so
+	// that the index and documents_vec start from the same state.
+	if err := db.codes.load(ctx, db.write); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open %s: load vector codes: %w", path, err)
 	}
 	return db, nil
 }
@@ -112,17 +118,23 @@ func (db *DB) Ping(ctx context.Context) error {
 	return nil
 }
 
-// inTx runs fn in one write transaction.
-func (db *DB) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
-	tx, err := db.write.BeginTx(ctx, nil)
+// inTx runs fn in one write transaction. The changes fn records to the
+// codes reach the in-memory index only once the transaction has committed.
+func (db *DB) inTx(ctx context.Context, fn func(*writeTx) error) error {
+	sqlTx, err := db.write.BeginTx(ctx, nil)
 	if err != nil {
 		return storeErr(err)
 	}
-	defer tx.Rollback()
+	defer sqlTx.Rollback()
+	tx := &writeTx{Tx: sqlTx}
 	if err := fn(tx); err != nil {
 		return err
 	}
-	return storeErr(tx.Commit())
+	if err := sqlTx.Commit(); err != nil {
+		return storeErr(err)
+	}
+	db.codes.apply(tx.codes)
+	return nil
 }
 
 // storeErr marks a database failure as internal; core errors pass through.

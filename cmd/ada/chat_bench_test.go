@@ -38,7 +38,7 @@ func BenchmarkChatService(b *testing.B) {
 	llm.Default(llmtest.Reply{Tokens: []string{"Sure", ", here", " is", " an", " answer."}})
 	env := testEnv(b, map[string]string{"LLM_BASE_URL": llm.URL(), "LLM_MODEL": "bench", "LOG_LEVEL": "ERROR"})
 	seedStart := time.Now()
-	conv := seedStore(b, env["DATA_DIR"], docs)
+	convs := seedStore(b, env["DATA_DIR"], docs)
 	fmt.Printf("seeded %d documents in %.1f s\n", docs, time.Since(seedStart).Seconds())
 	ada := startAda(b, "serve", env)
 
@@ -46,13 +46,15 @@ func BenchmarkChatService(b *testing.B) {
 	chat := measure(200, func() time.Duration { return timeChat(b, ada, nil) })
 	// In a long conversation: the recent window, recall of its older turns
 	// and summaries, and the automatic-memory extraction queued after done.
-	inConv := func(auto bool) func() time.Duration {
+	// Each measurement has a seeded conversation of its own, so both start
+	// at the same length (and grow alike: two turns per chat).
+	inConv := func(conv string, auto bool) func() time.Duration {
 		return func() time.Duration {
 			return timeChat(b, ada, map[string]any{"conversation_id": conv, "auto_memory": auto})
 		}
 	}
-	convAuto := measure(200, inConv(true))
-	convNoAuto := measure(200, inConv(false))
+	convAuto := measure(200, inConv(convs[0], true))
+	convNoAuto := measure(200, inConv(convs[1], false))
 	relayDirect := measure(100, func() time.Duration { return relayTime(b, llm, directReader(llm)) })
 	relayStream := measure(100, func() time.Duration { return relayTime(b, llm, streamReader(ada)) })
 	conc := concurrentStreams(b, ada, 200)
@@ -83,8 +85,8 @@ func BenchmarkChatService(b *testing.B) {
 
 // seedStore writes n documents: a tenth memories, the rest turns of
 // conversations of 100 turns, through the real storage path. It returns the
-// id of the last conversation.
-func seedStore(b testing.TB, dir string, n int) string {
+// ids of the last two whole conversations.
+func seedStore(b testing.TB, dir string, n int) []string {
 	ctx := context.Background()
 	db, err := storage.Open(ctx, filepath.Join(dir, "ada.db"))
 	if err != nil {
@@ -97,6 +99,7 @@ func seedStore(b testing.TB, dir string, n int) string {
 	words := strings.Fields("alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa quebec romeo sierra tango uniform victor whiskey xray yankee zulu coffee tea garden meeting project deadline invoice weather music berlin paris train flight doctor birthday")
 	batch := make([]core.Document, 0, 1000)
 	conv := core.NewConversationID()
+	var convs []string
 	for i := 0; i < n; i++ {
 		text := fmt.Sprintf("%s %s %s note %d about %s", words[i%len(words)], words[(i*7)%len(words)], words[(i*13)%len(words)], i, words[(i*31)%len(words)])
 		d := core.Document{ID: core.NewDocID(), Text: text, Embedding: embed.HashVector(text),
@@ -105,6 +108,7 @@ func seedStore(b testing.TB, dir string, n int) string {
 			d.Meta.Type, d.Meta.Importance = core.DocMemory, 1+i%5
 		} else {
 			if i%100 == 1 {
+				convs = append(convs, conv)
 				conv = core.NewConversationID()
 			}
 			idx := i % 100
@@ -118,7 +122,7 @@ func seedStore(b testing.TB, dir string, n int) string {
 			batch = batch[:0]
 		}
 	}
-	return conv
+	return convs[len(convs)-2:]
 }
 
 func measure(n int, f func() time.Duration) []time.Duration {

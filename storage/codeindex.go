@@ -1,0 +1,324 @@
+package storage
+
+import (
+	"container/heap"
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"math/bits"
+	"sync"
+
+	"github.com/ada-chat/ada/core"
+)
+
+// codeWords is the length of a binary code in 64-bit words; headWords, of
+// the prefix a search scans first.
+const (
+	codeWords = codeBits / 64
+	headWords = 8
+)
+
+// code is a document's binary code (see quantize), as 64-bit words.
+type code [codeWords]uint64
+
+func codeOf(b []byte) (c code) {
+	for i := range c {
+		c[i] = binary.LittleEndian.Uint64(b[8*i:])
+	}
+	return c
+}
+
+// codeIndex holds every document's binary code in memory, with the fields a
+// vector search filters on, so that a search scans the codes with popcounts
+// instead of running sqlite-vec's KNN (whose top-k selection is O(n·k)) on a
+// connection with a warm page cache. It is loaded from documents_vec at
+// Open, which stays the durable store, and follows every committed write:
+// a write transaction records its changes (writeTx) and they reach the index
+// only after the commit, so a rolled-back transaction leaves it untouched.
+//
+// The rows are kept in dense parallel slices; a deletion moves the last row
+// into the hole. The scan is bound by memory bandwidth (100k codes are 25
+// MB), so each code's first 512 bits are also kept apart, in heads (6.4 MB
+// for 100k): a search picks about prefilterFactor times its candidates by
+// the heads' distance, then the candidates by the whole codes' distance.
+// At 100k codes this takes 1.1 ms instead of 2.9 for one pass over the
+// whole codes, and recall@10 after rescoring stays as it was (0.988 against
+// 0.989 at 100k memories, 0.996 at 20k; make bench).
+type codeIndex struct {
+	mu     sync.RWMutex
+	heads  [][headWords]uint64
+	codes  []code
+	rowids []int64
+	types  []uint32 // interned
+	scopes []uint32 // interned
+	convs  []uint32 // interned; "" is a string like any other
+	pos    map[int64]int
+	// names interns the types, scopes and conversation ids: a scan compares
+	// small integers. It only grows (a few bytes per distinct string).
+	names map[string]uint32
+}
+
+// codeOp is one change to the index: a row to insert, or (del) to delete.
+type codeOp struct {
+	del            bool
+	rowid          int64
+	typ, scope     string
+	conversationID string
+	code           code
+}
+
+func newCodeIndex() *codeIndex {
+	return &codeIndex{pos: make(map[int64]int), names: make(map[string]uint32)}
+}
+
+func (x *codeIndex) intern(s string) uint32 {
+	id, ok := x.names[s]
+	if !ok {
+		id = uint32(len(x.names))
+		x.names[s] = id
+	}
+	return id
+}
+
+// apply makes ops, in order, under the write lock.
+func (x *codeIndex) apply(ops []codeOp) {
+	if len(ops) == 0 {
+		return
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for i := range ops {
+		x.applyOne(&ops[i])
+	}
+}
+
+func (x *codeIndex) applyOne(op *codeOp) {
+	if i, ok := x.pos[op.rowid]; ok {
+		// Deleted, or replaced in place (reindex).
+		last := len(x.rowids) - 1
+		if i != last {
+			x.heads[i], x.codes[i], x.rowids[i], x.types[i], x.scopes[i], x.convs[i] =
+				x.heads[last], x.codes[last], x.rowids[last], x.types[last], x.scopes[last], x.convs[last]
+			x.pos[x.rowids[i]] = i
+		}
+		x.heads, x.codes, x.rowids, x.types, x.scopes, x.convs =
+			x.heads[:last], x.codes[:last], x.rowids[:last], x.types[:last], x.scopes[:last], x.convs[:last]
+		delete(x.pos, op.rowid)
+	}
+	if op.del {
+		return
+	}
+	x.pos[op.rowid] = len(x.rowids)
+	x.heads = append(x.heads, [headWords]uint64(op.code[:headWords]))
+	x.codes = append(x.codes, op.code)
+	x.rowids = append(x.rowids, op.rowid)
+	x.types = append(x.types, x.intern(op.typ))
+	x.scopes = append(x.scopes, x.intern(op.scope))
+	x.convs = append(x.convs, x.intern(op.conversationID))
+}
+
+// len is the number of codes held.
+func (x *codeIndex) len() int {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return len(x.rowids)
+}
+
+// load reads every code from documents_vec.
+func (x *codeIndex) load(ctx context.Context, pool *sql.DB) error {
+	rows, err := pool.QueryContext(ctx, "SELECT rowid, doc_type, scope, coalesce(conversation_id, ''), embedding FROM documents_vec")
+	if err != nil {
+		return storeErr(err)
+	}
+	defer rows.Close()
+	var ops []codeOp
+	for rows.Next() {
+		var op codeOp
+		var emb []byte
+		if err := rows.Scan(&op.rowid, &op.typ, &op.scope, &op.conversationID, &emb); err != nil {
+			return storeErr(err)
+		}
+		if len(emb) != codeBits/8 {
+			return core.Errorf(core.KindInternal, "documents_vec row %d: code of %d bytes, want %d", op.rowid, len(emb), codeBits/8)
+		}
+		op.code = codeOf(emb)
+		ops = append(ops, op)
+	}
+	if err := rows.Err(); err != nil {
+		return storeErr(err)
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.heads = make([][headWords]uint64, 0, len(ops))
+	x.codes = make([]code, 0, len(ops))
+	x.rowids = make([]int64, 0, len(ops))
+	x.types = make([]uint32, 0, len(ops))
+	x.scopes = make([]uint32, 0, len(ops))
+	x.convs = make([]uint32, 0, len(ops))
+	x.pos = make(map[int64]int, len(ops))
+	for i := range ops {
+		x.applyOne(&ops[i])
+	}
+	return nil
+}
+
+// codeFilter is the part of a query the index filters on.
+type codeFilter struct {
+	Type           core.DocType
+	Scopes         []string
+	ConversationID string
+}
+
+// nearest returns the rowids of the (at most) n codes within f nearest to
+// q in Hamming distance.
+func (x *codeIndex) nearest(q *code, f codeFilter, n int) []int64 {
+	if n <= 0 {
+		return nil
+	}
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	const all = ^uint32(0)
+	typ, conv := all, all
+	var ok bool
+	if f.Type != "" {
+		if typ, ok = x.names[string(f.Type)]; !ok {
+			return nil
+		}
+	}
+	if f.ConversationID != "" {
+		if conv, ok = x.names[f.ConversationID]; !ok {
+			return nil
+		}
+	}
+	var scopes []uint32
+	for _, s := range f.Scopes {
+		if id, ok := x.names[s]; ok {
+			scopes = append(scopes, id)
+		}
+	}
+	if len(f.Scopes) > 0 && len(scopes) == 0 {
+		return nil
+	}
+	// First stage: the (about) m nearest by the heads' distance, chosen
+	// by a histogram of the distances rather than a heap, which would take
+	// most rows early in a scan.
+	m := n * prefilterFactor
+	dp := headDists.Get().(*[]uint16)
+	defer headDists.Put(dp)
+	if cap(*dp) < len(x.heads) {
+		*dp = make([]uint16, len(x.heads))
+	}
+	dists := (*dp)[:len(x.heads)]
+	var hist [headWords*64 + 2]int
+	const skip = headWords*64 + 1
+	for i := range x.heads {
+		if (typ != all && x.types[i] != typ) || (conv != all && x.convs[i] != conv) ||
+			(scopes != nil && !containsID(scopes, x.scopes[i])) {
+			dists[i] = skip
+			continue
+		}
+		c := &x.heads[i]
+		d := 0
+		for w := range c {
+			d += bits.OnesCount64(c[w] ^ q[w])
+		}
+		dists[i] = uint16(d)
+		hist[d]++
+	}
+	limit, kept := 0, 0 // rows at distances up to limit are kept
+	for limit = 0; limit < skip-1; limit++ {
+		if kept += hist[limit]; kept >= m {
+			break
+		}
+	}
+	var h codeHeap // row indexes in codeCand.rowid
+	for i, d := range dists {
+		if int(d) <= limit {
+			h = append(h, codeCand{int(d), int64(i)})
+		}
+	}
+	// Second stage: the n nearest of those by the whole codes' distance.
+	top := make(codeHeap, 0, n)
+	worst := codeBits + 1
+	for _, c := range h {
+		code := &x.codes[c.rowid]
+		d := 0
+		for w := range code {
+			d += bits.OnesCount64(code[w] ^ q[w])
+		}
+		worst = top.offer(codeCand{d, x.rowids[c.rowid]}, n, worst)
+	}
+	out := make([]int64, len(top))
+	for i, c := range top {
+		out[i] = c.rowid
+	}
+	return out
+}
+
+// prefilterFactor is how many rows per candidate the first stage of a scan
+// keeps (see codeIndex).
+const prefilterFactor = 32
+
+// headDists holds the first stage's distances, one per row, between scans.
+var headDists = sync.Pool{New: func() any { return new([]uint16) }}
+
+// offer adds c to h if h holds fewer than n or c beats its worst, and
+// returns the distance a candidate must now beat.
+func (h *codeHeap) offer(c codeCand, n, worst int) int {
+	if c.distance >= worst {
+		return worst
+	}
+	if len(*h) < n {
+		heap.Push(h, c)
+		if len(*h) < n {
+			return worst
+		}
+	} else {
+		(*h)[0] = c
+		heap.Fix(h, 0)
+	}
+	return (*h)[0].distance
+}
+
+func containsID(ids []uint32, id uint32) bool {
+	for _, x := range ids {
+		if x == id {
+			return true
+		}
+	}
+	return false
+}
+
+type codeCand struct {
+	distance int
+	rowid    int64
+}
+
+// codeHeap is a max-heap on distance: its root is the worst kept candidate.
+type codeHeap []codeCand
+
+func (h codeHeap) Len() int           { return len(h) }
+func (h codeHeap) Less(i, j int) bool { return h[i].distance > h[j].distance }
+func (h codeHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *codeHeap) Push(x any)        { *h = append(*h, x.(codeCand)) }
+func (h *codeHeap) Pop() any {
+	old := *h
+	c := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return c
+}
+
+// writeTx is a write transaction that records its changes to the codes, for
+// the index to take after the commit.
+type writeTx struct {
+	*sql.Tx
+	codes []codeOp
+}
+
+func (tx *writeTx) insertedCode(rowid int64, typ, scope, conversationID string, c []byte) {
+	tx.codes = append(tx.codes, codeOp{rowid: rowid, typ: typ, scope: scope, conversationID: conversationID, code: codeOf(c)})
+}
+
+func (tx *writeTx) deletedCode(rowid int64) {
+	tx.codes = append(tx.codes, codeOp{del: true, rowid: rowid})
+}

@@ -1,0 +1,333 @@
+package storage
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ada-chat/ada/core"
+	"github.com/ada-chat/ada/core/embed"
+)
+
+// indexRow is what the code index holds about a row.
+type indexRow struct {
+	typ, scope, conv string
+	code             code
+}
+
+func (x *codeIndex) snapshot() map[int64]indexRow {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	names := make(map[uint32]string, len(x.names))
+	for s, id := range x.names {
+		names[id] = s
+	}
+	out := make(map[int64]indexRow, len(x.rowids))
+	for i, r := range x.rowids {
+		if x.pos[r] != i {
+			panic(fmt.Sprintf("rowid %d at %d, pos says %d", r, i, x.pos[r]))
+		}
+		out[r] = indexRow{names[x.types[i]], names[x.scopes[i]], names[x.convs[i]], x.codes[i]}
+	}
+	if len(x.pos) != len(out) {
+		panic(fmt.Sprintf("pos has %d rows, index %d", len(x.pos), len(out)))
+	}
+	return out
+}
+
+// checkIndex: the in-memory index holds exactly documents_vec, and vector
+// searches give what an exact scan gives (the stores here are smaller than
+// the candidate count, so the two must agree exactly).
+func checkIndex(t *testing.T, db *DB, queries []string) {
+	t.Helper()
+	ctx := context.Background()
+	fresh := newCodeIndex()
+	if err := fresh.load(ctx, db.read); err != nil {
+		t.Fatal(err)
+	}
+	got, want := db.codes.snapshot(), fresh.snapshot()
+	if len(got) != len(want) {
+		t.Fatalf("index holds %d codes, documents_vec %d", len(got), len(want))
+	}
+	for r, w := range want {
+		if got[r] != w {
+			t.Fatalf("rowid %d: index %+v, documents_vec %+v", r, got[r].typ, w.typ)
+		}
+	}
+	var docs int
+	if err := db.read.QueryRowContext(ctx, "SELECT count(*) FROM documents").Scan(&docs); err != nil || docs != len(want) {
+		t.Fatalf("%d documents, %d codes (%v)", docs, len(want), err)
+	}
+	filters := []core.Filter{{}, {Type: core.DocMemory}, {Type: core.DocMemory, Scopes: []string{core.ScopeGlobal}},
+		{Type: core.DocMemory, Scopes: []string{"entity:bo", core.ScopeGlobal}}, {Type: core.DocTurn}, {Type: "nothing"}}
+	for _, text := range queries {
+		for _, f := range filters {
+			q := core.VectorQuery{Filter: f, Vector: embed.HashVector(text), K: 5}
+			approx, err := db.approximateSearch(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			exact, err := db.exactSearch(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a, e := hitIDs(approx), hitIDs(exact); !slices.Equal(a, e) {
+				t.Fatalf("query %q, filter %+v: search %v, exact scan %v", text, f, a, e)
+			}
+		}
+	}
+}
+
+func hitIDs(hits []core.Hit) []string {
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.ID
+	}
+	return ids
+}
+
+// The index follows every kind of write: put, replacement by id, Replace,
+// Delete, DeleteWhere, the provenance cascade and Reindex.
+func TestCodeIndexFollowsWrites(t *testing.T) {
+	ctx := context.Background()
+	db := openTestDB(t)
+	queries := []string{"coffee in the morning", "project deadline", "Paris"}
+	conv := core.NewConversationID()
+	var turns, mems []core.Document
+	for i := range 10 {
+		turns = append(turns, turnDoc(conv, "", i, fmt.Sprintf("turn %d about coffee and project %d", i, i%3), time.Now()))
+	}
+	for i := range 20 {
+		scope := core.ScopeGlobal
+		if i%3 == 0 {
+			scope = "entity:bo"
+		}
+		m := memoryDoc(fmt.Sprintf("memory %d: Sam likes topic %d in Paris", i, i%5), scope, 3)
+		if i < 4 {
+			m.Meta.SourceIDs = []string{turns[i].ID}
+		}
+		mems = append(mems, m)
+	}
+	if err := db.Put(ctx, append(slices.Clone(turns), mems...)...); err != nil {
+		t.Fatal(err)
+	}
+	checkIndex(t, db, queries)
+
+	mems[5].Text, mems[5].Embedding = "coffee in the morning", embed.HashVector("coffee in the morning")
+	mems[6].Meta.Scope = "entity:bo"
+	if err := db.Put(ctx, mems[5], mems[6]); err != nil {
+		t.Fatal(err)
+	}
+	checkIndex(t, db, queries)
+
+	if err := db.Replace(ctx, core.Filter{Type: core.DocMemory, Scopes: []string{"entity:bo"}},
+		memoryDoc("project deadline moved to April", "entity:bo", 2)); err != nil {
+		t.Fatal(err)
+	}
+	checkIndex(t, db, queries)
+
+	if err := db.Delete(ctx, mems[7].ID, core.DocMemory); err != nil {
+		t.Fatal(err)
+	}
+	checkIndex(t, db, queries)
+
+	// Turns 0 and 1 are the only sources of two memories: they go too.
+	if n, err := db.DeleteWhere(ctx, core.Filter{Type: core.DocTurn, AfterTurn: nil, UpToTurn: ptr(1)}); err != nil || n != 2 {
+		t.Fatalf("delete where: %d, %v", n, err)
+	}
+	if _, err := db.Get(ctx, mems[1].ID); core.KindOf(err) != core.KindNotFound {
+		t.Fatalf("the cascade kept memory 1: %v", err)
+	}
+	checkIndex(t, db, queries)
+	if err := db.Delete(ctx, turns[2].ID, core.DocTurn); err != nil {
+		t.Fatal(err)
+	}
+	checkIndex(t, db, queries)
+
+	if err := db.Reindex(ctx, shiftedEmbedder{}, 7, nil); err != nil {
+		t.Fatal(err)
+	}
+	checkIndex(t, db, queries)
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// shiftedEmbedder embeds differently from the hash embedder, so that a
+// reindex changes every code.
+type shiftedEmbedder struct{}
+
+func (shiftedEmbedder) Name() string { return "shifted" }
+func (shiftedEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i, s := range texts {
+		out[i] = embed.HashVector("shifted " + s)
+	}
+	return out, nil
+}
+
+// A transaction that fails after writing leaves the index as it was.
+func TestCodeIndexIgnoresRolledBackWrites(t *testing.T) {
+	ctx := context.Background()
+	db := openTestDB(t)
+	a, b := memoryDoc("Sam likes tea", core.ScopeGlobal, 3), memoryDoc("Sam likes cake", core.ScopeGlobal, 3)
+	if err := db.Put(ctx, a, b); err != nil {
+		t.Fatal(err)
+	}
+	before := db.codes.snapshot()
+	failed := errors.New("failed half-way")
+	err := db.inTx(ctx, func(tx *writeTx) error {
+		if err := deleteByID(ctx, tx, a.ID, ""); err != nil {
+			return err
+		}
+		b.Embedding = embed.HashVector("Sam likes pie")
+		if err := putDocument(ctx, tx, b); err != nil {
+			return err
+		}
+		if err := putDocument(ctx, tx, memoryDoc("Sam likes biscuits", core.ScopeGlobal, 3)); err != nil {
+			return err
+		}
+		if len(tx.codes) != 4 {
+			t.Errorf("the transaction recorded %d changes, want 4", len(tx.codes))
+		}
+		return failed
+	})
+	if !errors.Is(err, failed) {
+		t.Fatalf("err = %v", err)
+	}
+	after := db.codes.snapshot()
+	if len(after) != len(before) {
+		t.Fatalf("index has %d codes after a rollback, %d before", len(after), len(before))
+	}
+	for r, w := range before {
+		if after[r] != w {
+			t.Fatalf("rowid %d changed after a rollback", r)
+		}
+	}
+	checkIndex(t, db, []string{"Sam likes pie", "tea"})
+	// A change that fails inside its transaction (a duplicate id among
+	// the puts is fine; a cancelled context is not) leaves it untouched too.
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := db.Put(cctx, memoryDoc("never stored", core.ScopeGlobal, 3)); err == nil {
+		t.Fatal("a put with a cancelled context succeeded")
+	}
+	checkIndex(t, db, []string{"never stored"})
+}
+
+// A reopened store loads the codes it had.
+func TestCodeIndexReloadsOnOpen(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "ada.db")
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var docs []core.Document
+	for i := range 30 {
+		docs = append(docs, memoryDoc(fmt.Sprintf("fact %d about %d things", i, i*i), core.ScopeGlobal, 3))
+	}
+	if err := db.Put(ctx, docs...); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Delete(ctx, docs[3].ID, core.DocMemory); err != nil {
+		t.Fatal(err)
+	}
+	want := db.codes.snapshot()
+	db.Close()
+	db, err = Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	got := db.codes.snapshot()
+	if len(got) != len(want) || len(got) != 29 {
+		t.Fatalf("reopened index has %d codes, want %d", len(got), len(want))
+	}
+	for r, w := range want {
+		if got[r] != w {
+			t.Fatalf("rowid %d differs after reopening", r)
+		}
+	}
+	checkIndex(t, db, []string{"fact 7 about 49 things"})
+}
+
+// Searches and writes run concurrently (go test -race).
+func TestCodeIndexConcurrentSearchAndWrites(t *testing.T) {
+	ctx := context.Background()
+	db := openTestDB(t)
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	errs := make(chan error, 8)
+	for w := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 40 {
+				d := memoryDoc(fmt.Sprintf("writer %d fact %d", w, i), core.ScopeGlobal, 3)
+				if err := db.Put(ctx, d); err != nil {
+					errs <- err
+					return
+				}
+				if i%3 == 0 {
+					if err := db.Delete(ctx, d.ID, core.DocMemory); err != nil {
+						errs <- err
+						return
+					}
+				}
+			}
+		}()
+	}
+	var readers sync.WaitGroup
+	for range 3 {
+		readers.Add(1)
+		go func() {
+			defer readers.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				q := core.VectorQuery{Filter: core.Filter{Type: core.DocMemory}, Vector: embed.HashVector("writer fact"), K: 5}
+				if _, err := db.Search(ctx, q); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(stop)
+	readers.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	checkIndex(t, db, []string{"writer 1 fact 7"})
+	if n := db.codes.len(); n != 2*(40-14) {
+		t.Fatalf("%d codes, want %d", n, 2*(40-14))
+	}
+}
+
+// BenchmarkCodeScan measures the in-memory scan alone over 100k codes.
+func BenchmarkCodeScan(b *testing.B) {
+	x := newCodeIndex()
+	rng := rand.New(rand.NewPCG(5, 6))
+	ops := make([]codeOp, 100_000)
+	for i := range ops {
+		ops[i] = codeOp{rowid: int64(i + 1), typ: string(core.DocMemory), scope: core.ScopeGlobal}
+		ops[i].code = codeOf(quantize(randomUnit(rng)))
+	}
+	x.apply(ops)
+	q := codeOf(quantize(randomUnit(rng)))
+	f := codeFilter{Type: core.DocMemory, Scopes: []string{core.ScopeGlobal}}
+	for b.Loop() {
+		x.nearest(&q, f, minCandidates)
+	}
+}
