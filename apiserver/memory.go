@@ -10,6 +10,9 @@ import (
 type memorySearchResponse struct {
 	Items []core.Memory `json:"items"`
 	Count int           `json:"count"`
+	// Next is the cursor of the following page of a listing; null at the end
+	// and for searches.
+	Next *string `json:"next"`
 }
 
 // handleMemorySearch serves both documented forms: search= (default limit
@@ -25,14 +28,19 @@ func (s *Server) handleMemorySearch(r *request) error {
 	if err != nil {
 		return err
 	}
-	items, err := s.core.SearchMemories(r.ctx, core.MemoryQuery{
+	page, err := s.core.MemoryPage(r.ctx, core.MemoryQuery{
 		Text: text, Entity: strParam(r, "entity"), Scope: strParam(r, "scope"),
 		ConversationID: strParam(r, "conversation_id"), Tag: strParam(r, "tag"), Limit: limit,
+		Cursor: strParam(r, "cursor"),
 	})
 	if err != nil {
 		return err
 	}
-	writeJSON(r.RequestCtx, 200, memorySearchResponse{Items: items, Count: len(items)})
+	resp := memorySearchResponse{Items: page.Items, Count: len(page.Items)}
+	if page.Next != "" {
+		resp.Next = &page.Next
+	}
+	writeJSON(r.RequestCtx, 200, resp)
 	return nil
 }
 

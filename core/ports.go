@@ -19,6 +19,15 @@ type Filter struct {
 	AfterTurn, UpToTurn *int
 	// Expired selects the memories whose expires_at is at or before it.
 	Expired time.Time
+	// Before selects the documents listed after this position in List's
+	// order (newest first): a page cursor.
+	Before *Position
+}
+
+// Position is a document's place in List's order: its timestamp, then its id.
+type Position struct {
+	Time time.Time
+	ID   string
 }
 
 // VectorQuery asks for the K nearest documents to Vector within Filter.
@@ -93,7 +102,8 @@ type Store interface {
 	// KeywordSearch returns up to q.K documents matching q.Text's words,
 	// best BM25 first.
 	KeywordSearch(ctx context.Context, q KeywordQuery) ([]KeywordHit, error)
-	// List returns up to limit documents matching f, newest first.
+	// List returns up to limit documents matching f, newest first (ties by
+	// id, descending).
 	List(ctx context.Context, f Filter, limit int) ([]Document, error)
 	// RecentConversations lists conversations by their newest turn, newest first.
 	RecentConversations(ctx context.Context, limit int) ([]Conversation, error)

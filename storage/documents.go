@@ -198,7 +198,7 @@ func (db *DB) List(ctx context.Context, f core.Filter, limit int) ([]core.Docume
 	where, args := filterSQL(f)
 	args = append(args, limit)
 	rows, err := db.read.QueryContext(ctx, "SELECT "+selectDocumentColumns+" FROM documents"+where+
-		" ORDER BY ts DESC, rowid DESC LIMIT ?", args...)
+		" ORDER BY ts DESC, id DESC LIMIT ?", args...)
 	if err != nil {
 		return nil, storeErr(err)
 	}
@@ -246,6 +246,10 @@ func filterSQL(f core.Filter) (string, []any) {
 	if !f.Expired.IsZero() {
 		conds = append(conds, "json_extract(metadata, '$.expires_at') IS NOT NULL AND unixepoch(json_extract(metadata, '$.expires_at'), 'subsec') <= ?")
 		args = append(args, float64(f.Expired.UnixNano())/1e9)
+	}
+	if f.Before != nil {
+		ts := f.Before.Time.UnixNano()
+		conds, args = append(conds, "(ts < ? OR (ts = ? AND id < ?))"), append(args, ts, ts, f.Before.ID)
 	}
 	if f.AfterTurn != nil {
 		conds, args = append(conds, "json_extract(metadata, '$.turn_index') > ?"), append(args, *f.AfterTurn)

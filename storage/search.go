@@ -24,7 +24,7 @@ func (db *DB) Search(ctx context.Context, q core.VectorQuery) ([]core.Hit, error
 	if len(q.Vector) != core.Dim {
 		return nil, core.Errorf(core.KindInvalid, "query vector has %d dimensions, want %d", len(q.Vector), core.Dim)
 	}
-	if q.Tag != "" || !q.Expired.IsZero() || q.RoomID != "" || q.AnyRoom || !q.OlderThan.IsZero() ||
+	if q.Tag != "" || !q.Expired.IsZero() || q.Before != nil || q.RoomID != "" || q.AnyRoom || !q.OlderThan.IsZero() ||
 		q.AfterTurn != nil || q.UpToTurn != nil {
 		// Filters the code index does not carry: an exact scan of what they
 		// select (they are selective and indexed).
