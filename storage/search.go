@@ -39,14 +39,14 @@ func (db *DB) Search(ctx context.Context, q core.VectorQuery) ([]core.Hit, error
 // memory (codeIndex: popcounts over 256 bytes a document, about 1 ms per
 // 100k on one core), and the nearest candidates are rescored exactly from
 // their embeddings, which costs a row read and a 768-dimension dot product
-// each: the rescoring, not the scan, is most of a search's time. 100
-// candidates give recall@10 of 1.000, 0.996 and 0.989 against an exact scan
-// at 1k, 20k and 100k memories (hash embedder; 60 give 0.999 and 0.984 at 1k
-// and 20k, 250 give 1.000 at both and take twice as long), so the count does
-// not depend on the store's size (make bench measures recall and time).
+// each: the rescoring, not the scan, is most of a search's time. 60
+// candidates give recall@10 of 0.999, 0.978 and 0.965 against an exact scan
+// at 1k, 20k and 100k memories (hash embedder; 100 give 1.000, 0.996 and
+// 0.989 and cost 2–5 ms more per chat, where a chat makes three or four
+// searches: make bench), so the count does not depend on the store's size.
 const (
 	rescoreFactor = 2
-	minCandidates = 100
+	minCandidates = 60
 	// maxExactScan bounds the exact path used for tag, room and age filters.
 	maxExactScan = 20000
 )

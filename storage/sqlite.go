@@ -31,6 +31,8 @@ type DB struct {
 	write *sql.DB
 	// read has several connections; in WAL mode readers never block the writer.
 	read *sql.DB
+	// writeMu serialises write transactions with their code index updates.
+	writeMu sync.Mutex
 	// codes is the in-memory index of the binary codes that vector searches
 	// scan, in step with documents_vec (see codeIndex).
 	codes *codeIndex
@@ -121,6 +123,12 @@ func (db *DB) Ping(ctx context.Context) error {
 // inTx runs fn in one write transaction. The changes fn records to the
 // codes reach the in-memory index only once the transaction has committed.
 func (db *DB) inTx(ctx context.Context, fn func(*writeTx) error) error {
+	// Commit and the code index's update are one step for other writers:
+	// otherwise a later transaction's update could be applied first, and
+	// SQLite reuses the largest rowid after a delete, so a delete applied
+	// late would remove the new document that took its rowid.
+	db.writeMu.Lock()
+	defer db.writeMu.Unlock()
 	sqlTx, err := db.write.BeginTx(ctx, nil)
 	if err != nil {
 		return storeErr(err)
