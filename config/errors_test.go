@@ -44,7 +44,7 @@ func TestLoadErrors(t *testing.T) {
 		{map[string]string{"MAX_CONTEXT_MESSAGES": "101"}, "MAX_CONTEXT_MESSAGES=101: must be 0..100"},
 		{map[string]string{"DATA_RETENTION_DAYS": "-1"}, "DATA_RETENTION_DAYS=-1: must be 0..3650"},
 		{map[string]string{"BOT_WORKERS": "0"}, "BOT_WORKERS=0: must be 1..64"},
-		{map[string]string{"LOG_LEVEL": "verbose"}, "LOG_LEVEL=verbose: must be one of DEBUG, INFO, WARNING, ERROR"},
+		{map[string]string{"LOG_LEVEL": "verbose"}, "LOG_LEVEL=verbose: must be one of DEBUG, INFO, WARNING (or WARN), ERROR"},
 		{map[string]string{"LOG_FORMAT": "xml"}, "LOG_FORMAT=xml: must be one of text, json"},
 		{map[string]string{"LLM_BACKEND": "anthropic"}, "LLM_BACKEND=anthropic: must be one of ollama, openai"},
 		{map[string]string{"EMBED_BACKEND": "bert"}, "EMBED_BACKEND=bert: must be one of hash, ollama, openai"},

@@ -179,7 +179,7 @@ func (v levelVal) set(raw string) error {
 			return nil
 		}
 	}
-	return errors.New("must be one of DEBUG, INFO, WARNING, ERROR")
+	return errors.New("must be one of DEBUG, INFO, WARNING (or WARN), ERROR")
 }
 func (v levelVal) get() any {
 	for _, l := range levels {
@@ -189,7 +189,7 @@ func (v levelVal) get() any {
 	}
 	return v.p.String()
 }
-func (v levelVal) rule() string { return "DEBUG, INFO, WARNING, ERROR" }
+func (v levelVal) rule() string { return "DEBUG, INFO, WARNING (or WARN), ERROR" }
 
 // urlVal is an optional http or https URL, kept without a trailing slash.
 // Its userinfo is a secret: Public and error messages never show it.

@@ -128,3 +128,38 @@ func TestCommonWordsAreLeftOut(t *testing.T) {
 		t.Fatalf("common words were searched: %d results", len(got))
 	}
 }
+
+// TestExactPathReadsEverything: a search with a filter the code index does
+// not carry (here age) finds the nearest document even when it is the
+// oldest of more than 20,000 it selects (the exact path once read only the
+// newest 20,000).
+func TestExactPathReadsEverything(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes 20,001 documents; skipped with -short only")
+	}
+	ctx := context.Background()
+	db := openTestDB(t)
+	start := time.Now().Add(-time.Hour)
+	target := memoryDoc("the lighthouse keeper's ledger of storms", core.ScopeGlobal, 3)
+	target.Meta.Timestamp = start
+	batch := []core.Document{target}
+	for i := range 20000 {
+		d := memoryDoc(fmt.Sprintf("routine entry %d about groceries", i), core.ScopeGlobal, 3)
+		d.Meta.Timestamp = start.Add(time.Duration(i+1) * time.Millisecond)
+		batch = append(batch, d)
+		if len(batch) == 2000 {
+			if err := db.Put(ctx, batch...); err != nil {
+				t.Fatal(err)
+			}
+			batch = batch[:0]
+		}
+	}
+	if err := db.Put(ctx, batch...); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := db.Search(ctx, core.VectorQuery{Filter: core.Filter{Type: core.DocMemory, OlderThan: time.Now()},
+		Vector: embed.HashVector("lighthouse keeper ledger storms"), K: 3})
+	if err != nil || len(hits) == 0 || hits[0].ID != target.ID {
+		t.Fatalf("nearest = %v, %v; want the oldest document %s", hits, err, target.ID)
+	}
+}

@@ -47,8 +47,6 @@ func (db *DB) Search(ctx context.Context, q core.VectorQuery) ([]core.Hit, error
 const (
 	rescoreFactor = 2
 	minCandidates = 60
-	// maxExactScan bounds the exact path used for tag, room and age filters.
-	maxExactScan = 20000
 )
 
 // candidateCount is the number of candidates for k results.
@@ -69,8 +67,11 @@ const vecShards = 4
 var insertVectorSQL = fmt.Sprintf(`INSERT INTO documents_vec (rowid, shard, doc_type, scope, conversation_id, embedding)
 	VALUES (?, abs(random() %% %d), ?, ?, ?, vec_bit(?))`, vecShards)
 
-// exactSearch scores every document of q's filter (the newest
-// maxExactScan) from its embedding alone and loads the q.K nearest.
+// exactSearch scores every document of q's filter from its embedding alone
+// (the filters that come here are selective and indexed) and loads the q.K
+// nearest. It keeps only the best q.K while it reads, so its memory does not
+// grow with what the filter selects, and it reads all of it: an old
+// document is found as surely as a new one.
 func (db *DB) exactSearch(ctx context.Context, q core.VectorQuery) ([]core.Hit, error) {
 	tx, err := db.read.BeginTx(ctx, nil)
 	if err != nil {
@@ -78,12 +79,11 @@ func (db *DB) exactSearch(ctx context.Context, q core.VectorQuery) ([]core.Hit, 
 	}
 	defer tx.Rollback()
 	where, args := filterSQL(q.Filter)
-	rows, err := tx.QueryContext(ctx, "SELECT rowid, embedding FROM documents"+where+" ORDER BY ts DESC LIMIT ?",
-		append(args, maxExactScan)...)
+	rows, err := tx.QueryContext(ctx, "SELECT rowid, embedding FROM documents"+where, args...)
 	if err != nil {
 		return nil, storeErr(err)
 	}
-	var cands []scored
+	best := make([]scored, 0, q.K+1) // sorted, nearest first
 	for rows.Next() {
 		var c scored
 		var emb []byte
@@ -92,13 +92,26 @@ func (db *DB) exactSearch(ctx context.Context, q core.VectorQuery) ([]core.Hit, 
 			return nil, storeErr(err)
 		}
 		c.distance = cosineDistanceLE(q.Vector, emb)
-		cands = append(cands, c)
+		if len(best) == q.K && byDistance(c, best[q.K-1]) >= 0 {
+			continue
+		}
+		at, _ := slices.BinarySearchFunc(best, c, byDistance)
+		best = slices.Insert(best, at, c)
+		if len(best) > q.K {
+			best = best[:q.K]
+		}
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return nil, storeErr(err)
 	}
-	return loadNearest(ctx, tx, cands, q.K)
+	return loadNearest(ctx, tx, best, q.K)
+}
+
+// byDistance orders candidates nearest first, ties by rowid, as
+// loadNearest does, so that equal distances always resolve the same way.
+func byDistance(a, b scored) int {
+	return cmp.Or(cmp.Compare(a.distance, b.distance), cmp.Compare(a.rowid, b.rowid))
 }
 
 // scored is a candidate document and its exact distance to the query.
@@ -112,9 +125,7 @@ func loadNearest(ctx context.Context, tx *sql.Tx, cands []scored, k int) ([]core
 	if len(cands) == 0 {
 		return nil, nil
 	}
-	slices.SortFunc(cands, func(a, b scored) int {
-		return cmp.Or(cmp.Compare(a.distance, b.distance), cmp.Compare(a.rowid, b.rowid))
-	})
+	slices.SortFunc(cands, byDistance)
 	cands = cands[:min(len(cands), k)]
 	top := make([]any, len(cands))
 	for i, c := range cands {

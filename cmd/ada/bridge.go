@@ -1,12 +1,16 @@
 package main
 
 import (
+	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/ada-chat/ada/apiserver"
 	"github.com/ada-chat/ada/apiserver/client"
 	"github.com/ada-chat/ada/bot"
+	"github.com/ada-chat/ada/core"
 )
 
 // newBridge builds the Matrix bridge; Run connects it. It talks to the core
@@ -14,8 +18,12 @@ import (
 // bridge's own tables, crypto store and sync position are in this process's
 // database either way.
 func newBridge(a *app, log *slog.Logger) (*bot.Bot, error) {
+	backend, err := newBridgeBackend(a, log)
+	if err != nil {
+		return nil, err
+	}
 	return bot.New(bot.OptionsFromConfig(a.cfg, buildVersion()), bot.Deps{
-		Backend:   newBridgeBackend(a, log),
+		Backend:   backend,
 		DB:        a.db.Writer(),
 		ReadDB:    a.db.Reader(),
 		Retention: a.core,
@@ -38,13 +46,32 @@ func bridgeHealth(b *bot.Bot) func() apiserver.MatrixStatus {
 	}
 }
 
-// newBridgeBackend picks the bridge's way to Ada.
-func newBridgeBackend(a *app, log *slog.Logger) bot.Backend {
+// apiProbeTimeout bounds the start-up check of ADA_API_URL.
+const apiProbeTimeout = 5 * time.Second
+
+// newBridgeBackend picks the bridge's way to Ada. With ADA_API_URL it checks
+// at start that the API answers and accepts API_KEY: a refused key is a
+// start-up error (waiting cannot fix it); an API that does not answer yet is
+// a warning, since it may start after the bridge.
+func newBridgeBackend(a *app, log *slog.Logger) (bot.Backend, error) {
 	if a.cfg.AdaAPIURL == "" {
-		return bot.NewCoreBackend(a.core, a.ocr)
+		return bot.NewCoreBackend(a.core, a.ocr), nil
 	}
-	log.Info("the bridge calls the Ada API over HTTP", "url", a.cfg.AdaAPIURL)
+	log.Info("the bridge calls the Ada API over HTTP; its own state (Matrix keys, room settings, sync position) stays in DATA_DIR",
+		"url", a.cfg.AdaAPIURL)
 	// No client timeout: a chat stream may last up to REQUEST_TIMEOUT_SECONDS,
 	// which the bridge enforces through each call's context.
-	return apiBackend{c: client.New(a.cfg.AdaAPIURL, a.cfg.APIKey, &http.Client{}), ocrMax: a.cfg.OCRMaxBytes}
+	c := client.New(a.cfg.AdaAPIURL, a.cfg.APIKey, &http.Client{})
+	ctx, cancel := context.WithTimeout(context.Background(), apiProbeTimeout)
+	defer cancel()
+	switch err := c.CheckAccess(ctx); {
+	case err == nil:
+		log.Info("the Ada API answers and accepts the key", "url", a.cfg.AdaAPIURL)
+	case core.KindOf(err) == core.KindUnauthorized:
+		return nil, fmt.Errorf("the Ada API at %s (ADA_API_URL) refused API_KEY: set API_KEY to the key the API was started with", a.cfg.AdaAPIURL)
+	default:
+		log.Warn("the Ada API does not answer yet; the bridge will post an error notice for each question until it does",
+			"url", a.cfg.AdaAPIURL, "error", core.SafeMessage(err))
+	}
+	return apiBackend{c: c, ocrMax: a.cfg.OCRMaxBytes}, nil
 }
