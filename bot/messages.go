@@ -49,6 +49,9 @@ func (b *Bot) handleMessage(ctx context.Context, evt *event.Event, backlog bool)
 	}
 	trig := b.act.check(content, b.opts.RespondToDMs && b.isDM(ctx, evt.RoomID))
 	if trig == triggerNone {
+		// Why a message got no answer is the first question when debugging
+		// a room; the text itself is never logged.
+		log.Debug("not answering: no mention, display name, DM or keyword")
 		return nil
 	}
 	q := b.questionFor(ctx, evt, content)

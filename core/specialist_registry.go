@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -111,7 +112,10 @@ func (s *Service) runSpecialist(ctx context.Context, name string, args json.RawM
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.opts.SpecialistTimeout)
 	defer cancel()
+	start := time.Now()
 	out, err := e.sp.Run(ctx, SpecialistCall{Args: args, OCRContext: ocr})
+	s.log.Debug("specialist ran", "specialist", name, "ok", err == nil, "chars", len(out),
+		"ms", float64(time.Since(start).Microseconds())/1000)
 	if err != nil {
 		if ctx.Err() == context.DeadlineExceeded {
 			return fmt.Sprintf("error: %s timed out after %s", name, s.opts.SpecialistTimeout), false
