@@ -96,3 +96,27 @@ func TestJobQueueOrdersPerKey(t *testing.T) {
 	q.submit("conv-a", "panics", func(context.Context) { panic("boom") })
 	q.wait() // a panicking job is recovered and the queue goes on
 }
+
+// TestJobQueueCloseCancels: close cancels the running job's context, drops
+// the queued ones and returns only when the running one has.
+func TestJobQueueCloseCancels(t *testing.T) {
+	q := newJobQueue(1, slog.New(slog.DiscardHandler))
+	started, ranQueued := make(chan struct{}), false
+	cancelled := false
+	q.submit("conv-a", "test", func(ctx context.Context) {
+		close(started)
+		<-ctx.Done()
+		cancelled = true
+	})
+	q.submit("conv-a", "test", func(context.Context) { ranQueued = true })
+	<-started
+	q.close()
+	if !cancelled || ranQueued {
+		t.Fatalf("running job cancelled: %v; queued job ran: %v", cancelled, ranQueued)
+	}
+	q.submit("conv-a", "after close", func(context.Context) { ranQueued = true })
+	q.wait()
+	if ranQueued {
+		t.Fatal("a job submitted after close ran")
+	}
+}

@@ -209,20 +209,22 @@ func (s *Service) saveTurns(ctx context.Context, req ChatRequest, answer string,
 	if promptVec == nil {
 		promptVec = vecs[1]
 	}
-	next := r.nextTurn
-	ui, ai := next, next+1
-	turn := func(role, text string, vec []float32, ts time.Time, idx *int) Document {
-		return Document{ID: NewDocID(), Text: text, Embedding: vec, Meta: Metadata{
-			Type: DocTurn, Timestamp: ts.UTC(), Source: SourceChat, Scope: ScopeGlobal,
-			ConversationID: req.ConversationID, Role: role, TurnIndex: idx, RoomID: req.RoomID,
-		}}
-	}
 	now := s.now()
 	if !now.After(userTime) {
 		now = userTime.Add(time.Microsecond) // keep the pair ordered
 	}
-	user, assistant := turn("user", req.Prompt, promptVec, userTime, &ui), turn("assistant", answer, answerVec, now, &ai)
+	user := turnDocument(NewDocID(), req.ConversationID, "user", req.Prompt, promptVec, userTime, r.nextTurn, SourceChat)
+	assistant := turnDocument(NewDocID(), req.ConversationID, "assistant", answer, answerVec, now, r.nextTurn+1, SourceChat)
+	user.Meta.RoomID, assistant.Meta.RoomID = req.RoomID, req.RoomID
 	return []Document{user, assistant}, s.store.Put(ctx, user, assistant)
+}
+
+// turnDocument is a turn of a conversation, as chat and imports store it.
+func turnDocument(id, convID, role, text string, vec []float32, ts time.Time, index int, source string) Document {
+	return Document{ID: id, Text: text, Embedding: vec, Meta: Metadata{
+		Type: DocTurn, Timestamp: ts.UTC(), Source: source, Scope: ScopeGlobal,
+		ConversationID: convID, Role: role, TurnIndex: &index,
+	}}
 }
 
 // saveChatMemory stores the memory requested with save_memory. It runs after

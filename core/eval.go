@@ -53,9 +53,7 @@ func (s *Service) ImportTurns(ctx context.Context, convID string, turns []Import
 			if role != "assistant" {
 				role = "user"
 			}
-			docs[i] = Document{ID: id, Text: t.Text, Embedding: vecs[i], Meta: Metadata{
-				Type: DocTurn, Timestamp: t.Time.UTC(), Source: SourceImport, Scope: ScopeGlobal,
-				ConversationID: convID, Role: role, TurnIndex: &idx}}
+			docs[i] = turnDocument(id, convID, role, t.Text, vecs[i], t.Time, idx, SourceImport)
 			ids = append(ids, id)
 		}
 		if err := s.store.Put(ctx, docs...); err != nil {

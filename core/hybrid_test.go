@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -87,5 +88,53 @@ func TestExplanationsAddUpToTheScore(t *testing.T) {
 		if want := 1 - (1-ex.Similarity)*(1-ex.KeywordRelevance); math.Abs(ex.Relevance-want) > 1e-3 {
 			t.Errorf("%q: relevance %v, want %v", m.Text, ex.Relevance, want)
 		}
+	}
+}
+
+// TestFloorKeepsWeakFAQsOut: an FAQ entry that shares no word with the
+// prompt (similarity 0.07 from character n-grams alone) stays out of the
+// context at the default floor and gets in with the floor at 0, so it is
+// the floor that keeps it out.
+func TestFloorKeepsWeakFAQsOut(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "faq.jsonl")
+	os.WriteFile(path, []byte(`{"question": "How do I reset Ada?", "answer": "Say !ada clear in the room.", "topic": "help"}`+"\n"), 0o644)
+	faqsFor := func(floor float64) int {
+		opts := core.DefaultOptions()
+		opts.RelevanceFloor = floor
+		svc := newServiceWith(t, opts)
+		if _, err := svc.LoadFAQFile(ctx, path); err != nil {
+			t.Fatal(err)
+		}
+		p, err := svc.DebugPrompt(ctx, core.ChatRequest{Prompt: "Which tea should I brew for Sam tonight?"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(p.Used.FAQs)
+	}
+	if with, without := faqsFor(core.DefaultRelevanceFloor), faqsFor(0); with != 0 || without != 1 {
+		t.Fatalf("FAQs in the context: %d at the default floor (want 0), %d without a floor (want 1)", with, without)
+	}
+}
+
+// TestNearDuplicateRefreshes: a memory whose text differs but whose
+// similarity reaches RAG_MEMORY_DEDUP refreshes the existing one; one below
+// it is a memory of its own.
+func TestNearDuplicateRefreshes(t *testing.T) {
+	ctx := context.Background()
+	opts := core.DefaultOptions()
+	opts.MemoryDedup = 0.8
+	svc := newServiceWith(t, opts)
+	first, err := svc.CreateMemory(ctx, core.MemoryInput{Text: "Sam's bike is a red Gazelle from 2019"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	near, err := svc.CreateMemory(ctx, core.MemoryInput{Text: "Sam's bike is a red Gazelle from 2019, bought used", Importance: 5})
+	if err != nil || !*near.Deduplicated || near.ID != first.ID || near.Meta.Importance != 5 {
+		t.Fatalf("near duplicate: %+v, %v", near, err)
+	}
+	other, err := svc.CreateMemory(ctx, core.MemoryInput{Text: "Kim plays the cello"})
+	if err != nil || *other.Deduplicated || other.ID == first.ID {
+		t.Fatalf("unrelated memory: %+v, %v", other, err)
 	}
 }

@@ -114,19 +114,44 @@ func (s *Service) CreateMemory(ctx context.Context, in MemoryInput) (Memory, err
 	return m, nil
 }
 
-func (s *Service) memoryDocument(ctx context.Context, in MemoryInput) (Document, error) {
-	text := strings.TrimSpace(in.Text)
+// The rules of a memory's fields, shared by create and patch.
+
+func memoryText(text string) (string, error) {
+	text = strings.TrimSpace(text)
 	switch {
 	case text == "":
-		return Document{}, Errorf(KindInvalid, "text: must not be blank")
+		return "", Errorf(KindInvalid, "text: must not be blank")
 	case len([]rune(text)) > MaxMemoryText:
-		return Document{}, Errorf(KindInvalid, "text: must be at most %d characters", MaxMemoryText)
+		return "", Errorf(KindInvalid, "text: must be at most %d characters", MaxMemoryText)
+	}
+	return text, nil
+}
+
+func checkImportance(n int) error {
+	if n < 1 || n > 5 {
+		return Errorf(KindInvalid, "importance: must be 1..5, got %d", n)
+	}
+	return nil
+}
+
+func futureExpiry(t, now time.Time) (*time.Time, error) {
+	t = t.UTC()
+	if !t.After(now) {
+		return nil, Errorf(KindInvalid, "expires_at: must be in the future, got %s", t.Format(time.RFC3339))
+	}
+	return &t, nil
+}
+
+func (s *Service) memoryDocument(ctx context.Context, in MemoryInput) (Document, error) {
+	text, err := memoryText(in.Text)
+	if err != nil {
+		return Document{}, err
 	}
 	if in.Importance == 0 {
 		in.Importance = DefaultImportance
 	}
-	if in.Importance < 1 || in.Importance > 5 {
-		return Document{}, Errorf(KindInvalid, "importance: must be 1..5, got %d", in.Importance)
+	if err := checkImportance(in.Importance); err != nil {
+		return Document{}, err
 	}
 	scope, entity, err := resolveScope(in.Scope, in.Entity)
 	if err != nil {
@@ -139,11 +164,9 @@ func (s *Service) memoryDocument(ctx context.Context, in MemoryInput) (Document,
 		in.Source = SourceChat
 	}
 	if in.ExpiresAt != nil {
-		t := in.ExpiresAt.UTC()
-		if !t.After(s.now()) {
-			return Document{}, Errorf(KindInvalid, "expires_at: must be in the future, got %s", t.Format(time.RFC3339))
+		if in.ExpiresAt, err = futureExpiry(*in.ExpiresAt, s.now()); err != nil {
+			return Document{}, err
 		}
-		in.ExpiresAt = &t
 	}
 	vec, err := s.embedOne(ctx, text)
 	if err != nil {

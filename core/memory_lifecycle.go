@@ -158,25 +158,16 @@ func (s *Service) PatchMemory(ctx context.Context, id string, p MemoryPatch) (Me
 	if err != nil {
 		return Memory{}, err
 	}
+	// Every field is checked before the new text costs an embedding.
+	text := d.Text
 	if p.Text != nil {
-		text := strings.TrimSpace(*p.Text)
-		switch {
-		case text == "":
-			return Memory{}, Errorf(KindInvalid, "text: must not be blank")
-		case len([]rune(text)) > MaxMemoryText:
-			return Memory{}, Errorf(KindInvalid, "text: must be at most %d characters", MaxMemoryText)
-		}
-		if text != d.Text {
-			vec, err := s.embedOne(ctx, text)
-			if err != nil {
-				return Memory{}, err
-			}
-			d.Text, d.Embedding = text, vec
+		if text, err = memoryText(*p.Text); err != nil {
+			return Memory{}, err
 		}
 	}
 	if p.Importance != nil {
-		if *p.Importance < 1 || *p.Importance > 5 {
-			return Memory{}, Errorf(KindInvalid, "importance: must be 1..5, got %d", *p.Importance)
+		if err := checkImportance(*p.Importance); err != nil {
+			return Memory{}, err
 		}
 		d.Meta.Importance = *p.Importance
 	}
@@ -187,11 +178,16 @@ func (s *Service) PatchMemory(ctx context.Context, id string, p MemoryPatch) (Me
 	case p.ClearExpiry:
 		d.Meta.ExpiresAt = nil
 	case p.ExpiresAt != nil:
-		t := p.ExpiresAt.UTC()
-		if !t.After(s.now()) {
-			return Memory{}, Errorf(KindInvalid, "expires_at: must be in the future, got %s", t.Format(time.RFC3339))
+		if d.Meta.ExpiresAt, err = futureExpiry(*p.ExpiresAt, s.now()); err != nil {
+			return Memory{}, err
 		}
-		d.Meta.ExpiresAt = &t
+	}
+	if text != d.Text {
+		vec, err := s.embedOne(ctx, text)
+		if err != nil {
+			return Memory{}, err
+		}
+		d.Text, d.Embedding = text, vec
 	}
 	now := s.now().UTC()
 	d.Meta.Timestamp = now

@@ -96,33 +96,44 @@ func seedStore(b testing.TB, dir string, n int) []string {
 	if err := db.CheckEmbedder(ctx, embed.HashName); err != nil {
 		b.Fatal(err)
 	}
-	words := strings.Fields("alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa quebec romeo sierra tango uniform victor whiskey xray yankee zulu coffee tea garden meeting project deadline invoice weather music berlin paris train flight doctor birthday")
-	batch := make([]core.Document, 0, 1000)
 	conv := core.NewConversationID()
 	var convs []string
-	for i := 0; i < n; i++ {
-		text := fmt.Sprintf("%s %s %s note %d about %s", words[i%len(words)], words[(i*7)%len(words)], words[(i*13)%len(words)], i, words[(i*31)%len(words)])
-		d := core.Document{ID: core.NewDocID(), Text: text, Embedding: embed.HashVector(text),
-			Meta: core.Metadata{Timestamp: time.Now().Add(-time.Duration(n-i) * time.Second), Source: core.SourceChat, Scope: core.ScopeGlobal}}
+	putGenerated(b, db, n, func(i int, d *core.Document) {
 		if i%10 == 0 {
 			d.Meta.Type, d.Meta.Importance = core.DocMemory, 1+i%5
-		} else {
-			if i%100 == 1 {
-				convs = append(convs, conv)
-				conv = core.NewConversationID()
-			}
-			idx := i % 100
-			d.Meta.Type, d.Meta.ConversationID, d.Meta.Role, d.Meta.TurnIndex = core.DocTurn, conv, []string{"user", "assistant"}[i%2], &idx
+			return
 		}
+		if i%100 == 1 {
+			convs = append(convs, conv)
+			conv = core.NewConversationID()
+		}
+		idx := i % 100
+		d.Meta.Type, d.Meta.ConversationID, d.Meta.Role, d.Meta.TurnIndex = core.DocTurn, conv, []string{"user", "assistant"}[i%2], &idx
+	})
+	return convs[len(convs)-2:]
+}
+
+var benchWords = strings.Fields("alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa quebec romeo sierra tango uniform victor whiskey xray yankee zulu coffee tea garden meeting project deadline invoice weather music berlin paris train flight doctor birthday")
+
+// putGenerated writes n generated documents through the real storage path,
+// in batches of 1000, one second apart, oldest first; kind sets each
+// document's type and its type's fields.
+func putGenerated(b testing.TB, db *storage.DB, n int, kind func(i int, d *core.Document)) {
+	w := benchWords
+	batch := make([]core.Document, 0, 1000)
+	for i := range n {
+		text := fmt.Sprintf("%s %s %s note %d about %s", w[i%len(w)], w[(i*7)%len(w)], w[(i*13)%len(w)], i, w[(i*31)%len(w)])
+		d := core.Document{ID: core.NewDocID(), Text: text, Embedding: embed.HashVector(text),
+			Meta: core.Metadata{Timestamp: time.Now().Add(-time.Duration(n-i) * time.Second), Source: core.SourceChat, Scope: core.ScopeGlobal}}
+		kind(i, &d)
 		batch = append(batch, d)
 		if len(batch) == cap(batch) || i == n-1 {
-			if err := db.Put(ctx, batch...); err != nil {
+			if err := db.Put(context.Background(), batch...); err != nil {
 				b.Fatal(err)
 			}
 			batch = batch[:0]
 		}
 	}
-	return convs[len(convs)-2:]
 }
 
 func measure(n int, f func() time.Duration) []time.Duration {

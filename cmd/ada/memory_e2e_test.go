@@ -5,20 +5,26 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 )
 
+// memoryRecord is the Memory API record as the tests read it.
 type memoryRecord struct {
 	ID   string `json:"id"`
 	Text string `json:"text"`
 	Meta struct {
-		Importance int      `json:"importance"`
-		Scope      string   `json:"scope"`
-		Entity     *string  `json:"entity"`
-		Tags       []string `json:"tags"`
-		Timestamp  string   `json:"timestamp"`
+		Importance     int        `json:"importance"`
+		Scope          string     `json:"scope"`
+		Entity         *string    `json:"entity"`
+		Tags           []string   `json:"tags"`
+		Timestamp      string     `json:"timestamp"`
+		ExpiresAt      *time.Time `json:"expires_at"`
+		SourceIDs      []string   `json:"source_ids"`
+		ConversationID *string    `json:"conversation_id"`
 	} `json:"meta"`
-	Score      *float64 `json:"score"`
-	Similarity *float64 `json:"similarity"`
+	Score        *float64 `json:"score"`
+	Similarity   *float64 `json:"similarity"`
+	Deduplicated *bool    `json:"deduplicated"`
 }
 
 type memoryList struct {

@@ -7,20 +7,6 @@ import (
 	"time"
 )
 
-// lifecycleRecord is the Memory record with the lifecycle fields.
-type lifecycleRecord struct {
-	ID   string `json:"id"`
-	Text string `json:"text"`
-	Meta struct {
-		Importance int        `json:"importance"`
-		Scope      string     `json:"scope"`
-		Tags       []string   `json:"tags"`
-		Timestamp  string     `json:"timestamp"`
-		ExpiresAt  *time.Time `json:"expires_at"`
-	} `json:"meta"`
-	Deduplicated *bool `json:"deduplicated"`
-}
-
 type historyList struct {
 	MemoryID string `json:"memory_id"`
 	Items    []struct {
@@ -47,7 +33,7 @@ func TestMemoryLifecycleCreateDedupPatchDeleteHistory(t *testing.T) {
 	env := testEnv(t, nil)
 	ada := startAda(t, "serve", env)
 
-	var created lifecycleRecord
+	var created memoryRecord
 	if st := ada.call("POST", "/v1/memory", map[string]any{"text": "Sam's bike is a blue Peugeot", "importance": 2, "tags": []string{"bike"}}, &created); st != http.StatusCreated {
 		t.Fatalf("create: status %d", st)
 	}
@@ -56,7 +42,7 @@ func TestMemoryLifecycleCreateDedupPatchDeleteHistory(t *testing.T) {
 	}
 
 	// The same fact again (other case and punctuation) refreshes it.
-	var dup lifecycleRecord
+	var dup memoryRecord
 	if st := ada.call("POST", "/v1/memory", map[string]any{"text": "sam's bike is a blue Peugeot.", "importance": 3}, &dup); st != http.StatusOK {
 		t.Fatalf("repeated fact: status %d, want 200", st)
 	}
@@ -69,13 +55,13 @@ func TestMemoryLifecycleCreateDedupPatchDeleteHistory(t *testing.T) {
 		t.Fatalf("a repeated fact must not add a copy: %d memories", list.Count)
 	}
 
-	var got lifecycleRecord
+	var got memoryRecord
 	if st := ada.call("GET", "/v1/memory/"+created.ID, nil, &got); st != 200 || got.ID != created.ID || got.Text != "Sam's bike is a blue Peugeot" || got.Deduplicated != nil {
 		t.Fatalf("GET: %d %+v", st, got)
 	}
 
 	expires := time.Now().Add(48 * time.Hour).UTC().Truncate(time.Second)
-	var patched lifecycleRecord
+	var patched memoryRecord
 	st := ada.call("PATCH", "/v1/memory/"+created.ID, map[string]any{
 		"text": "Sam's bike is a red Peugeot", "importance": 4, "expires_at": expires.Format(time.RFC3339)}, &patched)
 	if st != 200 || patched.Text != "Sam's bike is a red Peugeot" || patched.Meta.Importance != 4 ||
@@ -125,7 +111,7 @@ func TestMemoryLifecycleCreateDedupPatchDeleteHistory(t *testing.T) {
 
 func TestMemoryBadPatchIsRejectedAndChangesNothing(t *testing.T) {
 	ada := startAda(t, "serve", testEnv(t, nil))
-	var m lifecycleRecord
+	var m memoryRecord
 	ada.call("POST", "/v1/memory", map[string]any{"text": "The boiler is serviced every October", "importance": 3, "tags": []string{"house"}}, &m)
 	path := "/v1/memory/" + m.ID
 	for _, tc := range []struct {
@@ -151,7 +137,7 @@ func TestMemoryBadPatchIsRejectedAndChangesNothing(t *testing.T) {
 			}
 		})
 	}
-	var after lifecycleRecord
+	var after memoryRecord
 	ada.call("GET", path, nil, &after)
 	if after.Text != m.Text || after.Meta.Importance != 3 || after.Meta.ExpiresAt != nil || after.Meta.Timestamp != m.Meta.Timestamp || strings.Join(after.Meta.Tags, ",") != "house" {
 		t.Fatalf("rejected patches changed the memory: before %+v, after %+v", m, after)
@@ -173,7 +159,7 @@ func TestMemoryExpiresAtHidesItOnceItPasses(t *testing.T) {
 		t.Fatalf("unparsable expires_at: %d %q, want 400 naming expires_at", st, d.Detail)
 	}
 
-	var keep, brief lifecycleRecord
+	var keep, brief memoryRecord
 	ada.call("POST", "/v1/memory", map[string]any{"text": "Sam plays the cello in an orchestra"}, &keep)
 	deadline := time.Now().Add(2 * time.Second)
 	if st := ada.call("POST", "/v1/memory", map[string]any{"text": "Sam is at a cello workshop in Lyon today",
@@ -208,7 +194,7 @@ func TestMemoryExpiresAtHidesItOnceItPasses(t *testing.T) {
 	if st := ada.call("GET", "/v1/memory/"+brief.ID, nil, &d); st != http.StatusNotFound || !strings.Contains(d.Detail, "expired") {
 		t.Fatalf("GET of an expired memory: %d %q, want 404 saying it expired", st, d.Detail)
 	}
-	var got lifecycleRecord
+	var got memoryRecord
 	if st := ada.call("GET", "/v1/memory/"+keep.ID, nil, &got); st != 200 {
 		t.Fatalf("the memory without expiry must stay: %d", st)
 	}

@@ -285,7 +285,7 @@ func TestDeleteConversation(t *testing.T) {
 	}
 	waitFor(t, "the automatic memory", func() bool { return len(listMemories(t, ada, "tag=auto")) == 1 })
 	auto := listMemories(t, ada, "tag=auto")[0]
-	var saved autoMemory
+	var saved memoryRecord
 	if st := ada.call("POST", "/v1/memory", map[string]any{"text": "Sam's hives are on the roof", "conversation_id": conv}, &saved); st != 201 {
 		t.Fatal(st)
 	}

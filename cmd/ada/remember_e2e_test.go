@@ -150,22 +150,10 @@ func TestSummariesAreContiguous(t *testing.T) {
 	}
 }
 
-type autoMemory struct {
-	ID   string `json:"id"`
-	Text string `json:"text"`
-	Meta struct {
-		Importance     int      `json:"importance"`
-		Scope          string   `json:"scope"`
-		Tags           []string `json:"tags"`
-		SourceIDs      []string `json:"source_ids"`
-		ConversationID *string  `json:"conversation_id"`
-	} `json:"meta"`
-}
-
-func listMemories(t *testing.T, ada *adaProc, query string) []autoMemory {
+func listMemories(t *testing.T, ada *adaProc, query string) []memoryRecord {
 	t.Helper()
 	var res struct {
-		Items []autoMemory `json:"items"`
+		Items []memoryRecord `json:"items"`
 	}
 	if st := ada.call("GET", "/v1/memory?"+query, nil, &res); st != 200 {
 		t.Fatalf("list memories: %d", st)
@@ -191,7 +179,7 @@ func TestAutomaticMemories(t *testing.T) {
 			t.Fatalf("chat %q: %d %q", prompt, st, r.Response)
 		}
 	}
-	mems := func() []autoMemory { return listMemories(t, ada, "entity=sam&tag=auto") }
+	mems := func() []memoryRecord { return listMemories(t, ada, "entity=sam&tag=auto") }
 
 	llm.ScriptFormatted(factsReply(`{"text": "Sam lives in Paris", "importance": 4, "replaces": []}`))
 	chat("I live in Paris")
@@ -273,7 +261,7 @@ func TestMalformedExtractionStoresNothingWrong(t *testing.T) {
 	// Extractions of one conversation run in order: once the last one is
 	// stored, every earlier one is done.
 	waitFor(t, "the last extraction", func() bool {
-		return slices.ContainsFunc(listMemories(t, ada, "entity=sam&tag=auto"), func(m autoMemory) bool { return m.Text == "Sam's sister is Kim" })
+		return slices.ContainsFunc(listMemories(t, ada, "entity=sam&tag=auto"), func(m memoryRecord) bool { return m.Text == "Sam's sister is Kim" })
 	})
 	var texts []string
 	for _, m := range listMemories(t, ada, "entity=sam") {
@@ -368,4 +356,33 @@ func TestRelevanceFloor(t *testing.T) {
 	if sys := llm.ChatRequests()[0].Messages[0].Content; strings.Contains(sys, "4512") {
 		t.Fatalf("the unrelated memory reached the prompt:\n%s", sys)
 	}
+}
+
+// TestExtractionNeverDelaysDone: with the extraction's reply held back, the
+// stream still ends with done at once; the memory arrives when the model
+// answers.
+func TestExtractionNeverDelaysDone(t *testing.T) {
+	ada, llm, _ := startChatAda(t, "ollama", nil)
+	release := make(chan struct{})
+	defer func() {
+		select {
+		case <-release:
+		default:
+			close(release)
+		}
+	}()
+	reply := factsReply(`{"text": "Sam's locker is number 12", "importance": 3, "replaces": []}`)
+	reply.Hold, reply.HoldAfter = release, 0
+	llm.ScriptFormatted(reply)
+	start := time.Now()
+	evs := ada.openStream(map[string]any{"prompt": "My locker is number 12"}).all()
+	if eventTypes(evs) != "token,done" || time.Since(start) > 5*time.Second {
+		t.Fatalf("done was delayed or missing: %s after %v", eventTypes(evs), time.Since(start))
+	}
+	waitFor(t, "the held extraction request", func() bool { return len(llm.FormattedRequests()) == 1 })
+	if n := len(listMemories(t, ada, "tag=auto")); n != 0 {
+		t.Fatalf("%d memories before the model answered", n)
+	}
+	close(release)
+	waitFor(t, "the memory", func() bool { return len(listMemories(t, ada, "tag=auto")) == 1 })
 }
