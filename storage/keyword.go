@@ -43,7 +43,8 @@ func (db *DB) KeywordSearch(ctx context.Context, q core.KeywordQuery) ([]core.Ke
 	match := strings.Join(terms, " OR ")
 	where, args := filterSQL(q.Filter)
 	where = strings.Replace(where, " WHERE ", " AND ", 1)
-	rows, err := tx.QueryContext(ctx, `SELECT documents.rowid, bm25(documents_fts) FROM documents_fts
+	// Not cancellable (see readNearest): at most q.K rows.
+	rows, err := tx.QueryContext(context.WithoutCancel(ctx), `SELECT documents.rowid, bm25(documents_fts) FROM documents_fts
 		JOIN documents ON documents.rowid = documents_fts.rowid
 		WHERE documents_fts MATCH ?`+where+` ORDER BY bm25(documents_fts) LIMIT ?`,
 		append(append([]any{match}, args...), q.K)...)

@@ -4,10 +4,10 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
-	"encoding/binary"
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/ada-chat/ada/core"
 )
@@ -67,11 +67,10 @@ const vecShards = 4
 var insertVectorSQL = fmt.Sprintf(`INSERT INTO documents_vec (rowid, shard, doc_type, scope, conversation_id, embedding)
 	VALUES (?, abs(random() %% %d), ?, ?, ?, vec_bit(?))`, vecShards)
 
-// exactSearch scores every document of q's filter from its embedding alone
-// (the filters that come here are selective and indexed) and loads the q.K
-// nearest. It keeps only the best q.K while it reads, so its memory does not
-// grow with what the filter selects, and it reads all of it: an old
-// document is found as surely as a new one.
+// exactSearch scores every document of q's filter and loads the q.K
+// nearest. SQLite computes the distances and keeps the best q.K (see
+// nearestSQL), so memory does not grow with what the filter selects, and
+// it reads all of it: an old document is found as surely as a new one.
 func (db *DB) exactSearch(ctx context.Context, q core.VectorQuery) ([]core.Hit, error) {
 	tx, err := db.read.BeginTx(ctx, nil)
 	if err != nil {
@@ -79,42 +78,116 @@ func (db *DB) exactSearch(ctx context.Context, q core.VectorQuery) ([]core.Hit, 
 	}
 	defer tx.Rollback()
 	where, args := filterSQL(q.Filter)
-	rows, err := tx.QueryContext(ctx, "SELECT rowid, embedding FROM documents"+where, args...)
+	var found []scoredDoc
+	if err := readNearest(ctx, tx, q.Vector, where, args, q.K, &found); err != nil {
+		return nil, err
+	}
+	return exactHits(q.Vector, found, q.K), nil
+}
+
+// approximateSearch scans the in-memory codes for candidates, then one
+// query rescores them and loads the q.K nearest whole. It reads in one
+// transaction on a read connection, so it sees one snapshot; a candidate
+// deleted since the scan is simply not found, and one whose row changed
+// type or scope is left out by the filter.
+func (db *DB) approximateSearch(ctx context.Context, q core.VectorQuery) ([]core.Hit, error) {
+	qc := codeOf(quantize(q.Vector))
+	f := codeFilter{Type: q.Type, Scopes: q.Scopes, ConversationID: q.ConversationID}
+	rowids := db.codes.nearest(&qc, f, candidateCount(q.K))
+	if len(rowids) == 0 {
+		return nil, nil
+	}
+	tx, err := db.read.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, storeErr(err)
 	}
-	best := make([]scored, 0, q.K+1) // sorted, nearest first
-	for rows.Next() {
-		var c scored
-		var emb []byte
-		if err := rows.Scan(&c.rowid, &emb); err != nil {
-			rows.Close()
-			return nil, storeErr(err)
+	defer tx.Rollback()
+	fwhere, fargs := filterSQL(core.Filter{Type: q.Type, Scopes: q.Scopes, ConversationID: q.ConversationID})
+	fwhere = strings.Replace(fwhere, " WHERE ", " AND ", 1)
+	var found []scoredDoc
+	for start := 0; start < len(rowids); start += sqlChunk {
+		chunk := rowids[start:min(start+sqlChunk, len(rowids))]
+		args := make([]any, 0, len(chunk)+len(fargs))
+		for _, r := range chunk {
+			args = append(args, r)
 		}
-		c.distance = cosineDistanceLE(q.Vector, emb)
-		if len(best) == q.K && byDistance(c, best[q.K-1]) >= 0 {
-			continue
-		}
-		at, _ := slices.BinarySearchFunc(best, c, byDistance)
-		best = slices.Insert(best, at, c)
-		if len(best) > q.K {
-			best = best[:q.K]
+		args = append(args, fargs...)
+		where := " WHERE rowid IN (" + placeholders(len(chunk)) + ")" + fwhere
+		if err := readNearest(ctx, tx, q.Vector, where, args, q.K, &found); err != nil {
+			return nil, err
 		}
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, storeErr(err)
-	}
-	return loadNearest(ctx, tx, best, q.K)
+	return exactHits(q.Vector, found, q.K), nil
 }
 
-// byDistance orders candidates nearest first, ties by rowid, as
-// loadNearest does, so that equal distances always resolve the same way.
+// nearestSQL selects the k documents of a WHERE clause nearest to a query
+// vector, whole, with their distances. Its arguments are the query vector,
+// the clause's and k. SQLite computes the distances (sqlite-vec's
+// vec_distance_cosine, float32) and keeps the k best, so the 3 KiB
+// embeddings of the other rows never cross into Go: copying them out
+// (cgo, then database/sql), and the garbage they left, was most of a
+// search's time at 1k documents (pprof, make bench). The inner query keeps
+// rowids only; the k rows are read whole by the join. A zero vector has no
+// direction: its distance is 1, as in CosineDistance (sqlite-vec gives
+// NaN, which SQLite makes NULL).
+const nearestSQL = `SELECT d.rowid, d.id, d.text, d.metadata, d.embedding, n.distance FROM (
+		SELECT rowid, ifnull(vec_distance_cosine(embedding, ?), 1) AS distance FROM documents%s
+		ORDER BY distance, rowid LIMIT ?) AS n
+	JOIN documents AS d ON d.rowid = n.rowid`
+
+// scoredDoc is a loaded document and its distance to the query.
+type scoredDoc struct {
+	scored
+	doc core.Document
+}
+
+// readNearest appends the k documents of where nearest to q to found.
+func readNearest(ctx context.Context, tx *sql.Tx, q []float32, where string, args []any, k int, found *[]scoredDoc) error {
+	args = append(append([]any{encodeFloats(q)}, args...), k)
+	// A context that cannot be cancelled: with one that can, the driver
+	// (mattn/go-sqlite3) starts a goroutine for every row it steps. The
+	// query reads at most k rows; a cancelled request stops before the next.
+	rows, err := tx.QueryContext(context.WithoutCancel(ctx), fmt.Sprintf(nearestSQL, where), args...)
+	if err != nil {
+		return storeErr(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var c scoredDoc
+		var err error
+		if c.doc, c.rowid, err = scanDocument(rows, &c.distance); err != nil {
+			return storeErr(err)
+		}
+		*found = append(*found, c)
+	}
+	if err := rows.Err(); err != nil {
+		return storeErr(err)
+	}
+	return storeErr(ctx.Err())
+}
+
+// exactHits computes the distances of found exactly (float64, from the
+// embeddings, as CosineDistance does), so that a hit's distance does not
+// depend on the path that found it, and returns the k nearest, ties by
+// rowid so that equal distances always resolve the same way.
+func exactHits(q []float32, found []scoredDoc, k int) []core.Hit {
+	for i := range found {
+		found[i].distance = CosineDistance(q, found[i].doc.Embedding)
+	}
+	slices.SortFunc(found, func(a, b scoredDoc) int { return byDistance(a.scored, b.scored) })
+	hits := make([]core.Hit, 0, min(k, len(found)))
+	for _, c := range found[:min(k, len(found))] {
+		hits = append(hits, core.Hit{Document: c.doc, Distance: c.distance})
+	}
+	return hits
+}
+
+// byDistance orders candidates nearest first, ties by rowid.
 func byDistance(a, b scored) int {
 	return cmp.Or(cmp.Compare(a.distance, b.distance), cmp.Compare(a.rowid, b.rowid))
 }
 
-// scored is a candidate document and its exact distance to the query.
+// scored is a candidate document and its distance to the query.
 type scored struct {
 	rowid    int64
 	distance float64
@@ -147,55 +220,10 @@ func loadNearest(ctx context.Context, tx *sql.Tx, cands []scored, k int) ([]core
 	return hits, nil
 }
 
-// approximateSearch scans the in-memory codes for candidates, rescores them
-// from their embeddings alone and loads whole documents only for the q.K
-// nearest. The rescoring and loading read in one transaction on a read
-// connection, so they see one snapshot; a candidate deleted since the scan
-// is simply not found, and one whose row changed type or scope is dropped.
-func (db *DB) approximateSearch(ctx context.Context, q core.VectorQuery) ([]core.Hit, error) {
-	qc := codeOf(quantize(q.Vector))
-	f := codeFilter{Type: q.Type, Scopes: q.Scopes, ConversationID: q.ConversationID}
-	rowids := db.codes.nearest(&qc, f, candidateCount(q.K))
-	if len(rowids) == 0 {
-		return nil, nil
-	}
-	tx, err := db.read.BeginTx(ctx, nil)
-	if err != nil {
-		return nil, storeErr(err)
-	}
-	defer tx.Rollback()
-	cands := make([]scored, 0, len(rowids))
-	for start := 0; start < len(rowids); start += sqlChunk {
-		chunk := rowids[start:min(start+sqlChunk, len(rowids))]
-		args := make([]any, len(chunk))
-		for i, r := range chunk {
-			args[i] = r
-		}
-		err = queryRowids(ctx, tx, "SELECT rowid, type, scope, coalesce(conversation_id, ''), embedding FROM documents", args, func(rows *sql.Rows) error {
-			var c scored
-			var typ, scope, conv string
-			var emb []byte
-			if err := rows.Scan(&c.rowid, &typ, &scope, &conv, &emb); err != nil {
-				return err
-			}
-			if (q.Type != "" && typ != string(q.Type)) || (len(q.Scopes) > 0 && !slices.Contains(q.Scopes, scope)) ||
-				(q.ConversationID != "" && conv != q.ConversationID) {
-				return nil
-			}
-			c.distance = cosineDistanceLE(q.Vector, emb)
-			cands = append(cands, c)
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	return loadNearest(ctx, tx, cands, q.K)
-}
-
 // queryRowids runs selectFrom for the given rowids and calls fn on each row.
 func queryRowids(ctx context.Context, tx *sql.Tx, selectFrom string, rowids []any, fn func(*sql.Rows) error) error {
-	rows, err := tx.QueryContext(ctx, selectFrom+" WHERE rowid IN ("+placeholders(len(rowids))+")", rowids...)
+	// Not cancellable, as in readNearest: the rows are few.
+	rows, err := tx.QueryContext(context.WithoutCancel(ctx), selectFrom+" WHERE rowid IN ("+placeholders(len(rowids))+")", rowids...)
 	if err != nil {
 		return storeErr(err)
 	}
@@ -221,25 +249,6 @@ func CosineDistance(a, b []float32) float64 {
 		return 1
 	}
 	return 1 - dot/math.Sqrt(na*nb)
-}
-
-// cosineDistanceLE is CosineDistance to an embedding still encoded as
-// little-endian float32s, without decoding it into a slice.
-func cosineDistanceLE(q []float32, emb []byte) float64 {
-	if len(emb) != 4*len(q) {
-		return 1
-	}
-	var dot, nq, ne float64
-	for i, x := range q {
-		y := float64(math.Float32frombits(binary.LittleEndian.Uint32(emb[4*i:])))
-		dot += float64(x) * y
-		nq += float64(x) * float64(x)
-		ne += y * y
-	}
-	if nq == 0 || ne == 0 {
-		return 1
-	}
-	return 1 - dot/math.Sqrt(nq*ne)
 }
 
 // The binary code of a vector. The sign bits of the raw components would be

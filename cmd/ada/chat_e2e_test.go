@@ -59,6 +59,12 @@ func documentsIn(t *testing.T, env map[string]string, f core.Filter) []core.Docu
 	if err != nil {
 		t.Fatal(err)
 	}
+	// List leaves the embeddings out; the tests compare them.
+	for i := range docs {
+		if docs[i], err = db.Get(context.Background(), docs[i].ID); err != nil {
+			t.Fatal(err)
+		}
+	}
 	return docs
 }
 
