@@ -14,12 +14,18 @@ import (
 )
 
 // handleChat answers with one JSON object once the whole answer is there.
+// The client may hang up while the model writes; the watcher then cancels
+// the request, so the LLM call stops and core writes nothing for the turn.
 func (s *Server) handleChat(r *request) error {
 	req, err := s.decodeChatRequest(r)
 	if err != nil {
 		return err
 	}
+	stop := watchDisconnect(r.Conn(), r.clientGone)
 	res, err := s.core.Chat(r.ctx, req, func(core.Event) error { return nil })
+	if stop() {
+		r.SetConnectionClose()
+	}
 	if err != nil {
 		return err
 	}
@@ -40,7 +46,8 @@ func (s *Server) handleChatStream(r *request) error {
 	r.Response.Header.Set("X-Accel-Buffering", "no") // nginx: do not buffer the stream
 	r.SetConnectionClose()
 	start := time.Now()
-	watchDisconnect(r.Conn(), r.cancel)
+	// The connection closes after the stream, so the watcher may outlive it.
+	watchDisconnect(r.Conn(), r.clientGone)
 	r.SetBodyStreamWriter(func(w *bufio.Writer) { s.streamChat(r, req, w, start) })
 	return nil
 }
@@ -100,7 +107,7 @@ func (sw *sseWriter) event(ev core.Event) error {
 // and the request's log line. The request's fasthttp context must not be used
 // here except through what was captured before.
 func (s *Server) streamChat(r *request, req core.ChatRequest, w *bufio.Writer, start time.Time) {
-	sw := &sseWriter{w: w, cancel: r.cancel, lastWrite: time.Now()}
+	sw := &sseWriter{w: w, cancel: r.clientGone, lastWrite: time.Now()}
 	status, failure := 200, error(nil)
 	defer func() {
 		if p := recover(); p != nil {
@@ -118,7 +125,7 @@ func (s *Server) streamChat(r *request, req core.ChatRequest, w *bufio.Writer, s
 		if sw.err != nil {
 			failure = sw.err // the client left; what core made of it is a consequence
 		}
-		if sw.err == nil {
+		if !errors.Is(failure, errClientGone) {
 			_ = sw.event(core.Event{Type: core.EventError, Error: core.SafeMessage(err)})
 		}
 	}
@@ -154,10 +161,15 @@ func (s *Server) keepAlive(sw *sseWriter) func() {
 	return func() { close(done); wg.Wait() }
 }
 
-// logStream writes a stream's one log line. The status sent was 200; the
-// level follows the status the failure would have had (logLevel), so a
+// logStream writes a stream's one log line. The status sent was 200 (499
+// when the client left); the level follows the status the failure would have had (logLevel), so a
 // failed stream is logged as the same failure on /v1/chat.
 func logStream(r *request, status int, d time.Duration, err error) {
+	if errors.Is(err, errClientGone) {
+		// Logged as nginx does: the client closed the request, whatever
+		// the headers already said.
+		status = statusClientClosed
+	}
 	attrs := []any{"method", "POST", "path", "/v1/chat/stream", "status", status, "stream", true,
 		"duration_ms", float64(d.Microseconds()) / 1000}
 	level := slog.LevelInfo

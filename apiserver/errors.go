@@ -15,6 +15,9 @@ import (
 
 // statusOf is the one mapping from domain error kinds to HTTP status codes.
 func statusOf(err error) int {
+	if errors.Is(err, errClientGone) {
+		return statusClientClosed
+	}
 	switch core.KindOf(err) {
 	case core.KindInvalid:
 		return fasthttp.StatusBadRequest
@@ -57,11 +60,21 @@ func (s *Server) whyEnded(ctx context.Context, err error) error {
 	switch cause := context.Cause(ctx); {
 	case errors.Is(cause, errShuttingDown):
 		return errShuttingDown
+	case errors.Is(cause, errClientGone):
+		if errors.Is(err, errClientGone) {
+			return err
+		}
+		return fmt.Errorf("%w: %w", errClientGone, err)
 	case errors.Is(cause, errTimedOut):
 		return core.Wrap(core.KindCanceled, err, "request timed out after %d s (REQUEST_TIMEOUT_SECONDS)", int(s.cfg.RequestTimeout/time.Second))
 	}
 	return err
 }
+
+// statusClientClosed is the status logged for a request whose client left
+// before the answer (nginx's 499). Nobody receives it; it keeps a client
+// that hung up apart from a server error or a timeout (504) in the logs.
+const statusClientClosed = 499
 
 // errMethodNotAllowed is rendered as 405 by the router.
 type methodError struct{ allow []string }

@@ -23,8 +23,11 @@ type request struct {
 	*fasthttp.RequestCtx
 	ctx    context.Context
 	cancel context.CancelFunc
-	log    *slog.Logger
-	id     string
+	// clientGone ends ctx with errClientGone as its cause, so the request
+	// is answered and logged as a client that left, not as a failure.
+	clientGone func()
+	log        *slog.Logger
+	id         string
 	// streaming is set by a handler that hands the response to a body
 	// stream writer; the writer then owns cancel and the log line.
 	streaming bool
@@ -46,9 +49,12 @@ func (s *Server) wrap(h handlerFunc, public bool) fasthttp.RequestHandler {
 	return func(c *fasthttp.RequestCtx) {
 		start := time.Now()
 		id := newRequestID()
-		ctx, cancel := context.WithTimeoutCause(s.baseCtx, s.cfg.RequestTimeout, errTimedOut)
+		tctx, tcancel := context.WithTimeoutCause(s.baseCtx, s.cfg.RequestTimeout, errTimedOut)
+		ctx, cancelCause := context.WithCancelCause(tctx)
+		cancel := func() { cancelCause(nil); tcancel() }
 		r := &request{RequestCtx: c, ctx: ctx, cancel: cancel, id: id,
-			log: s.log.With("request_id", id)}
+			clientGone: func() { cancelCause(errClientGone) },
+			log:        s.log.With("request_id", id)}
 		c.Response.Header.Set("X-Request-ID", id)
 		var err error
 		func() {
