@@ -3,8 +3,10 @@ package apiserver
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
+	"strings"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -80,9 +82,12 @@ func New(svc *core.Service, deps Deps, cfg Config, log *slog.Logger) *Server {
 		rt.routes = append(rt.routes, compiledRoute{route: r, segs: splitPath(r.pattern), h: s.wrap(r.handler, r.public)})
 	}
 	s.http = &fasthttp.Server{
-		Handler:            s.cors(rt.handle),
-		Name:               "ada",
-		MaxRequestBodySize: int(cfg.UploadMaxBytes) + 64<<10, // multipart framing
+		Handler: s.cors(rt.handle),
+		Name:    "ada",
+		// The largest body of any route; HeaderReceived lowers it for every
+		// route but the upload before a byte of the body is read.
+		MaxRequestBodySize: s.uploadLimit(),
+		HeaderReceived:     s.bodyLimit,
 		ReadTimeout:        60 * time.Second,
 		IdleTimeout:        120 * time.Second,
 		ErrorHandler:       s.transportError,
@@ -101,13 +106,42 @@ func (s *Server) transportError(c *fasthttp.RequestCtx, err error) {
 	var status int
 	var detail string
 	switch {
+	case errors.Is(err, fasthttp.ErrBodyTooLarge) && isUpload(&c.Request.Header):
+		status = fasthttp.StatusRequestEntityTooLarge
+		detail = fmt.Sprintf("request body is larger than %d bytes (OCR_MAX_BYTES plus the form's framing)", s.uploadLimit())
 	case errors.Is(err, fasthttp.ErrBodyTooLarge):
-		status, detail = fasthttp.StatusRequestEntityTooLarge, "request body is too large"
+		status = fasthttp.StatusRequestEntityTooLarge
+		detail = fmt.Sprintf("request body is larger than %d bytes (MAX_BODY_BYTES)", s.cfg.MaxBodyBytes)
 	default:
 		status, detail = fasthttp.StatusBadRequest, "malformed HTTP request"
 	}
 	writeJSON(c, status, map[string]string{"detail": detail})
-	s.log.Info("request", "status", status, "error", err.Error())
+	// A client's mistake: WARN, like every 4xx (logLevel).
+	s.log.Warn("request", "method", string(c.Method()), "path", string(c.Path()), "status", status, "error", err.Error())
+}
+
+// uploadFraming is what multipart adds around an uploaded file.
+const uploadFraming = 64 << 10
+
+func (s *Server) uploadLimit() int { return int(s.cfg.UploadMaxBytes) + uploadFraming }
+
+// isUpload reports the one route whose body may exceed MAX_BODY_BYTES.
+// Any other spelling of the path gets the smaller limit, which is safe.
+func isUpload(h *fasthttp.RequestHeader) bool {
+	path, _, _ := strings.Cut(string(h.RequestURI()), "?")
+	return string(h.Method()) == fasthttp.MethodPost && strings.TrimRight(path, "/") == "/v1/ocr/extract"
+}
+
+// bodyLimit sets each request's body limit from its headers, before the body
+// is read: a declared Content-Length over the limit is refused with 413 at
+// once, and a chunked body is cut off there. Without it every route would
+// read up to the upload limit (OCR_MAX_BYTES) into memory before its own
+// MAX_BODY_BYTES check.
+func (s *Server) bodyLimit(h *fasthttp.RequestHeader) fasthttp.RequestConfig {
+	if isUpload(h) {
+		return fasthttp.RequestConfig{MaxRequestBodySize: s.uploadLimit()}
+	}
+	return fasthttp.RequestConfig{MaxRequestBodySize: int(s.cfg.MaxBodyBytes)}
 }
 
 // Serve serves on ln until Shutdown.
