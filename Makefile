@@ -42,8 +42,10 @@ fuzz:
 		else echo "fuzz target $$name missing in $$pkg"; exit 1; fi; \
 	done
 
-## bench: print the benchmark tables (vector search, chat overhead, bridge)
-bench: deps
+## bench: print the benchmark tables (search targets beside a real Chroma
+## server, vector search, chat overhead, bridge)
+bench: deps chroma
+	$(GO) test -run '^$$' -bench 'SearchTargets' -benchtime 1x -timeout 30m ./cmd/ada
 	$(GO) run ./cmd/adabench
 	$(GO) test -run '^$$' -bench 'ChatService|MemorySearchModes' -benchtime 1x ./cmd/ada
 	$(GO) test -run '^$$' -bench 'BridgeLatency' -benchtime 1x ./bot

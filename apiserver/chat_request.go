@@ -28,6 +28,7 @@ type chatRequestBody struct {
 	OCRContext       *core.OCRResult       `json:"ocr_context"`
 	ContextMessages  []core.ContextMessage `json:"context_messages"`
 	RoomID           *string               `json:"room_id"`
+	Speaker          *core.Speaker         `json:"speaker"`
 }
 
 // toCore converts and checks the body; every error names its field.
@@ -48,6 +49,7 @@ func (b *chatRequestBody) toCore(requestID string) (core.ChatRequest, error) {
 	req.RoomID = deref(b.RoomID)
 	req.OCRContext = b.OCRContext
 	req.ContextMessages = b.ContextMessages
+	req.Speaker = b.Speaker
 	if b.IncludeThinking != nil {
 		req.IncludeThinking = *b.IncludeThinking
 	}

@@ -1,6 +1,10 @@
 package apiserver
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/ada-chat/ada/core"
+)
 
 // handleRecentConversations lists conversations, newest first (a bare array).
 func (s *Server) handleRecentConversations(r *request) error {
@@ -35,5 +39,26 @@ func (s *Server) handleConversationDelete(r *request) error {
 	}
 	writeJSON(r.RequestCtx, 200, map[string]any{"ok": true, "conversation_id": id, "deleted": n,
 		"detail": fmt.Sprintf("deleted %d turns and summaries; memories saved from the conversation stay", n)})
+	return nil
+}
+
+// maxReasonChars bounds the reason a client gives for deleting a turn.
+const maxReasonChars = 200
+
+// handleTurnDelete deletes one turn and what was learned only from it.
+func (s *Server) handleTurnDelete(r *request) error {
+	convID, turnID := pathParam(r, "conversation_id"), pathParam(r, "turn_id")
+	reason := strParam(r, "reason")
+	if reason == "" {
+		reason = "the message it was learned from was deleted"
+	}
+	if len([]rune(reason)) > maxReasonChars {
+		return core.Errorf(core.KindInvalid, "reason: must be at most %d characters", maxReasonChars)
+	}
+	if _, err := s.core.DeleteTurns(r.ctx, convID, []string{turnID}, reason); err != nil {
+		return err
+	}
+	writeJSON(r.RequestCtx, 200, map[string]any{"ok": true, "id": turnID, "conversation_id": convID,
+		"detail": "turn deleted, with the automatic memories learned only from it; summaries that covered it are rewritten"})
 	return nil
 }

@@ -55,6 +55,8 @@ type memoryCreateRequest struct {
 	Tags           []string        `json:"tags"`
 	ConversationID *string         `json:"conversation_id"`
 	ExpiresAt      *string         `json:"expires_at"`
+	RoomID         *string         `json:"room_id"`
+	UserID         *string         `json:"user_id"`
 }
 
 var memoryTypeImportance = map[string]int{"important": 5, "fact": 3, "context": 2}
@@ -91,6 +93,7 @@ func (req *memoryCreateRequest) toInput() (core.MemoryInput, error) {
 		in.Importance = *imp
 	}
 	in.Scope, in.Entity, in.ConversationID = deref(req.Scope), deref(req.Entity), deref(req.ConversationID)
+	in.RoomID, in.UserID = strings.TrimSpace(deref(req.RoomID)), strings.TrimSpace(deref(req.UserID))
 	if req.ExpiresAt != nil {
 		t, err := parseTime("expires_at", *req.ExpiresAt)
 		if err != nil {

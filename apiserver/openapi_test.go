@@ -676,9 +676,18 @@ func TestOpenAPIResponsesMatchServer(t *testing.T) {
 		// A conversation of its own to delete: convID stays for the debug calls.
 		gone := decode[core.ChatResult](t, a.do(jsonCall("POST", "/v1/chat", "/v1/chat", map[string]any{"prompt": "Forget this chat", "auto_memory": false}, 200)))
 		path := "/v1/conversations/" + gone.ConversationID
+		if len(gone.TurnIDs) != 2 {
+			t.Fatalf("turn_ids %v, want the user and assistant turns", gone.TurnIDs)
+		}
+		// One turn first, then the rest of the conversation.
+		const turnRoute = "/v1/conversations/{conversation_id}/turns/{turn_id}"
+		a.do(jsonCall("DELETE", turnRoute, path+"/turns/"+gone.TurnIDs[1]+"?reason=test", nil, 200))
+		a.do(jsonCall("DELETE", turnRoute, path+"/turns/"+gone.TurnIDs[1], nil, 404))
+		a.do(jsonCall("DELETE", turnRoute, path+"/turns/"+gone.TurnIDs[0]+"?reason="+strings.Repeat("x", 201), nil, 400))
+		a.do(jsonCall("DELETE", turnRoute, "/v1/conversations/"+convID+"/turns/"+gone.TurnIDs[0], nil, 404))
 		del := decode[struct{ Deleted int }](t, a.do(jsonCall("DELETE", "/v1/conversations/{conversation_id}", path, nil, 200)))
-		if del.Deleted != 2 {
-			t.Errorf("deleted %d documents, want the 2 turns", del.Deleted)
+		if del.Deleted != 1 {
+			t.Errorf("deleted %d documents, want the 1 turn left", del.Deleted)
 		}
 		a.do(jsonCall("DELETE", "/v1/conversations/{conversation_id}", path, nil, 404))
 		a.do(jsonCall("GET", "/v1/conversations/{conversation_id}", path, nil, 404))

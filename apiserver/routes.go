@@ -22,6 +22,7 @@ func (s *Server) routeTable() []route {
 		{method: get, pattern: "/v1/conversations/recent", handler: s.handleRecentConversations, summary: "Recent conversations"},
 		{method: get, pattern: "/v1/conversations/{conversation_id}", handler: s.handleConversation, summary: "Turns of one conversation"},
 		{method: del, pattern: "/v1/conversations/{conversation_id}", handler: s.handleConversationDelete, summary: "Delete a conversation"},
+		{method: del, pattern: "/v1/conversations/{conversation_id}/turns/{turn_id}", handler: s.handleTurnDelete, summary: "Delete a turn and what was learned only from it"},
 		{method: get, pattern: "/v1/media/musicprovider", handler: s.handleMusicProvider, summary: "Recent listening context"},
 		{method: post, pattern: "/v1/ocr/extract", handler: s.handleOCR, summary: "Extract text from an image"},
 		{method: get, pattern: "/v1/debug/rag", handler: s.handleDebugRAG, summary: "Vector-store diagnostics (RAG_DEBUG)"},

@@ -55,6 +55,7 @@ func (b *Bot) answer(ctx context.Context, evt *event.Event, q question, s roomSe
 	// The answer is part of the room's context from now on; it is recorded
 	// here rather than from its echo in /sync, which comes later.
 	b.remember(ctx, s, roomMessage{EventID: first, Sender: b.cli.UserID, Text: res.Response, Time: b.now()})
+	b.recordAnswer(ctx, evt, first, res)
 	// ✅ and the end of the typing notice are independent: send both at once.
 	typingStopped := b.background(stopTyping)
 	b.react(ctx, evt.RoomID, evt.ID, reactDone)
@@ -78,16 +79,15 @@ func (b *Bot) background(fn func()) <-chan struct{} {
 // consumes the event stream. Only a stream that ended with done and a
 // non-blank answer counts.
 func (b *Bot) ask(ctx context.Context, evt *event.Event, q question, s roomSettings) (core.ChatResult, error) {
-	// Automatic memories stay off in rooms until extraction can name the
-	// member a fact is about (a room has many speakers, and "the user" would
-	// be wrong); the room is the memory scope either way, so nothing learned
-	// in one room reaches another.
-	noAutoMemory := false
+	// The room is the memory scope (entity:<room id>): the chat retrieves
+	// the room's memories and the global ones, and what is learned here stays
+	// here. The speaker is named, so that the model knows who asks and the
+	// automatic memories name the member, never "the user".
 	req := core.ChatRequest{
 		Prompt:          q.prompt,
 		ConversationID:  s.ConversationID,
 		Entity:          evt.RoomID.String(),
-		AutoMemory:      &noAutoMemory,
+		Speaker:         &core.Speaker{Name: b.displayName(ctx, evt.RoomID, evt.Sender), UserID: evt.Sender.String()},
 		UserTimestamp:   time.UnixMilli(evt.Timestamp),
 		Store:           b.storageOn(s),
 		ContextMessages: b.contextFor(ctx, s, evt.ID),

@@ -25,6 +25,20 @@ type Backend interface {
 	// the bridge can refuse bigger ones before downloading them; 0 means
 	// OCR is not available at all.
 	OCRMaxBytes() int64
+
+	// The room's memories (!ada remember, memories, forget) and redactions;
+	// errors are core.Errors with client-safe messages.
+
+	// CreateMemory stores a memory; a refreshed duplicate comes back with
+	// Deduplicated set.
+	CreateMemory(ctx context.Context, in core.MemoryInput) (core.Memory, error)
+	// MemoryPage lists memories newest first, a page at a time.
+	MemoryPage(ctx context.Context, q core.MemoryQuery) (core.MemoryPageResult, error)
+	// DeleteMemory deletes one memory; KindNotFound when it is gone.
+	DeleteMemory(ctx context.Context, id string) error
+	// DeleteTurn deletes one stored turn and what was learned only from it;
+	// reason goes into the history of the memories deleted with it.
+	DeleteTurn(ctx context.Context, conversationID, turnID, reason string) error
 }
 
 // TextExtractor is the OCR engine of the in-process backend (an
@@ -56,6 +70,10 @@ type coreService interface {
 	Chat(ctx context.Context, req core.ChatRequest, emit func(core.Event) error) (core.ChatResult, error)
 	Health(ctx context.Context) core.Health
 	LLMInfo() (backend, model string)
+	CreateMemory(ctx context.Context, in core.MemoryInput) (core.Memory, error)
+	MemoryPage(ctx context.Context, q core.MemoryQuery) (core.MemoryPageResult, error)
+	DeleteMemory(ctx context.Context, id string) error
+	DeleteTurns(ctx context.Context, convID string, ids []string, reason string) (int, error)
 }
 
 // CoreBackend runs chats on the core in the same process (ada up, or ada bot
@@ -106,4 +124,25 @@ func (b *CoreBackend) Health(ctx context.Context) Status {
 		st.LLMError = core.SafeMessage(h.LLMErr)
 	}
 	return st
+}
+
+// CreateMemory stores a memory in the core.
+func (b *CoreBackend) CreateMemory(ctx context.Context, in core.MemoryInput) (core.Memory, error) {
+	return b.svc.CreateMemory(ctx, in)
+}
+
+// MemoryPage lists or searches memories in the core.
+func (b *CoreBackend) MemoryPage(ctx context.Context, q core.MemoryQuery) (core.MemoryPageResult, error) {
+	return b.svc.MemoryPage(ctx, q)
+}
+
+// DeleteMemory deletes a memory in the core.
+func (b *CoreBackend) DeleteMemory(ctx context.Context, id string) error {
+	return b.svc.DeleteMemory(ctx, id)
+}
+
+// DeleteTurn deletes a turn, and what was derived only from it, in the core.
+func (b *CoreBackend) DeleteTurn(ctx context.Context, conversationID, turnID, reason string) error {
+	_, err := b.svc.DeleteTurns(ctx, conversationID, []string{turnID}, reason)
+	return err
 }

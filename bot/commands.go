@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode"
 
 	"maunium.net/go/mautrix/event"
 )
@@ -31,6 +32,7 @@ type commandEvent struct {
 	evt  *event.Event
 	room roomSettings
 	args []string // after the command name, lower-cased
+	raw  string   // the same, as written (`!ada remember <text>`)
 }
 
 // commandTable lists every command in one place.
@@ -41,10 +43,14 @@ func (b *Bot) commandTable() map[string]*command {
 		"status": {name: "status", usage: "privacy status", help: "say whether this room's messages are stored", run: b.cmdPrivacyStatus},
 	}}
 	return map[string]*command{
-		"privacy": privacy,
-		"clear":   {name: "clear", usage: "clear", help: "start a new conversation; earlier messages are no longer used as context", run: b.cmdClear},
-		"status":  {name: "status", usage: "status", help: "health of Ada, its language model and this room", run: b.cmdStatus},
-		"help":    {name: "help", usage: "help", help: "show this list", run: b.cmdHelp},
+		"privacy":  privacy,
+		"clear":    {name: "clear", usage: "clear", help: "start a new conversation; earlier messages are no longer used as context (this room's memories are kept)", run: b.cmdClear},
+		"remember": {name: "remember", usage: "remember <text>", help: "remember something for this room", run: b.cmdRemember},
+		"memories": {name: "memories", usage: "memories", help: "list what I remember in this room, newest first", run: b.cmdMemories},
+		"forget":   {name: "forget", usage: "forget <number|id|all>", help: "forget one memory of this room (`all`: every one, moderators)", run: b.cmdForget},
+		"why":      {name: "why", usage: "why", help: "show what my last answer here used: memories, recalled turns, summaries, with scores", run: b.cmdWhy},
+		"status":   {name: "status", usage: "status", help: "health of Ada, its language model and this room", run: b.cmdStatus},
+		"help":     {name: "help", usage: "help", help: "show this list", run: b.cmdHelp},
 	}
 }
 
@@ -89,7 +95,8 @@ func (b *Bot) runCommand(ctx context.Context, evt *event.Event, s roomSettings, 
 	}
 	log = log.With("command", strings.Join(path, " "))
 	log.Info("running command")
-	reply, err := cmd.run(withLogger(ctx, log), &commandEvent{evt: evt, room: s, args: args})
+	raw := textAfterFields(questionText(evt), 1+len(path))
+	reply, err := cmd.run(withLogger(ctx, log), &commandEvent{evt: evt, room: s, args: args, raw: raw})
 	if err != nil {
 		log.Error("command failed", "error", err)
 		b.fail(ctx, evt, "the command failed; it has been logged.")
@@ -175,5 +182,19 @@ func (b *Bot) cmdClear(ctx context.Context, c *commandEvent) (string, error) {
 	if err := b.forgetContext(ctx, c.evt.RoomID); err != nil {
 		return "", err
 	}
-	return "🧹 Started a new conversation: I will not use this room's earlier messages as context. Long-term memories are kept.", nil
+	return "🧹 Started a new conversation: I will not use this room's earlier messages as context. This room's memories are kept (`!ada memories` lists them).", nil
+}
+
+// textAfterFields returns text without its first n whitespace-separated
+// words, the rest as written.
+func textAfterFields(text string, n int) string {
+	rest := strings.TrimSpace(text)
+	for range n {
+		i := strings.IndexFunc(rest, unicode.IsSpace)
+		if i < 0 {
+			return ""
+		}
+		rest = strings.TrimSpace(rest[i:])
+	}
+	return rest
 }

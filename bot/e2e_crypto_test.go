@@ -83,6 +83,16 @@ func TestBridgeEncrypted(t *testing.T) {
 		})
 	})
 
+	t.Run("RoomMemory", func(t *testing.T) {
+		var rooms [2]id.RoomID
+		for i, name := range []string{"secret memory A", "secret memory B"} {
+			rooms[i] = alice.CreateRoom(&mautrix.ReqCreateRoom{Name: name, InitialState: bottest.EncryptedRoom(), Invite: []id.UserID{acct.UserID}})
+			alice.Wait("bot joins "+name, bottest.MembershipOf(rooms[i], acct.UserID, event.MembershipJoin))
+			alice.Wait("intro in "+name, bottest.MessageFrom(rooms[i], acct.UserID, event.MsgNotice))
+		}
+		checkRoomMemory(t, llm, bot, alice, acct.UserID, rooms[0], rooms[1])
+	})
+
 	t.Run("DM", func(t *testing.T) {
 		dm := alice.CreateRoom(&mautrix.ReqCreateRoom{IsDirect: true, Preset: "trusted_private_chat",
 			InitialState: bottest.EncryptedRoom(), Invite: []id.UserID{acct.UserID}})

@@ -81,6 +81,10 @@ func TestBridgeRooms(t *testing.T) {
 	t.Run("LLMDown", f.testLLMDown)
 	t.Run("Commands", f.testCommands)
 	t.Run("Privacy", f.testPrivacy)
+	t.Run("RoomMemory", f.testRoomMemory)
+	t.Run("RememberCommand", f.testRememberCommand)
+	t.Run("PrivacyMemory", f.testPrivacyMemory)
+	t.Run("RedactionCascades", f.testRedactionCascades)
 	t.Run("LeavesWhenAlone", f.testLeavesWhenAlone)
 	t.Run("SecondBridge", f.testSecondBridge)
 	t.Run("WrongPassword", f.testWrongPassword)
@@ -291,13 +295,14 @@ func (f *roomsFixture) command(t *testing.T, m *bottest.Member, room id.RoomID, 
 func (f *roomsFixture) testCommands(t *testing.T) {
 	room := f.groupRoom(t, "commands")
 	help := f.command(t, f.bob, room, "!ada help")
-	for _, want := range []string{"!ada privacy on", "!ada privacy off", "!ada privacy status", "!ada clear", "!ada status", "!ada help"} {
+	for _, want := range []string{"!ada privacy on", "!ada privacy off", "!ada privacy status", "!ada clear", "!ada status", "!ada help",
+		"!ada remember <text>", "!ada memories", "!ada forget <number|id|all>", "!ada why", "memories are kept"} {
 		if !strings.Contains(help, want) {
 			t.Errorf("help lacks %q:\n%s", want, help)
 		}
 	}
 	status := f.command(t, f.bob, room, "!ADA status")
-	for _, want := range []string{"in-process", "Language model: ✅ ollama · " + llmtest.ModelName, "Memory store: ✅", "Joined rooms:", "memory storage is on", "test-version"} {
+	for _, want := range []string{"in-process", "Language model: ✅ ollama · " + llmtest.ModelName, "Memory store: ✅", "Joined rooms:", "memory storage is on", "Memories of this room: 0", "test-version"} {
 		if !strings.Contains(status, want) {
 			t.Errorf("status lacks %q:\n%s", want, status)
 		}

@@ -19,6 +19,7 @@ func (b *Bot) registerHandlers() {
 	syncer.OnSync(b.onSyncResponse)
 	syncer.OnEventType(event.StateMember, b.guard("member", b.onMember))
 	syncer.OnEventType(event.EventMessage, b.guard("message", b.onMessage))
+	syncer.OnEventType(event.EventRedaction, b.guard("redaction", b.onRedaction))
 	// m.room.encrypted is handled by the crypto helper: decrypted messages
 	// come back through onMessage, failures through onUndecryptable.
 }

@@ -38,6 +38,9 @@ func (b *Bot) sweep(ctx context.Context) (messages, documents int) {
 	if err != nil && ctx.Err() == nil {
 		log.Error("retention: could not delete old room messages", "error", err)
 	}
+	if err := b.store.deleteDerivedBefore(ctx, cutoff); err != nil && ctx.Err() == nil {
+		log.Error("retention: could not delete old redaction links", "error", err)
+	}
 	if b.deps.Retention != nil {
 		documents, err = b.deps.Retention.SweepRetention(ctx, cutoff)
 		if err != nil && ctx.Err() == nil {

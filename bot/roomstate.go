@@ -23,6 +23,11 @@ type roomRuntime struct {
 	flaggedUndecryptable bool
 	// images is each member's latest image (event id only; images.go).
 	images map[id.UserID]recentImage
+	// listed holds the memory ids of the last `!ada memories`, in the
+	// numbers shown, for `!ada forget <number>`.
+	listed []string
+	// lastAnswer is what the room's last answer used (`!ada why`).
+	lastAnswer *lastAnswer
 }
 
 // roomStates maps rooms to their runtime state.

@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -47,6 +48,13 @@ func (b *Bot) cmdStatus(ctx context.Context, c *commandEvent) (string, error) {
 		add("Joined rooms: unknown (%v)", err)
 	}
 	add("This room: %s", b.storageText(c.room))
+	if page, err := b.roomMemories(hctx, c.evt.RoomID, ""); err == nil {
+		n := strconv.Itoa(len(page.Items))
+		if page.Next != "" {
+			n += " or more"
+		}
+		add("Memories of this room: %s (`!ada memories` lists them)", n)
+	}
 	if enc, err := b.cli.StateStore.IsEncrypted(ctx, c.evt.RoomID); err == nil && enc {
 		add("Encryption: on (end-to-end)")
 	} else {

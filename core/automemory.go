@@ -29,7 +29,7 @@ var extractionSchema = json.RawMessage(`{"type":"object","properties":{"facts":{
 
 const extractionInstructions = `You extract durable facts worth remembering from one exchange between a user and an assistant: facts about the user or the people they mention, their preferences, plans, decisions, names, numbers, codes and dates. Skip greetings, questions, small talk and anything only true for a moment. Use only what was said in the exchange below.
 
-Write each fact as one short sentence that stands alone and names who it is about (the user is called %s; never write "the user" or "I"). Give each an importance from 1 (trivia) to 5 (essential). At most %d facts; none is a fine answer.
+Write each fact as one short sentence that stands alone and names who it is about (the person writing to the assistant is called %s; never write "the user" or "I"). Give each an importance from 1 (trivia) to 5 (essential). At most %d facts; none is a fine answer.
 
 Existing memories are listed with ids only so that you can tell when a fact corrects or replaces one of them (for example a new address): then put that id in "replaces". Never repeat an existing memory as a new fact unless the exchange states it again.
 
@@ -82,7 +82,13 @@ func (s *Service) extractMemories(ctx context.Context, req ChatRequest, user, as
 	if err != nil {
 		return 0, err
 	}
-	exchange := fmt.Sprintf("%s: %s\n%s: %s", s.opts.UserName, user.Text, s.opts.AIName, assistant.Text)
+	// In a chat room the speaker is a named member: facts name them, and
+	// their user id goes into the memory's metadata.
+	name, userID := s.opts.UserName, ""
+	if req.Speaker != nil {
+		name, userID = req.Speaker.Name, req.Speaker.UserID
+	}
+	exchange := fmt.Sprintf("%s: %s\n%s: %s", name, user.Text, s.opts.AIName, assistant.Text)
 	// The memories nearest to what the user said, by the user turn's own
 	// vector (no embedding call): a correction is near the fact it replaces.
 	hits, err := s.store.Search(ctx, VectorQuery{Filter: Filter{Type: DocMemory, Scopes: []string{scope}}, Vector: user.Embedding, K: extractNeighbours})
@@ -105,7 +111,7 @@ func (s *Service) extractMemories(ctx context.Context, req ChatRequest, user, as
 	}
 	var out strings.Builder
 	err = s.llm.Chat(ctx, LLMRequest{Format: extractionSchema, Messages: []Message{
-		{Role: "system", Content: fmt.Sprintf(extractionInstructions, s.opts.UserName, maxFactsPerExchange)},
+		{Role: "system", Content: fmt.Sprintf(extractionInstructions, name, maxFactsPerExchange)},
 		{Role: "user", Content: "Existing memories:\n" + existing.String() + "\nThe exchange:\n" + exchange},
 	}}, func(ev LLMEvent) error {
 		if ev.Kind == LLMToken {
@@ -130,7 +136,7 @@ func (s *Service) extractMemories(ctx context.Context, req ChatRequest, user, as
 		}
 		doc, err := s.memoryDocument(ctx, MemoryInput{Text: f.Text, Importance: f.Importance, Scope: scope, Entity: entity,
 			Tags: []string{TagAuto}, ConversationID: req.ConversationID, Source: SourceChat, RoomID: req.RoomID,
-			SourceIDs: []string{user.ID, assistant.ID}})
+			SourceIDs: []string{user.ID, assistant.ID}, UserID: userID})
 		if err != nil {
 			return stored, err
 		}

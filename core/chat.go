@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -36,6 +37,9 @@ func (s *Service) validate(req *ChatRequest) error {
 	case req.MemoryImportance < 0 || req.MemoryImportance > 5:
 		return Errorf(KindInvalid, "memory_importance: must be 1..5, got %d", req.MemoryImportance)
 	}
+	if err := validSpeaker(req.Speaker); err != nil {
+		return err
+	}
 	for _, k := range []struct {
 		name string
 		v    *int
@@ -47,6 +51,29 @@ func (s *Service) validate(req *ChatRequest) error {
 	}
 	return nil
 }
+
+// maxSpeakerName bounds a speaker's display name (Matrix allows long ones).
+const maxSpeakerName = 255
+
+// validSpeaker checks the room member a prompt is from.
+func validSpeaker(sp *Speaker) error {
+	if sp == nil {
+		return nil
+	}
+	sp.Name, sp.UserID = oneLine(sp.Name), strings.TrimSpace(sp.UserID)
+	switch {
+	case sp.Name == "":
+		return Errorf(KindInvalid, "speaker.name: is required and must not be blank")
+	case len([]rune(sp.Name)) > maxSpeakerName:
+		return Errorf(KindInvalid, "speaker.name: must be at most %d characters", maxSpeakerName)
+	case sp.UserID != "" && !matrixUserID.MatchString(sp.UserID):
+		return Errorf(KindInvalid, "speaker.user_id: must be a Matrix user id like @alice:example.org, got %q", sp.UserID)
+	}
+	return nil
+}
+
+// matrixUserID is the shape of a Matrix user id, as the schemas check it.
+var matrixUserID = regexp.MustCompile(`^@[^:]+:.+$`)
 
 // Chat answers one prompt. It streams thinking, token and specialist_result
 // events to emit, writes the user and assistant turns in one transaction,
@@ -84,6 +111,7 @@ func (s *Service) Chat(ctx context.Context, req ChatRequest, emit func(Event) er
 		if turns, err = s.saveTurns(ctx, req, answer, userTime, r); err != nil {
 			return ChatResult{}, err
 		}
+		res.TurnIDs = []string{turns[0].ID, turns[1].ID}
 	}
 	if err := emit(Event{Type: EventDone, Done: &res}); err != nil {
 		return ChatResult{}, err
@@ -216,6 +244,9 @@ func (s *Service) saveTurns(ctx context.Context, req ChatRequest, answer string,
 	user := turnDocument(NewDocID(), req.ConversationID, "user", req.Prompt, promptVec, userTime, r.nextTurn, SourceChat)
 	assistant := turnDocument(NewDocID(), req.ConversationID, "assistant", answer, answerVec, now, r.nextTurn+1, SourceChat)
 	user.Meta.RoomID, assistant.Meta.RoomID = req.RoomID, req.RoomID
+	if req.Speaker != nil {
+		user.Meta.Speaker, user.Meta.UserID = req.Speaker.Name, req.Speaker.UserID
+	}
 	return []Document{user, assistant}, s.store.Put(ctx, user, assistant)
 }
 

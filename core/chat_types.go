@@ -35,6 +35,16 @@ type ChatRequest struct {
 	RoomID string
 	// RequestID is the caller's short request id, echoed in the result.
 	RequestID string
+	// Speaker is the room member who wrote the prompt (the bridge sets it):
+	// the model is told who is asking, the user turn records them, and
+	// automatic memories name them instead of "the user".
+	Speaker *Speaker
+}
+
+// Speaker is a chat-room member as the model and the memories name them.
+type Speaker struct {
+	Name   string `json:"name"`
+	UserID string `json:"user_id"`
 }
 
 // ContextMessage is one chat-room message given as context.
@@ -101,6 +111,10 @@ type ChatResult struct {
 	// Note tells the client that Ada answered otherwise than asked, e.g.
 	// without thinking because the model cannot think.
 	Note string `json:"note,omitempty"`
+	// TurnIDs are the stored user and assistant turns, in that order (empty
+	// when nothing was stored), so that a client can delete them later: the
+	// bridge does when a member redacts the message.
+	TurnIDs []string `json:"turn_ids,omitempty"`
 	// MemoryID is the memory saved after the turn, if any.
 	MemoryID string `json:"-"`
 }

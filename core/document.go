@@ -85,6 +85,11 @@ type Metadata struct {
 	// RoomID records the Matrix room whose activity caused this document, so
 	// that privacy mode and retention can find everything a room stored.
 	RoomID string `json:"room_id,omitempty"`
+	// Speaker is the display name of the room member who wrote a user turn;
+	// UserID is their Matrix user id, on user turns and on the memories
+	// learned from them (a room has many speakers: never "the user").
+	Speaker string `json:"speaker,omitempty"`
+	UserID  string `json:"user_id,omitempty"`
 }
 
 // Document is one stored item of the "conversations" collection.

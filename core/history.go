@@ -30,6 +30,10 @@ type Change struct {
 	Delete  []string
 	Put     []Document
 	History []HistoryEntry
+	// Reason is recorded in the history of the automatic memories deleted
+	// because Delete removed the last of their sources; empty says so in
+	// general words.
+	Reason string
 }
 
 func historyOf(d Document, event string, at time.Time, reason string) HistoryEntry {

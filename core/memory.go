@@ -31,6 +31,8 @@ type MemoryInput struct {
 	ExpiresAt *time.Time
 	// SourceIDs are the turns an automatic memory came from.
 	SourceIDs []string
+	// UserID is the Matrix user who told the memory (in a room).
+	UserID string
 }
 
 // MemoryMeta is the meta object of the Memory API record.
@@ -44,6 +46,8 @@ type MemoryMeta struct {
 	ConversationID *string    `json:"conversation_id"`
 	ExpiresAt      *time.Time `json:"expires_at"`
 	SourceIDs      []string   `json:"source_ids,omitempty"`
+	// UserID is the room member who told it (memories from Matrix rooms).
+	UserID string `json:"user_id,omitempty"`
 }
 
 // MarshalJSON writes timestamp and expires_at in the API's one time format,
@@ -160,6 +164,9 @@ func (s *Service) memoryDocument(ctx context.Context, in MemoryInput) (Document,
 	if in.ConversationID != "" && !ValidConversationID(in.ConversationID) {
 		return Document{}, Errorf(KindInvalid, "conversation_id: must have the form conv-<uuid>")
 	}
+	if in.UserID != "" && !matrixUserID.MatchString(in.UserID) {
+		return Document{}, Errorf(KindInvalid, "user_id: must be a Matrix user id like @alice:example.org, got %q", in.UserID)
+	}
 	if in.Source == "" {
 		in.Source = SourceChat
 	}
@@ -178,6 +185,7 @@ func (s *Service) memoryDocument(ctx context.Context, in MemoryInput) (Document,
 			Type: DocMemory, Timestamp: s.now().UTC(), Source: in.Source, Scope: scope,
 			Importance: in.Importance, Tags: cleanTags(in.Tags), Entity: entity,
 			ConversationID: in.ConversationID, RoomID: in.RoomID, ExpiresAt: in.ExpiresAt, SourceIDs: in.SourceIDs,
+			UserID: in.UserID,
 		},
 	}, nil
 }
@@ -374,6 +382,7 @@ func memoryFromDoc(d Document) Memory {
 	m := Memory{ID: d.ID, Text: d.Text, Meta: MemoryMeta{
 		Importance: d.Meta.Importance, Timestamp: d.Meta.Timestamp.UTC(), Source: d.Meta.Source,
 		Scope: d.Meta.Scope, Tags: d.Meta.Tags, ExpiresAt: d.Meta.ExpiresAt, SourceIDs: d.Meta.SourceIDs,
+		UserID: d.Meta.UserID,
 	}}
 	if m.Meta.Tags == nil {
 		m.Meta.Tags = []string{}

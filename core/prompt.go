@@ -41,12 +41,12 @@ func (s *Service) assemble(req ChatRequest, r retrieval, now time.Time) Prompt {
 		}
 	}
 	add("Persona", personaText(r.persona))
-	add("Current time", fmt.Sprintf("The current time is %s (UTC), a %s. The user is called %s; you are %s.",
-		now.UTC().Format(time.RFC3339), now.UTC().Weekday(), s.opts.UserName, s.opts.AIName))
+	add("Current time", fmt.Sprintf("The current time is %s (UTC), a %s. %s",
+		now.UTC().Format(time.RFC3339), now.UTC().Weekday(), s.whoIsTalking(req)))
 	add("How to use the context below", contextGuide(r, req))
 	add("Specialists", s.specialistsText())
 	add("FAQ", bulletDocs(r.faqs, func(d Document) string { return d.Text }))
-	add("Memories about the user (saved earlier; may be outdated)", memoriesText(r.memories))
+	add(memoriesHeading(req), memoriesText(r.memories))
 	add("Summaries of earlier parts of this conversation", summariesText(r.summaries))
 	add("Recalled from earlier in this conversation", s.recalledText(r.recalled))
 	add("Recent messages in this chat room", roomText(req.ContextMessages))
@@ -66,6 +66,29 @@ func (s *Service) assemble(req ChatRequest, r retrieval, now time.Time) Prompt {
 	}
 	msgs = append(msgs, Message{Role: "user", Content: req.Prompt})
 	return Prompt{Messages: msgs, Sections: secs, Used: r.used}
+}
+
+// whoIsTalking names the speaker: the configured user in an API
+// conversation, or the member who wrote the message in a chat room, where
+// several people talk and "the user" would be ambiguous.
+func (s *Service) whoIsTalking(req ChatRequest) string {
+	if req.Speaker == nil {
+		return fmt.Sprintf("The user is called %s; you are %s.", s.opts.UserName, s.opts.AIName)
+	}
+	who := req.Speaker.Name
+	if req.Speaker.UserID != "" && req.Speaker.UserID != who {
+		who += " (" + req.Speaker.UserID + ")"
+	}
+	return fmt.Sprintf("You are %s, in a chat room with several members. The message you answer is from %s.", s.opts.AIName, who)
+}
+
+// memoriesHeading says whose memories they are: the user's, or a chat
+// room's (shared by its members).
+func memoriesHeading(req ChatRequest) string {
+	if req.Speaker != nil || req.RoomID != "" {
+		return "Memories of this chat room (saved earlier; may be outdated)"
+	}
+	return "Memories about the user (saved earlier; may be outdated)"
 }
 
 // contextGuide tells the model plainly what each part of the context is.

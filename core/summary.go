@@ -63,29 +63,7 @@ func (s *Service) summarize(ctx context.Context, convID, roomID string, lastTurn
 	if len(turns) == 0 {
 		return nil
 	}
-	turns = reversed(turns)
-	var transcript strings.Builder
-	for _, t := range turns {
-		fmt.Fprintf(&transcript, "%s: %s\n", s.speaker(t), t.Text)
-	}
-	var out strings.Builder
-	err = s.llm.Chat(ctx, LLMRequest{Messages: []Message{
-		{Role: "system", Content: "You write short, factual summaries of conversations: who wants what, decisions, facts worth remembering (names, numbers, dates, codes: keep them exact). At most five sentences. No preamble."},
-		{Role: "user", Content: "Summarise this part of the conversation:\n\n" + transcript.String()},
-	}}, func(ev LLMEvent) error {
-		if ev.Kind == LLMToken {
-			out.WriteString(ev.Text)
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	text := strings.TrimSpace(out.String())
-	if text == "" {
-		return fmt.Errorf("the model returned an empty summary")
-	}
-	vec, err := s.embedOne(ctx, text)
+	text, vec, err := s.summaryOf(ctx, reversed(turns))
 	if err != nil {
 		return err
 	}
@@ -95,10 +73,41 @@ func (s *Service) summarize(ctx context.Context, convID, roomID string, lastTurn
 	}})
 }
 
+// summaryOf asks the model to condense turns (oldest first) and embeds
+// the summary.
+func (s *Service) summaryOf(ctx context.Context, turns []Document) (string, []float32, error) {
+	var transcript strings.Builder
+	for _, t := range turns {
+		fmt.Fprintf(&transcript, "%s: %s\n", s.speaker(t), t.Text)
+	}
+	var out strings.Builder
+	err := s.llm.Chat(ctx, LLMRequest{Messages: []Message{
+		{Role: "system", Content: "You write short, factual summaries of conversations: who wants what, decisions, facts worth remembering (names, numbers, dates, codes: keep them exact). At most five sentences. No preamble."},
+		{Role: "user", Content: "Summarise this part of the conversation:\n\n" + transcript.String()},
+	}}, func(ev LLMEvent) error {
+		if ev.Kind == LLMToken {
+			out.WriteString(ev.Text)
+		}
+		return nil
+	})
+	if err != nil {
+		return "", nil, err
+	}
+	text := strings.TrimSpace(out.String())
+	if text == "" {
+		return "", nil, fmt.Errorf("the model returned an empty summary")
+	}
+	vec, err := s.embedOne(ctx, text)
+	return text, vec, err
+}
+
 // speaker names the author of a turn in transcripts.
 func (s *Service) speaker(t Document) string {
-	if t.Meta.Role == "assistant" {
+	switch {
+	case t.Meta.Role == "assistant":
 		return s.opts.AIName
+	case t.Meta.Speaker != "":
+		return t.Meta.Speaker
 	}
 	return s.opts.UserName
 }

@@ -313,6 +313,9 @@ func (h *codeHeap) Pop() any {
 type writeTx struct {
 	*sql.Tx
 	codes []codeOp
+	// cascadeReason, if set, is the history reason of the memories deleted
+	// because their sources went (core.Change.Reason).
+	cascadeReason string
 }
 
 func (tx *writeTx) insertedCode(rowid int64, typ, scope, conversationID string, c []byte) {

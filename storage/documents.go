@@ -37,6 +37,7 @@ func (db *DB) Apply(ctx context.Context, c core.Change) error {
 		}
 	}
 	return db.inTx(ctx, func(tx *writeTx) error {
+		tx.cascadeReason = c.Reason
 		for _, id := range c.Delete {
 			if err := deleteByID(ctx, tx, id, ""); err != nil && core.KindOf(err) != core.KindNotFound {
 				return err

@@ -99,8 +99,11 @@ func deleteOrphans(ctx context.Context, tx *writeTx, sources []any) error {
 		}
 		var m core.Metadata
 		_ = json.Unmarshal([]byte(meta), &m) // only room_id is read; the row keeps the text as stored
-		h := core.HistoryEntry{MemoryID: id, Event: core.HistoryDelete, Time: now, Text: text, Meta: m,
-			Reason: "all the messages it was learned from were deleted"}
+		reason := "all the messages it was learned from were deleted"
+		if tx.cascadeReason != "" {
+			reason = tx.cascadeReason
+		}
+		h := core.HistoryEntry{MemoryID: id, Event: core.HistoryDelete, Time: now, Text: text, Meta: m, Reason: reason}
 		if err := insertHistory(ctx, tx, h, meta); err != nil {
 			return err
 		}

@@ -330,3 +330,12 @@ func hadamard(a []float32) {
 		}
 	}
 }
+
+// ScanCodes runs only the first stage of an approximate Search, the scan of
+// the in-memory codes, and returns how many candidates it found. It exists
+// for the benchmark (make bench), which times it to show the stage's share
+// of a search.
+func (db *DB) ScanCodes(q core.VectorQuery) int {
+	qc := codeOf(quantize(q.Vector))
+	return len(db.codes.nearest(&qc, codeFilter{Type: q.Type, Scopes: q.Scopes, ConversationID: q.ConversationID}, candidateCount(q.K)))
+}

@@ -37,6 +37,7 @@ type chatBody struct {
 	OCRContext       *core.OCRResult       `json:"ocr_context,omitempty"`
 	ContextMessages  []core.ContextMessage `json:"context_messages,omitempty"`
 	RoomID           string                `json:"room_id,omitempty"`
+	Speaker          *core.Speaker         `json:"speaker,omitempty"`
 }
 
 func toBody(r core.ChatRequest) chatBody {
@@ -45,6 +46,7 @@ func toBody(r core.ChatRequest) chatBody {
 		Entity: r.Entity, SaveMemory: r.SaveMemory, MemoryText: r.MemoryText, MemoryImportance: r.MemoryImportance,
 		TurnsK: r.TurnsK, FAQK: r.FAQK, MemoryK: r.MemoryK, RecallK: r.RecallK, AutoMemory: r.AutoMemory,
 		Store: r.Store, OCRContext: r.OCRContext, ContextMessages: r.ContextMessages, RoomID: r.RoomID,
+		Speaker: r.Speaker,
 	}
 	if !r.UserTimestamp.IsZero() {
 		b.UserTimestamp = r.UserTimestamp.UTC().Format(time.RFC3339Nano)

@@ -28,6 +28,22 @@ func (b apiBackend) OCR(ctx context.Context, image []byte) (core.OCRResult, erro
 
 func (b apiBackend) OCRMaxBytes() int64 { return b.ocrMax }
 
+func (b apiBackend) CreateMemory(ctx context.Context, in core.MemoryInput) (core.Memory, error) {
+	return b.c.CreateMemory(ctx, in)
+}
+
+func (b apiBackend) MemoryPage(ctx context.Context, q core.MemoryQuery) (core.MemoryPageResult, error) {
+	return b.c.MemoryPage(ctx, q)
+}
+
+func (b apiBackend) DeleteMemory(ctx context.Context, id string) error {
+	return b.c.DeleteMemory(ctx, id)
+}
+
+func (b apiBackend) DeleteTurn(ctx context.Context, conversationID, turnID, reason string) error {
+	return b.c.DeleteTurn(ctx, conversationID, turnID, reason)
+}
+
 // Health maps /v1/healthz onto the status the bridge shows.
 func (b apiBackend) Health(ctx context.Context) bot.Status {
 	st := bot.Status{Via: b.c.BaseURL()}

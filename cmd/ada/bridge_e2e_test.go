@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"maunium.net/go/mautrix/id"
 
 	"github.com/ada-chat/ada/bot/bottest"
+	"github.com/ada-chat/ada/core"
 	"github.com/ada-chat/ada/core/llm/llmtest"
 	"github.com/ada-chat/ada/core/specialists/ocr/ocrtest"
 )
@@ -24,12 +26,13 @@ func TestBridgeOverHTTP(t *testing.T) {
 	llm := llmtest.New(t)
 	acct := bottest.RegisterAccount(t, hs, "ada")
 	addr := freeAddr(t)
-	p := startAda(t, "up", testEnv(t, map[string]string{
+	env := testEnv(t, map[string]string{
 		"LISTEN_ADDR": addr, "ADA_API_URL": "http://" + addr, "API_KEY": "bridge-test-key",
 		"LLM_BACKEND": "ollama", "LLM_BASE_URL": llm.URL(), "LLM_MODEL": llmtest.ModelName,
 		"RAG_SUMMARY_EVERY_N": "100",
 		"MATRIX_HOMESERVER":   hs.URL(), "MATRIX_USER_ID": acct.UserID.String(), "MATRIX_PASSWORD": acct.Password,
-	}))
+	})
+	p := startAda(t, "up", env)
 
 	alice := bottest.NewMember(t, hs, "alice", true)
 	room := alice.CreateRoom(&mautrix.ReqCreateRoom{Name: "over http", InitialState: bottest.EncryptedRoom(), Invite: []id.UserID{acct.UserID}})
@@ -63,6 +66,47 @@ func TestBridgeOverHTTP(t *testing.T) {
 		}
 		if !strings.Contains(p.logs.String(), "/v1/ocr/extract") {
 			t.Errorf("the image was not read through POST /v1/ocr/extract")
+		}
+	})
+
+	// Room memory through the API: remember, list and forget call
+	// /v1/memory; a redaction deletes the stored turns through
+	// DELETE /v1/conversations/{id}/turns/{turn_id}, and with them the
+	// memory learned from them.
+	t.Run("RoomMemory", func(t *testing.T) {
+		command := func(text string) string {
+			t.Helper()
+			asked := alice.Say(room, text)
+			return alice.Wait("reply to "+text, bottest.ReplyTo(acct.UserID, asked, event.MsgNotice)).Content.AsMessage().Body
+		}
+		if got := command("!ada remember the office plant is a fern"); !strings.Contains(got, "Remembered for this room") {
+			t.Fatalf("remember: %q", got)
+		}
+		if got := command("!ada memories"); !strings.Contains(got, "1. alice: the office plant is a fern") {
+			t.Fatalf("memories: %q", got)
+		}
+		if got := command("!ada forget 1"); !strings.Contains(got, "Forgotten") {
+			t.Fatalf("forget: %q", got)
+		}
+		llm.Handle(func(r llmtest.Request) (llmtest.Reply, bool) {
+			if r.Format != nil && strings.Contains(r.Messages[len(r.Messages)-1].Content, "my bike is red") {
+				return llmtest.Reply{Tokens: []string{`{"facts":[{"text":"alice's bike is red","importance":3,"replaces":[]}]}`}}, true
+			}
+			return llmtest.Reply{}, false
+		})
+		defer llm.Handle(nil)
+		asked := alice.Say(room, "Ada, my bike is red")
+		alice.Wait("✅ on the bike", bottest.ReactionTo(asked, "✅"))
+		roomMemories := func() []core.Document {
+			return documentsIn(t, env, core.Filter{Type: core.DocMemory, Scopes: []string{core.EntityScope(room.String())}})
+		}
+		waitFor(t, "the bike memory", func() bool { return len(roomMemories()) == 1 })
+		if _, err := alice.Client.RedactEvent(context.Background(), room, asked); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, "the memory goes with the redacted message", func() bool { return len(roomMemories()) == 0 })
+		if !strings.Contains(p.logs.String(), "/turns/") {
+			t.Errorf("the turns were not deleted through the API")
 		}
 	})
 

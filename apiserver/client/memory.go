@@ -1,0 +1,122 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/ada-chat/ada/core"
+)
+
+// maxJSONBody bounds a JSON answer of the memory and conversation routes
+// (20 memories of at most 10,000 characters each).
+const maxJSONBody = 4 << 20
+
+// memoryBody is the wire form of core.MemoryInput (POST /v1/memory).
+type memoryBody struct {
+	Text           string   `json:"text"`
+	Importance     int      `json:"importance,omitempty"`
+	Scope          string   `json:"scope,omitempty"`
+	Entity         string   `json:"entity,omitempty"`
+	Tags           []string `json:"tags,omitempty"`
+	ConversationID string   `json:"conversation_id,omitempty"`
+	ExpiresAt      string   `json:"expires_at,omitempty"`
+	RoomID         string   `json:"room_id,omitempty"`
+	UserID         string   `json:"user_id,omitempty"`
+}
+
+// CreateMemory posts a memory to /v1/memory. A refreshed duplicate comes
+// back with Deduplicated set, as from the core.
+func (c *Client) CreateMemory(ctx context.Context, in core.MemoryInput) (core.Memory, error) {
+	body := memoryBody{Text: in.Text, Importance: in.Importance, Scope: in.Scope, Entity: in.Entity, Tags: in.Tags,
+		ConversationID: in.ConversationID, RoomID: in.RoomID, UserID: in.UserID}
+	if in.ExpiresAt != nil {
+		body.ExpiresAt = in.ExpiresAt.UTC().Format(time.RFC3339Nano)
+	}
+	payload, err := json.Marshal(body)
+	if err != nil {
+		return core.Memory{}, core.Wrap(core.KindInternal, err, "encode memory")
+	}
+	var m core.Memory
+	return m, c.call(ctx, http.MethodPost, "/v1/memory", payload, &m)
+}
+
+// MemoryPage lists memories newest first (q without Text) or searches them,
+// like core.Service.MemoryPage.
+func (c *Client) MemoryPage(ctx context.Context, q core.MemoryQuery) (core.MemoryPageResult, error) {
+	v := url.Values{}
+	for k, s := range map[string]string{"search": q.Text, "entity": q.Entity, "scope": q.Scope,
+		"conversation_id": q.ConversationID, "tag": q.Tag, "cursor": q.Cursor} {
+		if s != "" {
+			v.Set(k, s)
+		}
+	}
+	if q.Limit > 0 {
+		v.Set("limit", strconv.Itoa(q.Limit))
+	}
+	var page struct {
+		Items []core.Memory `json:"items"`
+		Next  *string       `json:"next"`
+	}
+	if err := c.call(ctx, http.MethodGet, "/v1/memory?"+v.Encode(), nil, &page); err != nil {
+		return core.MemoryPageResult{}, err
+	}
+	res := core.MemoryPageResult{Items: page.Items}
+	if page.Next != nil {
+		res.Next = *page.Next
+	}
+	return res, nil
+}
+
+// DeleteMemory deletes one memory (DELETE /v1/memory/{id}).
+func (c *Client) DeleteMemory(ctx context.Context, id string) error {
+	return c.call(ctx, http.MethodDelete, "/v1/memory/"+url.PathEscape(id), nil, nil)
+}
+
+// DeleteTurn deletes one turn and what was learned only from it
+// (DELETE /v1/conversations/{conversation_id}/turns/{turn_id}); reason, if
+// not empty, goes into the history of the memories deleted with it.
+func (c *Client) DeleteTurn(ctx context.Context, conversationID, turnID, reason string) error {
+	path := "/v1/conversations/" + url.PathEscape(conversationID) + "/turns/" + url.PathEscape(turnID)
+	if reason != "" {
+		path += "?" + url.Values{"reason": {reason}}.Encode()
+	}
+	return c.call(ctx, http.MethodDelete, path, nil, nil)
+}
+
+// call sends one JSON request and decodes a 2xx answer into out (if not
+// nil); any other status is a core error of the matching kind.
+func (c *Client) call(ctx context.Context, method, path string, payload []byte, out any) error {
+	var body io.Reader
+	if payload != nil {
+		body = bytes.NewReader(payload)
+	}
+	req, err := c.newRequest(ctx, method, path, body)
+	if err != nil {
+		return err
+	}
+	if payload != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := c.do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		return c.statusError(resp)
+	}
+	if out == nil {
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxJSONBody))
+		return nil
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, maxJSONBody)).Decode(out); err != nil {
+		return core.Wrap(core.KindUpstream, err, "the Ada API at %s sent an answer that is not valid JSON", c.base)
+	}
+	return nil
+}

@@ -1,0 +1,80 @@
+package bot
+
+import (
+	"context"
+
+	"maunium.net/go/mautrix/event"
+	"maunium.net/go/mautrix/id"
+
+	"github.com/ada-chat/ada/core"
+)
+
+// redactionReason is what the history of a memory deleted by a redaction
+// says.
+const redactionReason = "the message it was learned from was redacted in the room"
+
+// onRedaction queues the handling of m.room.redaction in the room's order,
+// so that it cannot overtake the message it redacts. Redactions are handled
+// even from the catch-up sync: a member may redact while the bridge is down.
+func (b *Bot) onRedaction(ctx context.Context, evt *event.Event) {
+	target := evt.Redacts
+	if c, ok := evt.Content.Parsed.(*event.RedactionEventContent); ok && c.Redacts != "" {
+		target = c.Redacts // room versions 11+ carry it in the content
+	}
+	if target == "" || evt.Sender == b.cli.UserID {
+		return
+	}
+	ctx = withLogger(ctx, eventLogger(b.log, evt).With("redacts", target.String()))
+	b.disp.enqueue(evt.RoomID, job{name: "redaction", ctx: ctx, run: func(ctx context.Context) error {
+		return b.handleRedaction(ctx, evt.RoomID, target)
+	}})
+}
+
+// handleRedaction deletes the redacted message's stored text and what was
+// stored only because of it (DECISIONS.md): the turns of a question and
+// its answer, with the automatic memories learned only from them and the
+// summaries covering them (the core rewrites those), and a memory stored
+// with `!ada remember`.
+func (b *Bot) handleRedaction(ctx context.Context, room id.RoomID, target id.EventID) error {
+	log := logFrom(ctx, b.log)
+	b.dropFromContext(room, target)
+	if err := b.store.deleteMessage(ctx, room, target); err != nil {
+		return err
+	}
+	links, err := b.store.derivedOf(ctx, room, target)
+	if err != nil {
+		return err
+	}
+	deleted := 0
+	for _, d := range links {
+		switch d.Kind {
+		case derivedTurn:
+			err = b.deps.Backend.DeleteTurn(ctx, d.ConversationID, d.DocID, redactionReason)
+		case derivedMemory:
+			err = b.deps.Backend.DeleteMemory(ctx, d.DocID)
+		}
+		switch {
+		case err == nil:
+			deleted++
+		case core.KindOf(err) != core.KindNotFound: // already gone is fine
+			return err
+		}
+		if err := b.store.forgetDerived(ctx, room, d.DocID); err != nil {
+			return err
+		}
+	}
+	log.Info("redaction handled", "derived_deleted", deleted)
+	return nil
+}
+
+// dropFromContext removes the message from the room's in-memory window.
+func (b *Bot) dropFromContext(room id.RoomID, target id.EventID) {
+	rt := b.rooms.get(room)
+	kept := rt.ring[:0]
+	for _, m := range rt.ring {
+		if m.EventID != target {
+			kept = append(kept, m)
+		}
+	}
+	rt.ring = kept
+}

@@ -1,0 +1,90 @@
+package bot
+
+import (
+	"context"
+	"log/slog"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"maunium.net/go/mautrix/id"
+
+	"github.com/ada-chat/ada/core"
+	"github.com/ada-chat/ada/core/embed"
+	"github.com/ada-chat/ada/core/llm/llmtest"
+	"github.com/ada-chat/ada/core/llm/ollama"
+	"github.com/ada-chat/ada/storage"
+)
+
+// TestRetentionSweepRemovesRoomMemories: the automatic memory learned from
+// a room's exchange, the memory of a `!ada remember` and their links go
+// with the sweep once older than the limit, and so do their histories.
+func TestRetentionSweepRemovesRoomMemories(t *testing.T) {
+	ctx := context.Background()
+	db, err := storage.Open(ctx, filepath.Join(t.TempDir(), "ada.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	clock := &testClock{}
+	llm := llmtest.New(t)
+	extractFacts(t, llm, map[string]string{"my cat is called Miso": "alice's cat is called Miso"})
+	svc := core.New(core.Deps{Store: db, Embedder: embed.Hash{}, LLM: ollama.New(ollama.Options{BaseURL: llm.URL(), Model: "m"}),
+		Now: clock.Now}, core.DefaultOptions())
+	defer svc.Close()
+	b, err := New(Options{Homeserver: "http://unused", UserID: "@ada:x", Password: "p", RetentionDays: 30, MaxContextMessages: 10},
+		Deps{Backend: NewCoreBackend(svc, nil), DB: db.Writer(), ReadDB: db.Reader(), Retention: svc, Now: clock.Now,
+			Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	room := id.RoomID("!memories:localhost")
+	scope := core.MemoryQuery{Scope: core.EntityScope(room.String()), Limit: 20}
+	clock.Set(-40 * 24 * time.Hour)
+	res, err := svc.Chat(ctx, core.ChatRequest{Prompt: "my cat is called Miso", RoomID: room.String(), Entity: room.String(),
+		Speaker: &core.Speaker{Name: "alice", UserID: "@alice:localhost"}, Store: true, UserTimestamp: clock.Now()},
+		func(core.Event) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	remembered, err := b.deps.Backend.CreateMemory(ctx, core.MemoryInput{Text: "alice: the code is 12", Entity: room.String(), RoomID: room.String()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.store.addDerived(ctx, room, []derived{{EventID: "$remember", DocID: remembered.ID, Kind: derivedMemory},
+		{EventID: "$question", DocID: res.TurnIDs[0], Kind: derivedTurn, ConversationID: res.ConversationID}}); err != nil {
+		t.Fatal(err)
+	}
+	var mems []core.Memory
+	for deadline := time.Now().Add(10 * time.Second); len(mems) < 2; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the automatic memory was not made: %v", memoryTexts(mems))
+		}
+		page, err := svc.MemoryPage(ctx, scope)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mems = page.Items
+	}
+	clock.Set(0)
+
+	b.sweep(ctx)
+	page, err := svc.MemoryPage(ctx, scope)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Items) != 0 {
+		t.Fatalf("the room's old memories survived the sweep: %v", memoryTexts(page.Items))
+	}
+	// Retention keeps no trace of the text: the history goes too.
+	for _, m := range mems {
+		hist, err := svc.MemoryHistory(ctx, m.ID)
+		if core.KindOf(err) != core.KindNotFound {
+			t.Errorf("the history of %q should be gone with it: %+v (%v)", m.Text, hist, err)
+		}
+	}
+	var links int
+	if err := db.Reader().QueryRowContext(ctx, `SELECT count(*) FROM bridge_derived`).Scan(&links); err != nil || links != 0 {
+		t.Errorf("the sweep left %d redaction links (%v)", links, err)
+	}
+}

@@ -1,0 +1,419 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	sqlite_vec "github.com/asg017/sqlite-vec-go-bindings/cgo"
+
+	"github.com/ada-chat/ada/core"
+	"github.com/ada-chat/ada/core/embed"
+	"github.com/ada-chat/ada/core/llm/llmtest"
+	"github.com/ada-chat/ada/storage"
+)
+
+// BenchmarkSearchTargets prints the table of issue 12 (search speed): memory
+// search p50 and p99 at each size (ADA_BENCH_SIZES, default 1000, 20000,
+// 100000) inside the process and over HTTP, in hybrid and vector mode;
+// recall@10 of the vector search against an exact scan; insert rates of
+// Ada's store and of a plain sqlite-vec vec0 table; a real Chroma server
+// over HTTP on the same texts, vectors and queries at ADA_BENCH_CHROMA_SIZE
+// (default 20000), measured in turns with Ada; and the share of time per
+// stage at the smallest and largest size. Run it with `make bench`.
+func BenchmarkSearchTargets(b *testing.B) {
+	sizes := benchSizes(b, os.Getenv("ADA_BENCH_SIZES"), []int{1000, 20000, 100000})
+	chromaAt := 20000
+	if v := os.Getenv("ADA_BENCH_CHROMA_SIZE"); v != "" {
+		chromaAt, _ = strconv.Atoi(v)
+	}
+	const nq, k, rounds = 200, 10, 3
+	corpus := benchCorpus(sizes[len(sizes)-1], nq, 7)
+	llm := llmtest.New(b)
+	env := testEnv(b, map[string]string{"LLM_BASE_URL": llm.URL(), "LLM_MODEL": "bench", "LOG_LEVEL": "ERROR"})
+	ctx := context.Background()
+	plain := openPlainVec(b, filepath.Join(b.TempDir(), "plain.db"))
+	defer plain.Close()
+	var chroma *chromaServer
+	if slices.Contains(sizes, chromaAt) {
+		chroma = startChroma(b)
+	}
+
+	fmt.Printf("\nSearch targets (issue 12): memories only, hash embedder, limit %d, %d queries per row after 10 warm-up ones, GOMAXPROCS=%d, load average at start %s\n",
+		k, nq, runtime.GOMAXPROCS(0), loadAverage())
+	var rows []targetRow
+	var stages []stageRow
+	from := 0
+	for _, n := range sizes {
+		db, err := storage.Open(ctx, filepath.Join(env["DATA_DIR"], "ada.db"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if from == 0 {
+			if err := db.CheckEmbedder(ctx, embed.HashName); err != nil {
+				b.Fatal(err)
+			}
+		}
+		r := targetRow{n: n}
+		r.adaInsert = timedRate(n-from, func() { corpus.putAda(b, db, from, n) })
+		r.plainInsert = timedRate(n-from, func() { plain.put(b, corpus, from, n) })
+		from = n
+		r.recall = adaRecall(b, db, corpus, n, k)
+		for _, mode := range []string{core.SearchHybrid, core.SearchVector} {
+			opts := core.DefaultOptions()
+			opts.SearchMode = mode
+			svc := core.New(core.Deps{Store: db, Embedder: embed.Hash{}}, opts)
+			lat := measureQueries(nq, func(i int) { searchInProcess(b, svc, corpus.queryText[i], k) })
+			r.inProcess = append(r.inProcess, lat)
+			if n == sizes[0] || n == sizes[len(sizes)-1] {
+				if mode == core.SearchHybrid {
+					stages = append(stages, measureStages(b, db, svc, corpus, n, k))
+				}
+			}
+			svc.Close()
+		}
+		db.Close()
+		r.openMS = reopenTime(b, env["DATA_DIR"])
+		// Over HTTP: the real program, one per mode, on the same store.
+		for _, mode := range []string{core.SearchHybrid, core.SearchVector} {
+			e := maps(env, map[string]string{"RAG_SEARCH_MODE": mode})
+			ada := startAda(b, "serve", e)
+			client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
+			adaHTTP := func(i int) { searchOverHTTP(b, client, ada.URL, corpus.queryText[i], k) }
+			if mode == core.SearchHybrid && chroma != nil && n == chromaAt {
+				r.chromaInsert = timedRate(n, func() { chroma.load(b, corpus, n) })
+				r.chromaRecall = chromaRecall(b, chroma, corpus, n, k)
+				// In turns, a query each, so that a change in the machine's
+				// load falls on both alike; three rounds, the median kept.
+				var a, c []time.Duration
+				for range rounds {
+					ra, rc := alternate(nq, adaHTTP, func(i int) { chroma.query(b, corpus.queryText[i], k) })
+					a, c = append(a, ra...), append(c, rc...)
+				}
+				r.http = append(r.http, a)
+				r.chroma = c
+			} else {
+				r.http = append(r.http, measureQueries(nq, adaHTTP))
+			}
+			client.CloseIdleConnections()
+			ada.stop()
+		}
+		rows = append(rows, r)
+		fmt.Fprintf(os.Stderr, "search targets: %d memories measured\n", n)
+	}
+	printTargets(rows, k)
+	printStages(stages)
+	fmt.Printf("load average at end %s\n", loadAverage())
+}
+
+// targetRow is one size's measurements; inProcess and http hold the
+// hybrid then the vector mode.
+type targetRow struct {
+	n                                    int
+	inProcess, http                      [][]time.Duration
+	chroma                               []time.Duration
+	recall, chromaRecall                 float64
+	adaInsert, plainInsert, chromaInsert float64
+	openMS                               float64
+}
+
+func printTargets(rows []targetRow, k int) {
+	fmt.Printf("\n%-8s | %-23s | %-23s | %-23s | %-16s | %-9s | %-30s | %s\n", "memories", "hybrid, in process", "hybrid, HTTP",
+		"vector, in process / HTTP", "Chroma 1.0, HTTP", fmt.Sprintf("recall@%d", k), "inserts/s: ada, plain vec0, Chroma", "open")
+	fmt.Printf("%-8s | %-23s | %-23s | %-23s | %-16s | %-9s | %-30s | %s\n", "", "p50 / p99 ms", "p50 / p99 ms", "p50 ms", "p50 ms (Ada/Chroma)", "ada (Chroma)", "", "ms")
+	for _, r := range rows {
+		chroma, chromaRecall, chromaInsert := "—", "", "—"
+		if r.chroma != nil {
+			chroma = fmt.Sprintf("%.2f (%.2f×)", msf(pct(r.chroma, 50)), float64(pct(r.http[0], 50))/float64(pct(r.chroma, 50)))
+			chromaRecall = fmt.Sprintf(" (%.3f)", r.chromaRecall)
+			chromaInsert = fmt.Sprintf("%.0f", r.chromaInsert)
+		}
+		fmt.Printf("%-8d | %-23s | %-23s | %-23s | %-16s | %-9s | %-30s | %.0f\n", r.n,
+			fmt.Sprintf("%.2f / %.2f", msf(pct(r.inProcess[0], 50)), msf(pct(r.inProcess[0], 99))),
+			fmt.Sprintf("%.2f / %.2f", msf(pct(r.http[0], 50)), msf(pct(r.http[0], 99))),
+			fmt.Sprintf("%.2f / %.2f", msf(pct(r.inProcess[1], 50)), msf(pct(r.http[1], 50))),
+			chroma, fmt.Sprintf("%.3f%s", r.recall, chromaRecall),
+			fmt.Sprintf("%.0f, %.0f, %s", r.adaInsert, r.plainInsert, chromaInsert), r.openMS)
+	}
+	fmt.Println("targets: 1k ≤ 1 ms in process, ≤ 2 ms over HTTP; 20k ≤ Chroma (ratio ≤ 1.0); 100k ≤ 15 ms hybrid, ≤ 5 ms vector; recall ≥ 0.95; inserts ≥ plain vec0")
+	fmt.Println("inserts: 100 documents per transaction (Put; one INSERT each for vec0; one add call for Chroma), vectors precomputed; open: storage.Open with its code index load")
+}
+
+func msf(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// benchSizes parses a comma-separated list of increasing sizes.
+func benchSizes(b *testing.B, v string, def []int) []int {
+	if v == "" {
+		return def
+	}
+	var out []int
+	for _, s := range strings.Split(v, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 100 || (len(out) > 0 && n <= out[len(out)-1]) {
+			b.Fatalf("ADA_BENCH_SIZES: %q: want increasing sizes of at least 100", v)
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// corpus is the bench's memories and queries. Texts are sentences of words
+// drawn with a Zipf law from a vocabulary of pseudo-words and common
+// English ones, as in real text; half the queries reword a stored text,
+// half are fresh sentences.
+type corpus struct {
+	texts     []string
+	vecs      [][]float32
+	queryText []string
+	queries   [][]float32
+}
+
+func benchCorpus(n, nq int, seed uint64) *corpus {
+	rng := rand.New(rand.NewPCG(seed, 12))
+	syll := []string{"ka", "lo", "mi", "ren", "to", "sa", "vel", "du", "pra", "ne", "qui", "bor", "ti", "fa", "zen", "os", "gri", "mu", "an", "el"}
+	vocab := append([]string(nil), benchWords...)
+	for len(vocab) < 4000 {
+		var w strings.Builder
+		for range 2 + rng.IntN(3) {
+			w.WriteString(syll[rng.IntN(len(syll))])
+		}
+		vocab = append(vocab, w.String())
+	}
+	zipf := rand.NewZipf(rng, 1.07, 2, uint64(len(vocab)-1))
+	sentence := func(lo, hi int) []string {
+		w := make([]string, lo+rng.IntN(hi-lo+1))
+		for i := range w {
+			w[i] = vocab[zipf.Uint64()]
+		}
+		return w
+	}
+	c := &corpus{}
+	for range n {
+		t := strings.Join(sentence(6, 18), " ")
+		c.texts, c.vecs = append(c.texts, t), append(c.vecs, embed.HashVector(t))
+	}
+	for i := range nq {
+		words := sentence(3, 10)
+		if i%2 == 0 {
+			words = strings.Fields(c.texts[rng.IntN(n)])
+			for range 1 + len(words)/5 {
+				words[rng.IntN(len(words))] = vocab[zipf.Uint64()]
+			}
+		}
+		t := strings.Join(words, " ")
+		c.queryText, c.queries = append(c.queryText, t), append(c.queries, embed.HashVector(t))
+	}
+	return c
+}
+
+// benchIDPrefix makes a text's index its document id, in the doc-<uuid> form.
+const benchIDPrefix = "doc-00000000-0000-4000-8000-"
+
+func (c *corpus) id(i int) string { return fmt.Sprintf("%s%012d", benchIDPrefix, i) }
+
+func indexOf(id string) int {
+	i, _ := strconv.Atoi(strings.TrimPrefix(id, benchIDPrefix))
+	return i
+}
+
+// putAda stores texts [from, to) as global memories, 100 per Put.
+func (c *corpus) putAda(b *testing.B, db *storage.DB, from, to int) {
+	ts := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	batch := make([]core.Document, 0, 100)
+	for i := from; i < to; i++ {
+		batch = append(batch, core.Document{ID: c.id(i), Text: c.texts[i], Embedding: c.vecs[i],
+			Meta: core.Metadata{Type: core.DocMemory, Timestamp: ts.Add(time.Duration(i) * time.Second),
+				Source: core.SourceImport, Scope: core.ScopeGlobal, Importance: 1 + i%5}})
+		if len(batch) == cap(batch) || i == to-1 {
+			if err := db.Put(context.Background(), batch...); err != nil {
+				b.Fatal(err)
+			}
+			batch = batch[:0]
+		}
+	}
+}
+
+func timedRate(n int, f func()) float64 {
+	t0 := time.Now()
+	f()
+	return float64(n) / time.Since(t0).Seconds()
+}
+
+// reopenTime is how long storage.Open takes on the store in dir, in ms.
+func reopenTime(b *testing.B, dir string) float64 {
+	t0 := time.Now()
+	db, err := storage.Open(context.Background(), filepath.Join(dir, "ada.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	d := time.Since(t0)
+	db.Close()
+	return msf(d)
+}
+
+// measureQueries runs 10 warm-up queries, then nq, and returns their times.
+func measureQueries(nq int, f func(i int)) []time.Duration {
+	for i := range 10 {
+		f(i % nq)
+	}
+	out := make([]time.Duration, nq)
+	for i := range out {
+		t0 := time.Now()
+		f(i)
+		out[i] = time.Since(t0)
+	}
+	return out
+}
+
+// alternate runs each query on a then c, after a warm-up of both.
+func alternate(nq int, a, c func(i int)) (ta, tc []time.Duration) {
+	for i := range 10 {
+		a(i % nq)
+		c(i % nq)
+	}
+	for i := range nq {
+		first, second, tf, ts := a, c, &ta, &tc
+		if i%2 == 1 { // who goes first changes too
+			first, second, tf, ts = c, a, &tc, &ta
+		}
+		t0 := time.Now()
+		first(i)
+		t1 := time.Now()
+		second(i)
+		*tf, *ts = append(*tf, t1.Sub(t0)), append(*ts, time.Since(t1))
+	}
+	return ta, tc
+}
+
+func searchInProcess(b *testing.B, svc *core.Service, text string, k int) []core.Memory {
+	items, err := svc.SearchMemories(context.Background(), core.MemoryQuery{Text: text, Limit: k})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return items
+}
+
+// searchOverHTTP is GET /v1/memory?search=…&limit=k, the body read and
+// decoded as a client would.
+func searchOverHTTP(b *testing.B, client *http.Client, base, text string, k int) {
+	resp, err := client.Get(base + "/v1/memory?search=" + url.QueryEscape(text) + "&limit=" + strconv.Itoa(k))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out any
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != 200 {
+		b.Fatalf("memory search: status %d, %v", resp.StatusCode, err)
+	}
+}
+
+// adaRecall is the share of the vector search's k results that are among
+// the exact k nearest of the first n texts (ties count).
+func adaRecall(b *testing.B, db *storage.DB, c *corpus, n, k int) float64 {
+	var sum float64
+	for qi, q := range c.queries {
+		hits, err := db.Search(context.Background(), core.VectorQuery{
+			Filter: core.Filter{Type: core.DocMemory, Scopes: []string{core.ScopeGlobal}}, Vector: q, K: k})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ids := make([]int, len(hits))
+		for i, h := range hits {
+			ids[i] = indexOf(h.ID)
+		}
+		sum += recallOf(c, n, qi, k, ids)
+	}
+	return sum / float64(len(c.queries))
+}
+
+// recallOf scores got, indexes into the corpus, against an exact scan.
+func recallOf(c *corpus, n, qi, k int, got []int) float64 {
+	dists := make([]float64, n)
+	for i := range n {
+		dists[i] = storage.CosineDistance(c.queries[qi], c.vecs[i])
+	}
+	sorted := slices.Clone(dists)
+	slices.Sort(sorted)
+	kth := sorted[min(k, n)-1]
+	hits := 0
+	for _, i := range got[:min(k, len(got))] {
+		if dists[i] <= kth+1e-6 {
+			hits++
+		}
+	}
+	return float64(hits) / float64(k)
+}
+
+func loadAverage() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(data))
+	return strings.Join(f[:min(3, len(f))], " ")
+}
+
+func maps(a, b map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range a {
+		out[k] = v
+	}
+	for k, v := range b {
+		out[k] = v
+	}
+	return out
+}
+
+// plainVec is the baseline of the insert rate: an untuned vec0 table of
+// float32 vectors, the connection settings of Ada's store.
+type plainVec struct{ db *sql.DB }
+
+func openPlainVec(b *testing.B, path string) *plainVec {
+	sqlite_vec.Auto()
+	db, err := sql.Open("sqlite3", "file:"+path+"?_journal_mode=WAL&_synchronous=NORMAL&_busy_timeout=10000&_cache_size=-32000")
+	if err != nil {
+		b.Fatal(err)
+	}
+	db.SetMaxOpenConns(1)
+	if _, err := db.Exec("CREATE VIRTUAL TABLE vec USING vec0(embedding float[768] distance_metric=cosine)"); err != nil {
+		b.Fatal(err)
+	}
+	return &plainVec{db: db}
+}
+
+func (p *plainVec) put(b *testing.B, c *corpus, from, to int) {
+	for start := from; start < to; start += 100 {
+		tx, err := p.db.Begin()
+		if err != nil {
+			b.Fatal(err)
+		}
+		stmt, err := tx.Prepare("INSERT INTO vec (rowid, embedding) VALUES (?, ?)")
+		if err != nil {
+			b.Fatal(err)
+		}
+		for i := start; i < min(start+100, to); i++ {
+			blob, _ := sqlite_vec.SerializeFloat32(c.vecs[i])
+			if _, err := stmt.Exec(i+1, blob); err != nil {
+				b.Fatal(err)
+			}
+		}
+		stmt.Close()
+		if err := tx.Commit(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func (p *plainVec) Close() error { return p.db.Close() }
