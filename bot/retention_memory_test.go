@@ -2,18 +2,13 @@ package bot
 
 import (
 	"context"
-	"log/slog"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"maunium.net/go/mautrix/id"
 
 	"github.com/ada-chat/ada/core"
-	"github.com/ada-chat/ada/core/embed"
 	"github.com/ada-chat/ada/core/llm/llmtest"
-	"github.com/ada-chat/ada/core/llm/ollama"
-	"github.com/ada-chat/ada/storage"
 )
 
 // TestRetentionSweepRemovesRoomMemories: the automatic memory learned from
@@ -21,23 +16,9 @@ import (
 // with the sweep once older than the limit, and so do their histories.
 func TestRetentionSweepRemovesRoomMemories(t *testing.T) {
 	ctx := context.Background()
-	db, err := storage.Open(ctx, filepath.Join(t.TempDir(), "ada.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	clock := &testClock{}
 	llm := llmtest.New(t)
 	extractFacts(t, llm, map[string]string{"my cat is called Miso": "alice's cat is called Miso"})
-	svc := core.New(core.Deps{Store: db, Embedder: embed.Hash{}, LLM: ollama.New(ollama.Options{BaseURL: llm.URL(), Model: "m"}),
-		Now: clock.Now}, core.DefaultOptions())
-	defer svc.Close()
-	b, err := New(Options{Homeserver: "http://unused", UserID: "@ada:x", Password: "p", RetentionDays: 30, MaxContextMessages: 10},
-		Deps{Backend: NewCoreBackend(svc, nil), DB: db.Writer(), ReadDB: db.Reader(), Retention: svc, Now: clock.Now,
-			Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, svc, b, clock := newSweepBot(t, llm)
 	room := id.RoomID("!memories:localhost")
 	scope := core.MemoryQuery{Scope: core.EntityScope(room.String()), Limit: 20}
 	clock.Set(-40 * 24 * time.Hour)

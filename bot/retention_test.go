@@ -17,28 +17,36 @@ import (
 	"github.com/ada-chat/ada/storage"
 )
 
-// TestRetentionSweep backdates data with an injected clock and checks that
-// one sweep deletes what the bridge caused to be stored before the limit
-// (room messages, and turns from rooms), and keeps newer data and documents
-// that did not come from a room.
-func TestRetentionSweep(t *testing.T) {
-	ctx := context.Background()
-	db, err := storage.Open(ctx, filepath.Join(t.TempDir(), "ada.db"))
+// newSweepBot is a bot that is never started, with the real store and core
+// and an injected clock: enough to run the retention sweep and the room
+// jobs directly. Everything closes when the test ends.
+func newSweepBot(t *testing.T, llm *llmtest.Server) (*storage.DB, *core.Service, *Bot, *testClock) {
+	t.Helper()
+	db, err := storage.Open(context.Background(), filepath.Join(t.TempDir(), "ada.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
+	t.Cleanup(func() { db.Close() })
 	clock := &testClock{}
-	llm := llmtest.New(t)
 	svc := core.New(core.Deps{Store: db, Embedder: embed.Hash{}, LLM: ollama.New(ollama.Options{BaseURL: llm.URL(), Model: "m"}),
 		Now: clock.Now}, core.DefaultOptions())
-	defer svc.Close()
+	t.Cleanup(svc.Close)
 	b, err := New(Options{Homeserver: "http://unused", UserID: "@ada:x", Password: "p", RetentionDays: 30, MaxContextMessages: 10},
 		Deps{Backend: NewCoreBackend(svc, nil), DB: db.Writer(), ReadDB: db.Reader(), Retention: svc, Now: clock.Now,
 			Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return db, svc, b, clock
+}
+
+// TestRetentionSweep backdates data with an injected clock and checks that
+// one sweep deletes what the bridge caused to be stored before the limit
+// (room messages, and turns from rooms), and keeps newer data and documents
+// that did not come from a room.
+func TestRetentionSweep(t *testing.T) {
+	ctx := context.Background()
+	db, svc, b, clock := newSweepBot(t, llmtest.New(t))
 
 	room := id.RoomID("!retention:localhost")
 	old, recent := -40*24*time.Hour, -24*time.Hour

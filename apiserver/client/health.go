@@ -53,18 +53,5 @@ func (c *Client) Health(ctx context.Context) (Health, error) {
 // one: nil when the API answers and accepts the key; a KindUnauthorized
 // error when it refuses the key; KindUpstream when it cannot be reached.
 func (c *Client) CheckAccess(ctx context.Context) error {
-	req, err := c.newRequest(ctx, http.MethodGet, "/v1/info", nil)
-	if err != nil {
-		return err
-	}
-	resp, err := c.do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode/100 != 2 {
-		return c.statusError(resp)
-	}
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
-	return nil
+	return c.call(ctx, http.MethodGet, "/v1/info", nil, nil)
 }
