@@ -22,6 +22,10 @@ type Config struct {
 	MaxBodyBytes int64
 	// UploadMaxBytes is the larger limit of the OCR upload route.
 	UploadMaxBytes int64
+	// OCRConcurrency bounds the tesseract runs of /v1/ocr/extract; an
+	// upload waits up to OCRQueueWait for one to end, then gets 503.
+	OCRConcurrency int
+	OCRQueueWait   time.Duration
 	APIKey         string
 	RAGDebug       bool
 	Version        string
@@ -53,6 +57,8 @@ type Server struct {
 	stop    context.CancelCauseFunc
 	http    *fasthttp.Server
 	routes  []route
+	// ocrSlots bounds concurrent tesseract runs (OCR_CONCURRENCY).
+	ocrSlots *slots
 }
 
 // New builds the server; Serve starts it.
@@ -66,11 +72,18 @@ func New(svc *core.Service, deps Deps, cfg Config, log *slog.Logger) *Server {
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = 1 << 20
 	}
+	if cfg.OCRConcurrency <= 0 {
+		cfg.OCRConcurrency = 2
+	}
+	if cfg.OCRQueueWait <= 0 {
+		cfg.OCRQueueWait = 5 * time.Second
+	}
 	if cfg.UploadMaxBytes < cfg.MaxBodyBytes {
 		cfg.UploadMaxBytes = cfg.MaxBodyBytes
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
-	s := &Server{core: svc, deps: deps, cfg: cfg, log: log, baseCtx: ctx, stop: cancel}
+	s := &Server{core: svc, deps: deps, cfg: cfg, log: log, baseCtx: ctx, stop: cancel,
+		ocrSlots: newSlots(cfg.OCRConcurrency, cfg.OCRQueueWait)}
 	s.routes = s.routeTable()
 	rt := &router{
 		notFound: s.wrap(notFoundHandler, true),

@@ -60,6 +60,12 @@ func (s *Server) handleOCR(r *request) error {
 	if err != nil {
 		return err
 	}
+	release, err := s.ocrSlots.acquire(r.ctx)
+	if err != nil {
+		r.Response.Header.Set("Retry-After", retryAfterBusy)
+		return err
+	}
+	defer release()
 	res, err := s.deps.OCR.Extract(r.ctx, data)
 	if err != nil {
 		return err

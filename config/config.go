@@ -74,6 +74,7 @@ type Config struct {
 	MusicProviderUser  string        // MUSICPROVIDER_USER; empty = media not configured
 	MusicProviderToken string        `json:"-"` // MUSICPROVIDER_TOKEN (secret)
 	OCRMaxBytes        int64         // OCR_MAX_BYTES
+	OCRConcurrency     int           // OCR_CONCURRENCY
 	TesseractPath      string        // TESSERACT_PATH
 	TesseractLang      string        // TESSERACT_LANG
 

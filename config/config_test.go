@@ -54,6 +54,7 @@ func defaults() *Config {
 		SpecialistTimeout:  30 * time.Second,
 		MusicProviderURL:   "https://api.listenbrainz.org",
 		OCRMaxBytes:        10 << 20,
+		OCRConcurrency:     2,
 		TesseractPath:      "tesseract",
 		TesseractLang:      "eng",
 
@@ -153,6 +154,7 @@ var golden = map[string]string{
 	"MUSICPROVIDER_USER":         "alice",
 	"MUSICPROVIDER_TOKEN":        "music-secret-4",
 	"OCR_MAX_BYTES":              "5242880",
+	"OCR_CONCURRENCY":            "3",
 	"TESSERACT_PATH":             "/usr/bin/tesseract",
 	"TESSERACT_LANG":             "eng+deu",
 
@@ -229,6 +231,7 @@ func goldenConfig() *Config {
 		MusicProviderUser:  "alice",
 		MusicProviderToken: "music-secret-4",
 		OCRMaxBytes:        5 << 20,
+		OCRConcurrency:     3,
 		TesseractPath:      "/usr/bin/tesseract",
 		TesseractLang:      "eng+deu",
 

@@ -148,6 +148,8 @@ func table(c *Config) []setting {
 			stringVal{p: &c.MusicProviderToken, check: checkToken}},
 		{gSpecialists, "OCR_MAX_BYTES", "10485760", "Largest image read by OCR (upload to /v1/ocr/extract, or download).", false,
 			intVal[int64]{p: &c.OCRMaxBytes, min: 1024, max: 100 << 20}},
+		{gSpecialists, "OCR_CONCURRENCY", "2", "tesseract processes /v1/ocr/extract may run at once; more uploads wait a few seconds, then get 503.", false,
+			intVal[int]{p: &c.OCRConcurrency, min: 1, max: 64}},
 		{gSpecialists, "TESSERACT_PATH", "tesseract", "tesseract program, a path or a name looked up in PATH.", false,
 			stringVal{p: &c.TesseractPath, check: checkOneLine}},
 		{gSpecialists, "TESSERACT_LANG", "eng", "tesseract languages, joined by + (e.g. eng+deu).", false,

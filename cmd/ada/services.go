@@ -113,7 +113,8 @@ func serveAPI(ctx context.Context, a *app, log *slog.Logger, env runEnv, bridge 
 	cfg := a.cfg
 	srv := apiserver.New(a.core, apiserver.Deps{Music: a.music, OCR: a.ocr, Matrix: bridgeHealth(bridge)}, apiserver.Config{
 		RequestTimeout: cfg.RequestTimeout, KeepAlive: cfg.SSEKeepAlive, MaxBodyBytes: cfg.MaxBodyBytes, UploadMaxBytes: cfg.OCRMaxBytes,
-		APIKey: cfg.APIKey, RAGDebug: cfg.RAGDebug, Version: buildVersion(),
+		OCRConcurrency: cfg.OCRConcurrency,
+		APIKey:         cfg.APIKey, RAGDebug: cfg.RAGDebug, Version: buildVersion(),
 		AIName: cfg.AIName, UserName: cfg.UserName, PublicConfig: cfg.Public(), CORSOrigins: cfg.CORSOrigins,
 	}, log)
 	ln, err := net.Listen("tcp", cfg.ListenAddr)
