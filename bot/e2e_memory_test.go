@@ -116,7 +116,14 @@ func checkRoomMemory(t *testing.T, llm *llmtest.Server, bot *botEnv, m *bottest.
 	}
 
 	ask(roomA, "hey ada, my cat is called Miso")
+	answered := time.Now()
 	mems := bot.waitMemories(t, roomA, "the fact is learned", holding("Miso"))
+	t.Logf("the fact was stored %s after ✅", time.Since(answered).Round(time.Millisecond))
+	// The core's lines about a room's chat carry the room (the bridge's
+	// logger travels in the context, into the background job too).
+	if !logLineWith(bot.logs.String(), "memories extracted", "room_id="+roomA.String()) {
+		t.Errorf("the extraction's log line does not name the room")
+	}
 	if mems[0].Meta.UserID != m.Client.UserID.String() || !strings.Contains(mems[0].Text, name) {
 		t.Errorf("the memory must name the member and carry her user id: %q, user_id %q", mems[0].Text, mems[0].Meta.UserID)
 	}
@@ -231,10 +238,12 @@ func (f *roomsFixture) testRedactionCascades(t *testing.T) {
 		t.Fatalf("want the exchange's 2 turns stored, got %d", turns)
 	}
 	ctx := context.Background()
+	redacted := time.Now()
 	if _, err := f.alice.Client.RedactEvent(ctx, room, asked); err != nil {
 		t.Fatal(err)
 	}
 	f.bot.waitMemories(t, room, "the memory goes with the redacted message", func(m []core.Memory) bool { return !holding("bike is blue")(m) })
+	t.Logf("the memory was gone %s after the redaction was sent", time.Since(redacted).Round(time.Millisecond))
 	if n := f.bot.count(`SELECT count(*) FROM documents WHERE room_id = ? AND type = 'turn'`, room.String()); n != 0 {
 		t.Errorf("the redacted exchange's turns are still stored: %d", n)
 	}
@@ -256,4 +265,18 @@ func (f *roomsFixture) testRedactionCascades(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.bot.waitMemories(t, room, "the remembered fact goes with its redacted command", func(m []core.Memory) bool { return !holding("hunter2")(m) })
+}
+
+// logLineWith reports whether one line of logs holds every part.
+func logLineWith(logs string, parts ...string) bool {
+	for _, line := range strings.Split(logs, "\n") {
+		all := true
+		for _, p := range parts {
+			all = all && strings.Contains(line, p)
+		}
+		if all {
+			return true
+		}
+	}
+	return false
 }

@@ -5,26 +5,20 @@ import (
 	"log/slog"
 
 	"maunium.net/go/mautrix/event"
+
+	"github.com/ada-chat/ada/core"
 )
 
-// logKey is the context key of the per-event logger.
-type logKey struct{}
-
 // withLogger returns ctx carrying log, so everything below an event handler
-// logs with that event's room_id and event_id.
+// logs with that event's room_id and event_id: the bot's own lines and the
+// core's (the same context key, core.WithLogger).
 func withLogger(ctx context.Context, log *slog.Logger) context.Context {
-	return context.WithValue(ctx, logKey{}, log)
+	return core.WithLogger(ctx, log)
 }
 
 // logFrom returns the logger in ctx, or fallback.
 func logFrom(ctx context.Context, fallback *slog.Logger) *slog.Logger {
-	if ctx == nil {
-		return fallback
-	}
-	if l, ok := ctx.Value(logKey{}).(*slog.Logger); ok {
-		return l
-	}
-	return fallback
+	return core.LoggerFrom(ctx, fallback)
 }
 
 // eventLogger is the bot's logger narrowed to one event.

@@ -53,20 +53,20 @@ func (s *Service) autoMemoryOn(req ChatRequest) bool {
 
 // maybeExtract queues the extraction of the exchange's facts. It never
 // delays the answer; failures are logged.
-func (s *Service) maybeExtract(req ChatRequest, turns []Document) {
+func (s *Service) maybeExtract(ctx context.Context, req ChatRequest, turns []Document) {
 	if !s.autoMemoryOn(req) || len(turns) != 2 {
 		return
 	}
-	s.bg.submit(req.ConversationID, "memory extraction", func(ctx context.Context) {
+	s.bg.submit(ctx, req.ConversationID, "memory extraction", func(ctx context.Context) {
 		ctx, cancel := context.WithTimeout(ctx, extractTimeout)
 		defer cancel()
 		n, err := s.extractMemories(ctx, req, turns[0], turns[1])
 		if err != nil {
-			s.log.Warn("memory extraction failed", "conversation_id", req.ConversationID, "error", err)
+			s.logger(ctx).Warn("memory extraction failed", "conversation_id", req.ConversationID, "error", err)
 			return
 		}
 		if n > 0 {
-			s.log.Debug("memories extracted", "conversation_id", req.ConversationID, "facts", n)
+			s.logger(ctx).Debug("memories extracted", "conversation_id", req.ConversationID, "facts", n)
 		}
 	})
 }

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"bytes"
 	"context"
 	"log/slog"
 	"slices"
@@ -64,7 +65,7 @@ func TestJobQueueOrdersPerKey(t *testing.T) {
 	var order []int
 	running, peak := 0, 0
 	for i := range 10 {
-		q.submit("conv-a", "test", func(context.Context) {
+		q.submit(context.Background(), "conv-a", "test", func(context.Context) {
 			mu.Lock()
 			order = append(order, i)
 			running++
@@ -79,7 +80,7 @@ func TestJobQueueOrdersPerKey(t *testing.T) {
 	started := make(chan struct{}, 2)
 	release := make(chan struct{})
 	for _, key := range []string{"conv-b", "conv-c"} {
-		q.submit(key, "test", func(context.Context) { started <- struct{}{}; <-release })
+		q.submit(context.Background(), key, "test", func(context.Context) { started <- struct{}{}; <-release })
 	}
 	for range 2 {
 		select {
@@ -93,7 +94,7 @@ func TestJobQueueOrdersPerKey(t *testing.T) {
 	if !slices.Equal(order, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}) || peak != 1 {
 		t.Fatalf("order %v, peak %d", order, peak)
 	}
-	q.submit("conv-a", "panics", func(context.Context) { panic("boom") })
+	q.submit(context.Background(), "conv-a", "panics", func(context.Context) { panic("boom") })
 	q.wait() // a panicking job is recovered and the queue goes on
 }
 
@@ -103,20 +104,45 @@ func TestJobQueueCloseCancels(t *testing.T) {
 	q := newJobQueue(1, slog.New(slog.DiscardHandler))
 	started, ranQueued := make(chan struct{}), false
 	cancelled := false
-	q.submit("conv-a", "test", func(ctx context.Context) {
+	q.submit(context.Background(), "conv-a", "test", func(ctx context.Context) {
 		close(started)
 		<-ctx.Done()
 		cancelled = true
 	})
-	q.submit("conv-a", "test", func(context.Context) { ranQueued = true })
+	q.submit(context.Background(), "conv-a", "test", func(context.Context) { ranQueued = true })
 	<-started
 	q.close()
 	if !cancelled || ranQueued {
 		t.Fatalf("running job cancelled: %v; queued job ran: %v", cancelled, ranQueued)
 	}
-	q.submit("conv-a", "after close", func(context.Context) { ranQueued = true })
+	q.submit(context.Background(), "conv-a", "after close", func(context.Context) { ranQueued = true })
 	q.wait()
 	if ranQueued {
 		t.Fatal("a job submitted after close ran")
+	}
+}
+
+// TestJobQueueCarriesTheRequestLogger: a background job logs with the
+// logger of the request that submitted it (its request id), even after
+// that request's context has ended; its panic is logged the same way.
+func TestJobQueueCarriesTheRequestLogger(t *testing.T) {
+	var buf bytes.Buffer
+	q := newJobQueue(1, slog.New(slog.DiscardHandler))
+	reqLog := slog.New(slog.NewTextHandler(&buf, nil)).With("request_id", "r-42")
+	origin, cancel := context.WithCancel(WithLogger(context.Background(), reqLog))
+	cancel() // the request is over before its background job runs
+	var jobErr error
+	q.submit(origin, "conv-a", "test", func(ctx context.Context) {
+		jobErr = ctx.Err()
+		LoggerFrom(ctx, nil).Info("from the job")
+	})
+	q.submit(origin, "conv-a", "panics", func(context.Context) { panic("boom") })
+	q.wait()
+	if jobErr != nil {
+		t.Errorf("the job's context ended with the request's: %v", jobErr)
+	}
+	out := buf.String()
+	if strings.Count(out, "request_id=r-42") != 2 || !strings.Contains(out, "from the job") || !strings.Contains(out, "background job panicked") {
+		t.Errorf("the job's lines must carry the request's logger:\n%s", out)
 	}
 }

@@ -33,24 +33,27 @@ func newJobQueue(workers int, log *slog.Logger) *jobQueue {
 		pending: map[string][]func(context.Context){}}
 }
 
-// submit queues job under key. It never blocks.
-func (q *jobQueue) submit(key, name string, job func(context.Context)) {
+// submit queues job under key. It never blocks. The job runs with the
+// logger of origin (the request that caused it: its request id, room or
+// event), but not with its cancellation: it outlives the request.
+func (q *jobQueue) submit(origin context.Context, key, name string, job func(context.Context)) {
+	log := LoggerFrom(origin, q.log)
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.ctx.Err() != nil {
 		return
 	}
 	if q.queued >= maxQueuedJobs {
-		q.log.Warn("background queue full; job dropped", "job", name, "conversation_id", key)
+		log.Warn("background queue full; job dropped", "job", name, "conversation_id", key)
 		return
 	}
 	wrapped := func(ctx context.Context) {
 		defer func() {
 			if p := recover(); p != nil {
-				q.log.Error("background job panicked", "job", name, "conversation_id", key, "panic", fmt.Sprint(p))
+				log.Error("background job panicked", "job", name, "conversation_id", key, "panic", fmt.Sprint(p))
 			}
 		}()
-		job(ctx)
+		job(WithLogger(ctx, log))
 	}
 	q.queued++
 	q.pending[key] = append(q.pending[key], wrapped)

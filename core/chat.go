@@ -120,8 +120,8 @@ func (s *Service) Chat(ctx context.Context, req ChatRequest, emit func(Event) er
 		if req.SaveMemory {
 			res.MemoryID = s.saveChatMemory(ctx, req, answer)
 		}
-		s.maybeSummarize(req, r.nextTurn)
-		s.maybeExtract(req, turns)
+		s.maybeSummarize(ctx, req, r.nextTurn)
+		s.maybeExtract(ctx, req, turns)
 	}
 	return res, nil
 }
@@ -177,7 +177,7 @@ func (s *Service) generate(ctx context.Context, req ChatRequest, msgs []Message,
 			break
 		}
 		if round >= s.opts.SpecialistMaxTurns {
-			s.log.Warn("specialist limit reached; ending the answer", "limit", s.opts.SpecialistMaxTurns)
+			s.logger(ctx).Warn("specialist limit reached; ending the answer", "limit", s.opts.SpecialistMaxTurns)
 			if strings.TrimSpace(answer.String()) == "" {
 				note := "I could not finish this answer: I needed more specialist help than I am allowed to ask for in one reply."
 				if err := s.emitText(note, &answer, emit); err != nil {
@@ -271,7 +271,7 @@ func (s *Service) saveChatMemory(ctx context.Context, req ChatRequest, answer st
 	m, err := s.CreateMemory(ctx, MemoryInput{Text: text, Importance: req.MemoryImportance, Entity: req.Entity,
 		ConversationID: req.ConversationID, Source: SourceChat, RoomID: req.RoomID})
 	if err != nil {
-		s.log.Error("saving the chat memory failed", "conversation_id", req.ConversationID, "error", err)
+		s.logger(ctx).Error("saving the chat memory failed", "conversation_id", req.ConversationID, "error", err)
 		return ""
 	}
 	return m.ID

@@ -176,7 +176,7 @@ func (s *Service) retrieve(ctx context.Context, req ChatRequest) (retrieval, err
 	r, err := s.retrieveAll(ctx, req)
 	r.fillUsed()
 	// What an operator debugging retrieval needs, without any text.
-	s.log.Debug("retrieved", "request_id", req.RequestID, "conversation_id", req.ConversationID,
+	s.logger(ctx).Debug("retrieved", "conversation_id", req.ConversationID,
 		"turns", len(r.turns), "summaries", len(r.summaries), "recalled", len(r.recalled),
 		"memories", len(r.memories), "faqs", len(r.faqs), "mode", s.opts.SearchMode,
 		"floor", s.opts.RelevanceFloor, "ms", float64(time.Since(start).Microseconds())/1000, "error", err)

@@ -114,13 +114,13 @@ func (s *Service) runSpecialist(ctx context.Context, name string, args json.RawM
 	defer cancel()
 	start := time.Now()
 	out, err := e.sp.Run(ctx, SpecialistCall{Args: args, OCRContext: ocr})
-	s.log.Debug("specialist ran", "specialist", name, "ok", err == nil, "chars", len(out),
+	s.logger(ctx).Debug("specialist ran", "specialist", name, "ok", err == nil, "chars", len(out),
 		"ms", float64(time.Since(start).Microseconds())/1000)
 	if err != nil {
 		if ctx.Err() == context.DeadlineExceeded {
 			return fmt.Sprintf("error: %s timed out after %s", name, s.opts.SpecialistTimeout), false
 		}
-		s.log.Warn("specialist failed", "specialist", name, "error", err)
+		s.logger(ctx).Warn("specialist failed", "specialist", name, "error", err)
 		return "error: " + SafeMessage(err), false
 	}
 	return out, true

@@ -18,7 +18,7 @@ const maxSummaryTurns = 200
 
 // maybeSummarize queues a summary after every SummaryEveryN exchanges. It
 // never delays the answer.
-func (s *Service) maybeSummarize(req ChatRequest, userTurnIndex int) {
+func (s *Service) maybeSummarize(ctx context.Context, req ChatRequest, userTurnIndex int) {
 	if s.opts.SummaryEveryN <= 0 || !s.opts.EnableSummary {
 		return
 	}
@@ -26,11 +26,11 @@ func (s *Service) maybeSummarize(req ChatRequest, userTurnIndex int) {
 	if exchanges%s.opts.SummaryEveryN != 0 {
 		return
 	}
-	s.bg.submit(req.ConversationID, "summary", func(ctx context.Context) {
+	s.bg.submit(ctx, req.ConversationID, "summary", func(ctx context.Context) {
 		ctx, cancel := context.WithTimeout(ctx, summaryTimeout)
 		defer cancel()
 		if err := s.summarize(ctx, req.ConversationID, req.RoomID, userTurnIndex+1); err != nil {
-			s.log.Warn("summary failed", "conversation_id", req.ConversationID, "error", err)
+			s.logger(ctx).Warn("summary failed", "conversation_id", req.ConversationID, "error", err)
 		}
 	})
 }

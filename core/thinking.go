@@ -19,7 +19,7 @@ func (s *Service) answer(ctx context.Context, req ChatRequest, msgs []Message, e
 	text, th, err := s.generate(ctx, req, msgs, emit)
 	if req.IncludeThinking && errors.Is(err, ErrThinkingUnsupported) {
 		if s.thinkingWarned.CompareAndSwap(false, true) {
-			s.log.Warn("the model cannot think: answering include_thinking requests without thinking",
+			s.logger(ctx).Warn("the model cannot think: answering include_thinking requests without thinking",
 				"backend", s.llm.Backend(), "model", s.llm.Model())
 		}
 		req.IncludeThinking = false

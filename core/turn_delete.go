@@ -54,11 +54,11 @@ func (s *Service) DeleteTurns(ctx context.Context, convID string, ids []string, 
 		return 0, err
 	}
 	for _, sum := range covering {
-		s.bg.submit(convID, "summary rewrite", func(ctx context.Context) {
+		s.bg.submit(ctx, convID, "summary rewrite", func(ctx context.Context) {
 			ctx, cancel := context.WithTimeout(ctx, summaryTimeout)
 			defer cancel()
 			if err := s.rewriteSummary(ctx, sum); err != nil {
-				s.log.Warn("summary rewrite failed", "conversation_id", convID, "error", err)
+				s.logger(ctx).Warn("summary rewrite failed", "conversation_id", convID, "error", err)
 			}
 		})
 	}
