@@ -45,7 +45,7 @@ fuzz:
 ## bench: print the benchmark tables (search targets beside a real Chroma
 ## server, vector search, chat overhead, bridge)
 bench: deps chroma
-	$(GO) test -run '^$$' -bench 'SearchTargets' -benchtime 1x -timeout 30m ./cmd/ada
+	ADA_CHROMA_BIN=$(CHROMA_BIN) $(GO) test -run '^$$' -bench 'SearchTargets' -benchtime 1x -timeout 30m ./cmd/ada
 	$(GO) run ./cmd/adabench
 	$(GO) test -run '^$$' -bench 'ChatService|MemorySearchModes' -benchtime 1x ./cmd/ada
 	$(GO) test -run '^$$' -bench 'BridgeLatency' -benchtime 1x ./bot

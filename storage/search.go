@@ -97,42 +97,56 @@ func (db *DB) approximateSearch(ctx context.Context, q core.VectorQuery) ([]core
 	if len(rowids) == 0 {
 		return nil, nil
 	}
+	epoch := db.docs.begin()
 	tx, err := db.read.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, storeErr(err)
 	}
 	defer tx.Rollback()
-	fwhere, fargs := filterSQL(core.Filter{Type: q.Type, Scopes: q.Scopes, ConversationID: q.ConversationID})
+	filter := core.Filter{Type: q.Type, Scopes: q.Scopes, ConversationID: q.ConversationID}
+	fwhere, fargs := filterSQL(filter)
 	fwhere = strings.Replace(fwhere, " WHERE ", " AND ", 1)
-	var found []scoredDoc
+	var cands []scored
 	for start := 0; start < len(rowids); start += sqlChunk {
 		chunk := rowids[start:min(start+sqlChunk, len(rowids))]
-		args := make([]any, 0, len(chunk)+len(fargs))
+		args := make([]any, 0, 2+len(chunk)+len(fargs))
+		args = append(args, encodeFloats(q.Vector))
 		for _, r := range chunk {
 			args = append(args, r)
 		}
-		args = append(args, fargs...)
-		where := " WHERE rowid IN (" + placeholders(len(chunk)) + ")" + fwhere
-		if err := readNearest(ctx, tx, q.Vector, where, args, q.K, &found); err != nil {
+		args = append(append(args, fargs...), q.K)
+		err := queryRows(ctx, tx, rankSQL+" WHERE rowid IN ("+placeholders(len(chunk))+")"+fwhere+rankOrderSQL, args, func(rows *sql.Rows) error {
+			var c scored
+			err := rows.Scan(&c.rowid, &c.distance)
+			cands = append(cands, c)
+			return err
+		})
+		if err != nil {
 			return nil, err
 		}
 	}
-	return exactHits(q.Vector, found, q.K), nil
+	return db.loadNearest(ctx, tx, epoch, cands, q.K, filter, q.Vector)
 }
 
-// nearestSQL selects the k documents of a WHERE clause nearest to a query
-// vector, whole, with their distances. Its arguments are the query vector,
-// the clause's and k. SQLite computes the distances (sqlite-vec's
-// vec_distance_cosine, float32) and keeps the k best, so the 3 KiB
-// embeddings of the other rows never cross into Go: copying them out
+// rankSQL and rankOrderSQL around a WHERE clause select the rowids of the
+// k rows nearest to a query vector, with their distances: the arguments
+// are the vector, the clause's and k. SQLite computes the distances
+// (sqlite-vec's vec_distance_cosine, float32) and keeps the k best, so
+// the candidates' 3 KiB embeddings never cross into Go: copying them out
 // (cgo, then database/sql), and the garbage they left, was most of a
-// search's time at 1k documents (pprof, make bench). The inner query keeps
-// rowids only; the k rows are read whole by the join. A zero vector has no
+// search's time at 1k documents (pprof, make bench). A zero vector has no
 // direction: its distance is 1, as in CosineDistance (sqlite-vec gives
 // NaN, which SQLite makes NULL).
+const (
+	rankSQL      = "SELECT rowid, ifnull(vec_distance_cosine(embedding, ?), 1) AS distance FROM documents"
+	rankOrderSQL = " ORDER BY distance, rowid LIMIT ?"
+)
+
+// nearestSQL selects the k documents of a WHERE clause nearest to a query
+// vector, whole, with their distances (see rankSQL): the inner query keeps
+// rowids only, and the k rows are read whole by the join.
 const nearestSQL = `SELECT d.rowid, d.id, d.text, d.metadata, d.embedding, n.distance FROM (
-		SELECT rowid, ifnull(vec_distance_cosine(embedding, ?), 1) AS distance FROM documents%s
-		ORDER BY distance, rowid LIMIT ?) AS n
+		` + rankSQL + `%s` + rankOrderSQL + `) AS n
 	JOIN documents AS d ON d.rowid = n.rowid`
 
 // scoredDoc is a loaded document and its distance to the query.
@@ -193,37 +207,71 @@ type scored struct {
 	distance float64
 }
 
-// loadNearest loads the k nearest of cands, nearest first.
-func loadNearest(ctx context.Context, tx *sql.Tx, cands []scored, k int) ([]core.Hit, error) {
+// loadNearest loads the k nearest of cands, nearest first, from the
+// document cache when f is a filter it can check (cacheable) and from tx
+// otherwise. With q set, the candidates' distances came from SQLite in
+// float32, and those of the k are computed again exactly (exactHits).
+func (db *DB) loadNearest(ctx context.Context, tx *sql.Tx, epoch uint64, cands []scored, k int, f core.Filter, q []float32) ([]core.Hit, error) {
 	if len(cands) == 0 {
 		return nil, nil
 	}
 	slices.SortFunc(cands, byDistance)
 	cands = cands[:min(len(cands), k)]
-	top := make([]any, len(cands))
-	for i, c := range cands {
-		top[i] = c.rowid
-	}
-	docs := make(map[int64]core.Document, len(top))
-	err := queryRowids(ctx, tx, "SELECT "+selectDocumentColumns+" FROM documents", top, func(rows *sql.Rows) error {
-		d, rowid, err := scanDocument(rows)
-		docs[rowid] = d
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	hits := make([]core.Hit, 0, len(cands))
+	useCache := cacheable(f)
+	found := make([]scoredDoc, 0, len(cands))
+	var missing []any
 	for _, c := range cands {
-		hits = append(hits, core.Hit{Document: docs[c.rowid], Distance: c.distance})
+		if d, ok := db.docs.get(c.rowid); ok && useCache && cachedFor(d, f) {
+			found = append(found, scoredDoc{scored: c, doc: d})
+		} else {
+			missing = append(missing, c.rowid)
+		}
+	}
+	if len(missing) > 0 {
+		dist := make(map[int64]float64, len(cands))
+		for _, c := range cands {
+			dist[c.rowid] = c.distance
+		}
+		err := queryRowids(ctx, tx, "SELECT "+selectDocumentColumns+" FROM documents", missing, func(rows *sql.Rows) error {
+			d, rowid, err := scanDocument(rows)
+			if err == nil {
+				found = append(found, scoredDoc{scored: scored{rowid: rowid, distance: dist[rowid]}, doc: d})
+				if useCache {
+					db.docs.add(epoch, rowid, d)
+				}
+			}
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	if q != nil {
+		return exactHits(q, found, k), nil
+	}
+	slices.SortFunc(found, func(a, b scoredDoc) int { return byDistance(a.scored, b.scored) })
+	hits := make([]core.Hit, len(found))
+	for i, c := range found {
+		hits[i] = core.Hit{Document: c.doc, Distance: c.distance}
 	}
 	return hits, nil
 }
 
+// cacheable reports whether f filters only on what cachedFor checks.
+func cacheable(f core.Filter) bool {
+	return f.RoomID == "" && !f.AnyRoom && f.Tag == "" && f.OlderThan.IsZero() && f.Expired.IsZero() &&
+		f.Before == nil && f.AfterTurn == nil && f.UpToTurn == nil
+}
+
 // queryRowids runs selectFrom for the given rowids and calls fn on each row.
 func queryRowids(ctx context.Context, tx *sql.Tx, selectFrom string, rowids []any, fn func(*sql.Rows) error) error {
-	// Not cancellable, as in readNearest: the rows are few.
-	rows, err := tx.QueryContext(context.WithoutCancel(ctx), selectFrom+" WHERE rowid IN ("+placeholders(len(rowids))+")", rowids...)
+	return queryRows(ctx, tx, selectFrom+" WHERE rowid IN ("+placeholders(len(rowids))+")", rowids, fn)
+}
+
+// queryRows runs query and calls fn on each row. The context cannot be
+// cancelled, as in readNearest: the rows are few.
+func queryRows(ctx context.Context, tx *sql.Tx, query string, args []any, fn func(*sql.Rows) error) error {
+	rows, err := tx.QueryContext(context.WithoutCancel(ctx), query, args...)
 	if err != nil {
 		return storeErr(err)
 	}

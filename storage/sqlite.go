@@ -36,6 +36,8 @@ type DB struct {
 	// codes is the in-memory index of the binary codes that vector searches
 	// scan, in step with documents_vec (see codeIndex).
 	codes *codeIndex
+	// docs keeps the documents searches returned lately (see docCache).
+	docs *docCache
 }
 
 var _ core.Store = (*DB)(nil)
@@ -81,7 +83,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		return nil, err
 	}
 	read.SetMaxOpenConns(8)
-	db := &DB{path: path, write: write, read: read, codes: newCodeIndex()}
+	db := &DB{path: path, write: write, read: read, codes: newCodeIndex(), docs: newDocCache()}
 	if err := db.Ping(ctx); err != nil {
 		db.Close()
 		return nil, err
@@ -142,6 +144,7 @@ func (db *DB) inTx(ctx context.Context, fn func(*writeTx) error) error {
 		return storeErr(err)
 	}
 	db.codes.apply(tx.codes)
+	db.docs.forget(tx.codes)
 	return nil
 }
 

@@ -1,0 +1,71 @@
+package storage
+
+import (
+	"context"
+	"testing"
+
+	"github.com/ada-chat/ada/core"
+	"github.com/ada-chat/ada/core/embed"
+)
+
+// A search after a write never returns the cached version of a document
+// the write replaced or deleted.
+func TestSearchSeesWritesPastTheDocumentCache(t *testing.T) {
+	ctx := context.Background()
+	db := openTestDB(t)
+	m := memoryDoc("Sam drinks black coffee", core.ScopeGlobal, 3)
+	other := memoryDoc("the office closes at six", core.ScopeGlobal, 3)
+	if err := db.Put(ctx, m, other); err != nil {
+		t.Fatal(err)
+	}
+	search := func(text string) []core.Hit {
+		t.Helper()
+		hits, err := db.Search(ctx, core.VectorQuery{Filter: core.Filter{Type: core.DocMemory, Scopes: []string{core.ScopeGlobal}},
+			Vector: embed.HashVector(text), K: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		kw, err := db.KeywordSearch(ctx, core.KeywordQuery{Filter: core.Filter{Type: core.DocMemory}, Text: text, K: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range kw {
+			hits = append(hits, core.Hit{Document: h.Document})
+		}
+		return hits
+	}
+	search("Sam coffee") // cached now
+	m.Text, m.Embedding, m.Meta.Importance = "Sam drinks green tea", embed.HashVector("Sam drinks green tea"), 5
+	if err := db.Put(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range search("Sam coffee tea") {
+		if h.ID == m.ID && (h.Text != m.Text || h.Meta.Importance != 5 || CosineDistance(h.Embedding, m.Embedding) > 1e-6) {
+			t.Fatalf("replaced memory came back as %q (importance %d)", h.Text, h.Meta.Importance)
+		}
+	}
+	if err := db.Delete(ctx, m.ID, core.DocMemory); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range search("Sam coffee tea") {
+		if h.ID == m.ID {
+			t.Fatalf("deleted memory %s returned", h.ID)
+		}
+	}
+}
+
+// A document read before a write committed is not cached after it: the
+// reader's snapshot may be older than the write.
+func TestDocumentCacheRefusesReadsOlderThanAWrite(t *testing.T) {
+	c := newDocCache()
+	epoch := c.begin()
+	c.forget([]codeOp{{rowid: 1}})
+	c.add(epoch, 1, core.Document{ID: "stale"})
+	if _, ok := c.get(1); ok {
+		t.Fatal("a read from before the write was cached")
+	}
+	c.add(c.begin(), 1, core.Document{ID: "fresh"})
+	if d, ok := c.get(1); !ok || d.ID != "fresh" {
+		t.Fatalf("cache holds %v, %v", d, ok)
+	}
+}
