@@ -52,9 +52,12 @@ func (s *Server) wrap(h handlerFunc, public bool) fasthttp.RequestHandler {
 		tctx, tcancel := context.WithTimeoutCause(s.baseCtx, s.cfg.RequestTimeout, errTimedOut)
 		ctx, cancelCause := context.WithCancelCause(tctx)
 		cancel := func() { cancelCause(nil); tcancel() }
+		log := s.log.With("request_id", id)
+		// The request's logger travels in its context, so that what core
+		// logs for the request carries its id.
+		ctx = core.WithLogger(ctx, log)
 		r := &request{RequestCtx: c, ctx: ctx, cancel: cancel, id: id,
-			clientGone: func() { cancelCause(errClientGone) },
-			log:        s.log.With("request_id", id)}
+			clientGone: func() { cancelCause(errClientGone) }, log: log}
 		c.Response.Header.Set("X-Request-ID", id)
 		var err error
 		func() {

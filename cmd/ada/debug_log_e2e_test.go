@@ -22,7 +22,8 @@ func TestDebugLogShowsRetrieval(t *testing.T) {
 			line = l
 		}
 	}
-	for _, want := range []string{"memories=1", "mode=hybrid", "ms="} {
+	// "request_id": the request's logger reaches core through the context.
+	for _, want := range []string{"memories=1", "mode=hybrid", "ms=", "request_id="} {
 		if !strings.Contains(line, want) {
 			t.Fatalf("retrieval debug line lacks %q: %q", want, line)
 		}
