@@ -5,7 +5,9 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"regexp"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -29,7 +31,8 @@ const (
 // waits for it, so members always see 🧠 first.
 func (b *Bot) answer(ctx context.Context, evt *event.Event, q question, s roomSettings) error {
 	log := logFrom(ctx, b.log)
-	reacted := b.background(func() { b.react(ctx, evt.RoomID, evt.ID, reactThinking) })
+	tr := traceFrom(ctx)
+	reacted := b.background(ctx, "🧠 reaction", func() { b.react(ctx, evt.RoomID, evt.ID, reactThinking); tr.reacted = time.Now() })
 	stopTyping := b.typing(ctx, evt.RoomID)
 	res, err := b.ask(ctx, evt, q, s)
 	<-reacted
@@ -52,27 +55,41 @@ func (b *Bot) answer(ctx context.Context, evt *event.Event, q question, s roomSe
 			first = sent
 		}
 	}
+	tr.replied = time.Now()
 	// The answer is part of the room's context from now on; it is recorded
 	// here rather than from its echo in /sync, which comes later.
 	b.remember(ctx, s, roomMessage{EventID: first, Sender: b.cli.UserID, Text: res.Response, Time: b.now()})
 	b.recordAnswer(ctx, evt, first, res)
 	// ✅ and the end of the typing notice are independent: send both at once.
-	typingStopped := b.background(stopTyping)
+	typingStopped := b.background(ctx, "end of typing", stopTyping)
 	b.react(ctx, evt.RoomID, evt.ID, reactDone)
+	tr.done = time.Now()
 	<-typingStopped
-	log.Info("answered", "conversation_id", res.ConversationID, "request_id", res.RequestID, "chars", len(res.Response))
+	log.Info("answered", append([]any{"conversation_id", res.ConversationID, "request_id", res.RequestID,
+		"chars", len(res.Response)}, tr.attrs()...)...)
 	return nil
 }
 
 // background runs fn in a goroutine and returns a channel closed when it is
-// done; callers always wait for it, so no goroutine outlives its job.
-func (b *Bot) background(fn func()) <-chan struct{} {
+// done; callers always wait for it, so no goroutine outlives its job. A
+// panic in fn is logged and goes no further: the dispatcher's recover only
+// covers the job's own goroutine, and a panic here would end the process.
+func (b *Bot) background(ctx context.Context, name string, fn func()) <-chan struct{} {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
+		defer b.recoverBackground(ctx, name)
 		fn()
 	}()
 	return done
+}
+
+// recoverBackground logs a panic of a job's helper goroutine with its stack.
+func (b *Bot) recoverBackground(ctx context.Context, name string) {
+	if p := recover(); p != nil {
+		logFrom(ctx, b.log).Error("panic in bot background work", "work", name, "panic", fmt.Sprint(p),
+			"stack", string(debug.Stack()))
+	}
 }
 
 // ask reads the question's image, if any, builds the chat request and
@@ -196,6 +213,7 @@ func (b *Bot) typing(ctx context.Context, room id.RoomID) (stop func()) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
+		defer b.recoverBackground(ctx, "typing")
 		t := time.NewTicker(typingRenew)
 		defer t.Stop()
 		for {

@@ -43,6 +43,7 @@ type Bot struct {
 	// answerSlots bounds the answers being made at once (BOT_WORKERS).
 	answerSlots chan struct{}
 	rooms       roomStates
+	busy        busyNotices
 	startedAt   time.Time
 	// catchUpSince is the sync token this process started from: the first
 	// /sync after a start returns the backlog, which is read but never
@@ -100,6 +101,7 @@ func New(opts Options, deps Deps) (*Bot, error) {
 	if deps.Now == nil {
 		deps.Now = time.Now
 	}
+	deps.Backend = tracedBackend{deps.Backend}
 	read := deps.ReadDB
 	if read == nil {
 		read = deps.DB

@@ -6,6 +6,10 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
 
 	"go.mau.fi/util/dbutil"
 	"maunium.net/go/mautrix"
@@ -74,7 +78,8 @@ func (b *Bot) pickleKey(ctx context.Context) ([]byte, error) {
 //   - an identity exists: MATRIX_RECOVERY_KEY unlocks it from secret storage
 //     and the device is signed;
 //   - no identity yet: one is made, stored in secret storage under
-//     MATRIX_RECOVERY_KEY (or a new key printed once), and the device signed.
+//     MATRIX_RECOVERY_KEY (or a new key, written to DATA_DIR/crypto), and the
+//     device signed.
 //
 // Failures are logged, not fatal: encryption works without verification.
 func (b *Bot) ensureCrossSigning(ctx context.Context) {
@@ -87,7 +92,7 @@ func (b *Bot) ensureCrossSigning(ctx context.Context) {
 	case verified:
 		log.Debug("bot device is cross-signed")
 	case hasKeys && b.opts.RecoveryKey == "":
-		log.Warn("the bot account has cross-signing keys but this device is not verified: set MATRIX_RECOVERY_KEY to the recovery key printed when they were made")
+		log.Warn("the bot account has cross-signing keys but this device is not verified: set MATRIX_RECOVERY_KEY to the recovery key saved when they were made (DATA_DIR/crypto/recovery-key)")
 	case hasKeys:
 		if err := mach.VerifyWithRecoveryKey(ctx, b.opts.RecoveryKey); err != nil {
 			log.Error("MATRIX_RECOVERY_KEY did not unlock the bot's cross-signing keys; the device stays unverified", "error", err)
@@ -105,11 +110,24 @@ func (b *Bot) ensureCrossSigning(ctx context.Context) {
 // them in secret storage (SSSS), publishes them and signs this device.
 // Uploading the first keys needs no interactive auth on Dendrite or on
 // Synapse (MSC3967); with MATRIX_PASSWORD it is offered when asked.
-func (b *Bot) bootstrapCrossSigning(ctx context.Context) error {
+func (b *Bot) bootstrapCrossSigning(ctx context.Context) (err error) {
 	mach := b.crypto.Machine()
 	key, generated, err := b.secretStorageKey()
 	if err != nil {
 		return err
+	}
+	// A new key is kept before anything uses it: a key that exists only on
+	// the homeserver is a key nobody can give back.
+	var keyFile string
+	if generated {
+		if keyFile, err = saveRecoveryKey(b.opts.DataDir, key.RecoveryKey()); err != nil {
+			return fmt.Errorf("keep the new recovery key: %w", err)
+		}
+		defer func() {
+			if err != nil { // the key unlocks nothing: the next start makes another
+				_ = os.Remove(keyFile)
+			}
+		}()
 	}
 	if err := mach.SSSS.SetKeyData(ctx, key.ID, key.Metadata); err != nil {
 		return fmt.Errorf("upload the secret storage key: %w", err)
@@ -134,13 +152,57 @@ func (b *Bot) bootstrapCrossSigning(ctx context.Context) error {
 		return fmt.Errorf("sign the master key: %w", err)
 	}
 	if generated {
-		b.log.Warn("Cross-signing is set up for the bot. SAVE THIS RECOVERY KEY NOW, it is shown only this once: "+
-			"put it in .env as MATRIX_RECOVERY_KEY so the bot can verify itself again after losing its database",
-			"recovery_key", key.RecoveryKey(), "user_id", b.opts.UserID)
+		// Never the key itself: logs are copied, shipped and kept far more
+		// widely than DATA_DIR.
+		b.log.Warn("Cross-signing is set up for the bot; its new recovery key was written to a file only this user can read. "+
+			"Keep a copy somewhere safe and set it as MATRIX_RECOVERY_KEY, so the bot can verify itself again after losing its database",
+			"file", keyFile, "user_id", b.opts.UserID)
 	} else {
 		b.log.Info("Cross-signing is set up for the bot with MATRIX_RECOVERY_KEY")
 	}
 	return nil
+}
+
+// recoveryKeyName is the file, in DATA_DIR/crypto, that receives a recovery
+// key made on first start.
+const recoveryKeyName = "recovery-key"
+
+// saveRecoveryKey writes a new recovery key to DATA_DIR/crypto/recovery-key,
+// mode 0600 in a 0700 directory, and returns the file's path. An existing
+// file is never overwritten (it may hold the only copy of a key still in
+// use, say after the database was lost): the new key goes to
+// recovery-key.1, .2, and so on.
+func saveRecoveryKey(dataDir, key string) (string, error) {
+	if dataDir == "" {
+		return "", errors.New("no data directory (DATA_DIR) to keep it in")
+	}
+	dir := filepath.Join(dataDir, "crypto")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	for i := 0; i < 100; i++ {
+		path := filepath.Join(dir, recoveryKeyName)
+		if i > 0 {
+			path += "." + strconv.Itoa(i)
+		}
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		_, err = f.WriteString(key + "\n")
+		if err == nil {
+			err = f.Sync() // the key must survive a crash right after it is published
+		}
+		if err = errors.Join(err, f.Close()); err != nil {
+			_ = os.Remove(path)
+			return "", err
+		}
+		return path, nil
+	}
+	return "", fmt.Errorf("%s holds too many recovery key files; move them away", dir)
 }
 
 // secretStorageKey returns the SSSS key from MATRIX_RECOVERY_KEY, or a new

@@ -107,8 +107,8 @@ func TestBridgeEncrypted(t *testing.T) {
 		assertNoPlaintextFrom(t, alice, dm, acct.UserID)
 	})
 
-	if n := strings.Count(bot.logs.String(), "SAVE THIS RECOVERY KEY"); n != 1 {
-		t.Errorf("the recovery key should be printed exactly once, got %d", n)
+	if n := strings.Count(bot.logs.String(), "recovery key was written"); n != 1 {
+		t.Errorf("the recovery key should be made and saved exactly once, got %d", n)
 	}
 }
 

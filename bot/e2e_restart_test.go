@@ -1,7 +1,8 @@
 package bot
 
 import (
-	"regexp"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -22,7 +23,8 @@ func TestBridgeRestart(t *testing.T) {
 	hs := bottest.StartHomeserver(t)
 	llm := llmtest.New(t)
 	acct := bottest.RegisterAccount(t, hs, "ada")
-	settings := botSettings(hs, llm, acct, t.TempDir(), nil)
+	dataDir := t.TempDir()
+	settings := botSettings(hs, llm, acct, dataDir, nil)
 	alice := bottest.NewMember(t, hs, "alice", true)
 
 	first := startBot(t, settings)
@@ -66,18 +68,31 @@ func TestBridgeRestart(t *testing.T) {
 		t.Errorf("want one intro across restarts, got %d", len(intros))
 	}
 	assertNoPlaintextFrom(t, alice, room, acct.UserID)
-	if strings.Contains(second.logs.String(), "SAVE THIS RECOVERY KEY") {
-		t.Errorf("the recovery key was printed again after the restart")
+	if strings.Contains(second.logs.String(), "recovery key was written") {
+		t.Errorf("a recovery key was made again after the restart")
 	}
 	second.stop()
 
-	// A new database (a new device) verifies itself with the recovery key
-	// printed on the first start.
-	m := regexp.MustCompile(`recovery_key="([^"]+)"`).FindStringSubmatch(first.logs.String())
-	if m == nil {
-		t.Fatalf("no recovery key in the first start's log")
+	// The first start wrote its recovery key to a file only the service user
+	// can read, said where in its log, and never logged the key itself.
+	keyFile := filepath.Join(dataDir, "crypto", "recovery-key")
+	key, err := os.ReadFile(keyFile)
+	if err != nil {
+		t.Fatalf("the recovery key file: %v", err)
 	}
-	fresh := botSettings(hs, llm, acct, t.TempDir(), map[string]string{"MATRIX_RECOVERY_KEY": m[1]})
+	if st, err := os.Stat(keyFile); err != nil || st.Mode().Perm() != 0o600 {
+		t.Errorf("recovery key file mode %v (%v), want 0600", st.Mode().Perm(), err)
+	}
+	recoveryKey := strings.TrimSpace(string(key))
+	if strings.Contains(first.logs.String(), recoveryKey) || strings.Contains(first.logs.String(), "recovery_key=") {
+		t.Errorf("the recovery key is in the log")
+	}
+	if !strings.Contains(first.logs.String(), "file="+keyFile) {
+		t.Errorf("the log should say where the recovery key is")
+	}
+
+	// A new database (a new device) verifies itself with that key.
+	fresh := botSettings(hs, llm, acct, t.TempDir(), map[string]string{"MATRIX_RECOVERY_KEY": recoveryKey})
 	third := startBot(t, fresh)
 	if third.bot.DeviceID() == device {
 		t.Fatalf("a new database should log in as a new device")

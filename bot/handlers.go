@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime/debug"
+	"time"
 
 	"maunium.net/go/mautrix"
 	"maunium.net/go/mautrix/event"
@@ -99,10 +100,14 @@ func (b *Bot) onMessage(ctx context.Context, evt *event.Event) {
 		return // audio, video, locations, ...: not handled
 	}
 	backlog := b.isBacklog(ctx, evt)
-	ctx = withLogger(ctx, eventLogger(b.log, evt))
+	ctx = withTrace(withLogger(ctx, eventLogger(b.log, evt)), evt)
 	b.disp.enqueue(evt.RoomID, job{
 		name: "message", ctx: ctx,
-		run:     func(ctx context.Context) error { return b.handleMessage(ctx, evt, backlog) },
+		run: func(ctx context.Context) error {
+			traceFrom(ctx).started = time.Now()
+			return b.handleMessage(ctx, evt, backlog)
+		},
 		onPanic: func(ctx context.Context) { b.react(ctx, evt.RoomID, evt.ID, reactFailed) },
+		onDrop:  func(ctx context.Context) { b.reportBusy(ctx, evt, backlog) },
 	})
 }

@@ -43,6 +43,9 @@ type Options struct {
 	RetentionEvery time.Duration
 	// Version is shown by !ada status.
 	Version string
+	// DataDir is DATA_DIR: a new recovery key is written under it, in
+	// crypto/, readable only by the service user.
+	DataDir string
 }
 
 // OptionsFromConfig maps the parsed settings onto the bridge's options.
@@ -58,7 +61,7 @@ func OptionsFromConfig(c *config.Config, version string) Options {
 		MaxContextMessages: c.MaxContextMessages, StoreInRAG: c.StoreInRAG,
 		AllowPrivacyOptOut: c.AllowPrivacyOptOut, RetentionDays: c.DataRetentionDays,
 		SendIntro: c.SendIntroOnJoin, Workers: c.BotWorkers,
-		ChatTimeout: c.RequestTimeout, RetentionEvery: time.Hour, Version: version,
+		ChatTimeout: c.RequestTimeout, RetentionEvery: time.Hour, Version: version, DataDir: c.DataDir,
 	}
 }
 

@@ -10,9 +10,15 @@ import (
 	"maunium.net/go/mautrix/id"
 )
 
-// maxPendingPerRoom bounds one room's backlog; a flood beyond it is dropped
-// (and logged) rather than growing memory without limit.
+// maxPendingPerRoom bounds one room's backlog; a flood beyond it is refused
+// rather than growing memory without limit. A refused job is never dropped
+// silently: it is logged, and its onDrop tells the room (❌ and "busy").
 const maxPendingPerRoom = 256
+
+// maxDropReports bounds the refused jobs of one room waiting for their
+// onDrop; past it a flood is only logged, so that reporting it cannot grow
+// memory either.
+const maxDropReports = 32
 
 // maxParallelJobs bounds the room jobs running at once. Jobs mostly wait on
 // the homeserver; the expensive part, making an answer, has its own, smaller
@@ -28,6 +34,10 @@ type job struct {
 	run func(ctx context.Context) error
 	// onPanic, if set, reports a recovered panic to the room (❌).
 	onPanic func(ctx context.Context)
+	// onDrop, if set, reports that the room's queue was full and the job
+	// will not run. It runs at once, beside the room's jobs rather than in
+	// their order, so it must only touch what is safe from any goroutine.
+	onDrop func(ctx context.Context)
 }
 
 // dispatcher runs jobs in order per room, with at most `parallel` jobs
@@ -47,6 +57,10 @@ type dispatcher struct {
 
 type roomLine struct {
 	pending []job
+	// dropped are refused jobs waiting for their onDrop; reporting is set
+	// while a goroutine runs them.
+	dropped   []job
+	reporting bool
 }
 
 func newDispatcher(ctx context.Context, parallel int, log *slog.Logger) *dispatcher {
@@ -68,6 +82,7 @@ func (d *dispatcher) enqueue(room id.RoomID, j job) bool {
 	}
 	if len(line.pending) >= maxPendingPerRoom {
 		logFrom(j.ctx, d.log).Warn("room queue full; event dropped", "job", j.name, "room_id", room.String())
+		d.reportDrop(line, j)
 		return false
 	}
 	line.pending = append(line.pending, j)
@@ -93,6 +108,43 @@ func (d *dispatcher) drain(room id.RoomID, line *roomLine) {
 		line.pending = line.pending[1:]
 		d.mu.Unlock()
 		d.runOne(j)
+	}
+}
+
+// reportDrop queues j's onDrop and starts the room's reporter if none runs.
+// The caller holds d.mu.
+func (d *dispatcher) reportDrop(line *roomLine, j job) {
+	if j.onDrop == nil || len(line.dropped) >= maxDropReports {
+		return
+	}
+	line.dropped = append(line.dropped, j)
+	if !line.reporting {
+		line.reporting = true
+		d.wg.Add(1)
+		go d.reportDrops(line)
+	}
+}
+
+// reportDrops runs the onDrop of the room's refused jobs, one at a time, until
+// none is left. It does not wait for the room's queue: telling the sender
+// that the bot is busy only helps while it still is.
+func (d *dispatcher) reportDrops(line *roomLine) {
+	defer d.wg.Done()
+	for {
+		d.mu.Lock()
+		if len(line.dropped) == 0 || d.ctx.Err() != nil {
+			line.dropped, line.reporting = nil, false
+			d.mu.Unlock()
+			return
+		}
+		j := line.dropped[0]
+		line.dropped = line.dropped[1:]
+		d.mu.Unlock()
+		ctx := j.ctx
+		if ctx == nil {
+			ctx = d.ctx
+		}
+		d.safely(ctx, logFrom(ctx, d.log), j.onDrop)
 	}
 }
 

@@ -130,3 +130,41 @@ func TestGuardRecovers(t *testing.T) {
 		t.Errorf("the panic should be logged with the event, got %q", logs.String())
 	}
 }
+
+// TestDispatcherReportsDrops: a job refused because its room's queue is full
+// is reported through its onDrop at once, while the room is still busy,
+// never dropped silently; the reports waiting are bounded too.
+func TestDispatcherReportsDrops(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	d := newDispatcher(ctx, 1, slog.New(slog.DiscardHandler))
+	block := make(chan struct{})
+	for range maxPendingPerRoom + 1 { // one running, a full queue behind it
+		d.enqueue("!r", job{name: "slow", run: func(context.Context) error { <-block; return nil }})
+	}
+	var reported atomic.Int32
+	first, release := make(chan struct{}), make(chan struct{})
+	refused := job{name: "refused", run: func(context.Context) error { return nil }, onDrop: func(context.Context) {
+		if reported.Add(1) == 1 {
+			close(first)
+			<-release // hold the reporter so that the next reports wait
+		}
+	}}
+	if d.enqueue("!r", refused) {
+		t.Fatal("a job was accepted into a full queue")
+	}
+	select {
+	case <-first: // reported while the room's queue is still blocked
+	case <-time.After(10 * time.Second):
+		t.Fatal("the refused job was never reported")
+	}
+	for range maxDropReports + 5 {
+		d.enqueue("!r", refused)
+	}
+	close(release)
+	close(block)
+	d.close()
+	if got, want := reported.Load(), int32(1+maxDropReports); got != want {
+		t.Errorf("%d drops reported, want %d (the first, then as many as may wait)", got, want)
+	}
+}

@@ -1,6 +1,10 @@
 package config
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/ada-chat/ada/core"
+)
 
 // setting is one row of the table: an environment variable, its default
 // (as text, parsed like any other value), a one-line doc for .env.example,
@@ -82,13 +86,13 @@ func table(c *Config) []setting {
 		{gRAG, "RAG_DEBUG", "false", "Serve /v1/debug/rag and /v1/debug/prompt (404 when off).", false,
 			boolVal{&c.RAGDebug}},
 		{gRAG, "RAG_TURN_TOP_K", "4", "Earlier turns per chat when the request has no turns_k.", false,
-			intVal[int]{p: &c.RAGTurnTopK, min: 1, max: 20}},
+			intVal[int]{p: &c.RAGTurnTopK, min: 1, max: core.MaxTurnsK}},
 		{gRAG, "RAG_FAQ_TOP_K", "2", "FAQ entries per chat when the request has no faq_k.", false,
-			intVal[int]{p: &c.RAGFAQTopK, min: 1, max: 10}},
+			intVal[int]{p: &c.RAGFAQTopK, min: 1, max: core.MaxFAQK}},
 		{gRAG, "RAG_MEMORY_TOP_K", "3", "Memories per chat when the request has no memory_k.", false,
-			intVal[int]{p: &c.RAGMemoryTopK, min: 1, max: 20}},
+			intVal[int]{p: &c.RAGMemoryTopK, min: 1, max: core.MaxMemoryK}},
 		{gRAG, "RAG_SUMMARY_TOP_K", "2", "Newest summaries of the conversation per chat.", false,
-			intVal[int]{p: &c.RAGSummaryTopK, min: 1, max: 10}},
+			intVal[int]{p: &c.RAGSummaryTopK, min: 1, max: core.MaxSummaryK}},
 		{gRAG, "RAG_SIM_WEIGHT", "0.5", "Memory ranking: weight of similarity.", false,
 			floatVal{p: &c.RAGSimWeight, min: 0, max: 1}},
 		{gRAG, "RAG_IMPORTANCE_WEIGHT", "0.5", "Memory ranking: weight of importance/5.", false,
@@ -100,7 +104,7 @@ func table(c *Config) []setting {
 		{gRAG, "RAG_SUMMARY_EVERY_N", "8", "Write a conversation summary every N exchanges.", false,
 			intVal[int]{p: &c.RAGSummaryEveryN, min: 1, max: 100}},
 		{gRAG, "RAG_RECALL_TOP_K", "4", "Earlier turns and summaries of the conversation, beyond the recent ones, recalled by relevance per chat when the request has no recall_k; 0 = off.", false,
-			intVal[int]{p: &c.RAGRecallTopK, min: 0, max: 20}},
+			intVal[int]{p: &c.RAGRecallTopK, min: 0, max: core.MaxRecallK}},
 		{gRAG, "RAG_RELEVANCE_FLOOR", "0.15", "Least relevance (0..1) a memory, FAQ entry or recalled turn needs to enter a chat's context, however important or recent.", false,
 			floatVal{p: &c.RAGRelevanceFloor, min: 0, max: 1}},
 		{gRAG, "RAG_SEARCH_MODE", "hybrid", "How searches rank: hybrid = keyword (BM25) and vector evidence fused; vector or keyword alone (for comparison: ada eval retrieval).", false,
@@ -163,7 +167,7 @@ func table(c *Config) []setting {
 			stringVal{p: &c.MatrixAccessToken, check: checkToken}},
 		{gMatrix, "MATRIX_PASSWORD", "", "Password of the bot account, used to log in when there is no access token.", true,
 			stringVal{p: &c.MatrixPassword, check: checkSecretText}},
-		{gMatrix, "MATRIX_RECOVERY_KEY", "", "Recovery key of the bot's cross-signing keys; empty = one is made on first start and printed once.", true,
+		{gMatrix, "MATRIX_RECOVERY_KEY", "", "Recovery key of the bot's cross-signing keys; empty = one is made on first start and written to DATA_DIR/crypto/recovery-key (mode 0600).", true,
 			stringVal{p: &c.MatrixRecoveryKey, check: checkSecretText}},
 		{gMatrix, "BOT_DISPLAY_NAME", "Ada", "Display name of the bot; saying it in a room wakes the bot.", false,
 			stringVal{p: &c.BotDisplayName, check: checkOneLine}},
