@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -161,5 +162,25 @@ func TestExactPathReadsEverything(t *testing.T) {
 		Vector: embed.HashVector("lighthouse keeper ledger storms"), K: 3})
 	if err != nil || len(hits) == 0 || hits[0].ID != target.ID {
 		t.Fatalf("nearest = %v, %v; want the oldest document %s", hits, err, target.ID)
+	}
+}
+
+// TestRarestTermsWithinTheBudget: common terms go, then the rarest are
+// kept while their posting lists fit maxPostings, the rarest always.
+func TestRarestTermsWithinTheBudget(t *testing.T) {
+	for _, tc := range []struct {
+		counts []int64
+		want   []string
+	}{
+		{[]int64{3, 900, 5000, 40}, []string{"a", "d", "b"}}, // 5000 is common (limit 5000)
+		{[]int64{600, 300, 200}, []string{"c", "b"}},         // 200+300 fit, +600 does not
+		{[]int64{4000, 2000}, []string{"b"}},                 // the rarest even over the budget
+		{[]int64{1, 2, 3}, []string{"a", "b", "c"}},          // all fit
+		{[]int64{5000, 6000}, nil},                           // all common
+	} {
+		terms := []string{"a", "b", "c", "d"}[:len(tc.counts)]
+		if got := rarestTerms(terms, tc.counts, 5000); !slices.Equal(got, tc.want) {
+			t.Errorf("counts %v: kept %v, want %v", tc.counts, got, tc.want)
+		}
 	}
 }

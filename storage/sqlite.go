@@ -38,6 +38,8 @@ type DB struct {
 	codes *codeIndex
 	// docs keeps the documents searches returned lately (see docCache).
 	docs *docCache
+	// terms remembers how common keyword query terms are (see termCounts).
+	terms termCounts
 }
 
 var _ core.Store = (*DB)(nil)
