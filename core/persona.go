@@ -144,7 +144,11 @@ func (s *Service) WatchPersona(ctx context.Context, src PersonaSource, every tim
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			if err := s.LoadPersona(ctx, src); err != nil {
+			if ctx.Err() != nil {
+				return // select picks at random when both are ready
+			}
+			// A reload cut short by the stop is not a failure worth a line.
+			if err := s.LoadPersona(ctx, src); err != nil && ctx.Err() == nil {
 				s.log.Warn("persona reload failed; keeping the previous persona", "error", err)
 			}
 		}

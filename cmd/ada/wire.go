@@ -28,8 +28,8 @@ type app struct {
 	core   *core.Service
 	music  *media.Client
 	ocr    *ocr.Extractor
-	// stop ends background work (persona watching).
-	stop context.CancelFunc
+	// stop ends background work (persona watching) and waits for it.
+	stop func()
 }
 
 // personaPoll is how often PERSONA_FILE is checked for changes.
@@ -144,10 +144,24 @@ func (a *app) loadKnowledge(ctx context.Context) error {
 	if err := a.core.SyncSpecialistFAQs(ctx); err != nil {
 		return fmt.Errorf("synchronising the specialists' FAQ entries: %w", err)
 	}
-	wctx, cancel := context.WithCancel(context.Background())
-	a.stop = cancel
-	go a.core.WatchPersona(wctx, src, personaPoll)
+	a.watchPersona(src, personaPoll)
 	return nil
+}
+
+// watchPersona starts watching the persona file; a.stop ends the watcher
+// and waits for it, so that a reload in progress never writes to a closed
+// database.
+func (a *app) watchPersona(src core.PersonaSource, every time.Duration) {
+	wctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	a.stop = func() {
+		cancel()
+		<-done
+	}
+	go func() {
+		defer close(done)
+		a.core.WatchPersona(wctx, src, every)
+	}()
 }
 
 func (a *app) close() {
