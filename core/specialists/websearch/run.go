@@ -34,7 +34,7 @@ func (s *Specialist) Run(ctx context.Context, call core.SpecialistCall) (string,
 		}
 	}
 	if len(results) == 0 {
-		return "", noResults(a.query, resp)
+		return "", noResults(resp)
 	}
 	return format(a.query, results[:min(a.n, len(results))]), nil
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/ada-chat/ada/core"
@@ -68,8 +69,14 @@ func (s *Specialist) search(ctx context.Context, query string) (response, error)
 }
 
 // transportError tells a timeout from a cancelled request (the client went
-// away) and from an unreachable service.
+// away) and from an unreachable service. The cause keeps the service's
+// address but not the request URL: its query string is the user's search,
+// which must not reach the logs.
 func transportError(ctx context.Context, err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = fmt.Errorf("%s %s: %w", ue.Op, withoutQuery(ue.URL), ue.Err)
+	}
 	switch {
 	case errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return core.Wrap(core.KindUpstream, err, "web search failed: the search service did not answer in time")
@@ -78,6 +85,16 @@ func transportError(ctx context.Context, err error) error {
 	default:
 		return core.Wrap(core.KindUpstream, err, "web search failed: the search service could not be reached")
 	}
+}
+
+// withoutQuery is raw without its query string, fragment and user info.
+func withoutQuery(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(the search service)"
+	}
+	u.RawQuery, u.Fragment, u.User = "", "", nil
+	return u.String()
 }
 
 func statusError(code int) error {
@@ -96,9 +113,11 @@ func statusError(code int) error {
 	return core.Errorf(core.KindUpstream, "web search failed: %s (HTTP %d)", why, code)
 }
 
-// noResults explains an empty result list, naming engines that failed.
-func noResults(query string, r response) error {
-	msg := fmt.Sprintf("web search found no results for %q", query)
+// noResults explains an empty result list, naming engines that failed. The
+// query is left out: the model knows what it asked, and the message is also
+// the failure's log line.
+func noResults(r response) error {
+	msg := "web search found no results"
 	var engines []string
 	for _, e := range r.UnresponsiveEngines {
 		if len(e) > 0 && len(engines) < 5 {

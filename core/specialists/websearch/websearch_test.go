@@ -155,7 +155,7 @@ func TestRunServiceErrors(t *testing.T) {
 		{"malformed JSON", body(`<html>not json`), core.KindUpstream,
 			"web search failed: the search service sent a malformed answer (not SearXNG JSON)"},
 		{"no results", body(`{"results": [], "unresponsive_engines": [["google", "timeout"]]}`), core.KindNotFound,
-			`web search found no results for "x"; engines that did not answer: google`},
+			`web search found no results; engines that did not answer: google`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := run(t, fakeSearXNG(t, tc.handler), `{"query": "x"}`)
