@@ -27,17 +27,19 @@ const (
 // answer is the whole life of one question: 🧠 at once, a typing notice
 // while the backend works, the event stream consumed here, then one complete
 // reply and ✅; or ❌ and a plain notice. Nothing partial is ever posted.
-// The 🧠 reaction goes out while the backend already works, and the reply
-// waits for it, so members always see 🧠 first.
+// The 🧠 reaction goes out as soon as the message is accepted, before an
+// answer slot is free, and the reply waits for it, so members always see 🧠
+// first. ✅ and the end of typing go out after the room's job (afterAnswer).
 func (b *Bot) answer(ctx context.Context, evt *event.Event, q question, s roomSettings) error {
 	log := logFrom(ctx, b.log)
 	tr := traceFrom(ctx)
+	tr.accepted = time.Now()
 	reacted := b.background(ctx, "🧠 reaction", func() { b.react(ctx, evt.RoomID, evt.ID, reactThinking); tr.reacted = time.Now() })
 	stopTyping := b.typing(ctx, evt.RoomID)
 	res, err := b.ask(ctx, evt, q, s)
 	<-reacted
 	if err != nil {
-		stopTyping()
+		stopTyping(ctx)
 		log.Warn("answer failed", "error", err, "kind", int(core.KindOf(err)))
 		b.fail(ctx, evt, failureText(err))
 		return nil
@@ -46,7 +48,7 @@ func (b *Bot) answer(ctx context.Context, evt *event.Event, q question, s roomSe
 	for i, c := range replyContents(res.Response, evt) {
 		sent, err := b.sendContent(ctx, evt.RoomID, c)
 		if err != nil {
-			stopTyping()
+			stopTyping(ctx)
 			log.Error("could not post the reply", "error", err)
 			b.fail(ctx, evt, "I had an answer but could not post it here.")
 			return nil
@@ -60,13 +62,18 @@ func (b *Bot) answer(ctx context.Context, evt *event.Event, q question, s roomSe
 	// here rather than from its echo in /sync, which comes later.
 	b.remember(ctx, s, roomMessage{EventID: first, Sender: b.cli.UserID, Text: res.Response, Time: b.now()})
 	b.recordAnswer(ctx, evt, first, res)
-	// ✅ and the end of the typing notice are independent: send both at once.
-	typingStopped := b.background(ctx, "end of typing", stopTyping)
-	b.react(ctx, evt.RoomID, evt.ID, reactDone)
-	tr.done = time.Now()
-	<-typingStopped
-	log.Info("answered", append([]any{"conversation_id", res.ConversationID, "request_id", res.RequestID,
-		"chars", len(res.Response)}, tr.attrs()...)...)
+	// ✅ and the end of the typing notice finish the answer, but need not
+	// hold the room: its next message gets 🧠 without waiting for them (they
+	// are two homeserver round trips, slow when the homeserver is busy).
+	// They are independent of each other, so both go at once.
+	b.afterAnswer(ctx, evt.RoomID, func(ctx context.Context) {
+		typingStopped := b.background(ctx, "end of typing", func() { stopTyping(ctx) })
+		b.react(ctx, evt.RoomID, evt.ID, reactDone)
+		tr.done = time.Now()
+		<-typingStopped
+		log.Info("answered", append([]any{"conversation_id", res.ConversationID, "request_id", res.RequestID,
+			"chars", len(res.Response)}, tr.attrs()...)...)
+	})
 	return nil
 }
 
@@ -207,13 +214,25 @@ func failureText(err error) string {
 	return "something went wrong on my side; it has been logged."
 }
 
-// typing shows the bot as typing in room until the returned func is called.
-func (b *Bot) typing(ctx context.Context, room id.RoomID) (stop func()) {
+// typing shows the bot as typing in room until the returned func is
+// called; stop's context is the one its final "not typing" is sent with
+// (the answer's tail may outlive the job's context). The first notice waits
+// for the end of the room's previous typing notice, if that is still on its
+// way, so that it cannot cancel this one.
+func (b *Bot) typing(ctx context.Context, room id.RoomID) (stop func(ctx context.Context)) {
 	tctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
+	previous := b.tails.latest(room)
 	go func() {
 		defer close(done)
 		defer b.recoverBackground(ctx, "typing")
+		if previous != nil {
+			select {
+			case <-previous:
+			case <-tctx.Done():
+				return
+			}
+		}
 		t := time.NewTicker(typingRenew)
 		defer t.Stop()
 		for {
@@ -227,7 +246,7 @@ func (b *Bot) typing(ctx context.Context, room id.RoomID) (stop func()) {
 			}
 		}
 	}()
-	return func() {
+	return func(ctx context.Context) {
 		cancel()
 		<-done
 		if ctx.Err() == nil {

@@ -19,7 +19,7 @@ func TestBackgroundWorkRecovers(t *testing.T) {
 	<-b.background(ctx, "🧠 reaction", func() { panic("boom") })
 	stop := b.typing(ctx, "!r:x")
 	cancel() // stop then skips its own final send, which runs in this goroutine
-	stop()
+	stop(ctx)
 
 	out := logs.String()
 	for _, work := range []string{`work="🧠 reaction"`, "work=typing"} {

@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -38,9 +39,15 @@ func BenchmarkBridgeLatency(b *testing.B) {
 	const rooms, perRoom, sequential = 20, 5, 100
 	plain := benchRooms(b, hs, acct.UserID, "talker", rooms, false)
 	encrypted := benchRooms(b, hs, acct.UserID, "secret", rooms, true)
+	echo := startEchoBridge(b, hs)
+	echoed := make([]benchRoom, rooms)
+	for i, r := range plain { // the same members, in rooms with the echo bridge instead of Ada
+		echoed[i] = benchRoom{member: r.member, room: dmWith(r.member, echo.UserID)}
+	}
 	for _, r := range append(plain[:1], encrypted[:1]...) {
 		bottest.AskAndTime(r.member, r.room, acct.UserID, "warm-up")
 	}
+	bottest.AskAndTime(echoed[0].member, echoed[0].room, echo.UserID, "warm-up")
 	// One homeserver hop: pinger's send reaching listener.
 	pinger := bottest.NewMember(b, hs, "pinger", false)
 	listener := bottest.NewMember(b, hs, "listener", false)
@@ -57,11 +64,14 @@ func BenchmarkBridgeLatency(b *testing.B) {
 		name    string
 		rooms   []benchRoom
 		perRoom int
+		bot     id.UserID
 	}{
-		{"one room, 100 in turn", plain[:1], sequential},
-		{"20 rooms at once, 5 each", plain, perRoom},
-		{"encrypted: one room, 100 in turn", encrypted[:1], sequential},
-		{"encrypted: 20 rooms at once, 5 each", encrypted, perRoom},
+		{"one room, 100 in turn", plain[:1], sequential, acct.UserID},
+		{"20 rooms at once, 5 each", plain, perRoom, acct.UserID},
+		{"encrypted: one room, 100 in turn", encrypted[:1], sequential, acct.UserID},
+		{"encrypted: 20 rooms at once, 5 each", encrypted, perRoom, acct.UserID},
+		{"echo bridge: one room, 100 in turn", echoed[:1], sequential, echo.UserID},
+		{"echo bridge: 20 rooms at once, 5 each", echoed, perRoom, echo.UserID},
 	}
 	for b.Loop() {
 		var idle []time.Duration
@@ -72,7 +82,10 @@ func BenchmarkBridgeLatency(b *testing.B) {
 		var results []benchResult
 		for _, c := range cases {
 			logStart := len(env.logs.String())
-			r := runBenchCase(c.rooms, c.perRoom, acct.UserID, hop)
+			r := runBenchCase(c.rooms, c.perRoom, c.bot, hop)
+			if c.bot == acct.UserID { // the last ✅ may still be on its way: its case's numbers include it
+				waitAnswered(b, env, logStart, len(c.rooms)*c.perRoom)
+			}
 			r.name, r.steps = c.name, answeredSteps(env.logs.String()[logStart:])
 			results = append(results, r)
 		}
@@ -99,6 +112,61 @@ func benchRooms(tb testing.TB, hs *bottest.Homeserver, bot id.UserID, prefix str
 		out[i] = benchRoom{member: m, room: room}
 	}
 	return out
+}
+
+func dmWith(m *bottest.Member, bot id.UserID) id.RoomID {
+	room := m.CreateRoom(&mautrix.ReqCreateRoom{IsDirect: true, Preset: "trusted_private_chat", Invite: []id.UserID{bot}})
+	m.Wait("bot joins", bottest.MembershipOf(room, bot, event.MembershipJoin))
+	return room
+}
+
+// startEchoBridge runs the least a bridge can do per question, with no Ada
+// behind it: on each message from someone else, the same homeserver requests
+// as the bot makes, in the same order and overlap (🧠 beside the typing
+// notice, then the reply, then ✅ beside the end of typing), and nothing
+// else. Its rate is what the homeserver allows, which the bot cannot beat.
+func startEchoBridge(tb testing.TB, hs *bottest.Homeserver) *mautrix.Client {
+	cli := hs.Client(tb, "echo")
+	syncer := cli.Syncer.(*mautrix.DefaultSyncer)
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	syncer.OnEventType(event.StateMember, func(_ context.Context, evt *event.Event) {
+		if evt.GetStateKey() == cli.UserID.String() && evt.Content.AsMember().Membership == event.MembershipInvite {
+			wg.Go(func() { _, _ = cli.JoinRoomByID(ctx, evt.RoomID) })
+		}
+	})
+	syncer.OnEventType(event.EventMessage, func(_ context.Context, evt *event.Event) {
+		if evt.Sender != cli.UserID {
+			wg.Go(func() { echoAnswer(ctx, cli, evt) })
+		}
+	})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = cli.SyncWithContext(ctx)
+	}()
+	tb.Cleanup(func() {
+		cancel()
+		<-done
+		wg.Wait()
+	})
+	return cli
+}
+
+func echoAnswer(ctx context.Context, cli *mautrix.Client, evt *event.Event) {
+	room := evt.RoomID
+	both := func(a, b func()) {
+		var wg sync.WaitGroup
+		wg.Go(a)
+		b()
+		wg.Wait()
+	}
+	both(func() { _, _ = cli.SendReaction(ctx, room, evt.ID, "🧠") },
+		func() { _, _ = cli.UserTyping(ctx, room, true, typingTimeout) })
+	reply := &event.MessageEventContent{MsgType: event.MsgText, Body: "a short answer", RelatesTo: (&event.RelatesTo{}).SetReplyTo(evt.ID)}
+	_, _ = cli.SendMessageEvent(ctx, room, event.EventMessage, reply)
+	both(func() { _, _ = cli.SendReaction(ctx, room, evt.ID, "✅") },
+		func() { _, _ = cli.UserTyping(ctx, room, false, 0) })
 }
 
 // benchResult is one case's numbers as the members saw them, plus the
@@ -154,8 +222,20 @@ func runBenchCase(rooms []benchRoom, perRoom int, bot id.UserID, hop func(int) t
 		perSecond: float64(len(all)) / wall.Seconds(), hop: bottest.Summarize(<-hopsDone)}
 }
 
+// waitAnswered waits until the bot has logged n "answered" lines since
+// logStart: an answer's line comes after its ✅, which may follow the reply.
+func waitAnswered(tb testing.TB, env *botEnv, logStart, n int) {
+	deadline := time.Now().Add(bottest.Timeout)
+	for strings.Count(env.logs.String()[logStart:], "msg=answered") < n {
+		if time.Now().After(deadline) {
+			tb.Fatalf("the bot logged %d of %d answers", strings.Count(env.logs.String()[logStart:], "msg=answered"), n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 // benchSteps are the fields of the "answered" line (answerTrace), in order.
-var benchSteps = []string{"wait_ms", "decrypt_ms", "start_ms", "react_ms", "slot_ms", "chat_ms", "reply_ms", "done_ms"}
+var benchSteps = []string{"wait_ms", "sync_ms", "start_ms", "accept_ms", "react_ms", "slot_ms", "chat_ms", "reply_ms", "done_ms", "own_ms"}
 
 var logField = regexp.MustCompile(`(\w+_ms)=([0-9.]+)`)
 
@@ -166,11 +246,16 @@ func answeredSteps(logs string) map[string]bottest.Percentiles {
 		if !strings.Contains(line, "msg=answered") {
 			continue
 		}
+		step := map[string]time.Duration{}
 		for _, m := range logField.FindAllStringSubmatch(line, -1) {
 			if ms, err := strconv.ParseFloat(m[2], 64); err == nil {
-				vals[m[1]] = append(vals[m[1]], time.Duration(ms*float64(time.Millisecond)))
+				step[m[1]] = time.Duration(ms * float64(time.Millisecond))
+				vals[m[1]] = append(vals[m[1]], step[m[1]])
 			}
 		}
+		// The bridge's own work: reading the message up to 🧠, and the
+		// answer (slot to chat); the rest is waiting on the homeserver.
+		vals["own_ms"] = append(vals["own_ms"], step["accept_ms"]+step["chat_ms"]-step["slot_ms"])
 	}
 	out := map[string]bottest.Percentiles{}
 	for k, v := range vals {
@@ -187,7 +272,9 @@ func printBenchTable(b *testing.B, results []benchResult) {
 		fmt.Fprintf(&t, "| %s | %s | %s | %s | %s | %.1f | %s | %s |\n", r.name, ms(r.reaction.P50), ms(r.reaction.P99),
 			ms(r.reply.P50), ms(r.reply.P99), r.perSecond, ms(r.hop.P50), ms(r.hop.P99))
 	}
-	t.WriteString("\nThe bridge's own steps, ms after its sync loop received the message (p50 / p99); wait is from the sender's homeserver to the bridge:\n\n| case |")
+	t.WriteString("\nThe bridge's steps, ms after its sync loop handed it the message (p50 / p99). Before that: wait, from the " +
+		"sender's homeserver to the bridge's /sync response; sync, in the bridge's sync loop (decryption included). " +
+		"own: the bridge's own work (up to 🧠, and the answer), the rest being homeserver round trips:\n\n| case |")
 	for _, s := range benchSteps {
 		t.WriteString(" " + strings.TrimSuffix(s, "_ms") + " |")
 	}
@@ -195,8 +282,11 @@ func printBenchTable(b *testing.B, results []benchResult) {
 	for _, r := range results {
 		t.WriteString("| " + r.name + " |")
 		for _, s := range benchSteps {
-			p := r.steps[s]
-			fmt.Fprintf(&t, " %s / %s |", ms(p.P50), ms(p.P99))
+			if p, ok := r.steps[s]; ok {
+				fmt.Fprintf(&t, " %s / %s |", ms(p.P50), ms(p.P99))
+			} else {
+				t.WriteString(" – |")
+			}
 		}
 		t.WriteString("\n")
 	}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"regexp"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -44,7 +45,10 @@ type Bot struct {
 	answerSlots chan struct{}
 	rooms       roomStates
 	busy        busyNotices
-	startedAt   time.Time
+	tails       roomTails
+	// syncAt is when the latest /sync response arrived (unix ns; timings.go).
+	syncAt    atomic.Int64
+	startedAt time.Time
 	// catchUpSince is the sync token this process started from: the first
 	// /sync after a start returns the backlog, which is read but never
 	// answered. It is persisted by mautrix's sync store in the same database.

@@ -43,6 +43,7 @@ func (b *Bot) setupCrypto(ctx context.Context) error {
 	if !ok {
 		return fmt.Errorf("set up encryption: the Matrix client's syncer cannot take listeners")
 	}
+	b.noteSyncs(syncer) // first, so that the crypto work of each sync is timed too
 	if err := b.gate.wrapSync(syncer, func() error { return helper.Init(ctx) }); err != nil {
 		return fmt.Errorf("set up encryption: %w", err)
 	}

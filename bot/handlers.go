@@ -100,7 +100,7 @@ func (b *Bot) onMessage(ctx context.Context, evt *event.Event) {
 		return // audio, video, locations, ...: not handled
 	}
 	backlog := b.isBacklog(ctx, evt)
-	ctx = withTrace(withLogger(ctx, eventLogger(b.log, evt)), evt)
+	ctx = b.withTrace(withLogger(ctx, eventLogger(b.log, evt)), evt)
 	b.disp.enqueue(evt.RoomID, job{
 		name: "message", ctx: ctx,
 		run: func(ctx context.Context) error {

@@ -111,6 +111,17 @@ func (d *dispatcher) drain(room id.RoomID, line *roomLine) {
 	}
 }
 
+// spawn runs fn in a goroutine that close waits for: work that a running
+// job hands on, to finish after the job returns. Only a running job may call
+// it (its own count keeps close from returning first).
+func (d *dispatcher) spawn(fn func()) {
+	d.wg.Add(1)
+	go func() {
+		defer d.wg.Done()
+		fn()
+	}()
+}
+
 // reportDrop queues j's onDrop and starts the room's reporter if none runs.
 // The caller holds d.mu.
 func (d *dispatcher) reportDrop(line *roomLine, j job) {

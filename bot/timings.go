@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"maunium.net/go/mautrix"
 	"maunium.net/go/mautrix/event"
 
 	"github.com/ada-chat/ada/core"
@@ -17,24 +18,36 @@ import (
 // message's job, and reacted by its 🧠 goroutine, which the job waits for
 // before reading it.
 type answerTrace struct {
-	sent     time.Time     // origin_server_ts: the sender's homeserver took it
-	received time.Time     // the sync loop handed it to onMessage, decrypted
-	decrypt  time.Duration // mautrix's decryption time; 0 in unencrypted rooms
-	started  time.Time     // the room's job began
-	reacted  time.Time     // 🧠 sent
-	slot     time.Time     // an answer slot was free and the backend was called
-	chatDone time.Time     // the backend's answer was complete
-	replied  time.Time     // the reply was sent
-	done     time.Time     // ✅ sent
+	sent     time.Time // origin_server_ts: the sender's homeserver took it
+	synced   time.Time // the /sync response that carried it reached the bot
+	received time.Time // the sync loop handed it to onMessage, decrypted
+	started  time.Time // the room's job began
+	accepted time.Time // the message was found to be a question; 🧠 goes out
+	reacted  time.Time // 🧠 sent
+	slot     time.Time // an answer slot was free and the backend was called
+	chatDone time.Time // the backend's answer was complete
+	replied  time.Time // the reply was sent
+	done     time.Time // ✅ sent
 }
 
 type traceKey struct{}
 
-// withTrace starts the trace of a message the sync loop just delivered.
-func withTrace(ctx context.Context, evt *event.Event) context.Context {
-	return context.WithValue(ctx, traceKey{}, &answerTrace{
-		sent: time.UnixMilli(evt.Timestamp), received: time.Now(), decrypt: evt.Mautrix.DecryptionDuration,
+// noteSyncs records when each /sync response reaches the bot, before the
+// crypto helper or any handler sees it. Register it first.
+func (b *Bot) noteSyncs(syncer mautrix.ExtensibleSyncer) {
+	syncer.OnSync(func(context.Context, *mautrix.RespSync, string) bool {
+		b.syncAt.Store(time.Now().UnixNano())
+		return true
 	})
+}
+
+// withTrace starts the trace of a message the sync loop just delivered.
+func (b *Bot) withTrace(ctx context.Context, evt *event.Event) context.Context {
+	tr := &answerTrace{sent: time.UnixMilli(evt.Timestamp), received: time.Now()}
+	if at := b.syncAt.Load(); at != 0 {
+		tr.synced = time.Unix(0, at)
+	}
+	return context.WithValue(ctx, traceKey{}, tr)
 }
 
 // traceFrom returns the message's trace; a throw-away one when there is
@@ -46,16 +59,21 @@ func traceFrom(ctx context.Context) *answerTrace {
 	return &answerTrace{}
 }
 
-// attrs are the trace's steps as milliseconds since the sync loop received
-// the message (wait_ms: from the sender's homeserver to the bot). A step
-// that did not happen is left out.
+// attrs are the trace's steps as milliseconds since the sync loop handed
+// the message to the bot's handler; before that, wait_ms is from the
+// sender's homeserver to the bot's /sync response, and sync_ms the time in
+// the bot's sync loop (decryption included). A step that did not happen is
+// left out.
 func (t *answerTrace) attrs() []any {
 	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-	out := []any{slog.Float64("wait_ms", ms(t.received.Sub(t.sent))), slog.Float64("decrypt_ms", ms(t.decrypt))}
+	var out []any
+	if !t.synced.IsZero() {
+		out = append(out, slog.Float64("wait_ms", ms(t.synced.Sub(t.sent))), slog.Float64("sync_ms", ms(t.received.Sub(t.synced))))
+	}
 	for _, s := range []struct {
 		key string
 		at  time.Time
-	}{{"start_ms", t.started}, {"react_ms", t.reacted}, {"slot_ms", t.slot}, {"chat_ms", t.chatDone},
+	}{{"start_ms", t.started}, {"accept_ms", t.accepted}, {"react_ms", t.reacted}, {"slot_ms", t.slot}, {"chat_ms", t.chatDone},
 		{"reply_ms", t.replied}, {"done_ms", t.done}} {
 		if !s.at.IsZero() && !t.received.IsZero() {
 			out = append(out, slog.Float64(s.key, ms(s.at.Sub(t.received))))
