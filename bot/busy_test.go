@@ -1,0 +1,60 @@
+package bot
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"maunium.net/go/mautrix/event"
+	"maunium.net/go/mautrix/id"
+
+	"github.com/ada-chat/ada/bot/bottest"
+)
+
+// TestBridgeBusyNotice: a message refused because its room's queue was full
+// (the dispatcher calls reportBusy; TestDispatcherReportsDrops) is never
+// dropped silently when it was meant for the bot: ❌ on each such message,
+// one plain "busy" notice for a flood rather than one per message, and
+// nothing on chatter the bot would not have answered anyway.
+func TestBridgeBusyNotice(t *testing.T) {
+	f := newRoomsFixture(t)
+	room := f.groupRoom(t, "busy")
+	first, _ := f.ask(t, f.alice, room, &event.MessageEventContent{MsgType: event.MsgText, Body: "Ada, first question"})
+	second, _ := f.ask(t, f.alice, room, &event.MessageEventContent{MsgType: event.MsgText, Body: "Ada, second question"})
+	chatter := f.alice.Say(room, "just chatting with bob")
+	seen := func(ev id.EventID) *event.Event {
+		return f.alice.Wait("own message", func(e *event.Event) bool { return e.ID == ev })
+	}
+
+	ctx := context.Background()
+	b := f.bot.bot
+	for _, ev := range []id.EventID{first, second, chatter} {
+		b.reportBusy(ctx, seen(ev), false)
+	}
+	// Sends are done when reportBusy returns; a later message from the bot
+	// proves that everything before it has reached alice.
+	if _, err := b.sendNoticeTo(ctx, room, "marker"); err != nil {
+		t.Fatal(err)
+	}
+	f.alice.Wait("marker", func(e *event.Event) bool {
+		return e.RoomID == room && e.Sender == f.botID && e.Content.AsMessage().Body == "marker"
+	})
+
+	for _, ev := range []id.EventID{first, second} {
+		if len(f.alice.Find(bottest.ReactionTo(ev, reactFailed))) != 1 {
+			t.Errorf("a refused question should get ❌")
+		}
+	}
+	if got := f.alice.Find(bottest.AnyReactionTo(chatter)); len(got) > 0 {
+		t.Errorf("chatter not meant for the bot got %s", bottest.Describe(got[0]))
+	}
+	busy := 0
+	for _, n := range f.alice.Find(bottest.MessageFrom(room, f.botID, event.MsgNotice)) {
+		if strings.Contains(n.Content.AsMessage().Body, "too busy") {
+			busy++
+		}
+	}
+	if busy != 1 {
+		t.Errorf("want one busy notice for the flood, got %d", busy)
+	}
+}
