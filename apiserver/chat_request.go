@@ -31,7 +31,8 @@ type chatRequestBody struct {
 	Speaker          *core.Speaker         `json:"speaker"`
 }
 
-// toCore converts and checks the body; every error names its field.
+// toCore converts the body's types; every error names its field. The
+// values' rules are core's (core.CheckChat).
 func (b *chatRequestBody) toCore(requestID string) (core.ChatRequest, error) {
 	req := core.ChatRequest{Store: true, RequestID: requestID}
 	switch {
@@ -39,9 +40,6 @@ func (b *chatRequestBody) toCore(requestID string) (core.ChatRequest, error) {
 		req.Prompt = *b.Prompt
 	case b.Message != nil:
 		req.Prompt = *b.Message
-	}
-	if strings.TrimSpace(req.Prompt) == "" {
-		return req, core.Errorf(core.KindInvalid, "prompt: is required and must not be blank")
 	}
 	req.ConversationID = strings.TrimSpace(deref(b.ConversationID))
 	req.Entity = strings.TrimSpace(deref(b.Entity))
@@ -61,24 +59,15 @@ func (b *chatRequestBody) toCore(requestID string) (core.ChatRequest, error) {
 	}
 	req.AutoMemory = b.AutoMemory
 	var err error
-	if req.TurnsK, err = optionalInt(b.TurnsK, "turns_k", 0, 20); err != nil {
-		return req, err
-	}
-	if req.FAQK, err = optionalInt(b.FAQK, "faq_k", 0, 10); err != nil {
-		return req, err
-	}
-	if req.MemoryK, err = optionalInt(b.MemoryK, "memory_k", 0, 20); err != nil {
-		return req, err
-	}
-	if req.RecallK, err = optionalInt(b.RecallK, "recall_k", 0, core.MaxRecallK); err != nil {
-		return req, err
-	}
-	imp, err := optionalInt(b.MemoryImportance, "memory_importance", 1, 5)
-	if err != nil {
-		return req, err
-	}
-	if imp != nil {
-		req.MemoryImportance = *imp
+	for _, f := range []struct {
+		dst  **int
+		raw  json.RawMessage
+		name string
+	}{{&req.TurnsK, b.TurnsK, "turns_k"}, {&req.FAQK, b.FAQK, "faq_k"}, {&req.MemoryK, b.MemoryK, "memory_k"},
+		{&req.RecallK, b.RecallK, "recall_k"}, {&req.MemoryImportance, b.MemoryImportance, "memory_importance"}} {
+		if *f.dst, err = optionalInt(f.raw, f.name); err != nil {
+			return req, err
+		}
 	}
 	if ts := strings.TrimSpace(deref(b.UserTimestamp)); ts != "" {
 		t, err := parseTime("user_timestamp", ts)
@@ -103,5 +92,5 @@ func (s *Server) decodeChatRequest(r *request) (core.ChatRequest, error) {
 	if err != nil {
 		return req, err
 	}
-	return req, s.core.ValidateChat(&req)
+	return req, core.CheckChat(&req)
 }

@@ -1,14 +1,10 @@
 package apiserver
 
-import (
-	"fmt"
-
-	"github.com/ada-chat/ada/core"
-)
+import "fmt"
 
 // handleRecentConversations lists conversations, newest first (a bare array).
 func (s *Server) handleRecentConversations(r *request) error {
-	limit, err := intParam(r, "limit", 10, 1, 100)
+	limit, err := intParam(r, "limit", 10)
 	if err != nil {
 		return err
 	}
@@ -42,18 +38,12 @@ func (s *Server) handleConversationDelete(r *request) error {
 	return nil
 }
 
-// maxReasonChars bounds the reason a client gives for deleting a turn.
-const maxReasonChars = 200
-
 // handleTurnDelete deletes one turn and what was learned only from it.
 func (s *Server) handleTurnDelete(r *request) error {
 	convID, turnID := pathParam(r, "conversation_id"), pathParam(r, "turn_id")
 	reason := strParam(r, "reason")
 	if reason == "" {
 		reason = "the message it was learned from was deleted"
-	}
-	if len([]rune(reason)) > maxReasonChars {
-		return core.Errorf(core.KindInvalid, "reason: must be at most %d characters", maxReasonChars)
 	}
 	if _, err := s.core.DeleteTurns(r.ctx, convID, []string{turnID}, reason); err != nil {
 		return err

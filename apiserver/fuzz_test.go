@@ -2,10 +2,13 @@ package apiserver
 
 import (
 	"testing"
+	"time"
+
+	"github.com/ada-chat/ada/core"
 )
 
-// FuzzDecodeMemoryCreate feeds arbitrary bodies through the decoder and the
-// request validation: they must return an error or an input, never panic.
+// FuzzDecodeMemoryCreate feeds arbitrary bodies through the decoder and
+// core's rules: they must return an error or an input, never panic.
 func FuzzDecodeMemoryCreate(f *testing.F) {
 	for _, seed := range []string{
 		`{"text":"hello","importance":3}`,
@@ -25,6 +28,9 @@ func FuzzDecodeMemoryCreate(f *testing.F) {
 			return
 		}
 		in, err := req.toInput()
+		if err == nil {
+			err = core.CheckMemory(in, time.Now())
+		}
 		if err == nil && in.Text == "" {
 			t.Fatalf("accepted a memory without text: %q", body)
 		}
@@ -52,6 +58,9 @@ func FuzzDecodeChatRequest(f *testing.F) {
 			return
 		}
 		req, err := b.toCore("fuzz")
+		if err == nil {
+			err = core.CheckChat(&req)
+		}
 		if err == nil && req.Prompt == "" {
 			t.Fatalf("accepted a chat request without a prompt: %q", body)
 		}
@@ -74,6 +83,9 @@ func FuzzDecodeMemoryPatch(f *testing.F) {
 			return
 		}
 		p, err := req.toPatch()
+		if err == nil {
+			err = core.CheckMemoryPatch(p, time.Now())
+		}
 		if err != nil {
 			return
 		}

@@ -24,7 +24,7 @@ func (s *Server) handleMemorySearch(r *request) error {
 			text, def = q, 10
 		}
 	}
-	limit, err := intParam(r, "limit", def, 1, core.MaxMemoryLimit)
+	limit, err := intParam(r, "limit", def)
 	if err != nil {
 		return err
 	}
@@ -59,8 +59,6 @@ type memoryCreateRequest struct {
 	UserID         *string         `json:"user_id"`
 }
 
-var memoryTypeImportance = map[string]int{"important": 5, "fact": 3, "context": 2}
-
 func (req *memoryCreateRequest) toInput() (core.MemoryInput, error) {
 	var in core.MemoryInput
 	switch {
@@ -68,30 +66,12 @@ func (req *memoryCreateRequest) toInput() (core.MemoryInput, error) {
 		in.Text = *req.Text
 	case req.Content != nil:
 		in.Text = *req.Content
-	default:
-		return in, core.Errorf(core.KindInvalid, "text: is required (or content)")
 	}
-	if strings.TrimSpace(in.Text) == "" {
-		return in, core.Errorf(core.KindInvalid, "text: must not be blank")
-	}
-	imp, err := optionalInt(req.Importance, "importance", 1, 5)
-	if err != nil {
+	var err error
+	if in.Importance, err = optionalInt(req.Importance, "importance"); err != nil {
 		return in, err
 	}
-	in.Tags = req.Tags
-	if req.MemoryType != nil {
-		v, ok := memoryTypeImportance[*req.MemoryType]
-		if !ok {
-			return in, core.Errorf(core.KindInvalid, "memory_type: must be important, fact or context; got %q", *req.MemoryType)
-		}
-		if imp == nil {
-			imp = &v
-		}
-		in.Tags = append(in.Tags, *req.MemoryType)
-	}
-	if imp != nil {
-		in.Importance = *imp
-	}
+	in.Tags, in.MemoryType = req.Tags, deref(req.MemoryType)
 	in.Scope, in.Entity, in.ConversationID = deref(req.Scope), deref(req.Entity), deref(req.ConversationID)
 	in.RoomID, in.UserID = strings.TrimSpace(deref(req.RoomID)), strings.TrimSpace(deref(req.UserID))
 	if req.ExpiresAt != nil {

@@ -28,7 +28,7 @@ type memoryPatchRequest struct {
 func (req *memoryPatchRequest) toPatch() (core.MemoryPatch, error) {
 	p := core.MemoryPatch{Text: req.Text, Tags: req.Tags}
 	var err error
-	if p.Importance, err = optionalInt(req.Importance, "importance", 1, 5); err != nil {
+	if p.Importance, err = optionalInt(req.Importance, "importance"); err != nil {
 		return p, err
 	}
 	switch raw := strings.TrimSpace(string(req.ExpiresAt)); {
@@ -46,12 +46,8 @@ func (req *memoryPatchRequest) toPatch() (core.MemoryPatch, error) {
 		}
 		p.ExpiresAt = &t
 	}
-	// Unknown fields are ignored as everywhere else, so a body that sets
-	// nothing (a misspelt field) is refused rather than recorded as a
-	// change that changed nothing.
-	if p.Text == nil && p.Importance == nil && p.Tags == nil && p.ExpiresAt == nil && !p.ClearExpiry {
-		return p, core.Errorf(core.KindInvalid, "request body must set at least one of text, importance, tags, expires_at")
-	}
+	// Unknown fields are ignored as everywhere else; a body that sets
+	// nothing (a misspelt field) is refused by core.
 	return p, nil
 }
 

@@ -9,15 +9,16 @@ import (
 	"github.com/ada-chat/ada/core"
 )
 
-// intParam parses an optional integer query parameter within [lo, hi].
-func intParam(r *request, name string, def, lo, hi int) (int, error) {
+// intParam parses an optional integer query parameter; its range is core's
+// to check.
+func intParam(r *request, name string, def int) (int, error) {
 	raw := strings.TrimSpace(string(r.QueryArgs().Peek(name)))
 	if raw == "" {
 		return def, nil
 	}
 	v, err := strconv.Atoi(raw)
-	if err != nil || v < lo || v > hi {
-		return 0, core.Errorf(core.KindInvalid, "%s: must be an integer %d..%d, got %q", name, lo, hi, raw)
+	if err != nil {
+		return 0, core.Errorf(core.KindInvalid, "%s: must be an integer, got %q", name, truncate(raw, 40))
 	}
 	return v, nil
 }
@@ -40,14 +41,15 @@ func boolParam(r *request, name string) (*bool, error) {
 }
 
 // optionalInt decodes a JSON integer field that may be absent; floats,
-// strings and booleans are a 400 naming the field and the range.
-func optionalInt(raw json.RawMessage, name string, lo, hi int) (*int, error) {
+// strings and booleans are a 400 naming the field. Its range is core's to
+// check.
+func optionalInt(raw json.RawMessage, name string) (*int, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil
 	}
 	v, err := strconv.Atoi(string(raw))
-	if err != nil || v < lo || v > hi {
-		return nil, core.Errorf(core.KindInvalid, "%s: must be an integer %d..%d, got %s", name, lo, hi, truncate(string(raw), 40))
+	if err != nil {
+		return nil, core.Errorf(core.KindInvalid, "%s: must be an integer, got %s", name, truncate(string(raw), 40))
 	}
 	return &v, nil
 }

@@ -134,7 +134,7 @@ func (s *Service) extractMemories(ctx context.Context, req ChatRequest, user, as
 				retire = append(retire, d)
 			}
 		}
-		doc, err := s.memoryDocument(ctx, MemoryInput{Text: f.Text, Importance: f.Importance, Scope: scope, Entity: entity,
+		doc, err := s.memoryDocument(ctx, MemoryInput{Text: f.Text, Importance: new(f.Importance), Scope: scope, Entity: entity,
 			Tags: []string{TagAuto}, ConversationID: req.ConversationID, Source: SourceChat, RoomID: req.RoomID,
 			SourceIDs: []string{user.ID, assistant.ID}, UserID: userID})
 		if err != nil {

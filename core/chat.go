@@ -14,18 +14,13 @@ import (
 // MaxPromptChars bounds a prompt, in characters.
 const MaxPromptChars = 32000
 
-// MaxRecallK is the largest recall_k (and RAG_RECALL_TOP_K).
-const MaxRecallK = 20
-
 // errSpecialistMarker stops an LLM stream at a complete specialist marker.
 var errSpecialistMarker = errors.New("specialist marker")
 
-// ValidateChat checks a chat request before a stream starts, so that bad
-// input is a 400 and not an error event.
-func (s *Service) ValidateChat(req *ChatRequest) error { return s.validate(req) }
-
-// validate checks a chat request; messages name the field.
-func (s *Service) validate(req *ChatRequest) error {
+// CheckChat applies a chat request's rules and normalises it (the prompt
+// trimmed): Chat calls it, and the API before a stream starts, so that bad
+// input is a 400 and not an error event. Messages name the field.
+func CheckChat(req *ChatRequest) error {
 	req.Prompt = strings.TrimSpace(req.Prompt)
 	switch {
 	case req.Prompt == "":
@@ -34,8 +29,11 @@ func (s *Service) validate(req *ChatRequest) error {
 		return Errorf(KindInvalid, "prompt: must be at most %d characters", MaxPromptChars)
 	case req.ConversationID != "" && !ValidConversationID(req.ConversationID):
 		return Errorf(KindInvalid, "conversation_id: must have the form conv-<uuid>, got %q", req.ConversationID)
-	case req.MemoryImportance < 0 || req.MemoryImportance > 5:
-		return Errorf(KindInvalid, "memory_importance: must be 1..5, got %d", req.MemoryImportance)
+	}
+	if req.MemoryImportance != nil {
+		if err := checkImportance("memory_importance", *req.MemoryImportance); err != nil {
+			return err
+		}
 	}
 	if err := validSpeaker(req.Speaker); err != nil {
 		return err
@@ -44,7 +42,7 @@ func (s *Service) validate(req *ChatRequest) error {
 		name string
 		v    *int
 		max  int
-	}{{"turns_k", req.TurnsK, 20}, {"faq_k", req.FAQK, 10}, {"memory_k", req.MemoryK, 20}, {"recall_k", req.RecallK, MaxRecallK}} {
+	}{{"turns_k", req.TurnsK, MaxTurnsK}, {"faq_k", req.FAQK, MaxFAQK}, {"memory_k", req.MemoryK, MaxMemoryK}, {"recall_k", req.RecallK, MaxRecallK}} {
 		if k.v != nil && (*k.v < 0 || *k.v > k.max) {
 			return Errorf(KindInvalid, "%s: must be 0..%d, got %d", k.name, k.max, *k.v)
 		}
@@ -80,7 +78,7 @@ var matrixUserID = regexp.MustCompile(`^@[^:]+:.+$`)
 // emits done, and then saves the requested memory. If emit fails (the client
 // left) or ctx ends, the LLM call is cancelled and nothing is written.
 func (s *Service) Chat(ctx context.Context, req ChatRequest, emit func(Event) error) (ChatResult, error) {
-	if err := s.validate(&req); err != nil {
+	if err := CheckChat(&req); err != nil {
 		return ChatResult{}, err
 	}
 	if s.llm == nil {
@@ -279,7 +277,7 @@ func (s *Service) saveChatMemory(ctx context.Context, req ChatRequest, answer st
 
 // DebugPrompt builds the prompt for req exactly as Chat would.
 func (s *Service) DebugPrompt(ctx context.Context, req ChatRequest) (Prompt, error) {
-	if err := s.validate(&req); err != nil {
+	if err := CheckChat(&req); err != nil {
 		return Prompt{}, err
 	}
 	p, _, err := s.buildPrompt(ctx, req)

@@ -10,8 +10,8 @@ type ChatRequest struct {
 	Entity          string
 	SaveMemory      bool
 	MemoryText      string
-	// MemoryImportance is 1..5; 0 means the default, 3.
-	MemoryImportance int
+	// MemoryImportance is 1..5; nil means the default, 3.
+	MemoryImportance *int
 	// TurnsK, FAQK, MemoryK override the RAG_*_TOP_K settings; 0 turns the
 	// section off; nil means the setting.
 	TurnsK, FAQK, MemoryK *int

@@ -66,7 +66,7 @@ func TestExplanationsAddUpToTheScore(t *testing.T) {
 	ctx := context.Background()
 	svc := newServiceWith(t, core.DefaultOptions())
 	for i, text := range []string{"Sam drinks black coffee", "Sam's coffee machine is broken", "Kim likes tea"} {
-		if _, err := svc.CreateMemory(ctx, core.MemoryInput{Text: text, Importance: i + 2}); err != nil {
+		if _, err := svc.CreateMemory(ctx, core.MemoryInput{Text: text, Importance: new(i + 2)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -129,7 +129,7 @@ func TestNearDuplicateRefreshes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	near, err := svc.CreateMemory(ctx, core.MemoryInput{Text: "Sam's bike is a red Gazelle from 2019, bought used", Importance: 5})
+	near, err := svc.CreateMemory(ctx, core.MemoryInput{Text: "Sam's bike is a red Gazelle from 2019, bought used", Importance: new(5)})
 	if err != nil || !*near.Deduplicated || near.ID != first.ID || near.Meta.Importance != 5 {
 		t.Fatalf("near duplicate: %+v, %v", near, err)
 	}

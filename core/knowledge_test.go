@@ -101,8 +101,8 @@ func TestMemoryRankingUsesImportanceAndRecency(t *testing.T) {
 	ctx := context.Background()
 	svc, _ := newService(t)
 	for _, in := range []core.MemoryInput{
-		{Text: "the garden gate code is 1234", Importance: 1},
-		{Text: "the garden gate code is 9876", Importance: 5},
+		{Text: "the garden gate code is 1234", Importance: new(1)},
+		{Text: "the garden gate code is 9876", Importance: new(5)},
 	} {
 		if _, err := svc.CreateMemory(ctx, in); err != nil {
 			t.Fatal(err)
@@ -130,7 +130,7 @@ func TestRecencyBonusHalvesEveryHalfLife(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	svc := core.New(core.Deps{Store: db, Embedder: embed.Hash{}, Now: func() time.Time { return now }}, core.DefaultOptions())
 	defer svc.Close()
-	if _, err := svc.CreateMemory(ctx, core.MemoryInput{Text: "tea with milk", Importance: 5}); err != nil {
+	if _, err := svc.CreateMemory(ctx, core.MemoryInput{Text: "tea with milk", Importance: new(5)}); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {

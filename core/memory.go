@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -19,8 +20,11 @@ const MaxMemoryLimit = 20
 
 // MemoryInput is a memory to create.
 type MemoryInput struct {
-	Text           string
-	Importance     int // 0 means the default, 3
+	Text string
+	// Importance is 1..5; nil means the default, 3. MemoryType, if set,
+	// gives the default instead (DECISIONS.md) and is added as a tag.
+	Importance     *int
+	MemoryType     string
 	Scope          string
 	Entity         string
 	Tags           []string
@@ -124,18 +128,43 @@ func memoryText(text string) (string, error) {
 	text = strings.TrimSpace(text)
 	switch {
 	case text == "":
-		return "", Errorf(KindInvalid, "text: must not be blank")
+		return "", Errorf(KindInvalid, "text: is required and must not be blank")
 	case len([]rune(text)) > MaxMemoryText:
 		return "", Errorf(KindInvalid, "text: must be at most %d characters", MaxMemoryText)
 	}
 	return text, nil
 }
 
-func checkImportance(n int) error {
-	if n < 1 || n > 5 {
-		return Errorf(KindInvalid, "importance: must be 1..5, got %d", n)
+// checkImportance checks an importance given in the field named field.
+func checkImportance(field string, n int) error {
+	if n < MinImportance || n > MaxImportance {
+		return Errorf(KindInvalid, "%s: must be %d..%d, got %d", field, MinImportance, MaxImportance, n)
 	}
 	return nil
+}
+
+// memoryTypeImportance maps memory_type to its default importance
+// (DECISIONS.md); the type is kept as a tag too.
+var memoryTypeImportance = map[string]int{"important": 5, "fact": 3, "context": 2}
+
+// importanceOf resolves a memory's importance: given, from its memory
+// type, or the default; and the tags with the type added.
+func importanceOf(in MemoryInput) (int, []string, error) {
+	imp, tags := DefaultImportance, in.Tags
+	if in.MemoryType != "" {
+		v, ok := memoryTypeImportance[in.MemoryType]
+		if !ok {
+			return 0, nil, Errorf(KindInvalid, "memory_type: must be important, fact or context; got %q", in.MemoryType)
+		}
+		imp, tags = v, append(slices.Clone(tags), in.MemoryType)
+	}
+	if in.Importance != nil {
+		if err := checkImportance("importance", *in.Importance); err != nil {
+			return 0, nil, err
+		}
+		imp = *in.Importance
+	}
+	return imp, tags, nil
 }
 
 func futureExpiry(t, now time.Time) (*time.Time, error) {
@@ -146,45 +175,65 @@ func futureExpiry(t, now time.Time) (*time.Time, error) {
 	return &t, nil
 }
 
+// memoryFields are a new memory's fields, checked and normalised.
+type memoryFields struct {
+	text, scope, entity string
+	importance          int
+	tags                []string
+	expiresAt           *time.Time
+}
+
+// CheckMemory applies a new memory's rules without storing it: what the
+// API checks before it answers, and what every create goes through.
+func CheckMemory(in MemoryInput, now time.Time) error {
+	_, err := memoryFieldsOf(in, now)
+	return err
+}
+
+func memoryFieldsOf(in MemoryInput, now time.Time) (memoryFields, error) {
+	var f memoryFields
+	var err error
+	if f.text, err = memoryText(in.Text); err != nil {
+		return f, err
+	}
+	if f.importance, f.tags, err = importanceOf(in); err != nil {
+		return f, err
+	}
+	if f.scope, f.entity, err = resolveScope(in.Scope, in.Entity); err != nil {
+		return f, err
+	}
+	switch {
+	case in.ConversationID != "" && !ValidConversationID(in.ConversationID):
+		return f, Errorf(KindInvalid, "conversation_id: must have the form conv-<uuid>")
+	case in.UserID != "" && !matrixUserID.MatchString(in.UserID):
+		return f, Errorf(KindInvalid, "user_id: must be a Matrix user id like @alice:example.org, got %q", in.UserID)
+	}
+	if in.ExpiresAt != nil {
+		if f.expiresAt, err = futureExpiry(*in.ExpiresAt, now); err != nil {
+			return f, err
+		}
+	}
+	return f, nil
+}
+
 func (s *Service) memoryDocument(ctx context.Context, in MemoryInput) (Document, error) {
-	text, err := memoryText(in.Text)
+	f, err := memoryFieldsOf(in, s.now())
 	if err != nil {
 		return Document{}, err
-	}
-	if in.Importance == 0 {
-		in.Importance = DefaultImportance
-	}
-	if err := checkImportance(in.Importance); err != nil {
-		return Document{}, err
-	}
-	scope, entity, err := resolveScope(in.Scope, in.Entity)
-	if err != nil {
-		return Document{}, err
-	}
-	if in.ConversationID != "" && !ValidConversationID(in.ConversationID) {
-		return Document{}, Errorf(KindInvalid, "conversation_id: must have the form conv-<uuid>")
-	}
-	if in.UserID != "" && !matrixUserID.MatchString(in.UserID) {
-		return Document{}, Errorf(KindInvalid, "user_id: must be a Matrix user id like @alice:example.org, got %q", in.UserID)
 	}
 	if in.Source == "" {
 		in.Source = SourceChat
 	}
-	if in.ExpiresAt != nil {
-		if in.ExpiresAt, err = futureExpiry(*in.ExpiresAt, s.now()); err != nil {
-			return Document{}, err
-		}
-	}
-	vec, err := s.embedOne(ctx, text)
+	vec, err := s.embedOne(ctx, f.text)
 	if err != nil {
 		return Document{}, err
 	}
 	return Document{
-		ID: NewDocID(), Text: text, Embedding: vec,
+		ID: NewDocID(), Text: f.text, Embedding: vec,
 		Meta: Metadata{
-			Type: DocMemory, Timestamp: s.now().UTC(), Source: in.Source, Scope: scope,
-			Importance: in.Importance, Tags: cleanTags(in.Tags), Entity: entity,
-			ConversationID: in.ConversationID, RoomID: in.RoomID, ExpiresAt: in.ExpiresAt, SourceIDs: in.SourceIDs,
+			Type: DocMemory, Timestamp: s.now().UTC(), Source: in.Source, Scope: f.scope,
+			Importance: f.importance, Tags: cleanTags(f.tags), Entity: f.entity,
+			ConversationID: in.ConversationID, RoomID: in.RoomID, ExpiresAt: f.expiresAt, SourceIDs: in.SourceIDs,
 			UserID: in.UserID,
 		},
 	}, nil

@@ -151,24 +151,46 @@ type MemoryPatch struct {
 	ClearExpiry bool
 }
 
+// CheckMemoryPatch applies a patch's rules: it changes something, and each
+// field it sets is valid.
+func CheckMemoryPatch(p MemoryPatch, now time.Time) error {
+	if p.Text == nil && p.Importance == nil && p.Tags == nil && p.ExpiresAt == nil && !p.ClearExpiry {
+		return Errorf(KindInvalid, "request body must set at least one of text, importance, tags, expires_at")
+	}
+	if p.Text != nil {
+		if _, err := memoryText(*p.Text); err != nil {
+			return err
+		}
+	}
+	if p.Importance != nil {
+		if err := checkImportance("importance", *p.Importance); err != nil {
+			return err
+		}
+	}
+	if p.ExpiresAt != nil && !p.ClearExpiry {
+		if _, err := futureExpiry(*p.ExpiresAt, now); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // PatchMemory changes a memory (a new text is re-embedded) and records the
 // change in its history.
 func (s *Service) PatchMemory(ctx context.Context, id string, p MemoryPatch) (Memory, error) {
+	// Every field is checked before the new text costs an embedding.
+	if err := CheckMemoryPatch(p, s.now()); err != nil {
+		return Memory{}, err
+	}
 	d, err := s.liveMemory(ctx, id)
 	if err != nil {
 		return Memory{}, err
 	}
-	// Every field is checked before the new text costs an embedding.
 	text := d.Text
 	if p.Text != nil {
-		if text, err = memoryText(*p.Text); err != nil {
-			return Memory{}, err
-		}
+		text, _ = memoryText(*p.Text)
 	}
 	if p.Importance != nil {
-		if err := checkImportance(*p.Importance); err != nil {
-			return Memory{}, err
-		}
 		d.Meta.Importance = *p.Importance
 	}
 	if p.Tags != nil {
@@ -178,9 +200,7 @@ func (s *Service) PatchMemory(ctx context.Context, id string, p MemoryPatch) (Me
 	case p.ClearExpiry:
 		d.Meta.ExpiresAt = nil
 	case p.ExpiresAt != nil:
-		if d.Meta.ExpiresAt, err = futureExpiry(*p.ExpiresAt, s.now()); err != nil {
-			return Memory{}, err
-		}
+		d.Meta.ExpiresAt, _ = futureExpiry(*p.ExpiresAt, s.now())
 	}
 	if text != d.Text {
 		vec, err := s.embedOne(ctx, text)

@@ -2,6 +2,9 @@ package core
 
 import "context"
 
+// MaxDeleteReason bounds the reason a client gives for deleting turns.
+const MaxDeleteReason = 200
+
 // maxSummariesPerConversation bounds the summaries read to find those that
 // cover deleted turns (a conversation of 20,000 turns has about 1,000).
 const maxSummariesPerConversation = 10000
@@ -20,6 +23,9 @@ func (s *Service) DeleteTurns(ctx context.Context, convID string, ids []string, 
 	}
 	if !ValidConversationID(convID) {
 		return 0, Errorf(KindNotFound, "conversation %s not found", convID)
+	}
+	if len([]rune(reason)) > MaxDeleteReason {
+		return 0, Errorf(KindInvalid, "reason: must be at most %d characters", MaxDeleteReason)
 	}
 	var turns []Document
 	for _, id := range ids {

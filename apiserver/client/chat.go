@@ -26,7 +26,7 @@ type chatBody struct {
 	Entity           string                `json:"entity,omitempty"`
 	SaveMemory       bool                  `json:"save_memory,omitempty"`
 	MemoryText       string                `json:"memory_text,omitempty"`
-	MemoryImportance int                   `json:"memory_importance,omitempty"`
+	MemoryImportance *int                  `json:"memory_importance,omitempty"`
 	TurnsK           *int                  `json:"turns_k,omitempty"`
 	FAQK             *int                  `json:"faq_k,omitempty"`
 	MemoryK          *int                  `json:"memory_k,omitempty"`

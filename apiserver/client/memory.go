@@ -20,7 +20,8 @@ const maxJSONBody = 4 << 20
 // memoryBody is the wire form of core.MemoryInput (POST /v1/memory).
 type memoryBody struct {
 	Text           string   `json:"text"`
-	Importance     int      `json:"importance,omitempty"`
+	Importance     *int     `json:"importance,omitempty"`
+	MemoryType     string   `json:"memory_type,omitempty"`
 	Scope          string   `json:"scope,omitempty"`
 	Entity         string   `json:"entity,omitempty"`
 	Tags           []string `json:"tags,omitempty"`
@@ -33,7 +34,7 @@ type memoryBody struct {
 // CreateMemory posts a memory to /v1/memory. A refreshed duplicate comes
 // back with Deduplicated set, as from the core.
 func (c *Client) CreateMemory(ctx context.Context, in core.MemoryInput) (core.Memory, error) {
-	body := memoryBody{Text: in.Text, Importance: in.Importance, Scope: in.Scope, Entity: in.Entity, Tags: in.Tags,
+	body := memoryBody{Text: in.Text, Importance: in.Importance, MemoryType: in.MemoryType, Scope: in.Scope, Entity: in.Entity, Tags: in.Tags,
 		ConversationID: in.ConversationID, RoomID: in.RoomID, UserID: in.UserID}
 	if in.ExpiresAt != nil {
 		body.ExpiresAt = in.ExpiresAt.UTC().Format(time.RFC3339Nano)
