@@ -1,6 +1,8 @@
 package main
 
 import (
+	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -40,6 +42,8 @@ func (s *llmSwitch) URL() string { return "http://" + s.addr }
 func (s *llmSwitch) serve(ln net.Listener) {
 	p := httputil.NewSingleHostReverseProxy(s.to)
 	p.FlushInterval = -1
+	// A cut stream is the point of some cases; the proxy need not say so.
+	p.ErrorLog = log.New(io.Discard, "", 0)
 	s.srv = &http.Server{Handler: p}
 	go func() { _ = s.srv.Serve(ln) }()
 }
