@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -100,35 +101,58 @@ func (s *Service) searchRelevant(ctx context.Context, text string, vec []float32
 	n := max(q.K, minCandidates)
 	byID := map[string]*relevantDoc{}
 	var order []*relevantDoc
-	if s.opts.SearchMode != SearchKeyword {
-		hits, err := s.store.Search(ctx, VectorQuery{Filter: q.Filter, Vector: vec, K: n})
-		if err != nil {
-			return nil, err
-		}
-		for i, h := range hits {
-			rank := i + 1
-			d := &relevantDoc{Document: h.Document, Similarity: round4(max(0, min(1, 1-h.Distance)))}
-			d.Explain.VectorRank = &rank
+	var (
+		vecHits []Hit
+		kwHits  []KeywordHit
+		vecErr  error
+		kwErr   error
+		wg      sync.WaitGroup
+	)
+	vectorSearch := func() {
+		vecHits, vecErr = s.store.Search(ctx, VectorQuery{Filter: q.Filter, Vector: vec, K: n})
+	}
+	switch s.opts.SearchMode {
+	case SearchVector:
+		vectorSearch()
+	case SearchKeyword:
+	default:
+		// The two searches are independent: the vector search runs while
+		// the keyword search does, so a hybrid search takes the longer of
+		// the two, not their sum (make bench, stage shares). A panic in it
+		// becomes an error here, as it would have been in the caller.
+		wg.Go(func() {
+			defer func() {
+				if r := recover(); r != nil {
+					vecErr = Errorf(KindInternal, "vector search: panic: %v", r)
+				}
+			}()
+			vectorSearch()
+		})
+	}
+	if s.opts.SearchMode != SearchVector {
+		kwHits, kwErr = s.store.KeywordSearch(ctx, KeywordQuery{Filter: q.Filter, Text: text, K: n})
+	}
+	wg.Wait()
+	if err := cmp.Or(vecErr, kwErr); err != nil {
+		return nil, err
+	}
+	for i, h := range vecHits {
+		rank := i + 1
+		d := &relevantDoc{Document: h.Document, Similarity: round4(max(0, min(1, 1-h.Distance)))}
+		d.Explain.VectorRank = &rank
+		byID[h.ID] = d
+		order = append(order, d)
+	}
+	for i, h := range kwHits {
+		rank := i + 1
+		d, ok := byID[h.ID]
+		if !ok {
+			d = &relevantDoc{Document: h.Document, Similarity: round4(max(0, min(1, cosineSimilarity(vec, h.Embedding))))}
 			byID[h.ID] = d
 			order = append(order, d)
 		}
-	}
-	if s.opts.SearchMode != SearchVector {
-		hits, err := s.store.KeywordSearch(ctx, KeywordQuery{Filter: q.Filter, Text: text, K: n})
-		if err != nil {
-			return nil, err
-		}
-		for i, h := range hits {
-			rank := i + 1
-			d, ok := byID[h.ID]
-			if !ok {
-				d = &relevantDoc{Document: h.Document, Similarity: round4(max(0, min(1, cosineSimilarity(vec, h.Embedding))))}
-				byID[h.ID] = d
-				order = append(order, d)
-			}
-			d.Explain.KeywordRank = &rank
-			d.Explain.BM25 = round4(h.BM25)
-		}
+		d.Explain.KeywordRank = &rank
+		d.Explain.BM25 = round4(h.BM25)
 	}
 	best := keywordScale
 	for _, d := range order {

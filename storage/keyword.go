@@ -103,11 +103,12 @@ func queryTerms(text string) []string {
 }
 
 // maxPostings bounds the posting-list entries one keyword query reads:
-// every match is joined to its document and scored with BM25, about 3 µs
-// each. A query of everyday words at 100,000 documents otherwise matched
-// tens of thousands of them (43 ms; make bench, stage shares). The rarest
-// terms are kept first: they carry the most BM25 weight.
-const maxPostings = 1000
+// every match is joined to its document and scored with BM25, about 3 to
+// 5 µs each. A query of everyday words at 100,000 documents otherwise
+// matched tens of thousands of them (43 ms; 5 ms with 1,000; make bench,
+// stage shares). The rarest terms are kept first: they carry the most
+// BM25 weight.
+const maxPostings = 500
 
 // informativeTerms drops the terms that are too common to be worth their
 // posting lists (see commonShare), then keeps the rarest while their

@@ -172,8 +172,8 @@ func TestRarestTermsWithinTheBudget(t *testing.T) {
 		counts []int64
 		want   []string
 	}{
-		{[]int64{3, 900, 5000, 40}, []string{"a", "d", "b"}}, // 5000 is common (limit 5000)
-		{[]int64{600, 300, 200}, []string{"c", "b"}},         // 200+300 fit, +600 does not
+		{[]int64{3, 400, 5000, 40}, []string{"a", "d", "b"}}, // 5000 is common (limit 5000)
+		{[]int64{600, 350, 200}, []string{"c"}},              // 200 fits, +350 does not
 		{[]int64{4000, 2000}, []string{"b"}},                 // the rarest even over the budget
 		{[]int64{1, 2, 3}, []string{"a", "b", "c"}},          // all fit
 		{[]int64{5000, 6000}, nil},                           // all common

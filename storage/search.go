@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/ada-chat/ada/core"
 )
@@ -103,23 +102,25 @@ func (db *DB) approximateSearch(ctx context.Context, q core.VectorQuery) ([]core
 		return nil, storeErr(err)
 	}
 	defer tx.Rollback()
+	// The filter is not repeated in SQL: the code index applied it, and
+	// loadNearest checks it on the documents it returns (a rowid can have
+	// changed hands since the scan). In SQL it cost three times the
+	// ranking itself at 1k (make bench).
 	filter := core.Filter{Type: q.Type, Scopes: q.Scopes, ConversationID: q.ConversationID}
-	fwhere, fargs := filterSQL(filter)
-	fwhere = strings.Replace(fwhere, " WHERE ", " AND ", 1)
 	var cands []scored
 	for start := 0; start < len(rowids); start += sqlChunk {
 		chunk := rowids[start:min(start+sqlChunk, len(rowids))]
-		args := make([]any, 0, 2+len(chunk)+len(fargs))
+		args := make([]any, 0, 2+len(chunk))
 		args = append(args, encodeFloats(q.Vector))
 		for _, r := range chunk {
 			args = append(args, r)
 		}
-		args = append(append(args, fargs...), q.K)
-		// NOT INDEXED: with no statistics, SQLite reckons an equality on
-		// documents_type_ts cheaper than some 80 rowid lookups, and then
-		// reads every document of the type (10 ms at 100k; EXPLAIN QUERY
-		// PLAN). The rowid lookups stay allowed.
-		err := queryRows(ctx, tx, rankSQL+" NOT INDEXED WHERE rowid IN ("+placeholders(len(chunk))+")"+fwhere+rankOrderSQL, args, func(rows *sql.Rows) error {
+		args = append(args, q.K)
+		// NOT INDEXED: with no statistics, SQLite can reckon an index
+		// cheaper than some 80 rowid lookups, and then reads every
+		// document of a type (10 ms at 100k; EXPLAIN QUERY PLAN). The
+		// rowid lookups stay allowed.
+		err := queryRows(ctx, tx, rankSQL+" NOT INDEXED WHERE rowid IN ("+placeholders(len(chunk))+")"+rankOrderSQL, args, func(rows *sql.Rows) error {
 			var c scored
 			err := rows.Scan(&c.rowid, &c.distance)
 			cands = append(cands, c)
@@ -211,9 +212,9 @@ type scored struct {
 	distance float64
 }
 
-// loadNearest loads the k nearest of cands, nearest first, from the
-// document cache when f is a filter it can check (cacheable) and from tx
-// otherwise. With q set, the candidates' distances came from SQLite in
+// loadNearest loads the k nearest of cands that satisfy f, nearest first,
+// from the document cache when f is a filter it can check (cacheable) and
+// from tx otherwise. With q set, the candidates' distances came from SQLite in
 // float32, and those of the k are computed again exactly (exactHits).
 func (db *DB) loadNearest(ctx context.Context, tx *sql.Tx, epoch uint64, cands []scored, k int, f core.Filter, q []float32) ([]core.Hit, error) {
 	if len(cands) == 0 {
@@ -225,7 +226,7 @@ func (db *DB) loadNearest(ctx context.Context, tx *sql.Tx, epoch uint64, cands [
 	found := make([]scoredDoc, 0, len(cands))
 	var missing []any
 	for _, c := range cands {
-		if d, ok := db.docs.get(c.rowid); ok && useCache && cachedFor(d, f) {
+		if d, ok := db.docs.get(c.rowid); ok && useCache {
 			found = append(found, scoredDoc{scored: c, doc: d})
 		} else {
 			missing = append(missing, c.rowid)
@@ -249,6 +250,12 @@ func (db *DB) loadNearest(ctx context.Context, tx *sql.Tx, epoch uint64, cands [
 		if err != nil {
 			return nil, err
 		}
+	}
+	if useCache {
+		// A cached document can be newer than tx's snapshot, and the
+		// approximate search's rowids were filtered by the code index
+		// only: keep what satisfies f.
+		found = slices.DeleteFunc(found, func(c scoredDoc) bool { return !cachedFor(c.doc, f) })
 	}
 	if q != nil {
 		return exactHits(q, found, k), nil
