@@ -3,13 +3,13 @@ package apiserver
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
 	"time"
 
+	"github.com/ada-chat/ada/apiserver/wire"
 	"github.com/ada-chat/ada/core"
 )
 
@@ -96,7 +96,7 @@ func (sw *sseWriter) fail(err error) {
 }
 
 func (sw *sseWriter) event(ev core.Event) error {
-	data, err := json.Marshal(ev)
+	data, err := wire.EncodeEvent(ev)
 	if err != nil {
 		return err
 	}
@@ -112,7 +112,7 @@ func (s *Server) streamChat(r *request, req core.ChatRequest, w *bufio.Writer, s
 	defer func() {
 		if p := recover(); p != nil {
 			failure = fmt.Errorf("panic in stream: %v", p)
-			_ = sw.event(core.Event{Type: core.EventError, Error: "internal error"})
+			_ = sw.event(wire.ErrorEvent(core.Errorf(core.KindInternal, "internal error")))
 		}
 		r.cancel()
 		logStream(r, status, time.Since(start), failure)
@@ -126,7 +126,7 @@ func (s *Server) streamChat(r *request, req core.ChatRequest, w *bufio.Writer, s
 			failure = sw.err // the client left; what core made of it is a consequence
 		}
 		if !errors.Is(failure, errClientGone) {
-			_ = sw.event(core.Event{Type: core.EventError, Error: core.SafeMessage(err)})
+			_ = sw.event(wire.ErrorEvent(err))
 		}
 	}
 }

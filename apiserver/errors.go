@@ -10,31 +10,18 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/ada-chat/ada/apiserver/wire"
 	"github.com/ada-chat/ada/core"
 )
 
-// statusOf is the one mapping from domain error kinds to HTTP status codes.
+// statusOf is the HTTP status of err: its kind's (wire's table), or 499
+// for a client that left.
 func statusOf(err error) int {
 	if errors.Is(err, errClientGone) {
 		return statusClientClosed
 	}
-	switch core.KindOf(err) {
-	case core.KindInvalid:
-		return fasthttp.StatusBadRequest
-	case core.KindNotFound:
-		return fasthttp.StatusNotFound
-	case core.KindUnavailable:
-		return fasthttp.StatusServiceUnavailable
-	case core.KindTooLarge:
-		return fasthttp.StatusRequestEntityTooLarge
-	case core.KindUnauthorized:
-		return fasthttp.StatusUnauthorized
-	case core.KindCanceled:
-		// The client is usually gone; when it is not, the request timed out.
-		return fasthttp.StatusGatewayTimeout
-	default:
-		return fasthttp.StatusInternalServerError
-	}
+	// A cancelled request whose client is still there timed out: 504.
+	return wire.Status(core.KindOf(err))
 }
 
 // errShuttingDown ends the requests still running when the server stops. It

@@ -142,7 +142,7 @@ func (b *Bot) ask(ctx context.Context, evt *event.Event, q question, s roomSetti
 		case core.EventDone:
 			done = ev.Done
 		case core.EventError:
-			return core.Errorf(core.KindUpstream, "%s", ev.Error)
+			return &core.Error{Kind: ev.Kind, Message: ev.Error}
 		}
 		return nil // tokens and thinking are not shown: one complete reply is posted at the end
 	})
@@ -197,10 +197,10 @@ func failureText(err error) string {
 	case core.KindUpstream:
 		return "the language model did not give an answer (" + msg + "). Please try again later."
 	case core.KindCanceled:
-		if errors.Is(err, context.DeadlineExceeded) {
-			return "the answer took too long, so I gave up. Please try again."
-		}
-		return "the request was cancelled. Please try again."
+		// The bridge cancels an answer only when it stops, and then posts
+		// nothing: a cancelled answer here is one that took too long, in
+		// this process (BOT chat timeout) or in the API (REQUEST_TIMEOUT).
+		return "the answer took too long, so I gave up. Please try again."
 	case core.KindUnavailable:
 		return "Ada's memory store is unavailable right now (" + msg + ")."
 	case core.KindInvalid, core.KindTooLarge:

@@ -98,7 +98,7 @@ func (s *Service) Chat(ctx context.Context, req ChatRequest, emit func(Event) er
 	}
 	answer, thinking, note, err := s.answer(ctx, req, prompt.Messages, emit)
 	if err != nil {
-		return ChatResult{}, err
+		return ChatResult{}, endedBy(ctx, err)
 	}
 	res := ChatResult{
 		Response: answer, Thinking: thinking, Note: note, ConversationID: req.ConversationID, RequestID: req.RequestID,
@@ -122,6 +122,19 @@ func (s *Service) Chat(ctx context.Context, req ChatRequest, emit func(Event) er
 		s.maybeExtract(ctx, req, turns)
 	}
 	return res, nil
+}
+
+// endedBy names the caller as the reason a chat failed when its context
+// ended (a deadline or a cancellation): whatever the LLM client made of it,
+// the model did not fail, the caller stopped waiting.
+func endedBy(ctx context.Context, err error) error {
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return Wrap(KindCanceled, err, "the answer took too long; the request timed out")
+	case ctx.Err() != nil:
+		return Wrap(KindCanceled, err, "request cancelled")
+	}
+	return err
 }
 
 // buildPrompt retrieves context and assembles the prompt.

@@ -132,7 +132,8 @@ const (
 
 // Event is one stream event. Which fields are set depends on Type:
 // thinking/token: Content; specialist_result: Specialist, OK, Content;
-// done: Done; error: Error.
+// done: Done; error: Error (client-safe) and Kind. Its wire shape is
+// apiserver/wire's.
 type Event struct {
 	Type       EventType
 	Content    string
@@ -140,4 +141,5 @@ type Event struct {
 	OK         bool
 	Done       *ChatResult
 	Error      string
+	Kind       ErrorKind
 }

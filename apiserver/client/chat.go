@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ada-chat/ada/apiserver/wire"
 	"github.com/ada-chat/ada/core"
 )
 
@@ -139,8 +140,8 @@ func (c *Client) handleLine(line string, data *strings.Builder, emit func(core.E
 
 // dispatch decodes one event and hands it on.
 func (c *Client) dispatch(payload string, emit func(core.Event) error) (core.ChatResult, bool, error) {
-	var ev core.Event
-	if err := json.Unmarshal([]byte(payload), &ev); err != nil {
+	ev, err := wire.DecodeEvent([]byte(payload))
+	if err != nil {
 		return core.ChatResult{}, false, core.Wrap(core.KindUpstream, err, "the Ada API sent an event that is not valid")
 	}
 	switch ev.Type {
@@ -149,7 +150,9 @@ func (c *Client) dispatch(payload string, emit func(core.Event) error) (core.Cha
 		if msg == "" {
 			msg = "the Ada API reported an error"
 		}
-		return core.ChatResult{}, false, core.Errorf(core.KindUpstream, "%s", msg)
+		// The server's kind, so that the bridge tells the same failure in
+		// the same words whether the core runs here or behind HTTP.
+		return core.ChatResult{}, false, &core.Error{Kind: ev.Kind, Message: msg}
 	case core.EventDone:
 		if err := emit(ev); err != nil {
 			return core.ChatResult{}, false, err

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/ada-chat/ada/apiserver/wire"
 	"github.com/ada-chat/ada/core"
 )
 
@@ -75,20 +76,5 @@ func (c *Client) statusError(resp *http.Response) error {
 	if json.Unmarshal(raw, &body) == nil && body.Detail != "" {
 		detail = body.Detail
 	}
-	kind := core.KindUpstream
-	switch resp.StatusCode {
-	case http.StatusBadRequest:
-		kind = core.KindInvalid
-	case http.StatusUnauthorized, http.StatusForbidden:
-		kind = core.KindUnauthorized
-	case http.StatusNotFound:
-		kind = core.KindNotFound
-	case http.StatusRequestEntityTooLarge:
-		kind = core.KindTooLarge
-	case http.StatusServiceUnavailable:
-		kind = core.KindUnavailable
-	case http.StatusGatewayTimeout:
-		kind = core.KindCanceled
-	}
-	return &core.Error{Kind: kind, Message: detail, Err: fmt.Errorf("Ada API answered %s", resp.Status)}
+	return &core.Error{Kind: wire.KindOfStatus(resp.StatusCode), Message: detail, Err: fmt.Errorf("Ada API answered %s", resp.Status)}
 }

@@ -1,0 +1,71 @@
+package wire
+
+import (
+	"net/http"
+
+	"github.com/ada-chat/ada/core"
+)
+
+// kinds is the one table of error kinds on the wire: the HTTP status of a
+// {"detail"} answer and the name an SSE error event carries. When a status
+// stands for several kinds (500), the first row is the kind a client
+// reads back.
+var kinds = []struct {
+	kind   core.ErrorKind
+	status int
+	name   string
+}{
+	{core.KindInvalid, http.StatusBadRequest, "invalid"},
+	{core.KindNotFound, http.StatusNotFound, "not_found"},
+	{core.KindUnavailable, http.StatusServiceUnavailable, "unavailable"},
+	{core.KindUpstream, http.StatusInternalServerError, "upstream"},
+	{core.KindTooLarge, http.StatusRequestEntityTooLarge, "too_large"},
+	{core.KindUnauthorized, http.StatusUnauthorized, "unauthorized"},
+	{core.KindCanceled, http.StatusGatewayTimeout, "canceled"},
+	{core.KindInternal, http.StatusInternalServerError, "internal"},
+}
+
+// Status is the HTTP status of an error of kind.
+func Status(kind core.ErrorKind) int {
+	for _, k := range kinds {
+		if k.kind == kind {
+			return k.status
+		}
+	}
+	return http.StatusInternalServerError
+}
+
+// KindOfStatus is the kind a client reads from an HTTP status: a 403 is
+// unauthorized too, and anything else that is not a 2xx is upstream.
+func KindOfStatus(status int) core.ErrorKind {
+	if status == http.StatusForbidden {
+		return core.KindUnauthorized
+	}
+	for _, k := range kinds {
+		if k.status == status {
+			return k.kind
+		}
+	}
+	return core.KindUpstream
+}
+
+// KindName is the name of kind in an SSE error event.
+func KindName(kind core.ErrorKind) string {
+	for _, k := range kinds {
+		if k.kind == kind {
+			return k.name
+		}
+	}
+	return "internal"
+}
+
+// KindNamed reads a kind name back; an unknown or missing name (an older
+// server) is upstream: the server reported a failure it did not classify.
+func KindNamed(name string) core.ErrorKind {
+	for _, k := range kinds {
+		if k.name == name {
+			return k.kind
+		}
+	}
+	return core.KindUpstream
+}
