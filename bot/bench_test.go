@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"fmt"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -79,6 +80,8 @@ func BenchmarkBridgeLatency(b *testing.B) {
 			idle = append(idle, hop(i))
 		}
 		b.Logf("one homeserver hop, idle: %s", bottest.Summarize(idle))
+		fmt.Printf("\nload average before: %s", loadAverage())
+		defer func() { fmt.Printf("load average after: %s\n", loadAverage()) }()
 		var results []benchResult
 		for _, c := range cases {
 			logStart := len(env.logs.String())
@@ -91,6 +94,16 @@ func BenchmarkBridgeLatency(b *testing.B) {
 		}
 		printBenchTable(b, results)
 	}
+}
+
+// loadAverage is the machine's load, printed beside the numbers: on a
+// shared machine they say as much about the neighbours as about the bridge.
+func loadAverage() string {
+	raw, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown\n"
+	}
+	return string(raw)
 }
 
 // benchRoom is a member's direct chat with the bot.
