@@ -11,7 +11,7 @@ import (
 	"sync"
 
 	sqlite_vec "github.com/asg017/sqlite-vec-go-bindings/cgo"
-	_ "github.com/mattn/go-sqlite3"
+	"github.com/mattn/go-sqlite3"
 
 	"github.com/ada-chat/ada/core"
 )
@@ -140,7 +140,7 @@ func (db *DB) inTx(ctx context.Context, fn func(*writeTx) error) error {
 	defer sqlTx.Rollback()
 	tx := &writeTx{Tx: sqlTx}
 	if err := fn(tx); err != nil {
-		return err
+		return storeErr(err)
 	}
 	if err := sqlTx.Commit(); err != nil {
 		return storeErr(err)
@@ -161,6 +161,15 @@ func storeErr(err error) error {
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return core.Wrap(core.KindCanceled, err, "request cancelled")
+	}
+	// The file cannot be written: the disk is full, read-only or failing.
+	// The operator must act; the client learns to retry later (503).
+	var se sqlite3.Error
+	if errors.As(err, &se) {
+		switch se.Code {
+		case sqlite3.ErrReadonly, sqlite3.ErrFull, sqlite3.ErrIoErr, sqlite3.ErrCantOpen, sqlite3.ErrPerm:
+			return core.Wrap(core.KindUnavailable, err, "the database cannot be written (disk full, read-only or failing): changes are refused until that is fixed; reading still works")
+		}
 	}
 	return core.Wrap(core.KindInternal, err, "database error")
 }
