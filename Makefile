@@ -33,7 +33,7 @@ test-go:
 	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./...
 
 ## fuzz: short fuzzing runs of the request decoders and the marker parser
-FUZZ_TARGETS := ./apiserver:FuzzDecodeChatRequest ./apiserver:FuzzDecodeMemoryCreate ./apiserver:FuzzRoutes ./core/marker:FuzzParser
+FUZZ_TARGETS := ./apiserver/wire:FuzzDecodeChatRequest ./apiserver/wire:FuzzDecodeMemoryCreate ./apiserver/wire:FuzzDecodeMemoryPatch ./apiserver:FuzzRoutes ./core/marker:FuzzParser
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; name=$${t##*:}; \

@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"github.com/ada-chat/ada/apiserver/wire"
 	"github.com/ada-chat/ada/core"
 )
 
@@ -67,7 +68,7 @@ func (s *Server) handleDebugPrompt(r *request) error {
 // debugRetrieval builds the prompt for the chat request given as query
 // parameters, exactly as chat would.
 func (s *Server) debugRetrieval(r *request) (core.Prompt, error) {
-	body := chatRequestBody{}
+	body := wire.ChatRequest{}
 	for name, dst := range map[string]**string{"prompt": &body.Prompt, "message": &body.Message,
 		"conversation_id": &body.ConversationID, "entity": &body.Entity,
 		"user_timestamp": &body.UserTimestamp, "room_id": &body.RoomID} {
@@ -86,7 +87,7 @@ func (s *Server) debugRetrieval(r *request) (core.Prompt, error) {
 		return core.Prompt{}, err
 	}
 	body.IncludeThinking = thinking
-	req, err := body.toCore(r.id)
+	req, err := body.ToCore()
 	if err != nil {
 		return core.Prompt{}, err
 	}

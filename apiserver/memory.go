@@ -1,9 +1,7 @@
 package apiserver
 
 import (
-	"encoding/json"
-	"strings"
-
+	"github.com/ada-chat/ada/apiserver/wire"
 	"github.com/ada-chat/ada/core"
 )
 
@@ -44,63 +42,15 @@ func (s *Server) handleMemorySearch(r *request) error {
 	return nil
 }
 
-// memoryCreateRequest accepts both documented body forms.
-type memoryCreateRequest struct {
-	Text           *string         `json:"text"`
-	Content        *string         `json:"content"`
-	Importance     json.RawMessage `json:"importance"`
-	MemoryType     *string         `json:"memory_type"`
-	Scope          *string         `json:"scope"`
-	Entity         *string         `json:"entity"`
-	Tags           []string        `json:"tags"`
-	ConversationID *string         `json:"conversation_id"`
-	ExpiresAt      *string         `json:"expires_at"`
-	RoomID         *string         `json:"room_id"`
-	UserID         *string         `json:"user_id"`
-}
-
-func (req *memoryCreateRequest) toInput() (core.MemoryInput, error) {
-	var in core.MemoryInput
-	switch {
-	case req.Text != nil:
-		in.Text = *req.Text
-	case req.Content != nil:
-		in.Text = *req.Content
-	}
-	var err error
-	if in.Importance, err = optionalInt(req.Importance, "importance"); err != nil {
-		return in, err
-	}
-	in.Tags, in.MemoryType = req.Tags, deref(req.MemoryType)
-	in.Scope, in.Entity, in.ConversationID = deref(req.Scope), deref(req.Entity), deref(req.ConversationID)
-	in.RoomID, in.UserID = strings.TrimSpace(deref(req.RoomID)), strings.TrimSpace(deref(req.UserID))
-	if req.ExpiresAt != nil {
-		t, err := parseTime("expires_at", *req.ExpiresAt)
-		if err != nil {
-			return in, err
-		}
-		in.ExpiresAt = &t // core rejects a time that has passed
-	}
-	in.Source = core.SourceChat
-	return in, nil
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}
-
 func (s *Server) handleMemoryCreate(r *request) error {
 	if err := s.checkBody(r); err != nil {
 		return err
 	}
-	var req memoryCreateRequest
-	if err := decodeJSON(r.PostBody(), &req); err != nil {
+	var req wire.MemoryCreate
+	if err := wire.Decode(r.PostBody(), &req); err != nil {
 		return err
 	}
-	in, err := req.toInput()
+	in, err := req.ToInput()
 	if err != nil {
 		return err
 	}

@@ -1,9 +1,7 @@
 package apiserver
 
 import (
-	"encoding/json"
-	"strings"
-
+	"github.com/ada-chat/ada/apiserver/wire"
 	"github.com/ada-chat/ada/core"
 )
 
@@ -16,50 +14,15 @@ func (s *Server) handleMemoryGet(r *request) error {
 	return nil
 }
 
-// memoryPatchRequest is the PATCH body. expires_at is raw so that null
-// (clear the expiry) differs from absent (keep it).
-type memoryPatchRequest struct {
-	Text       *string         `json:"text"`
-	Importance json.RawMessage `json:"importance"`
-	Tags       *[]string       `json:"tags"`
-	ExpiresAt  json.RawMessage `json:"expires_at"`
-}
-
-func (req *memoryPatchRequest) toPatch() (core.MemoryPatch, error) {
-	p := core.MemoryPatch{Text: req.Text, Tags: req.Tags}
-	var err error
-	if p.Importance, err = optionalInt(req.Importance, "importance"); err != nil {
-		return p, err
-	}
-	switch raw := strings.TrimSpace(string(req.ExpiresAt)); {
-	case raw == "":
-	case raw == "null":
-		p.ClearExpiry = true
-	default:
-		var v string
-		if json.Unmarshal(req.ExpiresAt, &v) != nil {
-			return p, core.Errorf(core.KindInvalid, "expires_at: must be an ISO 8601 string or null, got %s", truncate(raw, 40))
-		}
-		t, err := parseTime("expires_at", v)
-		if err != nil {
-			return p, err
-		}
-		p.ExpiresAt = &t
-	}
-	// Unknown fields are ignored as everywhere else; a body that sets
-	// nothing (a misspelt field) is refused by core.
-	return p, nil
-}
-
 func (s *Server) handleMemoryPatch(r *request) error {
 	if err := s.checkBody(r); err != nil {
 		return err
 	}
-	var req memoryPatchRequest
-	if err := decodeJSON(r.PostBody(), &req); err != nil {
+	var req wire.MemoryPatch
+	if err := wire.Decode(r.PostBody(), &req); err != nil {
 		return err
 	}
-	p, err := req.toPatch()
+	p, err := req.ToPatch()
 	if err != nil {
 		return err
 	}

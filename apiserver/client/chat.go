@@ -9,7 +9,6 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/ada-chat/ada/apiserver/wire"
 	"github.com/ada-chat/ada/core"
@@ -18,49 +17,12 @@ import (
 // maxEventBytes bounds one SSE event (a done event carries the used context).
 const maxEventBytes = 16 << 20
 
-// chatBody is the wire form of core.ChatRequest (SPEC.md, DECISIONS.md, and
-// the bridge's context_messages and room_id).
-type chatBody struct {
-	Prompt           string                `json:"prompt"`
-	ConversationID   string                `json:"conversation_id,omitempty"`
-	IncludeThinking  bool                  `json:"include_thinking,omitempty"`
-	Entity           string                `json:"entity,omitempty"`
-	SaveMemory       bool                  `json:"save_memory,omitempty"`
-	MemoryText       string                `json:"memory_text,omitempty"`
-	MemoryImportance *int                  `json:"memory_importance,omitempty"`
-	TurnsK           *int                  `json:"turns_k,omitempty"`
-	FAQK             *int                  `json:"faq_k,omitempty"`
-	MemoryK          *int                  `json:"memory_k,omitempty"`
-	RecallK          *int                  `json:"recall_k,omitempty"`
-	AutoMemory       *bool                 `json:"auto_memory,omitempty"`
-	UserTimestamp    string                `json:"user_timestamp,omitempty"`
-	Store            bool                  `json:"store"`
-	OCRContext       *core.OCRResult       `json:"ocr_context,omitempty"`
-	ContextMessages  []core.ContextMessage `json:"context_messages,omitempty"`
-	RoomID           string                `json:"room_id,omitempty"`
-	Speaker          *core.Speaker         `json:"speaker,omitempty"`
-}
-
-func toBody(r core.ChatRequest) chatBody {
-	b := chatBody{
-		Prompt: r.Prompt, ConversationID: r.ConversationID, IncludeThinking: r.IncludeThinking,
-		Entity: r.Entity, SaveMemory: r.SaveMemory, MemoryText: r.MemoryText, MemoryImportance: r.MemoryImportance,
-		TurnsK: r.TurnsK, FAQK: r.FAQK, MemoryK: r.MemoryK, RecallK: r.RecallK, AutoMemory: r.AutoMemory,
-		Store: r.Store, OCRContext: r.OCRContext, ContextMessages: r.ContextMessages, RoomID: r.RoomID,
-		Speaker: r.Speaker,
-	}
-	if !r.UserTimestamp.IsZero() {
-		b.UserTimestamp = r.UserTimestamp.UTC().Format(time.RFC3339Nano)
-	}
-	return b
-}
-
 // Chat posts the request to /v1/chat/stream and passes each decoded event to
 // emit, like core.Service.Chat. It returns the done event's result. An error
 // event, an HTTP error, or a stream that ends without done is an error; an
 // error returned by emit stops the stream and is returned unchanged.
 func (c *Client) Chat(ctx context.Context, req core.ChatRequest, emit func(core.Event) error) (core.ChatResult, error) {
-	payload, err := json.Marshal(toBody(req))
+	payload, err := json.Marshal(wire.ChatRequestOf(req))
 	if err != nil {
 		return core.ChatResult{}, core.Wrap(core.KindInternal, err, "encode chat request")
 	}

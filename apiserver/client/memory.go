@@ -8,8 +8,8 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"time"
 
+	"github.com/ada-chat/ada/apiserver/wire"
 	"github.com/ada-chat/ada/core"
 )
 
@@ -17,28 +17,10 @@ import (
 // (20 memories of at most 10,000 characters each).
 const maxJSONBody = 4 << 20
 
-// memoryBody is the wire form of core.MemoryInput (POST /v1/memory).
-type memoryBody struct {
-	Text           string   `json:"text"`
-	Importance     *int     `json:"importance,omitempty"`
-	MemoryType     string   `json:"memory_type,omitempty"`
-	Scope          string   `json:"scope,omitempty"`
-	Entity         string   `json:"entity,omitempty"`
-	Tags           []string `json:"tags,omitempty"`
-	ConversationID string   `json:"conversation_id,omitempty"`
-	ExpiresAt      string   `json:"expires_at,omitempty"`
-	RoomID         string   `json:"room_id,omitempty"`
-	UserID         string   `json:"user_id,omitempty"`
-}
-
 // CreateMemory posts a memory to /v1/memory. A refreshed duplicate comes
 // back with Deduplicated set, as from the core.
 func (c *Client) CreateMemory(ctx context.Context, in core.MemoryInput) (core.Memory, error) {
-	body := memoryBody{Text: in.Text, Importance: in.Importance, MemoryType: in.MemoryType, Scope: in.Scope, Entity: in.Entity, Tags: in.Tags,
-		ConversationID: in.ConversationID, RoomID: in.RoomID, UserID: in.UserID}
-	if in.ExpiresAt != nil {
-		body.ExpiresAt = in.ExpiresAt.UTC().Format(time.RFC3339Nano)
-	}
+	body := wire.MemoryCreateOf(in)
 	payload, err := json.Marshal(body)
 	if err != nil {
 		return core.Memory{}, core.Wrap(core.KindInternal, err, "encode memory")

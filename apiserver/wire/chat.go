@@ -1,0 +1,95 @@
+package wire
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/ada-chat/ada/core"
+)
+
+// ChatRequest is the body of POST /v1/chat and /v1/chat/stream: SPEC.md and
+// DECISIONS.md, plus the bridge's context_messages, room_id and speaker.
+// Pointers and raw integers tell absent from zero.
+type ChatRequest struct {
+	Prompt           *string               `json:"prompt,omitempty"`
+	Message          *string               `json:"message,omitempty"`
+	ConversationID   *string               `json:"conversation_id,omitempty"`
+	IncludeThinking  *bool                 `json:"include_thinking,omitempty"`
+	Entity           *string               `json:"entity,omitempty"`
+	SaveMemory       *bool                 `json:"save_memory,omitempty"`
+	MemoryText       *string               `json:"memory_text,omitempty"`
+	MemoryImportance json.RawMessage       `json:"memory_importance,omitempty"`
+	TurnsK           json.RawMessage       `json:"turns_k,omitempty"`
+	FAQK             json.RawMessage       `json:"faq_k,omitempty"`
+	MemoryK          json.RawMessage       `json:"memory_k,omitempty"`
+	RecallK          json.RawMessage       `json:"recall_k,omitempty"`
+	AutoMemory       *bool                 `json:"auto_memory,omitempty"`
+	UserTimestamp    *string               `json:"user_timestamp,omitempty"`
+	Store            *bool                 `json:"store,omitempty"`
+	OCRContext       *core.OCRResult       `json:"ocr_context,omitempty"`
+	ContextMessages  []core.ContextMessage `json:"context_messages,omitempty"`
+	RoomID           *string               `json:"room_id,omitempty"`
+	Speaker          *core.Speaker         `json:"speaker,omitempty"`
+}
+
+// ToCore converts the body's types; every error names its field. The
+// values' rules are core's (core.CheckChat).
+func (b *ChatRequest) ToCore() (core.ChatRequest, error) {
+	req := core.ChatRequest{Store: true}
+	switch {
+	case b.Prompt != nil:
+		req.Prompt = *b.Prompt
+	case b.Message != nil:
+		req.Prompt = *b.Message
+	}
+	req.ConversationID = strings.TrimSpace(deref(b.ConversationID))
+	req.Entity = strings.TrimSpace(deref(b.Entity))
+	req.MemoryText = deref(b.MemoryText)
+	req.RoomID = deref(b.RoomID)
+	req.OCRContext = b.OCRContext
+	req.ContextMessages = b.ContextMessages
+	req.Speaker = b.Speaker
+	req.AutoMemory = b.AutoMemory
+	for dst, src := range map[*bool]*bool{&req.IncludeThinking: b.IncludeThinking, &req.SaveMemory: b.SaveMemory, &req.Store: b.Store} {
+		if src != nil {
+			*dst = *src
+		}
+	}
+	var err error
+	for _, f := range []struct {
+		dst  **int
+		raw  json.RawMessage
+		name string
+	}{{&req.TurnsK, b.TurnsK, "turns_k"}, {&req.FAQK, b.FAQK, "faq_k"}, {&req.MemoryK, b.MemoryK, "memory_k"},
+		{&req.RecallK, b.RecallK, "recall_k"}, {&req.MemoryImportance, b.MemoryImportance, "memory_importance"}} {
+		if *f.dst, err = optionalInt(f.raw, f.name); err != nil {
+			return req, err
+		}
+	}
+	if ts := strings.TrimSpace(deref(b.UserTimestamp)); ts != "" {
+		if req.UserTimestamp, err = ParseTime("user_timestamp", ts); err != nil {
+			return req, err
+		}
+	}
+	return req, nil
+}
+
+// ChatRequestOf is the body that sends r (the Go client's side).
+func ChatRequestOf(r core.ChatRequest) ChatRequest {
+	b := ChatRequest{
+		Prompt: &r.Prompt, ConversationID: ref(r.ConversationID), Entity: ref(r.Entity), MemoryText: ref(r.MemoryText),
+		MemoryImportance: rawInt(r.MemoryImportance), TurnsK: rawInt(r.TurnsK), FAQK: rawInt(r.FAQK),
+		MemoryK: rawInt(r.MemoryK), RecallK: rawInt(r.RecallK), AutoMemory: r.AutoMemory, Store: &r.Store,
+		OCRContext: r.OCRContext, ContextMessages: r.ContextMessages, RoomID: ref(r.RoomID), Speaker: r.Speaker,
+	}
+	if r.IncludeThinking {
+		b.IncludeThinking = &r.IncludeThinking
+	}
+	if r.SaveMemory {
+		b.SaveMemory = &r.SaveMemory
+	}
+	if !r.UserTimestamp.IsZero() {
+		b.UserTimestamp = ref(FormatTime(r.UserTimestamp))
+	}
+	return b
+}

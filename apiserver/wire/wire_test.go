@@ -1,0 +1,83 @@
+package wire
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/ada-chat/ada/core"
+)
+
+// TestChatRequestRoundTrip: what the client sends is what the server reads.
+func TestChatRequestRoundTrip(t *testing.T) {
+	ts := time.Date(2026, 11, 24, 3, 4, 5, 6000, time.UTC)
+	for name, req := range map[string]core.ChatRequest{
+		"minimal":  {Prompt: "hi", Store: true},
+		"no store": {Prompt: "hi", Store: false},
+		"full": {Prompt: "hello", ConversationID: core.NewConversationID(), IncludeThinking: true, Entity: "!room:x",
+			SaveMemory: true, MemoryText: "m", MemoryImportance: new(5), TurnsK: new(0), FAQK: new(2), MemoryK: new(3),
+			RecallK: new(4), AutoMemory: new(false), UserTimestamp: ts, Store: true, OCRContext: &core.OCRResult{Text: "ocr"},
+			ContextMessages: []core.ContextMessage{{Sender: "alice", Text: "hey", Timestamp: ts}}, RoomID: "!room:x",
+			Speaker: &core.Speaker{Name: "Alice", UserID: "@alice:x"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			data, err := json.Marshal(ChatRequestOf(req))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b ChatRequest
+			if err := Decode(data, &b); err != nil {
+				t.Fatal(err)
+			}
+			got, err := b.ToCore()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, req) {
+				t.Errorf("sent  %+v\nread  %+v\nwire  %s", req, got, data)
+			}
+		})
+	}
+}
+
+// TestMemoryCreateRoundTrip: the same for a memory.
+func TestMemoryCreateRoundTrip(t *testing.T) {
+	exp := time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)
+	in := core.MemoryInput{Text: "t", Importance: new(4), MemoryType: "fact", Scope: "entity:x", Entity: "x", Tags: []string{"a"},
+		ConversationID: core.NewConversationID(), ExpiresAt: &exp, RoomID: "!r:x", UserID: "@u:x", Source: core.SourceChat}
+	data, err := json.Marshal(MemoryCreateOf(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b MemoryCreate
+	if err := Decode(data, &b); err != nil {
+		t.Fatal(err)
+	}
+	got, err := b.ToInput()
+	if err != nil || !reflect.DeepEqual(got, in) {
+		t.Errorf("sent %+v\nread %+v (%v)", in, got, err)
+	}
+}
+
+// TestErrorKindsRoundTrip: every kind survives the status of a {"detail"}
+// answer (but internal, which a client reads as upstream: both are 500)
+// and the name of an SSE error event.
+func TestErrorKindsRoundTrip(t *testing.T) {
+	for _, k := range kinds {
+		if got := KindNamed(KindName(k.kind)); got != k.kind {
+			t.Errorf("kind %d by name: %d", k.kind, got)
+		}
+		want := k.kind
+		if want == core.KindInternal {
+			want = core.KindUpstream
+		}
+		if got := KindOfStatus(Status(k.kind)); got != want {
+			t.Errorf("kind %d by status %d: %d", k.kind, Status(k.kind), got)
+		}
+	}
+	ev, err := DecodeEvent([]byte(`{"type":"error","error":"x"}`))
+	if err != nil || ev.Kind != core.KindUpstream {
+		t.Errorf("an error event without a kind (an older server) should read as upstream: %+v %v", ev, err)
+	}
+}
