@@ -173,10 +173,11 @@ func chromaRecall(b *testing.B, c *chromaServer, cp *corpus, n, k int) float64 {
 	return sum / float64(len(cp.queryText))
 }
 
-// stageRow is the median time of each stage of a hybrid memory search.
+// stageRow is the median time of each stage of a hybrid memory search,
+// and of the whole search.
 type stageRow struct {
-	n                                             int
-	embed, knn, rescore, keyword, ranking, encode time.Duration
+	n                                                    int
+	embed, knn, rescore, keyword, ranking, encode, whole time.Duration
 }
 
 // measureStages times each stage of a hybrid memory search on its own,
@@ -184,8 +185,8 @@ type stageRow struct {
 // DECISIONS.md says):
 // embedding the query, the scan of the codes (KNN), the rest of the vector
 // search (rescoring and loading, in SQLite), the keyword search, the
-// core's ranking (the whole search minus the stages before), and encoding
-// the answer as JSON.
+// core's ranking (the whole search minus the stages before it waits for),
+// and encoding the answer as JSON.
 func measureStages(b *testing.B, db *storage.DB, svc *core.Service, cp *corpus, n, k int) stageRow {
 	ctx := context.Background()
 	f := core.Filter{Type: core.DocMemory, Scopes: []string{core.ScopeGlobal}}
@@ -211,7 +212,10 @@ func measureStages(b *testing.B, db *storage.DB, svc *core.Service, cp *corpus, 
 	})
 	var items [][]core.Memory
 	whole := med(func(i int) { items = append(items, searchInProcess(b, svc, cp.queryText[i], k)) })
-	r.ranking = max(0, whole-r.embed-search-r.keyword)
+	// The vector and keyword searches run at once (searchRelevant): the
+	// whole waits for the longer.
+	r.whole = whole
+	r.ranking = max(0, whole-r.embed-max(search, r.keyword))
 	r.encode = med(func(i int) {
 		if _, err := json.Marshal(map[string]any{"items": items[i%len(items)]}); err != nil {
 			b.Fatal(err)
@@ -221,14 +225,14 @@ func measureStages(b *testing.B, db *storage.DB, svc *core.Service, cp *corpus, 
 }
 
 func printStages(rows []stageRow) {
-	fmt.Printf("\nShare of time per stage of a hybrid memory search, in process (median of each stage timed alone)\n")
-	fmt.Printf("%-8s | %-15s | %-15s | %-15s | %-15s | %-15s | %-15s | %s\n", "memories", "embed", "KNN (codes)", "rescore+load", "keyword", "ranking (core)", "JSON", "sum")
+	fmt.Printf("\nShare of time per stage of a hybrid memory search, in process (median of each stage timed alone; the vector\nstages, KNN and rescore+load, run while the keyword search does, so the whole search is shorter than the sum)\n")
+	fmt.Printf("%-8s | %-15s | %-15s | %-15s | %-15s | %-15s | %-15s | %-8s | %s\n", "memories", "embed", "KNN (codes)", "rescore+load", "keyword", "ranking (core)", "JSON", "sum", "whole search")
 	for _, r := range rows {
 		sum := r.embed + r.knn + r.rescore + r.keyword + r.ranking + r.encode
 		cell := func(d time.Duration) string {
 			return fmt.Sprintf("%4.0f µs %3.0f %%", float64(d)/1e3, 100*float64(d)/float64(sum))
 		}
-		fmt.Printf("%-8d | %-15s | %-15s | %-15s | %-15s | %-15s | %-15s | %.2f ms\n", r.n, cell(r.embed), cell(r.knn),
-			cell(r.rescore), cell(r.keyword), cell(r.ranking), cell(r.encode), msf(sum))
+		fmt.Printf("%-8d | %-15s | %-15s | %-15s | %-15s | %-15s | %-15s | %.2f ms | %.2f ms\n", r.n, cell(r.embed), cell(r.knn),
+			cell(r.rescore), cell(r.keyword), cell(r.ranking), cell(r.encode), msf(sum), msf(r.whole))
 	}
 }
