@@ -2,10 +2,8 @@ package apiserver
 
 import (
 	"bufio"
-	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"sync"
 	"time"
 
@@ -29,6 +27,7 @@ func (s *Server) handleChat(r *request) error {
 	if err != nil {
 		return err
 	}
+	res.RequestID = r.id
 	writeJSON(r.RequestCtx, 200, res)
 	return nil
 }
@@ -40,15 +39,14 @@ func (s *Server) handleChatStream(r *request) error {
 	if err != nil {
 		return err
 	}
-	r.streaming = true
 	r.SetContentType("text/event-stream; charset=utf-8")
 	r.Response.Header.Set("Cache-Control", "no-cache")
 	r.Response.Header.Set("X-Accel-Buffering", "no") // nginx: do not buffer the stream
 	r.SetConnectionClose()
-	start := time.Now()
 	// The connection closes after the stream, so the watcher may outlive it.
 	watchDisconnect(r.Conn(), r.clientGone)
-	r.SetBodyStreamWriter(func(w *bufio.Writer) { s.streamChat(r, req, w, start) })
+	end, id := r.handOff(), r.id
+	r.SetBodyStreamWriter(func(w *bufio.Writer) { s.streamChat(end, id, req, w) })
 	return nil
 }
 
@@ -103,24 +101,28 @@ func (sw *sseWriter) event(ev core.Event) error {
 	return sw.write("data: " + string(data) + "\n\n")
 }
 
-// streamChat runs after the handler returned; it owns the request context
-// and the request's log line. The request's fasthttp context must not be used
-// here except through what was captured before.
-func (s *Server) streamChat(r *request, req core.ChatRequest, w *bufio.Writer, start time.Time) {
-	sw := &sseWriter{w: w, cancel: r.clientGone, lastWrite: time.Now()}
-	status, failure := 200, error(nil)
+// streamChat runs after the handler returned, with the request's end
+// handed to it: it cancels the request and writes its log line when the
+// stream ends.
+func (s *Server) streamChat(end requestEnd, requestID string, req core.ChatRequest, w *bufio.Writer) {
+	sw := &sseWriter{w: w, cancel: end.clientGone, lastWrite: time.Now()}
+	var failure error
 	defer func() {
 		if p := recover(); p != nil {
 			failure = fmt.Errorf("panic in stream: %v", p)
 			_ = sw.event(wire.ErrorEvent(core.Errorf(core.KindInternal, "internal error")))
 		}
-		r.cancel()
-		logStream(r, status, time.Since(start), failure)
+		end.finish(200, failure)
 	}()
 	stop := s.keepAlive(sw)
-	_, err := s.core.Chat(r.ctx, req, sw.event)
+	_, err := s.core.Chat(end.ctx, req, func(ev core.Event) error {
+		if ev.Done != nil {
+			ev.Done.RequestID = requestID
+		}
+		return sw.event(ev)
+	})
 	stop()
-	if err = s.whyEnded(r.ctx, err); err != nil {
+	if err = s.whyEnded(end.ctx, err); err != nil {
 		failure = err
 		if sw.err != nil {
 			failure = sw.err // the client left; what core made of it is a consequence
@@ -159,23 +161,4 @@ func (s *Server) keepAlive(sw *sseWriter) func() {
 		}
 	}()
 	return func() { close(done); wg.Wait() }
-}
-
-// logStream writes a stream's one log line. The status sent was 200 (499
-// when the client left); the level follows the status the failure would have had (logLevel), so a
-// failed stream is logged as the same failure on /v1/chat.
-func logStream(r *request, status int, d time.Duration, err error) {
-	if errors.Is(err, errClientGone) {
-		// Logged as nginx does: the client closed the request, whatever
-		// the headers already said.
-		status = statusClientClosed
-	}
-	attrs := []any{"method", "POST", "path", "/v1/chat/stream", "status", status, "stream", true,
-		"duration_ms", float64(d.Microseconds()) / 1000}
-	level := slog.LevelInfo
-	if err != nil {
-		attrs = append(attrs, "error", err.Error())
-		level = logLevel(statusOf(err), err)
-	}
-	r.log.Log(context.Background(), level, "request", attrs...)
 }

@@ -15,7 +15,6 @@ func (s *Server) decodeChatRequest(r *request) (core.ChatRequest, error) {
 		return core.ChatRequest{}, err
 	}
 	req, err := body.ToCore()
-	req.RequestID = r.id
 	if err != nil {
 		return req, err
 	}

@@ -21,16 +21,49 @@ import (
 // request id.
 type request struct {
 	*fasthttp.RequestCtx
+	requestEnd
+	id string
+	// handedOff: a body stream writer owns the request's end (handOff).
+	handedOff bool
+}
+
+// requestEnd is what ending a request needs, captured when it starts: its
+// context and cancel, its logger, and what its log line says. It is a value
+// without the fasthttp context, so that a stream writer, which runs after
+// the handler returned (when that context may already serve another
+// request), can end the request without touching it.
+type requestEnd struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	// clientGone ends ctx with errClientGone as its cause, so the request
 	// is answered and logged as a client that left, not as a failure.
-	clientGone func()
-	log        *slog.Logger
-	id         string
-	// streaming is set by a handler that hands the response to a body
-	// stream writer; the writer then owns cancel and the log line.
-	streaming bool
+	clientGone   func()
+	log          *slog.Logger
+	method, path string
+	start        time.Time
+}
+
+// handOff gives the request's end to a body stream writer: the middleware
+// then neither cancels nor logs it; the writer calls finish.
+func (r *request) handOff() requestEnd {
+	r.handedOff = true
+	return r.requestEnd
+}
+
+// finish cancels the request's context and writes its one log line with
+// its real outcome: the status sent, or for a stream that failed after its
+// 200, the status the failure would have had (499 for a client that left).
+func (e requestEnd) finish(status int, err error) {
+	e.cancel()
+	if err != nil && status < 400 {
+		status = statusOf(err)
+	}
+	attrs := []any{"method", e.method, "path", e.path, "status", status,
+		"duration_ms", float64(time.Since(e.start).Microseconds()) / 1000}
+	if err != nil {
+		attrs = append(attrs, "error", err.Error())
+	}
+	e.log.Log(context.Background(), logLevel(status, err), "request", attrs...)
 }
 
 type handlerFunc func(r *request) error
@@ -56,8 +89,9 @@ func (s *Server) wrap(h handlerFunc, public bool) fasthttp.RequestHandler {
 		// The request's logger travels in its context, so that what core
 		// logs for the request carries its id.
 		ctx = core.WithLogger(ctx, log)
-		r := &request{RequestCtx: c, ctx: ctx, cancel: cancel, id: id,
-			clientGone: func() { cancelCause(errClientGone) }, log: log}
+		r := &request{RequestCtx: c, id: id, requestEnd: requestEnd{ctx: ctx, cancel: cancel,
+			clientGone: func() { cancelCause(errClientGone) }, log: log,
+			method: string(c.Method()), path: string(c.Path()), start: start}}
 		c.Response.Header.Set("X-Request-ID", id)
 		var err error
 		func() {
@@ -74,26 +108,16 @@ func (s *Server) wrap(h handlerFunc, public bool) fasthttp.RequestHandler {
 			err = h(r)
 		}()
 		err = s.whyEnded(ctx, err)
-		if r.streaming && err == nil {
-			return // the stream writer logs and cancels when it ends
+		if r.handedOff && err == nil {
+			return // the stream writer ends the request
 		}
-		cancel()
 		status := c.Response.StatusCode()
 		if err != nil {
 			c.Response.ResetBody()
 			status = writeError(c, err)
 		}
-		logRequest(r, status, time.Since(start), err)
+		r.finish(status, err)
 	}
-}
-
-func logRequest(r *request, status int, d time.Duration, err error) {
-	attrs := []any{"method", string(r.Method()), "path", string(r.Path()), "status", status,
-		"duration_ms", float64(d.Microseconds()) / 1000}
-	if err != nil {
-		attrs = append(attrs, "error", err.Error())
-	}
-	r.log.Log(context.Background(), logLevel(status, err), "request", attrs...)
 }
 
 // logLevel is the one rule for a request's log line, on every route and on

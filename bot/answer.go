@@ -2,8 +2,6 @@ package bot
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"regexp"
@@ -71,7 +69,7 @@ func (b *Bot) answer(ctx context.Context, evt *event.Event, q question, s roomSe
 		b.react(ctx, evt.RoomID, evt.ID, reactDone)
 		tr.done = time.Now()
 		<-typingStopped
-		log.Info("answered", append([]any{"conversation_id", res.ConversationID, "request_id", res.RequestID,
+		log.Info("answered", append([]any{"conversation_id", res.ConversationID,
 			"chars", len(res.Response)}, tr.attrs()...)...)
 	})
 	return nil
@@ -116,7 +114,6 @@ func (b *Bot) ask(ctx context.Context, evt *event.Event, q question, s roomSetti
 		Store:           b.storageOn(s),
 		ContextMessages: b.contextFor(ctx, s, evt.ID),
 		RoomID:          evt.RoomID.String(),
-		RequestID:       newRequestID(),
 	}
 	ctx, cancel := context.WithTimeout(ctx, b.opts.ChatTimeout)
 	defer cancel()
@@ -253,10 +250,4 @@ func (b *Bot) typing(ctx context.Context, room id.RoomID) (stop func(ctx context
 			_, _ = b.cli.UserTyping(ctx, room, false, 0)
 		}
 	}
-}
-
-func newRequestID() string {
-	var b [4]byte
-	_, _ = rand.Read(b[:])
-	return "mx-" + hex.EncodeToString(b[:])
 }

@@ -101,7 +101,7 @@ func (s *Service) Chat(ctx context.Context, req ChatRequest, emit func(Event) er
 		return ChatResult{}, endedBy(ctx, err)
 	}
 	res := ChatResult{
-		Response: answer, Thinking: thinking, Note: note, ConversationID: req.ConversationID, RequestID: req.RequestID,
+		Response: answer, Thinking: thinking, Note: note, ConversationID: req.ConversationID,
 		UserTimestamp: isoTime(userTime), AssistantTimestamp: isoTime(s.now()), UsedContext: prompt.Used,
 	}
 	var turns []Document

@@ -33,8 +33,6 @@ type ChatRequest struct {
 	// RoomID marks every document this turn writes with its Matrix room, so
 	// privacy mode and retention can find them.
 	RoomID string
-	// RequestID is the caller's short request id, echoed in the result.
-	RequestID string
 	// Speaker is the room member who wrote the prompt (the bridge sets it):
 	// the model is told who is asking, the user turn records them, and
 	// automatic memories name them instead of "the user".
@@ -101,13 +99,14 @@ const (
 // ChatResult is the complete answer; the JSON chat response and the done
 // event carry the same fields.
 type ChatResult struct {
-	Response           string      `json:"response"`
-	Thinking           *string     `json:"thinking"`
-	ConversationID     string      `json:"conversation_id"`
-	UserTimestamp      string      `json:"user_timestamp"`
-	AssistantTimestamp string      `json:"assistant_timestamp"`
-	RequestID          string      `json:"request_id"`
-	UsedContext        UsedContext `json:"used_context"`
+	Response           string  `json:"response"`
+	Thinking           *string `json:"thinking"`
+	ConversationID     string  `json:"conversation_id"`
+	UserTimestamp      string  `json:"user_timestamp"`
+	AssistantTimestamp string  `json:"assistant_timestamp"`
+	// RequestID is the API request's id; the HTTP adapter sets it.
+	RequestID   string      `json:"request_id"`
+	UsedContext UsedContext `json:"used_context"`
 	// Note tells the client that Ada answered otherwise than asked, e.g.
 	// without thinking because the model cannot think.
 	Note string `json:"note,omitempty"`

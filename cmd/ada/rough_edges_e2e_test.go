@@ -95,6 +95,11 @@ func TestFailureLogLevels(t *testing.T) {
 		if len(lines) != 1 || !strings.Contains(lines[0], "level=ERROR") || !strings.Contains(lines[0], down) {
 			t.Errorf("%s: want one ERROR line naming the LLM address, got %q", path, lines)
 		}
+		// The line tells the real outcome, also for a stream whose 200 was
+		// already sent: the status its failure has on /v1/chat.
+		if len(lines) == 1 && !strings.Contains(lines[0], "status=500") {
+			t.Errorf("%s: the failed request is not logged as a 500: %q", path, lines[0])
+		}
 	}
 	// A client error is a warning on either route.
 	for _, path := range []string{"/v1/chat", "/v1/chat/stream"} {
