@@ -96,8 +96,8 @@ func New(opts Options, deps Deps) (*Bot, error) {
 	if err := opts.validate(); err != nil {
 		return nil, err
 	}
-	if deps.Backend == nil || deps.DB == nil {
-		return nil, errors.New("bot: a Backend and a DB are required")
+	if deps.Backend == nil || deps.DB == nil || deps.State == nil {
+		return nil, errors.New("bot: a Backend, a DB and a State store are required")
 	}
 	if deps.Logger == nil {
 		deps.Logger = slog.New(slog.DiscardHandler)
@@ -106,13 +106,9 @@ func New(opts Options, deps Deps) (*Bot, error) {
 		deps.Now = time.Now
 	}
 	deps.Backend = tracedBackend{deps.Backend}
-	read := deps.ReadDB
-	if read == nil {
-		read = deps.DB
-	}
 	b := &Bot{
 		opts: opts, deps: deps, log: deps.Logger, zlog: newZerolog(deps.Logger), quietZlog: newQuietZerolog(deps.Logger), now: deps.Now,
-		store:       &store{w: deps.DB, r: read, now: deps.Now},
+		store:       &store{db: deps.State, now: deps.Now},
 		policy:      newInvitePolicy(opts),
 		act:         newActivation(opts),
 		address:     addressPattern(opts),

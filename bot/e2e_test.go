@@ -448,7 +448,7 @@ func (f *roomsFixture) testWrongPassword(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	b, err := New(OptionsFromConfig(cfg, "test"), Deps{Backend: NewCoreBackend(nil, nil), DB: db.Writer()})
+	b, err := New(OptionsFromConfig(cfg, "test"), Deps{Backend: NewCoreBackend(nil, nil), DB: db.Writer(), State: db.Bridge()})
 	if err != nil {
 		t.Fatal(err)
 	}

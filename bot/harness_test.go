@@ -120,7 +120,7 @@ func startBot(t testing.TB, env map[string]string) *botEnv {
 	e.svc = core.New(core.Deps{Store: e.db, Embedder: emb, LLM: llm, Logger: log, Now: e.clock.Now}, opts)
 	e.ocr = ocr.New(ocr.Options{Binary: cfg.TesseractPath, Languages: cfg.TesseractLang, MaxBytes: cfg.OCRMaxBytes})
 	e.bot, err = New(OptionsFromConfig(cfg, "test-version"), Deps{
-		Backend: NewCoreBackend(e.svc, e.ocr), DB: e.db.Writer(), ReadDB: e.db.Reader(),
+		Backend: NewCoreBackend(e.svc, e.ocr), DB: e.db.Writer(), State: e.db.Bridge(),
 		Retention: e.svc, Logger: log, Now: e.clock.Now,
 	})
 	if err != nil {

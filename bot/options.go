@@ -68,11 +68,12 @@ func OptionsFromConfig(c *config.Config, version string) Options {
 // Deps are the bridge's collaborators; cmd builds them.
 type Deps struct {
 	Backend Backend
-	// DB is the writer pool of Ada's SQLite file (storage.DB.Writer): the
-	// bridge tables, mautrix's crypto store and its room-state store live
-	// there. ReadDB (storage.DB.Reader) is optional, for reads.
-	DB     *sql.DB
-	ReadDB *sql.DB
+	// DB is the writer pool of Ada's SQLite file (storage.DB.Writer), for
+	// mautrix's crypto store and room-state store, which own their tables
+	// there and version them themselves.
+	DB *sql.DB
+	// State is the bridge's own state (storage.DB.Bridge()).
+	State StateStore
 	// Retention deletes documents that rooms caused to be stored (turns,
 	// summaries, memories) older than a cutoff: core.Service.SweepRetention.
 	// Nil leaves them to whoever runs the core.

@@ -2,21 +2,42 @@ package bot
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"time"
 
 	"maunium.net/go/mautrix/id"
 
 	"github.com/ada-chat/ada/core"
+	"github.com/ada-chat/ada/storage"
 )
 
-// store holds the bridge's own tables (storage/migrations/0002_bridge.sql).
-// Writes go to the single-connection writer pool that the rest of Ada uses,
-// so they queue in Go instead of failing with "database is locked".
+// StateStore is the bridge's own state: bot facts, per-room settings, the
+// rooms' recent messages and the links from room events to what Ada stored
+// because of them. *storage.Bridge implements it, with the queries beside
+// their schema.
+type StateStore interface {
+	State(ctx context.Context, key string) (string, error)
+	SetState(ctx context.Context, key, value string) error
+	Room(ctx context.Context, roomID, newConversation string, at time.Time) (storage.BridgeRoom, error)
+	SetStorage(ctx context.Context, roomID string, enabled bool, at time.Time) error
+	SetConversation(ctx context.Context, roomID, conversationID string, at time.Time) error
+	ClaimIntro(ctx context.Context, roomID string, at time.Time) (bool, error)
+	AddMessage(ctx context.Context, roomID string, m storage.BridgeMessage, keep int) error
+	RecentMessages(ctx context.Context, roomID string, limit int) ([]storage.BridgeMessage, error)
+	ClearMessages(ctx context.Context, roomID string) error
+	DeleteMessage(ctx context.Context, roomID, eventID string) error
+	DeleteMessagesBefore(ctx context.Context, cutoff time.Time) (int, error)
+	AddLinks(ctx context.Context, roomID string, links []storage.BridgeLink, at time.Time) error
+	LinksOf(ctx context.Context, roomID, eventID string) ([]storage.BridgeLink, error)
+	UnlinkDoc(ctx context.Context, roomID, docID string) error
+	UnlinkKind(ctx context.Context, roomID, kind string) error
+	DeleteLinksBefore(ctx context.Context, cutoff time.Time) error
+}
+
+// store speaks the bot's types (Matrix ids, the bot's clock) to the
+// StateStore.
 type store struct {
-	w, r *sql.DB
-	now  func() time.Time
+	db  StateStore
+	now func() time.Time
 }
 
 // Keys of bridge_state.
@@ -25,28 +46,13 @@ const (
 	statePickleKey = "pickle_key"
 )
 
-const (
-	getStateSQL = `SELECT value FROM bridge_state WHERE key = ?`
-	setStateSQL = `INSERT INTO bridge_state (key, value) VALUES (?, ?)
-		ON CONFLICT (key) DO UPDATE SET value = excluded.value`
-)
-
-// state returns a bridge_state value, "" when unset.
-func (s *store) state(ctx context.Context, key string) (string, error) {
-	var v string
-	err := s.r.QueryRowContext(ctx, getStateSQL, key).Scan(&v)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", nil
-	}
-	return v, err
-}
+func (s *store) state(ctx context.Context, key string) (string, error) { return s.db.State(ctx, key) }
 
 func (s *store) setState(ctx context.Context, key, value string) error {
-	_, err := s.w.ExecContext(ctx, setStateSQL, key, value)
-	return err
+	return s.db.SetState(ctx, key, value)
 }
 
-// roomSettings is one bridge_rooms row.
+// roomSettings are a room's settings.
 type roomSettings struct {
 	RoomID         id.RoomID
 	ConversationID string
@@ -54,40 +60,19 @@ type roomSettings struct {
 	IntroSent      bool
 }
 
-const (
-	ensureRoomSQL = `INSERT INTO bridge_rooms (room_id, conversation_id, updated_at) VALUES (?, ?, ?)
-		ON CONFLICT (room_id) DO NOTHING`
-	getRoomSQL = `SELECT room_id, conversation_id, storage_enabled, intro_sent
-		FROM bridge_rooms WHERE room_id = ?`
-	setStorageSQL      = `UPDATE bridge_rooms SET storage_enabled = ?, updated_at = ? WHERE room_id = ?`
-	setConversationSQL = `UPDATE bridge_rooms SET conversation_id = ?, updated_at = ? WHERE room_id = ?`
-	claimIntroSQL      = `UPDATE bridge_rooms SET intro_sent = 1, updated_at = ? WHERE room_id = ? AND intro_sent = 0`
-)
-
-func scanRoom(row interface{ Scan(...any) error }) (roomSettings, error) {
-	var rs roomSettings
-	var room string
-	err := row.Scan(&room, &rs.ConversationID, &rs.StorageEnabled, &rs.IntroSent)
-	rs.RoomID = id.RoomID(room)
-	return rs, err
-}
-
-// room returns the room's settings, creating the row (storage on, a new
+// room returns the room's settings, creating them (storage on, a new
 // conversation) the first time the room is seen.
 func (s *store) room(ctx context.Context, roomID id.RoomID) (roomSettings, error) {
-	if _, err := s.w.ExecContext(ctx, ensureRoomSQL, roomID.String(), core.NewConversationID(), s.now().UnixMilli()); err != nil {
-		return roomSettings{}, err
-	}
-	// Read from the writer: the row may have been created just now.
-	return scanRoom(s.w.QueryRowContext(ctx, getRoomSQL, roomID.String()))
+	r, err := s.db.Room(ctx, roomID.String(), core.NewConversationID(), s.now())
+	return roomSettings{RoomID: id.RoomID(r.RoomID), ConversationID: r.ConversationID,
+		StorageEnabled: r.StorageEnabled, IntroSent: r.IntroSent}, err
 }
 
 func (s *store) setStorage(ctx context.Context, roomID id.RoomID, enabled bool) error {
 	if _, err := s.room(ctx, roomID); err != nil {
 		return err
 	}
-	_, err := s.w.ExecContext(ctx, setStorageSQL, enabled, s.now().UnixMilli(), roomID.String())
-	return err
+	return s.db.SetStorage(ctx, roomID.String(), enabled, s.now())
 }
 
 // newConversation gives the room a fresh conversation id (!ada clear).
@@ -96,8 +81,7 @@ func (s *store) newConversation(ctx context.Context, roomID id.RoomID) (string, 
 		return "", err
 	}
 	conv := core.NewConversationID()
-	_, err := s.w.ExecContext(ctx, setConversationSQL, conv, s.now().UnixMilli(), roomID.String())
-	return conv, err
+	return conv, s.db.SetConversation(ctx, roomID.String(), conv, s.now())
 }
 
 // claimIntro marks the introduction as sent and reports whether this call
@@ -106,16 +90,11 @@ func (s *store) claimIntro(ctx context.Context, roomID id.RoomID) (bool, error) 
 	if _, err := s.room(ctx, roomID); err != nil {
 		return false, err
 	}
-	res, err := s.w.ExecContext(ctx, claimIntroSQL, s.now().UnixMilli(), roomID.String())
-	if err != nil {
-		return false, err
-	}
-	n, err := res.RowsAffected()
-	return n == 1, err
+	return s.db.ClaimIntro(ctx, roomID.String(), s.now())
 }
 
-// roomMessage is one stored room message: text, user id, time. Nothing else
-// about a member is ever stored.
+// roomMessage is one room message: text, user id, time. Nothing else about
+// a member is ever stored.
 type roomMessage struct {
 	EventID id.EventID
 	Sender  id.UserID
@@ -123,71 +102,32 @@ type roomMessage struct {
 	Time    time.Time
 }
 
-const (
-	addMessageSQL = `INSERT INTO bridge_messages (room_id, event_id, sender, text, ts) VALUES (?, ?, ?, ?, ?)
-		ON CONFLICT (room_id, event_id) DO NOTHING`
-	// pruneMessagesSQL keeps the newest ? messages of a room: the table is
-	// the context window, not an archive.
-	pruneMessagesSQL = `DELETE FROM bridge_messages WHERE room_id = ? AND event_id NOT IN (
-		SELECT event_id FROM bridge_messages WHERE room_id = ? ORDER BY ts DESC, rowid DESC LIMIT ?)`
-	recentMessagesSQL = `SELECT event_id, sender, text, ts FROM bridge_messages
-		WHERE room_id = ? ORDER BY ts DESC, rowid DESC LIMIT ?`
-	clearMessagesSQL     = `DELETE FROM bridge_messages WHERE room_id = ?`
-	deleteOldMessagesSQL = `DELETE FROM bridge_messages WHERE ts < ?`
-)
-
-// addMessage stores m and trims the room to its newest keep messages, in
-// one transaction.
+// addMessage stores m and trims the room to its newest keep messages.
 func (s *store) addMessage(ctx context.Context, roomID id.RoomID, m roomMessage, keep int) error {
-	tx, err := s.w.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, addMessageSQL, roomID.String(), m.EventID.String(), m.Sender.String(), m.Text, m.Time.UnixMilli()); err != nil {
-		return err
-	}
-	if _, err := tx.ExecContext(ctx, pruneMessagesSQL, roomID.String(), roomID.String(), keep); err != nil {
-		return err
-	}
-	return tx.Commit()
+	return s.db.AddMessage(ctx, roomID.String(), storage.BridgeMessage{EventID: m.EventID.String(),
+		Sender: m.Sender.String(), Text: m.Text, Time: m.Time}, keep)
 }
 
 // recentMessages returns up to limit newest messages, oldest first.
 func (s *store) recentMessages(ctx context.Context, roomID id.RoomID, limit int) ([]roomMessage, error) {
-	rows, err := s.r.QueryContext(ctx, recentMessagesSQL, roomID.String(), limit)
-	if err != nil {
-		return nil, err
+	msgs, err := s.db.RecentMessages(ctx, roomID.String(), limit)
+	out := make([]roomMessage, 0, len(msgs))
+	for _, m := range msgs {
+		out = append(out, roomMessage{EventID: id.EventID(m.EventID), Sender: id.UserID(m.Sender), Text: m.Text, Time: m.Time})
 	}
-	defer rows.Close()
-	var out []roomMessage
-	for rows.Next() {
-		var m roomMessage
-		var evID, sender string
-		var ts int64
-		if err := rows.Scan(&evID, &sender, &m.Text, &ts); err != nil {
-			return nil, err
-		}
-		m.EventID, m.Sender, m.Time = id.EventID(evID), id.UserID(sender), time.UnixMilli(ts)
-		out = append(out, m)
-	}
-	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
-		out[i], out[j] = out[j], out[i]
-	}
-	return out, rows.Err()
+	return out, err
 }
 
 func (s *store) clearMessages(ctx context.Context, roomID id.RoomID) error {
-	_, err := s.w.ExecContext(ctx, clearMessagesSQL, roomID.String())
-	return err
+	return s.db.ClearMessages(ctx, roomID.String())
+}
+
+// deleteMessage removes one stored room message (a redaction).
+func (s *store) deleteMessage(ctx context.Context, room id.RoomID, evt id.EventID) error {
+	return s.db.DeleteMessage(ctx, room.String(), evt.String())
 }
 
 // deleteMessagesBefore removes every stored room message older than cutoff.
 func (s *store) deleteMessagesBefore(ctx context.Context, cutoff time.Time) (int, error) {
-	res, err := s.w.ExecContext(ctx, deleteOldMessagesSQL, cutoff.UnixMilli())
-	if err != nil {
-		return 0, err
-	}
-	n, err := res.RowsAffected()
-	return int(n), err
+	return s.db.DeleteMessagesBefore(ctx, cutoff)
 }

@@ -21,8 +21,9 @@ import (
 // (sqlite3_auto_extension), so it is our one deliberate global, done once.
 var registerVec sync.Once
 
-// DB is Ada's SQLite database: the document store and, through Raw, the
-// tables of the Matrix bridge.
+// DB is Ada's SQLite database: the document store and, through Bridge, the
+// Matrix bridge's state. Writer hands mautrix its crypto and room-state
+// stores, which own their tables in the same file.
 type DB struct {
 	path string
 	// write has a single connection: SQLite allows one writer at a time, and

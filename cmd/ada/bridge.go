@@ -25,7 +25,7 @@ func newBridge(a *app, log *slog.Logger) (*bot.Bot, error) {
 	return bot.New(bot.OptionsFromConfig(a.cfg, buildVersion()), bot.Deps{
 		Backend:   backend,
 		DB:        a.db.Writer(),
-		ReadDB:    a.db.Reader(),
+		State:     a.db.Bridge(),
 		Retention: a.core,
 		Logger:    log,
 	})

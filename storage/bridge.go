@@ -1,0 +1,251 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+)
+
+// Bridge is the Matrix bridge's own state, in its tables beside the
+// documents (migrations/0002_bridge.sql, 0005_bridge_derived.sql): bot
+// facts, per-room settings, the rooms' recent messages, and what Ada stored
+// because of a room event. Its queries live here, beside their schema; the
+// bot reaches them through an interface it declares. (mautrix's crypto and
+// room-state stores share the file but own their tables and versions.)
+// Writes go to the single writer connection, so they queue in Go instead of
+// failing with "database is locked".
+type Bridge struct {
+	w, r *sql.DB
+}
+
+// Bridge returns the bridge's state store on this database.
+func (db *DB) Bridge() *Bridge { return &Bridge{w: db.write, r: db.read} }
+
+// BridgeRoom is one bridge_rooms row. StorageEnabled false is privacy mode.
+type BridgeRoom struct {
+	RoomID         string
+	ConversationID string
+	StorageEnabled bool
+	IntroSent      bool
+}
+
+// BridgeMessage is one stored room message: text, the sender's user id and
+// the time. Nothing else about a member is ever stored.
+type BridgeMessage struct {
+	EventID, Sender, Text string
+	Time                  time.Time
+}
+
+// BridgeLink ties a document (a turn or a memory) to the room event it came
+// from, so that a redaction of the event deletes it.
+type BridgeLink struct {
+	EventID, DocID, Kind, ConversationID string
+}
+
+const (
+	getStateSQL = `SELECT value FROM bridge_state WHERE key = ?`
+	setStateSQL = `INSERT INTO bridge_state (key, value) VALUES (?, ?)
+		ON CONFLICT (key) DO UPDATE SET value = excluded.value`
+
+	ensureRoomSQL = `INSERT INTO bridge_rooms (room_id, conversation_id, updated_at) VALUES (?, ?, ?)
+		ON CONFLICT (room_id) DO NOTHING`
+	getRoomSQL = `SELECT room_id, conversation_id, storage_enabled, intro_sent
+		FROM bridge_rooms WHERE room_id = ?`
+	setStorageSQL      = `UPDATE bridge_rooms SET storage_enabled = ?, updated_at = ? WHERE room_id = ?`
+	setConversationSQL = `UPDATE bridge_rooms SET conversation_id = ?, updated_at = ? WHERE room_id = ?`
+	claimIntroSQL      = `UPDATE bridge_rooms SET intro_sent = 1, updated_at = ? WHERE room_id = ? AND intro_sent = 0`
+
+	addMessageSQL = `INSERT INTO bridge_messages (room_id, event_id, sender, text, ts) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (room_id, event_id) DO NOTHING`
+	// pruneMessagesSQL keeps the newest ? messages of a room: the table is
+	// the context window, not an archive.
+	pruneMessagesSQL = `DELETE FROM bridge_messages WHERE room_id = ? AND event_id NOT IN (
+		SELECT event_id FROM bridge_messages WHERE room_id = ? ORDER BY ts DESC, rowid DESC LIMIT ?)`
+	recentMessagesSQL = `SELECT event_id, sender, text, ts FROM bridge_messages
+		WHERE room_id = ? ORDER BY ts DESC, rowid DESC LIMIT ?`
+	clearMessagesSQL     = `DELETE FROM bridge_messages WHERE room_id = ?`
+	deleteMessageSQL     = `DELETE FROM bridge_messages WHERE room_id = ? AND event_id = ?`
+	deleteOldMessagesSQL = `DELETE FROM bridge_messages WHERE ts < ?`
+
+	addLinkSQL = `INSERT INTO bridge_derived (room_id, event_id, doc_id, kind, conversation_id, ts)
+		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`
+	linksOfSQL = `SELECT event_id, doc_id, kind, conversation_id FROM bridge_derived
+		WHERE room_id = ? AND event_id = ?`
+	// A document may be linked to several events (a question and its
+	// reply): unlinking it removes every link.
+	unlinkDocSQL      = `DELETE FROM bridge_derived WHERE room_id = ? AND doc_id = ?`
+	unlinkKindSQL     = `DELETE FROM bridge_derived WHERE room_id = ? AND kind = ?`
+	deleteOldLinksSQL = `DELETE FROM bridge_derived WHERE ts < ?`
+)
+
+// State returns a bridge_state value, "" when unset.
+func (b *Bridge) State(ctx context.Context, key string) (string, error) {
+	var v string
+	err := b.r.QueryRowContext(ctx, getStateSQL, key).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return v, err
+}
+
+// SetState sets a bridge_state value.
+func (b *Bridge) SetState(ctx context.Context, key, value string) error {
+	_, err := b.w.ExecContext(ctx, setStateSQL, key, value)
+	return err
+}
+
+// Room returns the room's settings, creating its row the first time the
+// room is seen (storage on, conversation newConversation).
+func (b *Bridge) Room(ctx context.Context, roomID, newConversation string, at time.Time) (BridgeRoom, error) {
+	if _, err := b.w.ExecContext(ctx, ensureRoomSQL, roomID, newConversation, at.UnixMilli()); err != nil {
+		return BridgeRoom{}, err
+	}
+	var r BridgeRoom
+	// Read from the writer: the row may have been created just now.
+	err := b.w.QueryRowContext(ctx, getRoomSQL, roomID).Scan(&r.RoomID, &r.ConversationID, &r.StorageEnabled, &r.IntroSent)
+	return r, err
+}
+
+// SetStorage turns the room's storage on or off (privacy mode). The room's
+// row must exist (Room).
+func (b *Bridge) SetStorage(ctx context.Context, roomID string, enabled bool, at time.Time) error {
+	_, err := b.w.ExecContext(ctx, setStorageSQL, enabled, at.UnixMilli(), roomID)
+	return err
+}
+
+// SetConversation gives the room a new conversation id (!ada clear).
+func (b *Bridge) SetConversation(ctx context.Context, roomID, conversationID string, at time.Time) error {
+	_, err := b.w.ExecContext(ctx, setConversationSQL, conversationID, at.UnixMilli(), roomID)
+	return err
+}
+
+// ClaimIntro marks the room's introduction as sent and reports whether this
+// call did it, so that two deliveries of one invite, or a restart, send it
+// once.
+func (b *Bridge) ClaimIntro(ctx context.Context, roomID string, at time.Time) (bool, error) {
+	res, err := b.w.ExecContext(ctx, claimIntroSQL, at.UnixMilli(), roomID)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
+}
+
+// AddMessage stores m and trims the room to its newest keep messages, in
+// one transaction.
+func (b *Bridge) AddMessage(ctx context.Context, roomID string, m BridgeMessage, keep int) error {
+	tx, err := b.w.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, addMessageSQL, roomID, m.EventID, m.Sender, m.Text, m.Time.UnixMilli()); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, pruneMessagesSQL, roomID, roomID, keep); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// RecentMessages returns up to limit newest messages of the room, oldest
+// first.
+func (b *Bridge) RecentMessages(ctx context.Context, roomID string, limit int) ([]BridgeMessage, error) {
+	rows, err := b.r.QueryContext(ctx, recentMessagesSQL, roomID, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []BridgeMessage
+	for rows.Next() {
+		var m BridgeMessage
+		var ts int64
+		if err := rows.Scan(&m.EventID, &m.Sender, &m.Text, &ts); err != nil {
+			return nil, err
+		}
+		m.Time = time.UnixMilli(ts)
+		out = append(out, m)
+	}
+	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+		out[i], out[j] = out[j], out[i]
+	}
+	return out, rows.Err()
+}
+
+// ClearMessages deletes the room's stored messages (!ada clear).
+func (b *Bridge) ClearMessages(ctx context.Context, roomID string) error {
+	_, err := b.w.ExecContext(ctx, clearMessagesSQL, roomID)
+	return err
+}
+
+// DeleteMessage deletes one stored room message (a redaction).
+func (b *Bridge) DeleteMessage(ctx context.Context, roomID, eventID string) error {
+	_, err := b.w.ExecContext(ctx, deleteMessageSQL, roomID, eventID)
+	return err
+}
+
+// DeleteMessagesBefore deletes every stored room message older than cutoff
+// and reports how many went.
+func (b *Bridge) DeleteMessagesBefore(ctx context.Context, cutoff time.Time) (int, error) {
+	res, err := b.w.ExecContext(ctx, deleteOldMessagesSQL, cutoff.UnixMilli())
+	if err != nil {
+		return 0, err
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
+}
+
+// AddLinks links documents to the room events they came from, in one
+// transaction.
+func (b *Bridge) AddLinks(ctx context.Context, roomID string, links []BridgeLink, at time.Time) error {
+	tx, err := b.w.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for _, l := range links {
+		if _, err := tx.ExecContext(ctx, addLinkSQL, roomID, l.EventID, l.DocID, l.Kind, l.ConversationID, at.UnixMilli()); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+// LinksOf returns what was stored because of the event. It reads from the
+// writer, so that links written just before are seen.
+func (b *Bridge) LinksOf(ctx context.Context, roomID, eventID string) ([]BridgeLink, error) {
+	rows, err := b.w.QueryContext(ctx, linksOfSQL, roomID, eventID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []BridgeLink
+	for rows.Next() {
+		var l BridgeLink
+		if err := rows.Scan(&l.EventID, &l.DocID, &l.Kind, &l.ConversationID); err != nil {
+			return nil, err
+		}
+		out = append(out, l)
+	}
+	return out, rows.Err()
+}
+
+// UnlinkDoc removes every link of the room to the document.
+func (b *Bridge) UnlinkDoc(ctx context.Context, roomID, docID string) error {
+	_, err := b.w.ExecContext(ctx, unlinkDocSQL, roomID, docID)
+	return err
+}
+
+// UnlinkKind removes the room's links of one kind (!ada forget all).
+func (b *Bridge) UnlinkKind(ctx context.Context, roomID, kind string) error {
+	_, err := b.w.ExecContext(ctx, unlinkKindSQL, roomID, kind)
+	return err
+}
+
+// DeleteLinksBefore removes links older than cutoff: retention deletes
+// what they point to at the same age.
+func (b *Bridge) DeleteLinksBefore(ctx context.Context, cutoff time.Time) error {
+	_, err := b.w.ExecContext(ctx, deleteOldLinksSQL, cutoff.UnixMilli())
+	return err
+}
