@@ -49,7 +49,7 @@ type Deps struct {
 
 // Server is the HTTP API.
 type Server struct {
-	core    *core.Service
+	core    Service
 	deps    Deps
 	cfg     Config
 	log     *slog.Logger
@@ -62,7 +62,7 @@ type Server struct {
 }
 
 // New builds the server; Serve starts it.
-func New(svc *core.Service, deps Deps, cfg Config, log *slog.Logger) *Server {
+func New(svc Service, deps Deps, cfg Config, log *slog.Logger) *Server {
 	if cfg.RequestTimeout <= 0 {
 		cfg.RequestTimeout = 300 * time.Second
 	}
