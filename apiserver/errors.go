@@ -2,7 +2,6 @@ package apiserver
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -85,14 +84,4 @@ func writeError(c *fasthttp.RequestCtx, err error) int {
 	}
 	writeJSON(c, status, map[string]string{"detail": detail})
 	return status
-}
-
-func writeJSON(c *fasthttp.RequestCtx, status int, v any) {
-	body, err := json.Marshal(v)
-	if err != nil {
-		status, body = fasthttp.StatusInternalServerError, []byte(`{"detail":"internal error"}`)
-	}
-	c.SetStatusCode(status)
-	c.SetContentType("application/json")
-	c.SetBody(body)
 }

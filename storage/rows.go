@@ -1,0 +1,27 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+)
+
+// queryRowids runs selectFrom for the given rowids and calls fn on each row.
+func queryRowids(ctx context.Context, tx *sql.Tx, selectFrom string, rowids []any, fn func(*sql.Rows) error) error {
+	return queryRows(ctx, tx, selectFrom+" WHERE rowid IN ("+placeholders(len(rowids))+")", rowids, fn)
+}
+
+// queryRows runs query and calls fn on each row. The context cannot be
+// cancelled, as in readNearest: the rows are few.
+func queryRows(ctx context.Context, tx *sql.Tx, query string, args []any, fn func(*sql.Rows) error) error {
+	rows, err := tx.QueryContext(context.WithoutCancel(ctx), query, args...)
+	if err != nil {
+		return storeErr(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := fn(rows); err != nil {
+			return storeErr(err)
+		}
+	}
+	return storeErr(rows.Err())
+}
