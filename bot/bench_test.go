@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -85,15 +86,54 @@ func BenchmarkBridgeLatency(b *testing.B) {
 		var results []benchResult
 		for _, c := range cases {
 			logStart := len(env.logs.String())
+			hsCPU, ownCPU := childCPU("dendrite"), selfCPU()
 			r := runBenchCase(c.rooms, c.perRoom, c.bot, hop)
 			if c.bot == acct.UserID { // the last ✅ may still be on its way: its case's numbers include it
 				waitAnswered(b, env, logStart, len(c.rooms)*c.perRoom)
 			}
 			r.name, r.steps = c.name, answeredSteps(env.logs.String()[logStart:])
+			answers := time.Duration(len(c.rooms) * c.perRoom)
+			r.hsCPU, r.ownCPU = (childCPU("dendrite")-hsCPU)/answers, (selfCPU()-ownCPU)/answers
 			results = append(results, r)
 		}
 		printBenchTable(b, results)
 	}
+}
+
+// childCPU is the CPU time used so far by this process's children called
+// name (the homeserver), read from /proc; 0 where /proc is missing.
+func childCPU(name string) time.Duration {
+	lists, _ := filepath.Glob("/proc/self/task/*/children")
+	var total time.Duration
+	for _, list := range lists {
+		raw, _ := os.ReadFile(list)
+		for pid := range strings.FieldsSeq(string(raw)) {
+			if comm, _ := os.ReadFile("/proc/" + pid + "/comm"); strings.TrimSpace(string(comm)) == name {
+				total += procCPU("/proc/" + pid + "/stat")
+			}
+		}
+	}
+	return total
+}
+
+// selfCPU is this process's CPU time so far.
+func selfCPU() time.Duration { return procCPU("/proc/self/stat") }
+
+// procCPU reads utime + stime from a /proc stat file, in clock ticks of
+// 10 ms (USER_HZ is 100 on Linux).
+func procCPU(path string) time.Duration {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	s := string(raw)
+	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:]) // after the command name, from field 3 (state)
+	if len(fields) < 13 {
+		return 0
+	}
+	utime, _ := strconv.Atoi(fields[11])
+	stime, _ := strconv.Atoi(fields[12])
+	return time.Duration(utime+stime) * 10 * time.Millisecond
 }
 
 // loadAverage is the machine's load, printed beside the numbers: on a
@@ -190,6 +230,9 @@ type benchResult struct {
 	perSecond       float64
 	hop             bottest.Percentiles
 	steps           map[string]bottest.Percentiles
+	// CPU time per answer of the homeserver, and of this process (the
+	// bridge, every member's client and the fake model).
+	hsCPU, ownCPU time.Duration
 }
 
 // runBenchCase asks perRoom questions in each room, one after another within
@@ -280,11 +323,13 @@ func answeredSteps(logs string) map[string]bottest.Percentiles {
 func printBenchTable(b *testing.B, results []benchResult) {
 	ms := func(d time.Duration) string { return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 0, 64) }
 	var t strings.Builder
-	t.WriteString("\n| case | 🧠 p50 | 🧠 p99 | reply p50 | reply p99 | answers/s | hop p50 | hop p99 |\n|---|---|---|---|---|---|---|---|\n")
+	t.WriteString("\n| case | 🧠 p50 | 🧠 p99 | reply p50 | reply p99 | answers/s | hop p50 | hop p99 | homeserver CPU/answer | test process CPU/answer |\n" +
+		"|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range results {
-		fmt.Fprintf(&t, "| %s | %s | %s | %s | %s | %.1f | %s | %s |\n", r.name, ms(r.reaction.P50), ms(r.reaction.P99),
-			ms(r.reply.P50), ms(r.reply.P99), r.perSecond, ms(r.hop.P50), ms(r.hop.P99))
+		fmt.Fprintf(&t, "| %s | %s | %s | %s | %s | %.1f | %s | %s | %s | %s |\n", r.name, ms(r.reaction.P50), ms(r.reaction.P99),
+			ms(r.reply.P50), ms(r.reply.P99), r.perSecond, ms(r.hop.P50), ms(r.hop.P99), ms(r.hsCPU), ms(r.ownCPU))
 	}
+	t.WriteString("(ms; hop: one homeserver hop, member to member, under the same load; CPU from /proc, 0 where it is missing)\n")
 	t.WriteString("\nThe bridge's steps, ms after its sync loop handed it the message (p50 / p99). Before that: wait, from the " +
 		"sender's homeserver to the bridge's /sync response; sync, in the bridge's sync loop (decryption included). " +
 		"own: the bridge's own work (up to 🧠, and the answer), the rest being homeserver round trips:\n\n| case |")
