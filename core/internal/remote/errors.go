@@ -1,6 +1,7 @@
 package remote
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -21,22 +22,23 @@ import (
 const excerptRunes = 200
 
 // Fail turns an error met while talking to the backend into a core.Error.
-// If ctx has ended, that is the cause, whatever net/http made of it:
-// cancellation is KindCanceled (the caller went away), a deadline is
-// KindUpstream (the backend was too slow), and both keep ctx.Err() in the
-// chain for errors.Is.
+// If ctx has ended, that is the cause, whatever net/http made of it (see
+// stopped, which the specialists' Service shares): cancellation is
+// KindCanceled (the caller went away), a deadline is KindUpstream (the
+// backend was too slow), and both keep ctx.Err() in the chain for errors.Is.
 func (e *Endpoint) Fail(ctx context.Context, err error) error {
-	if cerr := ctx.Err(); cerr != nil {
-		if errors.Is(cerr, context.DeadlineExceeded) {
-			return e.wrap(core.KindUpstream, cerr, "timed out")
-		}
-		return e.wrap(core.KindCanceled, cerr, "request canceled")
-	}
 	// *url.Error repeats the request URL; the message already names the
 	// address, so keep only the underlying cause.
 	var uerr *url.Error
 	if errors.As(err, &uerr) {
 		err = uerr.Err
+	}
+	if deadline, ok := stopped(ctx, err); ok {
+		cause := cmp.Or(ctx.Err(), err)
+		if deadline {
+			return e.wrap(core.KindUpstream, cause, "timed out")
+		}
+		return e.wrap(core.KindCanceled, cause, "request canceled")
 	}
 	return e.wrap(core.KindUpstream, err, "%s", reason(err))
 }

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/ada-chat/ada/core"
-	"github.com/ada-chat/ada/core/llm/internal/remote"
+	"github.com/ada-chat/ada/core/internal/remote"
 )
 
 // maxLine bounds one NDJSON line. Ollama sends a few tokens per line; the

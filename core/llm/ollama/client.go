@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/ada-chat/ada/core"
-	"github.com/ada-chat/ada/core/llm/internal/remote"
+	"github.com/ada-chat/ada/core/internal/remote"
 )
 
 // Backend is the name this package reports to core and in messages.

@@ -5,7 +5,7 @@ import (
 	"net/http"
 
 	"github.com/ada-chat/ada/core"
-	"github.com/ada-chat/ada/core/llm/internal/remote"
+	"github.com/ada-chat/ada/core/internal/remote"
 )
 
 // maxEmbedBody bounds an /api/embed answer: 768 floats as JSON take about

@@ -9,7 +9,7 @@ import (
 	"net/http"
 
 	"github.com/ada-chat/ada/core"
-	"github.com/ada-chat/ada/core/llm/internal/remote"
+	"github.com/ada-chat/ada/core/internal/remote"
 )
 
 // chatRequest is the body of POST /v1/chat/completions. LLMRequest.Think has

@@ -5,7 +5,7 @@ import (
 	"net/http"
 
 	"github.com/ada-chat/ada/core"
-	"github.com/ada-chat/ada/core/llm/internal/remote"
+	"github.com/ada-chat/ada/core/internal/remote"
 )
 
 // maxEmbedBody bounds a /v1/embeddings answer: 768 floats as JSON take about

@@ -2,15 +2,12 @@ package media
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"time"
 
-	"github.com/ada-chat/ada/core"
+	"github.com/ada-chat/ada/core/internal/remote"
 )
 
 // maxBody bounds a provider answer; one listen is well under a KiB.
@@ -66,62 +63,35 @@ func fromListen(l listen, s Status, at *time.Time) Listening {
 	return Listening{Source: Source, Status: s, Artist: m.ArtistName, Track: m.TrackName, Release: m.ReleaseName, ListenedAt: at}
 }
 
+// provider words the failures of the music provider for the model.
+func (c *Client) provider() remote.Service {
+	return remote.Service{
+		Failed: "music provider request failed", Canceled: "music provider request was canceled", Name: "the provider",
+		Why: func(code int) string {
+			switch code {
+			case http.StatusUnauthorized, http.StatusForbidden:
+				return "the provider rejected the token (check MUSICPROVIDER_TOKEN)"
+			case http.StatusNotFound:
+				return fmt.Sprintf("the provider does not know the user %q", c.user)
+			}
+			return ""
+		},
+	}
+}
+
 // get fetches /1/user/{user}/{endpoint} and returns its listens.
 func (c *Client) get(ctx context.Context, endpoint string, query url.Values) ([]listen, error) {
 	u := c.base + "/1/user/" + url.PathEscape(c.user) + "/" + endpoint
 	if query != nil {
 		u += "?" + query.Encode()
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-	if err != nil {
-		return nil, core.Wrap(core.KindInternal, err, "music provider request failed: could not build the request")
-	}
-	req.Header.Set("Accept", "application/json")
+	header := http.Header{"Accept": {"application/json"}}
 	if c.token != "" {
-		req.Header.Set("Authorization", "Token "+c.token)
-	}
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return nil, transportError(ctx, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, c.statusError(resp.StatusCode)
+		header.Set("Authorization", "Token "+c.token)
 	}
 	var out listensResponse
-	if err := json.NewDecoder(io.LimitReader(resp.Body, maxBody)).Decode(&out); err != nil {
-		if ctx.Err() != nil {
-			return nil, transportError(ctx, err)
-		}
-		return nil, core.Wrap(core.KindUpstream, err, "music provider request failed: the provider sent a malformed answer")
+	if err := c.provider().GetJSON(ctx, c.http, u, header, &out, maxBody); err != nil {
+		return nil, err
 	}
 	return out.Payload.Listens, nil
-}
-
-func transportError(ctx context.Context, err error) error {
-	switch {
-	case errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return core.Wrap(core.KindUpstream, err, "music provider request failed: the provider did not answer in time")
-	case errors.Is(err, context.Canceled):
-		return core.Wrap(core.KindCanceled, err, "music provider request was canceled")
-	default:
-		return core.Wrap(core.KindUpstream, err, "music provider request failed: the provider could not be reached")
-	}
-}
-
-func (c *Client) statusError(code int) error {
-	var why string
-	switch {
-	case code == http.StatusUnauthorized || code == http.StatusForbidden:
-		why = "the provider rejected the token (check MUSICPROVIDER_TOKEN)"
-	case code == http.StatusNotFound:
-		why = fmt.Sprintf("the provider does not know the user %q", c.user)
-	case code == http.StatusTooManyRequests:
-		why = "the provider is rate-limiting requests"
-	case code >= 500:
-		why = "the provider had an internal error"
-	default:
-		why = "the provider answered with an unexpected status"
-	}
-	return core.Errorf(core.KindUpstream, "music provider request failed: %s (HTTP %d)", why, code)
 }

@@ -2,15 +2,11 @@ package websearch
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
 	"net/http"
-	"net/url"
 	"strings"
 
 	"github.com/ada-chat/ada/core"
+	"github.com/ada-chat/ada/core/internal/remote"
 )
 
 // maxBody bounds the answer read from the search service; a SearXNG page of
@@ -32,8 +28,22 @@ type response struct {
 	UnresponsiveEngines [][]string `json:"unresponsive_engines"`
 }
 
+// searchService words the failures of the search service for the model.
+var searchService = remote.Service{
+	Failed: "web search failed", Canceled: "web search was canceled", Name: "the search service",
+	Expect: "SearXNG JSON",
+	Why: func(code int) string {
+		if code == http.StatusForbidden {
+			// SearXNG answers 403 when "json" is missing from search.formats.
+			return "the search service refused the request (is its JSON format enabled?)"
+		}
+		return ""
+	},
+}
+
 // search asks the service for query. Every error it returns is a core.Error
-// whose Message is safe to give the model.
+// whose Message is safe to give the model; the query, which is the user's
+// search, stays out of the errors' causes and so out of the logs.
 func (s *Specialist) search(ctx context.Context, query string) (response, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
@@ -43,74 +53,10 @@ func (s *Specialist) search(ctx context.Context, query string) (response, error)
 	q.Set("q", query)
 	q.Set("format", "json")
 	u.RawQuery = q.Encode()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
-	if err != nil {
-		return response{}, core.Wrap(core.KindInternal, err, "web search failed: could not build the request")
-	}
-	req.Header.Set("Accept", "application/json")
-	req.Header.Set("User-Agent", "Ada web_search specialist")
-
-	resp, err := s.client.Do(req)
-	if err != nil {
-		return response{}, transportError(ctx, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return response{}, statusError(resp.StatusCode)
-	}
+	header := http.Header{"Accept": {"application/json"}, "User-Agent": {"Ada web_search specialist"}}
 	var out response
-	if err := json.NewDecoder(io.LimitReader(resp.Body, maxBody)).Decode(&out); err != nil {
-		if ctx.Err() != nil {
-			return response{}, transportError(ctx, err)
-		}
-		return response{}, core.Wrap(core.KindUpstream, err, "web search failed: the search service sent a malformed answer (not SearXNG JSON)")
-	}
-	return out, nil
-}
-
-// transportError tells a timeout from a cancelled request (the client went
-// away) and from an unreachable service. The cause keeps the service's
-// address but not the request URL: its query string is the user's search,
-// which must not reach the logs.
-func transportError(ctx context.Context, err error) error {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		err = fmt.Errorf("%s %s: %w", ue.Op, withoutQuery(ue.URL), ue.Err)
-	}
-	switch {
-	case errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return core.Wrap(core.KindUpstream, err, "web search failed: the search service did not answer in time")
-	case errors.Is(err, context.Canceled):
-		return core.Wrap(core.KindCanceled, err, "web search was canceled")
-	default:
-		return core.Wrap(core.KindUpstream, err, "web search failed: the search service could not be reached")
-	}
-}
-
-// withoutQuery is raw without its query string, fragment and user info.
-func withoutQuery(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "(the search service)"
-	}
-	u.RawQuery, u.Fragment, u.User = "", "", nil
-	return u.String()
-}
-
-func statusError(code int) error {
-	var why string
-	switch {
-	case code == http.StatusTooManyRequests:
-		why = "the search service is rate-limiting requests"
-	case code == http.StatusForbidden:
-		// SearXNG answers 403 when "json" is missing from search.formats.
-		why = "the search service refused the request (is its JSON format enabled?)"
-	case code >= 500:
-		why = "the search service had an internal error"
-	default:
-		why = "the search service answered with an unexpected status"
-	}
-	return core.Errorf(core.KindUpstream, "web search failed: %s (HTTP %d)", why, code)
+	err := searchService.GetJSON(ctx, s.client, u.String(), header, &out, maxBody)
+	return out, err
 }
 
 // noResults explains an empty result list, naming engines that failed. The
