@@ -25,6 +25,7 @@ func (b *Bot) login(ctx context.Context) error {
 		return fmt.Errorf("MATRIX_HOMESERVER: %w", err)
 	}
 	cli.Log = b.zlog
+	cli.Syncer = newRetryingSyncer()
 	if b.deps.HTTPClient != nil {
 		cli.Client = b.deps.HTTPClient
 	}

@@ -45,7 +45,10 @@ type RawEvent struct {
 func NewMember(t testing.TB, hs *Homeserver, localpart string, e2ee bool) *Member {
 	t.Helper()
 	m := &Member{t: t, Client: hs.Client(t, localpart), arrival: map[id.EventID]time.Time{}, changed: make(chan struct{})}
-	syncer := m.Client.Syncer.(*mautrix.DefaultSyncer)
+	// Members retry a failed sync after a second, as real clients do, not
+	// after mautrix's 10 s: a homeserver restart then costs a test seconds.
+	syncer := &quickRetrySyncer{DefaultSyncer: mautrix.NewDefaultSyncer()}
+	m.Client.Syncer = syncer
 	syncer.OnSync(m.recordRaw)
 	if e2ee {
 		helper, err := cryptohelper.NewCryptoHelper(m.Client, []byte("member pickle key"), filepath.Join(t.TempDir(), localpart+"-crypto.db"))
@@ -276,3 +279,13 @@ func Describe(evt *event.Event) string {
 
 // Timeout bounds every wait on the homeserver.
 const Timeout = 20 * time.Second
+
+// quickRetrySyncer retries failed syncs after a second.
+type quickRetrySyncer struct{ *mautrix.DefaultSyncer }
+
+func (s *quickRetrySyncer) OnFailedSync(res *mautrix.RespSync, err error) (time.Duration, error) {
+	if _, stop := s.DefaultSyncer.OnFailedSync(res, err); stop != nil {
+		return 0, stop
+	}
+	return time.Second, nil
+}

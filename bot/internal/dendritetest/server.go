@@ -29,6 +29,9 @@ type Server struct {
 	sharedSecret string
 	logPath      string
 	http         *http.Client
+	// What Restart needs to start the same homeserver again.
+	bin, configPath, dir string
+	proc                 *process
 }
 
 // URL returns the homeserver base URL, e.g. http://127.0.0.1:41234.
@@ -52,18 +55,22 @@ func Start(t testing.TB) *Server {
 		sharedSecret: secret,
 		logPath:      filepath.Join(dir, "dendrite.log"),
 		http:         &http.Client{Timeout: 30 * time.Second},
+		bin:          bins.dendrite, configPath: configPath, dir: dir,
 	}
 
 	began := time.Now()
 	var err error
 	for attempt := 1; attempt <= bindAttempts; attempt++ {
-		var p *process
-		if p, err = s.launch(t, bins.dendrite, configPath, dir); err == nil {
+		var addr string
+		if addr, err = freeLoopbackAddr(); err != nil {
+			break
+		}
+		if s.proc, err = s.launch(t, addr); err == nil {
 			t.Cleanup(func() {
 				if t.Failed() {
 					t.Logf("dendritetest: last lines of %s:\n%s", s.logPath, tail(s.logPath, logTailLines))
 				}
-				if err := p.stop(); err != nil {
+				if err := s.proc.stop(); err != nil {
 					t.Errorf("dendritetest: %v", err)
 				}
 			})
@@ -78,13 +85,24 @@ func Start(t testing.TB) *Server {
 	return nil
 }
 
-// launch starts dendrite on a free loopback port and waits for readiness. On
-// error the process has already been stopped.
-func (s *Server) launch(t testing.TB, bin, configPath, dir string) (*process, error) {
-	addr, err := freeLoopbackAddr()
-	if err != nil {
-		return nil, err
+// Restart stops the homeserver and starts it again on the same address and
+// database, as an operator's restart would: clients see their requests fail
+// for a moment, then the same server with the same rooms and users.
+func (s *Server) Restart(t testing.TB) {
+	t.Helper()
+	if err := s.proc.stop(); err != nil {
+		t.Fatalf("dendritetest: stop for restart: %v", err)
 	}
+	p, err := s.launch(t, strings.TrimPrefix(s.url, "http://"))
+	if err != nil {
+		t.Fatalf("dendritetest: restart: %v\nlast lines of %s:\n%s", err, s.logPath, tail(s.logPath, logTailLines))
+	}
+	s.proc = p
+}
+
+// launch starts dendrite on addr and waits for readiness. On error the
+// process has already been stopped.
+func (s *Server) launch(t testing.TB, addr string) (*process, error) {
 	// Appending keeps the output of failed bind attempts for the error report.
 	logFile, err := os.OpenFile(s.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
@@ -93,8 +111,8 @@ func (s *Server) launch(t testing.TB, bin, configPath, dir string) (*process, er
 	// No -https-bind-address/-tls-*: without a certificate dendrite serves
 	// HTTP only. No -really-enable-open-registration: users come from the
 	// shared-secret API.
-	cmd := exec.Command(bin, "-config", configPath, "-http-bind-address", addr)
-	cmd.Dir = dir
+	cmd := exec.Command(s.bin, "-config", s.configPath, "-http-bind-address", addr)
+	cmd.Dir = s.dir
 	p, err := startProcess(cmd, logFile)
 	if err != nil {
 		return nil, fmt.Errorf("start dendrite: %w", err)
