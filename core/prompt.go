@@ -46,7 +46,7 @@ func (s *Service) assemble(req ChatRequest, r retrieval, now time.Time) Prompt {
 	add("How to use the context below", contextGuide(r, req))
 	add("Specialists", s.specialistsText())
 	add("FAQ", bulletDocs(r.faqs, func(d Document) string { return d.Text }))
-	add(memoriesHeading(req), memoriesText(r.memories))
+	add(memoriesHeading(req)+" (saved earlier; may be outdated)", memoriesText(r.memories))
 	add("Summaries of earlier parts of this conversation", summariesText(r.summaries))
 	add("Recalled from earlier in this conversation", s.recalledText(r.recalled))
 	add("Recent messages in this chat room", roomText(req.ContextMessages))
@@ -83,19 +83,20 @@ func (s *Service) whoIsTalking(req ChatRequest) string {
 }
 
 // memoriesHeading says whose memories they are: the user's, or a chat
-// room's (shared by its members).
+// room's (shared by its members). The context guide names the section by
+// it, so that the model finds the section the guide speaks of.
 func memoriesHeading(req ChatRequest) string {
 	if req.Speaker != nil || req.RoomID != "" {
-		return "Memories of this chat room (saved earlier; may be outdated)"
+		return "Memories of this chat room"
 	}
-	return "Memories about the user (saved earlier; may be outdated)"
+	return "Memories about the user"
 }
 
 // contextGuide tells the model plainly what each part of the context is.
 func contextGuide(r retrieval, req ChatRequest) string {
 	var parts []string
 	if len(r.memories) > 0 {
-		parts = append(parts, "\"Memories about the user\" are facts saved from earlier conversations, with the date they were saved. "+
+		parts = append(parts, "\""+memoriesHeading(req)+"\" are facts saved from earlier conversations, with the date they were saved. "+
 			"They may be outdated: what the user says now wins over them.")
 	}
 	if len(r.summaries) > 0 {
