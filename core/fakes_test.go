@@ -334,6 +334,20 @@ func (s *fakeSpecialist) Run(ctx context.Context, call SpecialistCall) (string, 
 // testClock is the fixed "now" of the unit tests.
 var testClock = time.Date(2026, 3, 14, 9, 26, 53, 0, time.UTC)
 
+// tick is a clock that moves on a second at every reading, so that
+// documents written one after another have distinct times, as with a real
+// clock (the store orders by time).
+func tick(start time.Time) func() time.Time {
+	var mu sync.Mutex
+	n := 0
+	return func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		n++
+		return start.Add(time.Duration(n) * time.Second)
+	}
+}
+
 // unitOptions are DefaultOptions with vector search (the fake store has no
 // keyword index) and no automatic memory unless a test turns it on.
 func unitOptions() Options {
