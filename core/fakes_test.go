@@ -309,11 +309,13 @@ func (l *fakeLLM) calls() []LLMRequest {
 	return slices.Clone(l.requests)
 }
 
-// fakeSpecialist returns out or err and records the arguments it got.
+// fakeSpecialist returns out or err and records the arguments it got;
+// with block set it waits for its context to end.
 type fakeSpecialist struct {
-	name string
-	out  string
-	err  error
+	name  string
+	out   string
+	err   error
+	block bool
 
 	mu   sync.Mutex
 	args []string
@@ -328,6 +330,10 @@ func (s *fakeSpecialist) Run(ctx context.Context, call SpecialistCall) (string, 
 	s.mu.Lock()
 	s.args = append(s.args, string(call.Args))
 	s.mu.Unlock()
+	if s.block {
+		<-ctx.Done()
+		return "", ctx.Err()
+	}
 	return s.out, s.err
 }
 

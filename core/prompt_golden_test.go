@@ -82,8 +82,9 @@ func TestPromptGolden(t *testing.T) {
 }
 
 // seedTrip stores a conversation of six turns about a trip (the last two
-// are the recent window with turns_k 2, the first two are recalled), a
-// summary, memories in the global and Sam's scope, and a FAQ entry.
+// are the recent window with turns_k 2, the first two are recalled), three
+// summaries (the newest two are recent, the oldest is recalled), memories
+// in the global and Sam's scope, and a FAQ entry.
 func seedTrip(t *testing.T, u *unit) {
 	t.Helper()
 	at := func(minutes int) time.Time { return testClock.Add(-48*time.Hour + time.Duration(minutes)*time.Minute) }
@@ -107,8 +108,12 @@ func seedTrip(t *testing.T, u *unit) {
 		u.seed(t, d)
 	}
 	u.seed(t,
-		Document{Text: "Sam plans a Lyon trip in May with a budget of 900 euros and wants reminders to water the plants.",
-			Meta: Metadata{Type: DocSummary, Timestamp: at(10), ConversationID: goldenConv, TurnRange: "0-3", SummaryIndex: new(0)}},
+		Document{Text: "Sam set the Lyon trip budget at 900 euros.",
+			Meta: Metadata{Type: DocSummary, Timestamp: at(10), ConversationID: goldenConv, TurnRange: "0-1", SummaryIndex: new(0)}},
+		Document{Text: "Sam wants reminders to water the plants.",
+			Meta: Metadata{Type: DocSummary, Timestamp: at(11), ConversationID: goldenConv, TurnRange: "2-3", SummaryIndex: new(1)}},
+		Document{Text: "Sam asked for the earliest train; it is the 6:04 TGV.",
+			Meta: Metadata{Type: DocSummary, Timestamp: at(12), ConversationID: goldenConv, TurnRange: "4-5", SummaryIndex: new(2)}},
 		Document{Text: "The Lyon trip budget may grow to 1000 euros if Sam's sister joins.",
 			Meta: Metadata{Type: DocMemory, Timestamp: testClock.AddDate(0, 0, -20), Importance: 4}},
 		Document{Text: "Sam wants the Lyon trip to include a cooking class.",

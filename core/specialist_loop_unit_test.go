@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ada-chat/ada/core/marker"
 )
@@ -119,23 +120,28 @@ func TestSpecialistFailureGoesToModel(t *testing.T) {
 		name   string
 		marker string
 		runErr error
+		block  bool // the specialist runs until its timeout
 		want   string
 	}{
-		{"specialist fails", `SPECIALIST_REQUEST[weather:{"q":"x"}]`, Errorf(KindUpstream, "weather service down"),
+		{"specialist fails", `SPECIALIST_REQUEST[weather:{"q":"x"}]`, Errorf(KindUpstream, "weather service down"), false,
 			"error: weather service down"},
-		{"foreign error stays internal", `SPECIALIST_REQUEST[weather:{"q":"x"}]`, errors.New("dial tcp 10.0.0.7:443: secret address"),
+		{"foreign error stays internal", `SPECIALIST_REQUEST[weather:{"q":"x"}]`, errors.New("dial tcp 10.0.0.7:443: secret address"), false,
 			"error: internal error"},
-		{"unknown specialist", `SPECIALIST_REQUEST[stocks:{"q":"x"}]`, nil,
+		{"unknown specialist", `SPECIALIST_REQUEST[stocks:{"q":"x"}]`, nil, false,
 			`error: there is no available specialist named "stocks"`},
-		{"arguments against the schema", `SPECIALIST_REQUEST[weather:{"city":"x"}]`, nil,
+		{"arguments against the schema", `SPECIALIST_REQUEST[weather:{"city":"x"}]`, nil, false,
 			"error: invalid arguments for weather"},
-		{"malformed marker", `SPECIALIST_REQUEST[weather:{"q":]`, nil,
+		{"malformed marker", `SPECIALIST_REQUEST[weather:{"q":]`, nil, false,
 			"error: malformed specialist request"},
+		{"times out", `SPECIALIST_REQUEST[weather:{"q":"x"}]`, nil, true,
+			"error: weather timed out after 1ms"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			llm := &fakeLLM{replies: []reply{{tokens: []string{tc.marker}}, {tokens: []string{"Sorry, I could not check."}}}}
-			u := newUnit(t, unitOptions(), llm, &fakeSpecialist{name: "weather", out: "sunny", err: tc.runErr})
+			opts := unitOptions()
+			opts.SpecialistTimeout = time.Millisecond
+			u := newUnit(t, opts, llm, &fakeSpecialist{name: "weather", out: "sunny", err: tc.runErr, block: tc.block})
 			var events []Event
 			res, err := u.svc.Chat(context.Background(), ChatRequest{Prompt: "Weather?"}, u.recordEmit(&events))
 			if err != nil {
