@@ -9,7 +9,10 @@ import (
 	"time"
 )
 
-var errClientGone = errors.New("client gone")
+var (
+	errClientGone = errors.New("client gone")
+	errDiskFull   = errors.New("disk full")
+)
 
 // TestChatWriteOrder: a chat stores its turns, then emits done (which
 // carries their ids), then saves the requested memory, and only then queues
@@ -46,8 +49,8 @@ func TestChatWriteOrder(t *testing.T) {
 			want: nil, wantErr: isKind(KindCanceled, "timed out")},
 		{name: "model fails", replies: []reply{{tokens: []string{"You "}, err: Errorf(KindUpstream, "LLM backend fake: boom")}},
 			want: []string{"emit token"}, wantErr: isKind(KindUpstream, "boom")},
-		{name: "turns cannot be stored", replies: []reply{answer}, putErr: errors.New("disk full"),
-			want: []string{"emit token", "emit token"}, wantErr: isErr(errors.New("disk full"))},
+		{name: "turns cannot be stored", replies: []reply{answer}, putErr: errDiskFull,
+			want: []string{"emit token", "emit token"}, wantErr: isErr(errDiskFull)},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -116,7 +119,7 @@ func checkStoredChat(t *testing.T, u *unit, res ChatResult, events []Event) {
 }
 
 func isErr(want error) func(error) bool {
-	return func(err error) bool { return err != nil && (errors.Is(err, want) || err.Error() == want.Error()) }
+	return func(err error) bool { return errors.Is(err, want) }
 }
 
 func isKind(k ErrorKind, msg string) func(error) bool {

@@ -397,6 +397,8 @@ func (u *unit) recordEmit(events *[]Event) func(Event) error {
 // seed stores docs with their embeddings, bypassing the journal.
 func (u *unit) seed(t *testing.T, docs ...Document) {
 	t.Helper()
+	u.store.mu.Lock()
+	defer u.store.mu.Unlock()
 	for i := range docs {
 		vs, _ := fakeEmbedder{}.Embed(context.Background(), []string{docs[i].Text})
 		docs[i].Embedding = vs[0]
