@@ -76,7 +76,10 @@ var matrixUserID = regexp.MustCompile(`^@[^:]+:.+$`)
 // Chat answers one prompt. It streams thinking, token and specialist_result
 // events to emit, writes the user and assistant turns in one transaction,
 // emits done, and then saves the requested memory. If emit fails (the client
-// left) or ctx ends, the LLM call is cancelled and nothing is written.
+// left) or ctx ends while the answer is made, the LLM call is cancelled and
+// nothing is written. The turns are stored before done is sent (done says
+// so), so a client that leaves at that very moment finds them stored, and
+// gets no memory and no summary or extraction for them.
 func (s *Service) Chat(ctx context.Context, req ChatRequest, emit func(Event) error) (ChatResult, error) {
 	if err := CheckChat(&req); err != nil {
 		return ChatResult{}, err
