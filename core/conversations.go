@@ -19,8 +19,8 @@ type ConversationTurn struct {
 
 // RecentConversations lists conversations, newest first.
 func (s *Service) RecentConversations(ctx context.Context, limit int) ([]Conversation, error) {
-	if limit < 1 || limit > MaxRecentConversations {
-		return nil, Errorf(KindInvalid, "limit: must be 1..%d, got %d", MaxRecentConversations, limit)
+	if limit < 1 || limit > maxRecentConversations {
+		return nil, Errorf(KindInvalid, "limit: must be 1..%d, got %d", maxRecentConversations, limit)
 	}
 	return s.store.RecentConversations(ctx, limit)
 }

@@ -11,8 +11,8 @@ const (
 	MaxRecallK  = 20
 )
 
-// MaxRecentConversations is the largest page of GET /v1/conversations/recent.
-const MaxRecentConversations = 100
+// maxRecentConversations is the largest page of GET /v1/conversations/recent.
+const maxRecentConversations = 100
 
 // Importance is 1 (trivia) to 5 (essential).
 const (

@@ -2,8 +2,8 @@ package core
 
 import "context"
 
-// MaxDeleteReason bounds the reason a client gives for deleting turns.
-const MaxDeleteReason = 200
+// maxDeleteReason bounds the reason a client gives for deleting turns.
+const maxDeleteReason = 200
 
 // maxSummariesPerConversation bounds the summaries read to find those that
 // cover deleted turns (a conversation of 20,000 turns has about 1,000).
@@ -24,8 +24,8 @@ func (s *Service) DeleteTurns(ctx context.Context, convID string, ids []string, 
 	if !ValidConversationID(convID) {
 		return 0, Errorf(KindNotFound, "conversation %s not found", convID)
 	}
-	if len([]rune(reason)) > MaxDeleteReason {
-		return 0, Errorf(KindInvalid, "reason: must be at most %d characters", MaxDeleteReason)
+	if len([]rune(reason)) > maxDeleteReason {
+		return 0, Errorf(KindInvalid, "reason: must be at most %d characters", maxDeleteReason)
 	}
 	var turns []Document
 	for _, id := range ids {

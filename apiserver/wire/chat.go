@@ -67,7 +67,7 @@ func (b *ChatRequest) ToCore() (core.ChatRequest, error) {
 		}
 	}
 	if ts := strings.TrimSpace(deref(b.UserTimestamp)); ts != "" {
-		if req.UserTimestamp, err = ParseTime("user_timestamp", ts); err != nil {
+		if req.UserTimestamp, err = parseTime("user_timestamp", ts); err != nil {
 			return req, err
 		}
 	}
@@ -89,7 +89,7 @@ func ChatRequestOf(r core.ChatRequest) ChatRequest {
 		b.SaveMemory = &r.SaveMemory
 	}
 	if !r.UserTimestamp.IsZero() {
-		b.UserTimestamp = ref(FormatTime(r.UserTimestamp))
+		b.UserTimestamp = ref(formatTime(r.UserTimestamp))
 	}
 	return b
 }

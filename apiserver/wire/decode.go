@@ -75,9 +75,9 @@ func rawInt(v *int) json.RawMessage {
 	return json.RawMessage(strconv.Itoa(*v))
 }
 
-// ParseTime parses an ISO 8601 timestamp field; the zone is required, so a
+// parseTime parses an ISO 8601 timestamp field; the zone is required, so a
 // time is never silently read as UTC or local.
-func ParseTime(name, raw string) (time.Time, error) {
+func parseTime(name, raw string) (time.Time, error) {
 	t, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(raw))
 	if err != nil {
 		return time.Time{}, core.Errorf(core.KindInvalid, "%s: must be ISO 8601 with a time zone, e.g. 2026-01-02T15:04:05Z; got %q", name, Truncate(raw, 40))
@@ -85,8 +85,8 @@ func ParseTime(name, raw string) (time.Time, error) {
 	return t, nil
 }
 
-// FormatTime is the wire form of a time the client sends.
-func FormatTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+// formatTime is the wire form of a time the client sends.
+func formatTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
 // Truncate shortens s to n runes for an error message.
 func Truncate(s string, n int) string {

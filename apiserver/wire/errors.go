@@ -49,8 +49,8 @@ func KindOfStatus(status int) core.ErrorKind {
 	return core.KindUpstream
 }
 
-// KindName is the name of kind in an SSE error event.
-func KindName(kind core.ErrorKind) string {
+// kindName is the name of kind in an SSE error event.
+func kindName(kind core.ErrorKind) string {
 	for _, k := range kinds {
 		if k.kind == kind {
 			return k.name
@@ -59,9 +59,9 @@ func KindName(kind core.ErrorKind) string {
 	return "internal"
 }
 
-// KindNamed reads a kind name back; an unknown or missing name (an older
+// kindNamed reads a kind name back; an unknown or missing name (an older
 // server) is upstream: the server reported a failure it did not classify.
-func KindNamed(name string) core.ErrorKind {
+func kindNamed(name string) core.ErrorKind {
 	for _, k := range kinds {
 		if k.name == name {
 			return k.kind

@@ -37,7 +37,7 @@ func EncodeEvent(e core.Event) ([]byte, error) {
 			Type  core.EventType `json:"type"`
 			Error string         `json:"error"`
 			Kind  string         `json:"kind"`
-		}{e.Type, e.Error, KindName(e.Kind)})
+		}{e.Type, e.Error, kindName(e.Kind)})
 	default:
 		return nil, fmt.Errorf("unknown event type %q", e.Type)
 	}
@@ -66,7 +66,7 @@ func DecodeEvent(data []byte) (core.Event, error) {
 	case core.EventThinking, core.EventToken, core.EventSpecialistResult:
 		return e, nil
 	case core.EventError:
-		e.Kind = KindNamed(head.Kind)
+		e.Kind = kindNamed(head.Kind)
 		return e, nil
 	case core.EventDone:
 		var r core.ChatResult

@@ -41,7 +41,7 @@ func (b *MemoryCreate) ToInput() (core.MemoryInput, error) {
 	in.Scope, in.Entity, in.ConversationID = deref(b.Scope), deref(b.Entity), deref(b.ConversationID)
 	in.RoomID, in.UserID = strings.TrimSpace(deref(b.RoomID)), strings.TrimSpace(deref(b.UserID))
 	if b.ExpiresAt != nil {
-		t, err := ParseTime("expires_at", *b.ExpiresAt)
+		t, err := parseTime("expires_at", *b.ExpiresAt)
 		if err != nil {
 			return in, err
 		}
@@ -57,7 +57,7 @@ func MemoryCreateOf(in core.MemoryInput) MemoryCreate {
 		Scope: ref(in.Scope), Entity: ref(in.Entity), Tags: in.Tags, ConversationID: ref(in.ConversationID),
 		RoomID: ref(in.RoomID), UserID: ref(in.UserID)}
 	if in.ExpiresAt != nil {
-		b.ExpiresAt = ref(FormatTime(*in.ExpiresAt))
+		b.ExpiresAt = ref(formatTime(*in.ExpiresAt))
 	}
 	return b
 }
@@ -89,7 +89,7 @@ func (b *MemoryPatch) ToPatch() (core.MemoryPatch, error) {
 		if json.Unmarshal(b.ExpiresAt, &v) != nil {
 			return p, core.Errorf(core.KindInvalid, "expires_at: must be an ISO 8601 string or null, got %s", Truncate(raw, 40))
 		}
-		t, err := ParseTime("expires_at", v)
+		t, err := parseTime("expires_at", v)
 		if err != nil {
 			return p, err
 		}

@@ -65,7 +65,7 @@ func TestMemoryCreateRoundTrip(t *testing.T) {
 // and the name of an SSE error event.
 func TestErrorKindsRoundTrip(t *testing.T) {
 	for _, k := range kinds {
-		if got := KindNamed(KindName(k.kind)); got != k.kind {
+		if got := kindNamed(kindName(k.kind)); got != k.kind {
 			t.Errorf("kind %d by name: %d", k.kind, got)
 		}
 		want := k.kind
