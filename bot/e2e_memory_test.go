@@ -170,6 +170,16 @@ func checkRoomMemory(t *testing.T, llm *llmtest.Server, bot *botEnv, m *bottest.
 	if p := lastPrompt(t, llm); strings.Contains(p, "Miso") {
 		t.Fatalf("a forgotten memory reached the model:\n%s", p)
 	}
+
+	// A redaction (sent in the clear, also in an encrypted room) takes the
+	// memory its message made with it.
+	remember := m.Say(roomA, "!ada remember the spare key is under the blue pot")
+	m.Wait("remember reply", bottest.ReplyTo(botID, remember, event.MsgNotice))
+	bot.waitMemories(t, roomA, "remembered", holding("blue pot"))
+	if _, err := m.Client.RedactEvent(context.Background(), roomA, remember); err != nil {
+		t.Fatal(err)
+	}
+	bot.waitMemories(t, roomA, "the memory goes with its redacted message", func(mems []core.Memory) bool { return !holding("blue pot")(mems) })
 }
 
 // testRememberCommand: !ada remember stores a memory for the room, named
