@@ -34,6 +34,8 @@ type Backend interface {
 	CreateMemory(ctx context.Context, in core.MemoryInput) (core.Memory, error)
 	// MemoryPage lists memories newest first, a page at a time.
 	MemoryPage(ctx context.Context, q core.MemoryQuery) (core.MemoryPageResult, error)
+	// GetMemory returns one live memory; KindNotFound when there is none.
+	GetMemory(ctx context.Context, id string) (core.Memory, error)
 	// DeleteMemory deletes one memory; KindNotFound when it is gone.
 	DeleteMemory(ctx context.Context, id string) error
 	// DeleteTurn deletes one stored turn and what was learned only from it;
@@ -72,6 +74,7 @@ type coreService interface {
 	LLMInfo() (backend, model string)
 	CreateMemory(ctx context.Context, in core.MemoryInput) (core.Memory, error)
 	MemoryPage(ctx context.Context, q core.MemoryQuery) (core.MemoryPageResult, error)
+	GetMemory(ctx context.Context, id string) (core.Memory, error)
 	DeleteMemory(ctx context.Context, id string) error
 	DeleteTurns(ctx context.Context, convID string, ids []string, reason string) (int, error)
 }
@@ -134,6 +137,11 @@ func (b *CoreBackend) CreateMemory(ctx context.Context, in core.MemoryInput) (co
 // MemoryPage lists or searches memories in the core.
 func (b *CoreBackend) MemoryPage(ctx context.Context, q core.MemoryQuery) (core.MemoryPageResult, error) {
 	return b.svc.MemoryPage(ctx, q)
+}
+
+// GetMemory reads a memory in the core.
+func (b *CoreBackend) GetMemory(ctx context.Context, id string) (core.Memory, error) {
+	return b.svc.GetMemory(ctx, id)
 }
 
 // DeleteMemory deletes a memory in the core.

@@ -201,6 +201,17 @@ func (f *roomsFixture) testRememberCommand(t *testing.T) {
 	if p := lastPrompt(t, f.llm); !strings.Contains(p, "10.0.0.7") {
 		t.Errorf("the remembered fact did not reach the model:\n%s", p)
 	}
+	// An id from another room is never deleted from this one.
+	elsewhere, err := f.bot.svc.CreateMemory(context.Background(), core.MemoryInput{Text: "another room's secret", Entity: "!other:localhost"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := f.command(t, f.bob, room, "!ada forget "+elsewhere.ID); !strings.Contains(got, "has no memory") {
+		t.Errorf("forget with another room's memory id: %q", got)
+	}
+	if _, err := f.bot.svc.GetMemory(context.Background(), elsewhere.ID); err != nil {
+		t.Errorf("another room's memory was deleted from here: %v", err)
+	}
 	if got := f.command(t, f.bob, room, "!ada forget all"); !strings.Contains(got, "Only room moderators") {
 		t.Errorf("forget all by a non-moderator: %q", got)
 	}

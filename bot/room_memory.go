@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -133,21 +134,12 @@ func (b *Bot) autoMemoryHint(s roomSettings) string {
 func memoryOrigin(m core.Memory) string {
 	how := "saved"
 	switch {
-	case hasTag(m.Meta.Tags, core.TagAuto):
+	case slices.Contains(m.Meta.Tags, core.TagAuto):
 		how = "learned from the conversation"
-	case hasTag(m.Meta.Tags, tagRemembered):
+	case slices.Contains(m.Meta.Tags, tagRemembered):
 		how = "remembered on request"
 	}
 	return how + ", " + m.Meta.Timestamp.UTC().Format("2006-01-02")
-}
-
-func hasTag(tags []string, t string) bool {
-	for _, x := range tags {
-		if x == t {
-			return true
-		}
-	}
-	return false
 }
 
 func (b *Bot) roomMemories(ctx context.Context, room id.RoomID, cursor string) (core.MemoryPageResult, error) {
@@ -168,7 +160,7 @@ func (b *Bot) cmdForget(ctx context.Context, c *commandEvent) (string, error) {
 	if err != nil || memID == "" {
 		return b.forgetNotFound(arg), err
 	}
-	m, found, err := b.findRoomMemory(ctx, c.evt.RoomID, memID)
+	m, found, err := b.roomMemory(ctx, c.evt.RoomID, memID)
 	if err != nil {
 		return "", err
 	}
@@ -215,26 +207,17 @@ func (b *Bot) memoryByRef(ctx context.Context, room id.RoomID, ref string) (stri
 	return rt.listed[n-1], nil
 }
 
-// findRoomMemory looks for the memory among the room's own, so that an id
+// roomMemory gets the memory if it is one of the room's own, so that an id
 // from another room is never deleted from here.
-func (b *Bot) findRoomMemory(ctx context.Context, room id.RoomID, memID string) (core.Memory, bool, error) {
-	cursor := ""
-	for range maxForgetAllPages {
-		page, err := b.roomMemories(ctx, room, cursor)
-		if err != nil {
-			return core.Memory{}, false, err
-		}
-		for _, m := range page.Items {
-			if m.ID == memID {
-				return m, true, nil
-			}
-		}
-		if page.Next == "" {
-			break
-		}
-		cursor = page.Next
+func (b *Bot) roomMemory(ctx context.Context, room id.RoomID, memID string) (core.Memory, bool, error) {
+	m, err := b.deps.Backend.GetMemory(ctx, memID)
+	switch {
+	case core.KindOf(err) == core.KindNotFound:
+		return core.Memory{}, false, nil
+	case err != nil:
+		return core.Memory{}, false, err
 	}
-	return core.Memory{}, false, nil
+	return m, m.Meta.Scope == roomScope(room), nil
 }
 
 // forgetAll deletes every memory of the room, for moderators only.

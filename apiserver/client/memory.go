@@ -56,6 +56,12 @@ func (c *Client) MemoryPage(ctx context.Context, q core.MemoryQuery) (core.Memor
 	return res, nil
 }
 
+// GetMemory reads one memory (GET /v1/memory/{id}).
+func (c *Client) GetMemory(ctx context.Context, id string) (core.Memory, error) {
+	var m core.Memory
+	return m, c.call(ctx, http.MethodGet, "/v1/memory/"+url.PathEscape(id), nil, &m)
+}
+
 // DeleteMemory deletes one memory (DELETE /v1/memory/{id}).
 func (c *Client) DeleteMemory(ctx context.Context, id string) error {
 	return c.call(ctx, http.MethodDelete, "/v1/memory/"+url.PathEscape(id), nil, nil)

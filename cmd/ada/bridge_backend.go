@@ -36,6 +36,10 @@ func (b apiBackend) MemoryPage(ctx context.Context, q core.MemoryQuery) (core.Me
 	return b.c.MemoryPage(ctx, q)
 }
 
+func (b apiBackend) GetMemory(ctx context.Context, id string) (core.Memory, error) {
+	return b.c.GetMemory(ctx, id)
+}
+
 func (b apiBackend) DeleteMemory(ctx context.Context, id string) error {
 	return b.c.DeleteMemory(ctx, id)
 }
