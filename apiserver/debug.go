@@ -29,7 +29,7 @@ func (s *Server) handleDebugRAG(r *request) error {
 	}
 	if id := strParam(r, "conversation_id"); id != "" {
 		if !core.ValidConversationID(id) {
-			return core.Errorf(core.KindInvalid, "conversation_id: must have the form conv-<uuid>, got %q", truncate(id, 60))
+			return core.Errorf(core.KindInvalid, "conversation_id: must have the form conv-<uuid>, got %q", wire.Truncate(id, 60))
 		}
 		turns, err := s.core.ConversationTurns(r.ctx, id)
 		if err != nil && core.KindOf(err) != core.KindNotFound {

@@ -28,6 +28,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
 
+	"github.com/ada-chat/ada/apiserver/wire"
 	"github.com/ada-chat/ada/config"
 	"github.com/ada-chat/ada/core"
 	"github.com/ada-chat/ada/core/embed"
@@ -374,7 +375,7 @@ func (a *liveAPI) do(c call) []byte {
 		a.t.Fatalf("%s %s: reading the body: %v", c.method, c.path, err)
 	}
 	if resp.StatusCode != c.want && !slices.Contains(c.alsoOK, resp.StatusCode) {
-		a.t.Fatalf("%s %s: status %d, want %d; body %s", c.method, c.path, resp.StatusCode, c.want, truncate(string(body), 500))
+		a.t.Fatalf("%s %s: status %d, want %d; body %s", c.method, c.path, resp.StatusCode, c.want, wire.Truncate(string(body), 500))
 	}
 	in := &openapi3filter.ResponseValidationInput{
 		RequestValidationInput: &openapi3filter.RequestValidationInput{Request: req, PathParams: reqInput.PathParams, Route: route},
@@ -383,7 +384,7 @@ func (a *liveAPI) do(c call) []byte {
 	}
 	in.SetBodyBytes(body)
 	if err := openapi3filter.ValidateResponse(ctx, in); err != nil {
-		a.t.Errorf("%s %s: the %d response does not match openapi.json: %v\nbody: %s", c.method, c.path, resp.StatusCode, err, truncate(string(body), 2000))
+		a.t.Errorf("%s %s: the %d response does not match openapi.json: %v\nbody: %s", c.method, c.path, resp.StatusCode, err, wire.Truncate(string(body), 2000))
 	}
 	if resp.StatusCode < 300 {
 		a.seen[c.method+" "+c.pattern] = true
@@ -454,7 +455,7 @@ func (a *liveAPI) streamEvents(body []byte) []map[string]any {
 			a.t.Fatalf("stream event %q is not JSON: %v", data, err)
 		}
 		if err := schema.VisitJSON(v); err != nil {
-			a.t.Errorf("stream event does not match StreamEvent: %v\nevent: %s", err, truncate(data, 2000))
+			a.t.Errorf("stream event does not match StreamEvent: %v\nevent: %s", err, wire.Truncate(data, 2000))
 		}
 		events = append(events, v.(map[string]any))
 	}
@@ -465,7 +466,7 @@ func decode[T any](t *testing.T, body []byte) T {
 	t.Helper()
 	var v T
 	if err := json.Unmarshal(body, &v); err != nil {
-		t.Fatalf("body %s: %v", truncate(string(body), 300), err)
+		t.Fatalf("body %s: %v", wire.Truncate(string(body), 300), err)
 	}
 	return v
 }
@@ -611,7 +612,7 @@ func TestOpenAPIResponsesMatchServer(t *testing.T) {
 			map[string]any{"message": "What tea do I like?", "conversation_id": convID, "entity": "drinks", "turns_k": 4, "faq_k": 2, "memory_k": 3}, 200))
 		used := decode[core.ChatResult](t, body).UsedContext
 		if len(used.Turns) == 0 || len(used.Memories) == 0 {
-			t.Errorf("second turn retrieved no turns or memories; the context item shapes were not checked: %s", truncate(string(body), 500))
+			t.Errorf("second turn retrieved no turns or memories; the context item shapes were not checked: %s", wire.Truncate(string(body), 500))
 		}
 		for _, it := range used.Turns {
 			if it.Reason != core.ReasonRecent {

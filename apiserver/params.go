@@ -17,7 +17,7 @@ func intParam(r *request, name string, def int) (int, error) {
 	}
 	v, err := strconv.Atoi(raw)
 	if err != nil {
-		return 0, core.Errorf(core.KindInvalid, "%s: must be an integer, got %q", name, truncate(raw, 40))
+		return 0, core.Errorf(core.KindInvalid, "%s: must be an integer, got %q", name, wire.Truncate(raw, 40))
 	}
 	return v, nil
 }
@@ -38,6 +38,3 @@ func boolParam(r *request, name string) (*bool, error) {
 	}
 	return &v, nil
 }
-
-// truncate shortens s to n runes for an error message.
-func truncate(s string, n int) string { return wire.Truncate(s, n) }
