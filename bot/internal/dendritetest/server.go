@@ -40,9 +40,6 @@ func (s *Server) URL() string { return s.url }
 // ServerName returns the Matrix server name (the part after ':' in user IDs).
 func (s *Server) ServerName() string { return serverName }
 
-// LogPath returns the file receiving dendrite's stdout and stderr.
-func (s *Server) LogPath() string { return s.logPath }
-
 // Start launches a fresh dendrite for t and waits until it serves the client
 // API. It is stopped (process group killed) in t.Cleanup; if the test failed,
 // the tail of the dendrite log is printed first.

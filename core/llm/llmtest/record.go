@@ -115,14 +115,6 @@ func (s *Server) Count() int {
 	return s.count
 }
 
-// Cancelled is the number of requests whose client went away before the
-// reply was complete.
-func (s *Server) Cancelled() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.cancelled
-}
-
 // WaitRequests blocks until at least n requests have arrived, or ctx ends.
 func (s *Server) WaitRequests(ctx context.Context, n int) error {
 	return s.wait(ctx, func() bool { return s.count >= n })
