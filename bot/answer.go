@@ -34,7 +34,10 @@ func (b *Bot) answer(ctx context.Context, evt *event.Event, q question, s roomSe
 	tr.accepted = time.Now()
 	reacted := b.background(ctx, "🧠 reaction", func() { b.react(ctx, evt.RoomID, evt.ID, reactThinking); tr.reacted = time.Now() })
 	stopTyping := b.typing(ctx, evt.RoomID)
-	res, err := b.ask(ctx, evt, q, s)
+	// Who asks, looked up once: the model and the memories name them, and
+	// !ada why says whose question it was.
+	asker := core.Speaker{Name: b.displayName(ctx, evt.RoomID, evt.Sender), UserID: evt.Sender.String()}
+	res, err := b.ask(ctx, evt, q, s, asker)
 	<-reacted
 	if err != nil {
 		stopTyping(ctx)
@@ -59,7 +62,7 @@ func (b *Bot) answer(ctx context.Context, evt *event.Event, q question, s roomSe
 	// The answer is part of the room's context from now on; it is recorded
 	// here rather than from its echo in /sync, which comes later.
 	b.remember(ctx, s, roomMessage{EventID: first, Sender: b.cli.UserID, Text: res.Response, Time: b.now()})
-	b.recordAnswer(ctx, evt, first, res)
+	b.recordAnswer(ctx, evt, q.prompt, asker.Name, first, res)
 	// ✅ and the end of the typing notice finish the answer, but need not
 	// hold the room: its next message gets 🧠 without waiting for them (they
 	// are two homeserver round trips, slow when the homeserver is busy).
@@ -100,7 +103,7 @@ func (b *Bot) recoverBackground(ctx context.Context, name string) {
 // ask reads the question's image, if any, builds the chat request and
 // consumes the event stream. Only a stream that ended with done and a
 // non-blank answer counts.
-func (b *Bot) ask(ctx context.Context, evt *event.Event, q question, s roomSettings) (core.ChatResult, error) {
+func (b *Bot) ask(ctx context.Context, evt *event.Event, q question, s roomSettings, asker core.Speaker) (core.ChatResult, error) {
 	// The room is the memory scope (entity:<room id>): the chat retrieves
 	// the room's memories and the global ones, and what is learned here stays
 	// here. The speaker is named, so that the model knows who asks and the
@@ -109,7 +112,7 @@ func (b *Bot) ask(ctx context.Context, evt *event.Event, q question, s roomSetti
 		Prompt:          q.prompt,
 		ConversationID:  s.ConversationID,
 		Entity:          evt.RoomID.String(),
-		Speaker:         &core.Speaker{Name: b.displayName(ctx, evt.RoomID, evt.Sender), UserID: evt.Sender.String()},
+		Speaker:         &asker,
 		UserTimestamp:   time.UnixMilli(evt.Timestamp),
 		Store:           b.storageOn(s),
 		ContextMessages: b.contextFor(ctx, s, evt.ID),

@@ -95,7 +95,7 @@ func (b *Bot) runCommand(ctx context.Context, evt *event.Event, s roomSettings, 
 	}
 	log = log.With("command", strings.Join(path, " "))
 	log.Info("running command")
-	raw := textAfterFields(questionText(evt), 1+len(path))
+	raw := textAfterFields(messageBody(evt), 1+len(path))
 	reply, err := cmd.run(withLogger(ctx, log), &commandEvent{evt: evt, room: s, args: args, raw: raw})
 	if err != nil {
 		log.Error("command failed", "error", err)

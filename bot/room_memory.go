@@ -41,10 +41,9 @@ func roomScope(room id.RoomID) string { return core.EntityScope(room.String()) }
 // stored turns to the Matrix events they came from, so that a redaction
 // deletes them: the question's redaction removes both turns (the answer
 // only exists because of it), the reply's removes the assistant's turn.
-func (b *Bot) recordAnswer(ctx context.Context, question *event.Event, reply id.EventID, res core.ChatResult) {
+func (b *Bot) recordAnswer(ctx context.Context, question *event.Event, prompt, asker string, reply id.EventID, res core.ChatResult) {
 	rt := b.rooms.get(question.RoomID)
-	rt.lastAnswer = &lastAnswer{question: questionText(question), asker: b.displayName(ctx, question.RoomID, question.Sender),
-		at: b.now(), used: res.UsedContext}
+	rt.lastAnswer = &lastAnswer{question: prompt, asker: asker, at: b.now(), used: res.UsedContext}
 	if len(res.TurnIDs) != 2 {
 		return // nothing stored (privacy mode)
 	}
@@ -61,7 +60,8 @@ func (b *Bot) recordAnswer(ctx context.Context, question *event.Event, reply id.
 	}
 }
 
-func questionText(evt *event.Event) string {
+// messageBody is the text of a message event, "" for other events.
+func messageBody(evt *event.Event) string {
 	if c, ok := evt.Content.Parsed.(*event.MessageEventContent); ok {
 		return c.Body
 	}
