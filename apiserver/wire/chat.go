@@ -50,10 +50,14 @@ func (b *ChatRequest) ToCore() (core.ChatRequest, error) {
 	req.ContextMessages = b.ContextMessages
 	req.Speaker = b.Speaker
 	req.AutoMemory = b.AutoMemory
-	for dst, src := range map[*bool]*bool{&req.IncludeThinking: b.IncludeThinking, &req.SaveMemory: b.SaveMemory, &req.Store: b.Store} {
-		if src != nil {
-			*dst = *src
-		}
+	if b.IncludeThinking != nil {
+		req.IncludeThinking = *b.IncludeThinking
+	}
+	if b.SaveMemory != nil {
+		req.SaveMemory = *b.SaveMemory
+	}
+	if b.Store != nil {
+		req.Store = *b.Store
 	}
 	var err error
 	for _, f := range []struct {
