@@ -37,10 +37,9 @@ func (db *DB) KeywordSearch(ctx context.Context, q core.KeywordQuery) ([]core.Ke
 	}
 	// A read connection: keyword searches read only the posting lists of
 	// informative (rare) words and a few rows, and never wait for a write.
-	epoch := db.docs.begin()
-	tx, err := db.read.BeginTx(ctx, nil)
+	tx, epoch, err := db.readSnapshot(ctx)
 	if err != nil {
-		return nil, storeErr(err)
+		return nil, err
 	}
 	defer tx.Rollback()
 	terms, err = db.informativeTerms(ctx, tx, terms)

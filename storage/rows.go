@@ -25,3 +25,15 @@ func queryRows(ctx context.Context, tx *sql.Tx, query string, args []any, fn fun
 	}
 	return storeErr(rows.Err())
 }
+
+// readSnapshot opens a read transaction for a search, with the document
+// cache's epoch taken before it starts: documents loaded in it may be
+// cached only if no write committed since (docCache).
+func (db *DB) readSnapshot(ctx context.Context) (*sql.Tx, uint64, error) {
+	epoch := db.docs.begin()
+	tx, err := db.read.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, 0, storeErr(err)
+	}
+	return tx, epoch, nil
+}

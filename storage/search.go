@@ -95,10 +95,9 @@ func (db *DB) approximateSearch(ctx context.Context, q core.VectorQuery) ([]core
 	if len(rowids) == 0 {
 		return nil, nil
 	}
-	epoch := db.docs.begin()
-	tx, err := db.read.BeginTx(ctx, nil)
+	tx, epoch, err := db.readSnapshot(ctx)
 	if err != nil {
-		return nil, storeErr(err)
+		return nil, err
 	}
 	defer tx.Rollback()
 	// The filter is not repeated in SQL: the code index applied it, and
