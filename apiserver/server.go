@@ -118,6 +118,9 @@ func New(svc Service, deps Deps, cfg Config, log *slog.Logger) *Server {
 func (s *Server) transportError(c *fasthttp.RequestCtx, err error) {
 	var status int
 	var detail string
+	if errors.Is(err, fasthttp.ErrBodyTooLarge) {
+		lingerOnClose(c.Conn())
+	}
 	switch {
 	case errors.Is(err, fasthttp.ErrBodyTooLarge) && isUpload(&c.Request.Header):
 		status = fasthttp.StatusRequestEntityTooLarge
@@ -159,7 +162,7 @@ func (s *Server) bodyLimit(h *fasthttp.RequestHeader) fasthttp.RequestConfig {
 
 // Serve serves on ln until Shutdown.
 func (s *Server) Serve(ln net.Listener) error {
-	return s.http.Serve(ln)
+	return s.http.Serve(lingerListener{ln})
 }
 
 // Shutdown stops accepting requests, cancels running ones (they answer 503
