@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -36,7 +37,7 @@ func BenchmarkBridgeLatency(b *testing.B) {
 	llm.Instant(true)
 	llm.Default(llmtest.Reply{Tokens: []string{"a short ", "answer"}})
 	acct := bottest.RegisterAccount(b, hs, "ada")
-	env := startBot(b, botSettings(hs, llm, acct, b.TempDir(), map[string]string{"LOG_LEVEL": "INFO"}))
+	env := startBot(b, botSettings(hs, llm, acct, b.TempDir(), func(s *botSetup) { s.LogLevel = slog.LevelInfo }))
 
 	const rooms, perRoom, sequential = 20, 5, 100
 	plain := benchRooms(b, hs, acct.UserID, "talker", rooms, false)

@@ -35,7 +35,7 @@ func TestBridgeEncrypted(t *testing.T) {
 	hs := bottest.StartHomeserver(t)
 	llm := llmtest.New(t)
 	acct := bottest.RegisterAccount(t, hs, "ada")
-	bot := startBot(t, botSettings(hs, llm, acct, t.TempDir(), nil))
+	bot := startBot(t, botSettings(hs, llm, acct, t.TempDir()))
 	alice := bottest.NewMember(t, hs, "alice", true)
 	bob := bottest.NewMember(t, hs, "bob", true)
 

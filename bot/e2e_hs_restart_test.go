@@ -20,7 +20,7 @@ func TestBridgeSurvivesHomeserverRestart(t *testing.T) {
 	hs := bottest.StartHomeserver(t)
 	llm := llmtest.New(t)
 	acct := bottest.RegisterAccount(t, hs, "ada")
-	startBot(t, botSettings(hs, llm, acct, t.TempDir(), nil))
+	startBot(t, botSettings(hs, llm, acct, t.TempDir()))
 	alice := bottest.NewMember(t, hs, "alice", false)
 	room := alice.CreateRoom(&mautrix.ReqCreateRoom{Name: "restart", Invite: []id.UserID{acct.UserID}})
 	alice.Wait("bot joins", bottest.MembershipOf(room, acct.UserID, event.MembershipJoin))

@@ -2,7 +2,6 @@ package bot
 
 import (
 	"bytes"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -35,7 +34,7 @@ func TestBridgeImages(t *testing.T) {
 	hs := bottest.StartHomeserver(t)
 	llm := llmtest.New(t)
 	acct := bottest.RegisterAccount(t, hs, "ada")
-	startBot(t, botSettings(hs, llm, acct, t.TempDir(), map[string]string{"OCR_MAX_BYTES": strconv.Itoa(ocrLimit)}))
+	startBot(t, botSettings(hs, llm, acct, t.TempDir(), func(s *botSetup) { s.OCRMaxBytes = ocrLimit }))
 	f := &imageFixture{llm: llm, botID: acct.UserID,
 		alice:   bottest.NewMember(t, hs, "alice", true),
 		bob:     bottest.NewMember(t, hs, "bob", true),

@@ -24,7 +24,7 @@ func TestBridgeRestart(t *testing.T) {
 	llm := llmtest.New(t)
 	acct := bottest.RegisterAccount(t, hs, "ada")
 	dataDir := t.TempDir()
-	settings := botSettings(hs, llm, acct, dataDir, nil)
+	settings := botSettings(hs, llm, acct, dataDir)
 	alice := bottest.NewMember(t, hs, "alice", true)
 
 	first := startBot(t, settings)
@@ -92,7 +92,7 @@ func TestBridgeRestart(t *testing.T) {
 	}
 
 	// A new database (a new device) verifies itself with that key.
-	fresh := botSettings(hs, llm, acct, t.TempDir(), map[string]string{"MATRIX_RECOVERY_KEY": recoveryKey})
+	fresh := botSettings(hs, llm, acct, t.TempDir(), func(s *botSetup) { s.RecoveryKey = recoveryKey })
 	third := startBot(t, fresh)
 	if third.bot.DeviceID() == device {
 		t.Fatalf("a new database should log in as a new device")

@@ -14,7 +14,6 @@ import (
 	"maunium.net/go/mautrix/id"
 
 	"github.com/ada-chat/ada/bot/bottest"
-	"github.com/ada-chat/ada/config"
 	"github.com/ada-chat/ada/core/llm/llmtest"
 	"github.com/ada-chat/ada/storage"
 )
@@ -37,11 +36,11 @@ func newRoomsFixture(t *testing.T) *roomsFixture {
 	hs := bottest.StartHomeserver(t)
 	llm := llmtest.New(t)
 	acct := bottest.RegisterAccount(t, hs, "ada")
-	env := botSettings(hs, llm, acct, t.TempDir(), map[string]string{
-		"ACTIVATION_KEYWORDS":  "hey assistant,robot",
-		"ALLOWED_USERS":        "@member-*:localhost",
-		"NEVER_JOIN_ROOMS":     "#never:localhost",
-		"MAX_CONTEXT_MESSAGES": "5",
+	env := botSettings(hs, llm, acct, t.TempDir(), func(s *botSetup) {
+		s.Keywords = []string{"hey assistant", "robot"}
+		s.AllowedUsers = []string{"@member-*:localhost"}
+		s.NeverJoinRooms = []string{"#never:localhost"}
+		s.MaxContextMessages = 5
 	})
 	f := &roomsFixture{hs: hs, llm: llm, bot: startBot(t, env), botID: acct.UserID}
 	f.alice = bottest.NewMember(t, hs, "member-alice", false)
@@ -399,10 +398,10 @@ func (f *roomsFixture) testSecondBridge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := botSettings(f.hs, f.llm, acct, t.TempDir(), map[string]string{
-		"MATRIX_PASSWORD": "", "MATRIX_ACCESS_TOKEN": acct.AccessToken, "MATRIX_RECOVERY_KEY": key.RecoveryKey(),
-		"ALLOWED_ROOMS": "#only:localhost", "SEND_INTRO_ON_JOIN": "false",
-		"STORE_IN_RAG": "false", "ALLOW_PRIVACY_OPT_OUT": "false",
+	env := botSettings(f.hs, f.llm, acct, t.TempDir(), func(s *botSetup) {
+		s.Password, s.AccessToken, s.RecoveryKey = "", acct.AccessToken, key.RecoveryKey()
+		s.AllowedRooms, s.SendIntro = []string{"#only:localhost"}, false
+		s.StoreInRAG, s.AllowPrivacyOptOut = false, false
 	})
 	two := startBot(t, env)
 	if two.bot.DeviceID() != acct.DeviceID {
@@ -438,17 +437,13 @@ func (f *roomsFixture) testSecondBridge(t *testing.T) {
 // names the setting, instead of retrying forever.
 func (f *roomsFixture) testWrongPassword(t *testing.T) {
 	acct := bottest.RegisterAccount(t, f.hs, "ada-three")
-	env := botSettings(f.hs, f.llm, acct, t.TempDir(), map[string]string{"MATRIX_PASSWORD": "not the password"})
-	cfg, err := config.Load(func(k string) string { return env[k] })
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := storage.Open(t.Context(), cfg.DBPath())
+	env := botSettings(f.hs, f.llm, acct, t.TempDir(), func(s *botSetup) { s.Password = "not the password" })
+	db, err := storage.Open(t.Context(), env.dbPath())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	b, err := New(OptionsFromConfig(cfg, "test"), Deps{Backend: NewCoreBackend(nil, nil), DB: db.Writer(), State: db.Bridge()})
+	b, err := New(env.Options, Deps{Backend: NewCoreBackend(nil, nil), DB: db.Writer(), State: db.Bridge()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -13,7 +14,6 @@ import (
 	"maunium.net/go/mautrix/id"
 
 	"github.com/ada-chat/ada/bot/bottest"
-	"github.com/ada-chat/ada/config"
 	"github.com/ada-chat/ada/core"
 	"github.com/ada-chat/ada/core/embed"
 	"github.com/ada-chat/ada/core/llm/llmtest"
@@ -58,16 +58,15 @@ func (c *testClock) Set(offset time.Duration) {
 	c.offset = offset
 }
 
-// botEnv is a running bridge built the way cmd/ada builds it: settings parsed
-// by config.Load from environment variables, the real SQLite store, the real
-// core with the Ollama client pointed at the scripted fake LLM, and
-// bot.OptionsFromConfig + bot.New + Run.
+// botEnv is a running bridge built the way cmd/ada builds it: the real
+// SQLite store, the real core with the Ollama client pointed at the scripted
+// fake LLM, and bot.New + Run. (How cmd/ada maps the settings onto Options is
+// tested there.)
 type botEnv struct {
 	t      testing.TB
-	cfg    *config.Config
 	db     *storage.DB
 	svc    *core.Service
-	ocr    *ocr.Extractor // OCR_MAX_BYTES and TESSERACT_* from the settings
+	ocr    *ocr.Extractor
 	bot    *Bot
 	clock  *testClock
 	logs   *syncBuffer
@@ -75,39 +74,41 @@ type botEnv struct {
 	done   chan error
 }
 
-// botSettings are the environment variables of a test bridge; extra wins.
-func botSettings(hs *bottest.Homeserver, llm *llmtest.Server, acct bottest.Account, dataDir string, extra map[string]string) map[string]string {
-	env := map[string]string{
-		"DATA_DIR":            dataDir,
-		"LOG_LEVEL":           "DEBUG",
-		"LLM_BACKEND":         "ollama",
-		"LLM_BASE_URL":        llm.URL(),
-		"LLM_MODEL":           llmtest.ModelName,
-		"EMBED_BACKEND":       "hash",
-		"RAG_SUMMARY_EVERY_N": "100", // no background summaries eating scripted replies
-		"MATRIX_HOMESERVER":   hs.URL(),
-		"MATRIX_USER_ID":      acct.UserID.String(),
-		"MATRIX_PASSWORD":     acct.Password,
-		"BOT_DISPLAY_NAME":    "Ada",
+// botSetup is a test bridge: its options, and the settings of what the
+// harness wires around it.
+type botSetup struct {
+	Options
+	LogLevel      slog.Level
+	LLMURL        string
+	OCRMaxBytes   int64
+	SummaryEveryN int
+}
+
+// dbPath is the bridge's database in its DATA_DIR, as in cmd/ada.
+func (s botSetup) dbPath() string { return filepath.Join(s.DataDir, "ada.db") }
+
+// botSettings is a test bridge with the default options, logged in with
+// acct's password; each change then adjusts it.
+func botSettings(hs *bottest.Homeserver, llm *llmtest.Server, acct bottest.Account, dataDir string, change ...func(*botSetup)) botSetup {
+	s := botSetup{Options: DefaultOptions(), LogLevel: slog.LevelDebug, LLMURL: llm.URL(), OCRMaxBytes: 10 << 20,
+		SummaryEveryN: 100} // no background summaries eating scripted replies
+	s.Homeserver, s.UserID, s.Password = hs.URL(), acct.UserID.String(), acct.Password
+	s.DataDir, s.Version = dataDir, "test-version"
+	for _, c := range change {
+		c(&s)
 	}
-	for k, v := range extra {
-		env[k] = v
-	}
-	return env
+	return s
 }
 
 // startBot runs a bridge with the given settings until the test ends (or
 // stop is called), and waits until it has caught up.
-func startBot(t testing.TB, env map[string]string) *botEnv {
+func startBot(t testing.TB, s botSetup) *botEnv {
 	t.Helper()
-	cfg, err := config.Load(func(k string) string { return env[k] })
-	if err != nil {
-		t.Fatalf("config: %v", err)
-	}
-	e := &botEnv{t: t, cfg: cfg, clock: &testClock{}, logs: &syncBuffer{}, done: make(chan error, 1)}
-	log := slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	e := &botEnv{t: t, clock: &testClock{}, logs: &syncBuffer{}, done: make(chan error, 1)}
+	log := slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: s.LogLevel}))
 	ctx := context.Background()
-	if e.db, err = storage.Open(ctx, cfg.DBPath()); err != nil {
+	var err error
+	if e.db, err = storage.Open(ctx, s.dbPath()); err != nil {
 		t.Fatalf("storage: %v", err)
 	}
 	emb := embed.Hash{}
@@ -115,11 +116,11 @@ func startBot(t testing.TB, env map[string]string) *botEnv {
 		t.Fatalf("embedder: %v", err)
 	}
 	opts := core.DefaultOptions()
-	opts.SummaryEveryN = cfg.RAGSummaryEveryN
-	llm := ollama.New(ollama.Options{BaseURL: cfg.LLMBaseURL, Model: cfg.LLMModel})
+	opts.SummaryEveryN = s.SummaryEveryN
+	llm := ollama.New(ollama.Options{BaseURL: s.LLMURL, Model: llmtest.ModelName})
 	e.svc = core.New(core.Deps{Store: e.db, Embedder: emb, LLM: llm, Logger: log, Now: e.clock.Now}, opts)
-	e.ocr = ocr.New(ocr.Options{Binary: cfg.TesseractPath, Languages: cfg.TesseractLang, MaxBytes: cfg.OCRMaxBytes})
-	e.bot, err = New(OptionsFromConfig(cfg, "test-version"), Deps{
+	e.ocr = ocr.New(ocr.Options{Binary: "tesseract", Languages: "eng", MaxBytes: s.OCRMaxBytes})
+	e.bot, err = New(s.Options, Deps{
 		Backend: NewCoreBackend(e.svc, e.ocr), DB: e.db.Writer(), State: e.db.Bridge(),
 		Retention: e.svc, Logger: log, Now: e.clock.Now,
 	})

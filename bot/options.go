@@ -6,12 +6,11 @@ import (
 	"log/slog"
 	"net/http"
 	"time"
-
-	"github.com/ada-chat/ada/config"
 )
 
-// Options are the bridge's settings. OptionsFromConfig fills them from the
-// parsed configuration; tests use the same function.
+// Options are the bridge's settings. cmd/ada maps them from the parsed
+// configuration; DefaultOptions holds the documented defaults, and a test in
+// cmd/ada keeps the two in step.
 type Options struct {
 	Homeserver  string
 	UserID      string
@@ -48,20 +47,16 @@ type Options struct {
 	DataDir string
 }
 
-// OptionsFromConfig maps the parsed settings onto the bridge's options.
-func OptionsFromConfig(c *config.Config, version string) Options {
+// DefaultOptions are the bridge's settings when none is given (the defaults
+// of .env.example), without an account.
+func DefaultOptions() Options {
 	return Options{
-		Homeserver: c.MatrixHomeserver, UserID: c.MatrixUserID,
-		AccessToken: c.MatrixAccessToken, Password: c.MatrixPassword, RecoveryKey: c.MatrixRecoveryKey,
-		DisplayName:  c.BotDisplayName,
-		AllowedRooms: c.AllowedRooms, NeverJoinRooms: c.NeverJoinRooms, AllowedUsers: c.AllowedUsers,
-		RespondToMentions: c.RespondToMentions, RespondToDMs: c.RespondToDMs,
-		RespondToDisplayName: c.RespondToDisplayName, RespondToKeywords: c.RespondToKeywords,
-		Keywords:           c.ActivationKeywords,
-		MaxContextMessages: c.MaxContextMessages, StoreInRAG: c.StoreInRAG,
-		AllowPrivacyOptOut: c.AllowPrivacyOptOut, RetentionDays: c.DataRetentionDays,
-		SendIntro: c.SendIntroOnJoin, Workers: c.BotWorkers,
-		ChatTimeout: c.RequestTimeout, RetentionEvery: time.Hour, Version: version, DataDir: c.DataDir,
+		DisplayName:       "Ada",
+		RespondToMentions: true, RespondToDMs: true, RespondToDisplayName: true, RespondToKeywords: true,
+		Keywords:           []string{"ada", "hey ada"},
+		MaxContextMessages: 10, StoreInRAG: true, AllowPrivacyOptOut: true, RetentionDays: 90,
+		SendIntro: true, Workers: 4,
+		ChatTimeout: 5 * time.Minute, RetentionEvery: time.Hour,
 	}
 }
 

@@ -18,7 +18,7 @@ func TestBridgeSignsBeforeASlot(t *testing.T) {
 	hs := bottest.StartHomeserver(t)
 	llm := llmtest.New(t)
 	acct := bottest.RegisterAccount(t, hs, "ada")
-	startBot(t, botSettings(hs, llm, acct, t.TempDir(), map[string]string{"BOT_WORKERS": "1", "SEND_INTRO_ON_JOIN": "false"}))
+	startBot(t, botSettings(hs, llm, acct, t.TempDir(), func(s *botSetup) { s.Workers, s.SendIntro = 1, false }))
 	alice := bottest.NewMember(t, hs, "alice", false)
 	busy, waiting := dmWith(alice, acct.UserID), dmWith(alice, acct.UserID)
 
