@@ -31,7 +31,7 @@ func codeOf(b []byte) (c code) {
 // codeIndex holds every document's binary code in memory, with the fields a
 // vector search filters on, so that a search scans the codes with popcounts
 // instead of running sqlite-vec's KNN (whose top-k selection is O(n·k)) on a
-// connection with a warm page cache. It is loaded from documents_vec at
+// connection with a warm page cache. It is loaded from documents_codes at
 // Open, which stays the durable store, and follows every committed write:
 // a write transaction records its changes (writeTx) and they reach the index
 // only after the commit, so a rolled-back transaction leaves it untouched.
@@ -124,42 +124,57 @@ func (x *codeIndex) len() int {
 	return len(x.rowids)
 }
 
-// load reads every code from documents_vec.
+// load reads every code from documents_codes, in one pass over that table
+// (about 300 bytes a document), straight into the index.
 func (x *codeIndex) load(ctx context.Context, pool *sql.DB) error {
-	rows, err := pool.QueryContext(ctx, "SELECT rowid, doc_type, scope, coalesce(conversation_id, ''), embedding FROM documents_vec")
+	var n int
+	if err := pool.QueryRowContext(ctx, "SELECT count(*) FROM documents_codes").Scan(&n); err != nil {
+		return storeErr(err)
+	}
+	rows, err := pool.QueryContext(ctx, "SELECT rowid, doc_type, scope, conversation_id, code FROM documents_codes")
 	if err != nil {
 		return storeErr(err)
 	}
 	defer rows.Close()
-	var ops []codeOp
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.heads = make([][headWords]uint64, 0, n)
+	x.codes = make([]code, 0, n)
+	x.rowids = make([]int64, 0, n)
+	x.types = make([]uint32, 0, n)
+	x.scopes = make([]uint32, 0, n)
+	x.convs = make([]uint32, 0, n)
+	x.pos = make(map[int64]int, n)
+	// RawBytes: the strings are interned, and the code is copied into
+	// the index, so nothing is allocated per row.
+	var rowid int64
+	var typ, scope, conv, emb sql.RawBytes
 	for rows.Next() {
-		var op codeOp
-		var emb []byte
-		if err := rows.Scan(&op.rowid, &op.typ, &op.scope, &op.conversationID, &emb); err != nil {
+		if err := rows.Scan(&rowid, &typ, &scope, &conv, &emb); err != nil {
 			return storeErr(err)
 		}
 		if len(emb) != codeBits/8 {
-			return core.Errorf(core.KindInternal, "documents_vec row %d: code of %d bytes, want %d", op.rowid, len(emb), codeBits/8)
+			return core.Errorf(core.KindInternal, "documents_codes row %d: code of %d bytes, want %d", rowid, len(emb), codeBits/8)
 		}
-		op.code = codeOf(emb)
-		ops = append(ops, op)
+		c := codeOf(emb)
+		x.pos[rowid] = len(x.rowids)
+		x.heads = append(x.heads, [headWords]uint64(c[:headWords]))
+		x.codes = append(x.codes, c)
+		x.rowids = append(x.rowids, rowid)
+		x.types = append(x.types, x.internBytes(typ))
+		x.scopes = append(x.scopes, x.internBytes(scope))
+		x.convs = append(x.convs, x.internBytes(conv))
 	}
-	if err := rows.Err(); err != nil {
-		return storeErr(err)
+	return storeErr(rows.Err())
+}
+
+// internBytes is intern for a string held in b, without copying it when
+// it is already known.
+func (x *codeIndex) internBytes(b []byte) uint32 {
+	if id, ok := x.names[string(b)]; ok {
+		return id
 	}
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	x.heads = make([][headWords]uint64, 0, len(ops))
-	x.codes = make([]code, 0, len(ops))
-	x.rowids = make([]int64, 0, len(ops))
-	x.types = make([]uint32, 0, len(ops))
-	x.scopes = make([]uint32, 0, len(ops))
-	x.convs = make([]uint32, 0, len(ops))
-	x.pos = make(map[int64]int, len(ops))
-	for i := range ops {
-		x.applyOne(&ops[i])
-	}
-	return nil
+	return x.intern(string(b))
 }
 
 // codeFilter is the part of a query the index filters on.
@@ -316,6 +331,54 @@ type writeTx struct {
 	// cascadeReason, if set, is the history reason of the memories deleted
 	// because their sources went (core.Change.Reason).
 	cascadeReason string
+	// prepared are the writer's statements prepared at Open (DB.prepared);
+	// stmts, those bound to this transaction so far, by query.
+	prepared map[string]*sql.Stmt
+	stmts    map[string]*sql.Stmt
+}
+
+// stmt returns query as a statement of tx, prepared once per store when it
+// is one of the writer's (preparedSQL), once per transaction otherwise.
+// Preparing the insert of a document compiled its FTS5 trigger too: that
+// and the other statements of a write, prepared afresh for every document,
+// were a third of an insert's time (BenchmarkPut, pprof).
+func (tx *writeTx) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	if s, ok := tx.stmts[query]; ok {
+		return s, nil
+	}
+	var s *sql.Stmt
+	if p := tx.prepared[query]; p != nil {
+		s = tx.StmtContext(ctx, p)
+	} else {
+		var err error
+		if s, err = tx.PrepareContext(ctx, query); err != nil {
+			return nil, err
+		}
+	}
+	if tx.stmts == nil {
+		tx.stmts = make(map[string]*sql.Stmt)
+	}
+	tx.stmts[query] = s
+	return s, nil
+}
+
+// exec runs a statement in tx (see stmt).
+func (tx *writeTx) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	s, err := tx.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return s.ExecContext(ctx, args...)
+}
+
+// queryRow runs a query for one row in tx (see stmt).
+func (tx *writeTx) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
+	s, err := tx.stmt(ctx, query)
+	if err != nil {
+		// A *sql.Row carrying err: Scan returns it.
+		return tx.QueryRowContext(ctx, query, args...)
+	}
+	return s.QueryRowContext(ctx, args...)
 }
 
 func (tx *writeTx) insertedCode(rowid int64, typ, scope, conversationID string, c []byte) {

@@ -41,7 +41,7 @@ func (x *codeIndex) snapshot() map[int64]indexRow {
 	return out
 }
 
-// checkIndex: the in-memory index holds exactly documents_vec, and vector
+// checkIndex: the in-memory index holds exactly documents_codes, and vector
 // searches give what an exact scan gives (the stores here are smaller than
 // the candidate count, so the two must agree exactly).
 func checkIndex(t *testing.T, db *DB, queries []string) {
@@ -53,11 +53,11 @@ func checkIndex(t *testing.T, db *DB, queries []string) {
 	}
 	got, want := db.codes.snapshot(), fresh.snapshot()
 	if len(got) != len(want) {
-		t.Fatalf("index holds %d codes, documents_vec %d", len(got), len(want))
+		t.Fatalf("index holds %d codes, documents_codes %d", len(got), len(want))
 	}
 	for r, w := range want {
 		if got[r] != w {
-			t.Fatalf("rowid %d: index %+v, documents_vec %+v", r, got[r].typ, w.typ)
+			t.Fatalf("rowid %d: index %+v, documents_codes %+v", r, got[r].typ, w.typ)
 		}
 	}
 	var docs int
@@ -181,16 +181,19 @@ func TestCodeIndexIgnoresRolledBackWrites(t *testing.T) {
 	}
 	before := db.codes.snapshot()
 	failed := errors.New("failed half-way")
-	err := db.inTx(ctx, func(tx *writeTx) error {
+	b.Embedding = embed.HashVector("Sam likes pie")
+	put, err := encodeDocuments([]core.Document{b, memoryDoc("Sam likes biscuits", core.ScopeGlobal, 3)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.inTx(ctx, func(tx *writeTx) error {
 		if err := deleteByID(ctx, tx, a.ID, ""); err != nil {
 			return err
 		}
-		b.Embedding = embed.HashVector("Sam likes pie")
-		if err := putDocument(ctx, tx, b); err != nil {
-			return err
-		}
-		if err := putDocument(ctx, tx, memoryDoc("Sam likes biscuits", core.ScopeGlobal, 3)); err != nil {
-			return err
+		for i := range put {
+			if err := putDocument(ctx, tx, &put[i]); err != nil {
+				return err
+			}
 		}
 		if len(tx.codes) != 4 {
 			t.Errorf("the transaction recorded %d changes, want 4", len(tx.codes))

@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/ada-chat/ada/core"
 )
@@ -31,10 +33,9 @@ func (db *DB) Put(ctx context.Context, docs ...core.Document) error {
 // Apply makes the deletions, insertions and history entries of c in one
 // transaction. A missing id to delete is skipped: it is already gone.
 func (db *DB) Apply(ctx context.Context, c core.Change) error {
-	for _, d := range c.Put {
-		if err := core.Schemas().Validate(d); err != nil {
-			return err
-		}
+	put, err := encodeDocuments(c.Put)
+	if err != nil {
+		return err
 	}
 	return db.inTx(ctx, func(tx *writeTx) error {
 		tx.cascadeReason = c.Reason
@@ -43,8 +44,8 @@ func (db *DB) Apply(ctx context.Context, c core.Change) error {
 				return err
 			}
 		}
-		for _, d := range c.Put {
-			if err := putDocument(ctx, tx, d); err != nil {
+		for i := range put {
+			if err := putDocument(ctx, tx, &put[i]); err != nil {
 				return err
 			}
 		}
@@ -61,13 +62,79 @@ func (db *DB) Apply(ctx context.Context, c core.Change) error {
 	})
 }
 
-// putDocument inserts d, replacing a document with the same id. sqlite-vec
-// v0.1.6 cannot INSERT OR REPLACE an existing key, so a replaced document
-// is deleted first (without cascading: it comes back at once) and gets a
-// new rowid.
-func putDocument(ctx context.Context, tx *writeTx, d core.Document) error {
+// encodedDoc is a document ready to be written: its metadata as JSON, its
+// embedding as a blob and its binary code.
+type encodedDoc struct {
+	core.Document
+	meta      string
+	embedding []byte
+	code      []byte
+}
+
+// parallelEncodeMin is the number of documents from which encodeDocuments
+// spreads its work over the cores.
+const parallelEncodeMin = 16
+
+// encodeDocuments validates docs and encodes them, before the write
+// transaction: quantising a vector (about 20 µs) and encoding it and its
+// metadata need no lock, and a batch is spread over the cores. Inside the
+// transaction, with the write lock held, a document then costs its rows
+// only (BenchmarkPut).
+func encodeDocuments(docs []core.Document) ([]encodedDoc, error) {
+	out := make([]encodedDoc, len(docs))
+	encode := func(lo, hi int) error {
+		for i := lo; i < hi; i++ {
+			d := docs[i]
+			if err := core.Schemas().Validate(d); err != nil {
+				return err
+			}
+			d.Meta.Timestamp = d.Meta.Timestamp.UTC()
+			meta, err := json.Marshal(d.Meta)
+			if err != nil {
+				return core.Wrap(core.KindInternal, err, "encode metadata")
+			}
+			out[i] = encodedDoc{Document: d, meta: string(meta), embedding: encodeFloats(d.Embedding), code: quantize(d.Embedding)}
+		}
+		return nil
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(docs)/(parallelEncodeMin/2))
+	if workers < 2 {
+		return out, encode(0, len(docs))
+	}
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[w] = encode(w*len(docs)/workers, (w+1)*len(docs)/workers)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs { // the first document's error, as in order
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// The statements of a document's write, prepared once on the writer (see
+// writeTx.exec).
+const (
+	selectRowidByIDSQL = "SELECT rowid FROM documents WHERE id = ?"
+	insertSourceSQL    = "INSERT OR IGNORE INTO memory_sources (source_id, memory_id) VALUES (?, ?)"
+	deleteCodeSQL      = "DELETE FROM documents_codes WHERE rowid = ?"
+	deleteDocumentSQL  = "DELETE FROM documents WHERE rowid = ?"
+	selectRowidTypeSQL = "SELECT rowid, type FROM documents WHERE id = ?"
+)
+
+// putDocument inserts d, replacing a document with the same id. A replaced
+// document is deleted first (without cascading: it comes back at once) and
+// gets a new rowid.
+func putDocument(ctx context.Context, tx *writeTx, d *encodedDoc) error {
 	var rowid int64
-	err := tx.QueryRowContext(ctx, "SELECT rowid FROM documents WHERE id = ?", d.ID).Scan(&rowid)
+	err := tx.queryRow(ctx, selectRowidByIDSQL, d.ID).Scan(&rowid)
 	switch {
 	case err == nil:
 		if err := deleteRowids(ctx, tx, []int64{rowid}, false); err != nil {
@@ -79,15 +146,10 @@ func putDocument(ctx context.Context, tx *writeTx, d core.Document) error {
 	return insertDocument(ctx, tx, d)
 }
 
-func insertDocument(ctx context.Context, tx *writeTx, d core.Document) error {
-	d.Meta.Timestamp = d.Meta.Timestamp.UTC()
-	meta, err := json.Marshal(d.Meta)
-	if err != nil {
-		return core.Wrap(core.KindInternal, err, "encode metadata")
-	}
-	res, err := tx.ExecContext(ctx, insertDocumentSQL, d.ID, string(d.Meta.Type), d.Meta.Scope,
+func insertDocument(ctx context.Context, tx *writeTx, d *encodedDoc) error {
+	res, err := tx.exec(ctx, insertDocumentSQL, d.ID, string(d.Meta.Type), d.Meta.Scope,
 		nullable(d.Meta.ConversationID), nullable(d.Meta.RoomID), d.Meta.Timestamp.UnixNano(),
-		d.Text, string(meta), encodeFloats(d.Embedding))
+		d.Text, d.meta, d.embedding)
 	if err != nil {
 		return storeErr(err)
 	}
@@ -95,15 +157,14 @@ func insertDocument(ctx context.Context, tx *writeTx, d core.Document) error {
 	if err != nil {
 		return storeErr(err)
 	}
-	c := quantize(d.Embedding)
-	_, err = tx.ExecContext(ctx, insertVectorSQL, rowid, string(d.Meta.Type), d.Meta.Scope,
-		d.Meta.ConversationID, c)
+	_, err = tx.exec(ctx, insertCodeSQL, rowid, string(d.Meta.Type), d.Meta.Scope,
+		d.Meta.ConversationID, d.code)
 	if err != nil {
 		return storeErr(err)
 	}
-	tx.insertedCode(rowid, string(d.Meta.Type), d.Meta.Scope, d.Meta.ConversationID, c)
+	tx.insertedCode(rowid, string(d.Meta.Type), d.Meta.Scope, d.Meta.ConversationID, d.code)
 	for _, src := range d.Meta.SourceIDs {
-		if _, err := tx.ExecContext(ctx, "INSERT OR IGNORE INTO memory_sources (source_id, memory_id) VALUES (?, ?)", src, d.ID); err != nil {
+		if _, err := tx.exec(ctx, insertSourceSQL, src, d.ID); err != nil {
 			return storeErr(err)
 		}
 	}
@@ -135,7 +196,7 @@ func (db *DB) Delete(ctx context.Context, id string, t core.DocType) error {
 func deleteByID(ctx context.Context, tx *writeTx, id string, t core.DocType) error {
 	var rowid int64
 	var typ string
-	err := tx.QueryRowContext(ctx, "SELECT rowid, type FROM documents WHERE id = ?", id).Scan(&rowid, &typ)
+	err := tx.queryRow(ctx, selectRowidTypeSQL, id).Scan(&rowid, &typ)
 	if errors.Is(err, sql.ErrNoRows) || (err == nil && t != "" && typ != string(t)) {
 		what := "document"
 		if t != "" {
@@ -187,17 +248,16 @@ func (db *DB) Replace(ctx context.Context, f core.Filter, docs ...core.Document)
 	if where, _ := filterSQL(f); where == "" {
 		return core.Errorf(core.KindInternal, "replace needs a filter")
 	}
-	for _, d := range docs {
-		if err := core.Schemas().Validate(d); err != nil {
-			return err
-		}
+	put, err := encodeDocuments(docs)
+	if err != nil {
+		return err
 	}
 	return db.inTx(ctx, func(tx *writeTx) error {
 		if _, err := deleteMatching(ctx, tx, f); err != nil {
 			return err
 		}
-		for _, d := range docs {
-			if err := putDocument(ctx, tx, d); err != nil {
+		for i := range put {
+			if err := putDocument(ctx, tx, &put[i]); err != nil {
 				return err
 			}
 		}

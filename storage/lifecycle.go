@@ -34,10 +34,10 @@ func deleteRowids(ctx context.Context, tx *writeTx, rowids []int64, cascade bool
 		}
 	}
 	for _, r := range rowids {
-		if _, err := tx.ExecContext(ctx, "DELETE FROM documents_vec WHERE rowid = ?", r); err != nil {
+		if _, err := tx.exec(ctx, deleteCodeSQL, r); err != nil {
 			return storeErr(err)
 		}
-		if _, err := tx.ExecContext(ctx, "DELETE FROM documents WHERE rowid = ?", r); err != nil {
+		if _, err := tx.exec(ctx, deleteDocumentSQL, r); err != nil {
 			return storeErr(err)
 		}
 		tx.deletedCode(r)

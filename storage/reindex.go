@@ -109,11 +109,8 @@ func rewriteVectors(ctx context.Context, tx *writeTx, rows []reindexRow, vecs []
 		if _, err := tx.ExecContext(ctx, "UPDATE documents SET embedding = ? WHERE rowid = ?", encodeFloats(vecs[i]), r.rowid); err != nil {
 			return storeErr(err)
 		}
-		if _, err := tx.ExecContext(ctx, "DELETE FROM documents_vec WHERE rowid = ?", r.rowid); err != nil {
-			return storeErr(err)
-		}
 		c := quantize(vecs[i])
-		if _, err := tx.ExecContext(ctx, insertVectorSQL, r.rowid, r.docType, r.scope, r.conversationID.String, c); err != nil {
+		if _, err := tx.ExecContext(ctx, "UPDATE documents_codes SET code = ? WHERE rowid = ?", c, r.rowid); err != nil {
 			return storeErr(err)
 		}
 		tx.insertedCode(r.rowid, r.docType, r.scope, r.conversationID.String, c)

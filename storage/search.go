@@ -52,18 +52,10 @@ func candidateCount(k int) int {
 	return max(minCandidates, k*rescoreFactor)
 }
 
-// vecShards is the number of shards of each documents_vec partition, a
-// partition key drawn at random when a code is written. It served
-// sqlite-vec's KNN (whose top-k selection costs k passes over a chunk, so
-// four KNNs of k/4 cost a quarter of one of k); searches now scan the
-// in-memory codeIndex, and the shard is kept so that the schema and the
-// durable store stay as they are.
-const vecShards = 4
-
-// insertVectorSQL writes a document's code. Its arguments are the rowid,
-// type, scope, conversation id and code.
-var insertVectorSQL = fmt.Sprintf(`INSERT INTO documents_vec (rowid, shard, doc_type, scope, conversation_id, embedding)
-	VALUES (?, abs(random() %% %d), ?, ?, ?, vec_bit(?))`, vecShards)
+// insertCodeSQL writes a document's code (documents_codes, the durable
+// store of the codeIndex). Its arguments are the rowid, type, scope,
+// conversation id and code.
+const insertCodeSQL = `INSERT INTO documents_codes (rowid, doc_type, scope, conversation_id, code) VALUES (?, ?, ?, ?, ?)`
 
 // exactSearch scores every document of q's filter and loads the q.K
 // nearest. SQLite computes the distances and keeps the best q.K (see

@@ -67,13 +67,13 @@ func TestCodeDistanceEstimatesTheAngle(t *testing.T) {
 	}
 }
 
-// Every document is found by its own vector, whichever shard it is in, and
-// after a reindex rewrote the codes.
-func TestSearchFindsEveryShard(t *testing.T) {
+// Every document is found by its own vector, and after a reindex rewrote
+// the codes.
+func TestSearchFindsEveryDocument(t *testing.T) {
 	ctx := context.Background()
 	db := openTestDB(t)
 	var docs []core.Document
-	for i := range 4 * vecShards {
+	for i := range 16 {
 		docs = append(docs, memoryDoc(fmt.Sprintf("memory number %d about topic %d", i, i*7), core.ScopeGlobal, 3))
 	}
 	if err := db.Put(ctx, docs...); err != nil {

@@ -35,13 +35,21 @@ type DB struct {
 	// writeMu serialises write transactions with their code index updates.
 	writeMu sync.Mutex
 	// codes is the in-memory index of the binary codes that vector searches
-	// scan, in step with documents_vec (see codeIndex).
+	// scan, in step with documents_codes (see codeIndex).
 	codes *codeIndex
 	// docs keeps the documents searches returned lately (see docCache).
 	docs *docCache
 	// terms remembers how common keyword query terms are (see termCounts).
 	terms termCounts
+	// prepared are the statements of a document's write, prepared once on
+	// the writer (see writeTx.stmt).
+	prepared map[string]*sql.Stmt
 }
+
+// preparedSQL are the statements prepared at Open: those that run once per
+// document written or deleted.
+var preparedSQL = []string{selectRowidByIDSQL, insertDocumentSQL, insertCodeSQL, insertSourceSQL,
+	deleteCodeSQL, deleteDocumentSQL, selectRowidTypeSQL}
 
 var _ core.Store = (*DB)(nil)
 
@@ -86,13 +94,22 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		return nil, err
 	}
 	read.SetMaxOpenConns(8)
-	db := &DB{path: path, write: write, read: read, codes: newCodeIndex(), docs: newDocCache()}
+	db := &DB{path: path, write: write, read: read, codes: newCodeIndex(), docs: newDocCache(),
+		prepared: make(map[string]*sql.Stmt, len(preparedSQL))}
 	if err := db.Ping(ctx); err != nil {
 		db.Close()
 		return nil, err
 	}
+	for _, q := range preparedSQL {
+		s, err := write.PrepareContext(ctx, q)
+		if err != nil {
+			db.Close()
+			return nil, fmt.Errorf("open %s: prepare %q: %w", path, q, err)
+		}
+		db.prepared[q] = s
+	}
 	// Loaded on the writer, before any write can be made through db, so
-	// that the index and documents_vec start from the same state.
+	// that the index and documents_codes start from the same state.
 	if err := db.codes.load(ctx, db.write); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open %s: load vector codes: %w", path, err)
@@ -102,6 +119,9 @@ func Open(ctx context.Context, path string) (*DB, error) {
 
 // Close closes both pools.
 func (db *DB) Close() error {
+	for _, s := range db.prepared {
+		s.Close()
+	}
 	return errors.Join(db.read.Close(), db.write.Close())
 }
 
@@ -139,7 +159,7 @@ func (db *DB) inTx(ctx context.Context, fn func(*writeTx) error) error {
 		return storeErr(err)
 	}
 	defer sqlTx.Rollback()
-	tx := &writeTx{Tx: sqlTx}
+	tx := &writeTx{Tx: sqlTx, prepared: db.prepared}
 	if err := fn(tx); err != nil {
 		return storeErr(err)
 	}

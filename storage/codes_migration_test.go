@@ -1,0 +1,105 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	sqlite_vec "github.com/asg017/sqlite-vec-go-bindings/cgo"
+
+	"github.com/ada-chat/ada/core"
+)
+
+// A store of schema version 5 kept its codes in the documents_vec vec0
+// table. Migration 6 moves them to documents_codes: the store opens with
+// every code, type, scope and conversation as they were, searches find
+// every document, and documents_vec is gone.
+func TestMigrationMovesCodesOutOfVec0(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "ada.db")
+	registerVec.Do(sqlite_vec.Auto)
+	old, err := sql.Open("sqlite3", dsn(path, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	old.SetMaxOpenConns(1)
+	ms, err := loadMigrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range ms[:5] {
+		if err := applyMigration(ctx, old, m); err != nil {
+			t.Fatalf("%s: %v", m.name, err)
+		}
+	}
+	// Documents written as version 5 wrote them (storage/documents.go at
+	// that version): memories, global and of a conversation.
+	conv := core.NewConversationID()
+	docs := make([]core.Document, 40)
+	for i := range docs {
+		docs[i] = memoryDoc(fmt.Sprintf("old memory %d about the garden and the %d cats", i, i), core.ScopeGlobal, 3)
+		if i%2 == 1 {
+			docs[i].Meta.Scope, docs[i].Meta.ConversationID = "entity:sam", conv
+		}
+	}
+	enc, err := encodeDocuments(docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, d := range enc {
+		res, err := old.ExecContext(ctx, insertDocumentSQL, d.ID, string(d.Meta.Type), d.Meta.Scope, nullable(d.Meta.ConversationID),
+			nil, d.Meta.Timestamp.UnixNano(), d.Text, d.meta, d.embedding)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rowid, _ := res.LastInsertId()
+		if _, err := old.ExecContext(ctx, `INSERT INTO documents_vec (rowid, shard, doc_type, scope, conversation_id, embedding)
+			VALUES (?, ?, ?, ?, ?, vec_bit(?))`, rowid, i%4, string(d.Meta.Type), d.Meta.Scope, d.Meta.ConversationID, d.code); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := old.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	got := db.codes.snapshot()
+	if len(got) != len(docs) {
+		t.Fatalf("%d codes after the migration, want %d", len(got), len(docs))
+	}
+	for _, d := range enc {
+		var rowid int64
+		if err := db.read.QueryRowContext(ctx, "SELECT rowid FROM documents WHERE id = ?", d.ID).Scan(&rowid); err != nil {
+			t.Fatal(err)
+		}
+		want := indexRow{typ: string(d.Meta.Type), scope: d.Meta.Scope, conv: d.Meta.ConversationID, code: codeOf(d.code)}
+		if got[rowid] != want {
+			t.Fatalf("%s: index row %+v, want %+v", d.ID, got[rowid].typ, want.typ)
+		}
+	}
+	for _, d := range docs {
+		hits, err := db.Search(ctx, core.VectorQuery{Filter: core.Filter{Type: d.Meta.Type, ConversationID: d.Meta.ConversationID},
+			Vector: d.Embedding, K: 1})
+		if err != nil || len(hits) != 1 || hits[0].ID != d.ID {
+			t.Fatalf("search for %q: %+v, %v", d.Text, hits, err)
+		}
+	}
+	var n int
+	if err := db.read.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master WHERE name LIKE 'documents_vec%'").Scan(&n); err != nil || n != 0 {
+		t.Fatalf("%d documents_vec tables left (%v)", n, err)
+	}
+	// And the store keeps working: a deletion and a new document.
+	if err := db.Delete(ctx, docs[0].ID, core.DocMemory); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Put(ctx, memoryDoc("a new memory about the pond", core.ScopeGlobal, 2)); err != nil {
+		t.Fatal(err)
+	}
+	checkIndex(t, db, []string{"garden cats", "pond"})
+}

@@ -1,0 +1,125 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	sqlite_vec "github.com/asg017/sqlite-vec-go-bindings/cgo"
+
+	"github.com/ada-chat/ada/core"
+	"github.com/ada-chat/ada/core/embed"
+)
+
+// insertCorpus is n sentences of 6 to 18 words drawn with a Zipf law from a
+// vocabulary of 4,000 pseudo-words (as in make bench), with their hash
+// embeddings, as memories.
+func insertCorpus(n int) []core.Document {
+	rng := rand.New(rand.NewPCG(7, 12))
+	syll := []string{"ka", "lo", "mi", "ren", "to", "sa", "vel", "du", "pra", "ne", "qui", "bor", "ti", "fa", "zen", "os", "gri", "mu", "an", "el"}
+	var vocab []string
+	for len(vocab) < 4000 {
+		var w strings.Builder
+		for range 2 + rng.IntN(3) {
+			w.WriteString(syll[rng.IntN(len(syll))])
+		}
+		vocab = append(vocab, w.String())
+	}
+	zipf := rand.NewZipf(rng, 1.07, 2, uint64(len(vocab)-1))
+	ts := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	docs := make([]core.Document, n)
+	for i := range docs {
+		words := make([]string, 6+rng.IntN(13))
+		for j := range words {
+			words[j] = vocab[zipf.Uint64()]
+		}
+		text := strings.Join(words, " ")
+		docs[i] = core.Document{ID: fmt.Sprintf("doc-00000000-0000-4000-8000-%012d", i), Text: text, Embedding: embed.HashVector(text),
+			Meta: core.Metadata{Type: core.DocMemory, Timestamp: ts.Add(time.Duration(i) * time.Second),
+				Source: core.SourceImport, Scope: core.ScopeGlobal, Importance: 1 + i%5}}
+	}
+	return docs
+}
+
+// BenchmarkPut measures inserts as make bench does (100 memories per Put,
+// vectors precomputed) into a store that already holds 10,000; for
+// profiling the write path:
+//
+//	go test -run '^$' -bench 'Put$' -cpuprofile cpu.out ./storage
+func BenchmarkPut(b *testing.B) {
+	const batch, seeded = 100, 10_000
+	ctx := context.Background()
+	docs := insertCorpus(seeded + 20_000)
+	db, err := Open(ctx, filepath.Join(b.TempDir(), "bench.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	for i := 0; i < seeded; i += batch {
+		if err := db.Put(ctx, docs[i:i+batch]...); err != nil {
+			b.Fatal(err)
+		}
+	}
+	// Past the corpus, its texts come again under new ids.
+	next := seeded
+	put := make([]core.Document, batch)
+	b.ResetTimer()
+	for b.Loop() {
+		for j := range put {
+			put[j] = docs[next%len(docs)]
+			put[j].ID = fmt.Sprintf("doc-00000000-0000-4000-8000-%012d", next)
+			next++
+		}
+		if err := db.Put(ctx, put...); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "docs/s")
+}
+
+// BenchmarkPutPlainVec0 is the baseline of BenchmarkPut: the same vectors
+// into an untuned vec0 table of float32 vectors, one INSERT each, 100 per
+// transaction (as make bench's plain table).
+func BenchmarkPutPlainVec0(b *testing.B) {
+	const batch = 100
+	docs := insertCorpus(30_000)
+	registerVec.Do(sqlite_vec.Auto)
+	db, err := sql.Open("sqlite3", "file:"+filepath.Join(b.TempDir(), "plain.db")+"?_journal_mode=WAL&_synchronous=NORMAL&_busy_timeout=10000&_cache_size=-32000")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	if _, err := db.Exec("CREATE VIRTUAL TABLE vec USING vec0(embedding float[768] distance_metric=cosine)"); err != nil {
+		b.Fatal(err)
+	}
+	rowid := 0
+	b.ResetTimer()
+	for b.Loop() {
+		tx, err := db.Begin()
+		if err != nil {
+			b.Fatal(err)
+		}
+		stmt, err := tx.Prepare("INSERT INTO vec (rowid, embedding) VALUES (?, ?)")
+		if err != nil {
+			b.Fatal(err)
+		}
+		for range batch {
+			rowid++
+			blob, _ := sqlite_vec.SerializeFloat32(docs[rowid%len(docs)].Embedding)
+			if _, err := stmt.Exec(rowid, blob); err != nil {
+				b.Fatal(err)
+			}
+		}
+		stmt.Close()
+		if err := tx.Commit(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "docs/s")
+}
