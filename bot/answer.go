@@ -128,13 +128,9 @@ func (b *Bot) ask(ctx context.Context, evt *event.Event, q question, s roomSetti
 		return core.ChatResult{}, core.Wrap(core.KindCanceled, ctx.Err(), "request cancelled")
 	}
 	// OCR runs inside the slot too: tesseract is the heaviest work here.
-	if q.image != nil {
-		text, err := b.readImage(ctx, q.image)
-		if err != nil {
-			b.rooms.get(evt.RoomID).dropImage(q.image.id)
-			return core.ChatResult{}, err
-		}
-		req.OCRContext = &text
+	var err error
+	if req.OCRContext, err = b.imageContext(ctx, evt.RoomID, q); err != nil {
+		return core.ChatResult{}, err
 	}
 	var done *core.ChatResult
 	res, err := b.deps.Backend.Chat(ctx, req, func(ev core.Event) error {

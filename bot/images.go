@@ -15,12 +15,6 @@ import (
 // (core.ChatRequest.OCRContext). Which image belongs to a question is
 // decided here; see doc.go for the rules as members see them.
 
-// imageWindow is how long a member's latest image stays attached to their
-// next questions to Ada: long enough to upload a picture and then type
-// "Ada, what does this say?", short enough that a later, unrelated question
-// does not drag it along.
-const imageWindow = 5 * time.Minute
-
 // defaultImagePrompt is the question for an image sent to Ada without one.
 const defaultImagePrompt = "What does this image say?"
 
@@ -35,14 +29,6 @@ type question struct {
 type upload struct {
 	id      id.EventID
 	content *event.MessageEventContent
-}
-
-// recentImage is a member's latest image in a room. Only its event id is
-// kept: the media (and, in encrypted rooms, its key) is fetched again when
-// needed, so no image bytes or keys sit in memory between messages.
-type recentImage struct {
-	id id.EventID
-	at time.Time // the event's server timestamp
 }
 
 // isUpload reports the message types the bot may read media from.
@@ -157,65 +143,4 @@ func (b *Bot) questionFor(ctx context.Context, evt *event.Event, c *event.Messag
 	}
 	q.image = up
 	return q
-}
-
-var errNotUpload = errors.New("not an image or file message")
-
-// fetchUpload gets a message from the homeserver, decrypting it in an
-// encrypted room, and returns it if it is an upload.
-func (b *Bot) fetchUpload(ctx context.Context, room id.RoomID, eventID id.EventID) (*upload, error) {
-	evt, err := b.cli.GetEvent(ctx, room, eventID)
-	if err != nil {
-		return nil, err
-	}
-	evt.RoomID = room
-	if err := evt.Content.ParseRaw(evt.Type); err != nil && !errors.Is(err, event.ErrContentAlreadyParsed) {
-		return nil, err
-	}
-	if evt.Type == event.EventEncrypted {
-		if b.crypto == nil {
-			return nil, errors.New("the message is encrypted and encryption is not set up")
-		}
-		if evt, err = b.crypto.Decrypt(ctx, evt); err != nil {
-			return nil, fmt.Errorf("decrypt: %w", err)
-		}
-	}
-	c, ok := evt.Content.Parsed.(*event.MessageEventContent)
-	if evt.Type != event.EventMessage || !ok || !isUpload(c) || evt.Unsigned.RedactedBecause != nil {
-		return nil, errNotUpload
-	}
-	return &upload{id: evt.ID, content: c}, nil
-}
-
-// noteImage makes img the sender's latest image, and forgets images that
-// are out of the window, so the map stays as small as the active senders.
-func (rt *roomRuntime) noteImage(sender id.UserID, img recentImage) {
-	if rt.images == nil {
-		rt.images = make(map[id.UserID]recentImage)
-	}
-	for u, old := range rt.images {
-		if img.at.Sub(old.at) > imageWindow {
-			delete(rt.images, u)
-		}
-	}
-	rt.images[sender] = img
-}
-
-// latestImage is the sender's image from the window before `at`, if any.
-func (rt *roomRuntime) latestImage(sender id.UserID, at time.Time) (recentImage, bool) {
-	img, ok := rt.images[sender]
-	if !ok || at.Before(img.at) || at.Sub(img.at) > imageWindow {
-		return recentImage{}, false
-	}
-	return img, true
-}
-
-// dropImage forgets an image that could not be read, so that the sender's
-// next questions are not failed by it again.
-func (rt *roomRuntime) dropImage(eventID id.EventID) {
-	for u, img := range rt.images {
-		if img.id == eventID {
-			delete(rt.images, u)
-		}
-	}
 }

@@ -92,31 +92,31 @@ func (b *Bot) loginWithPassword(ctx context.Context, cli *mautrix.Client, stored
 	return nil
 }
 
-// UnreachableError is a homeserver that could not be reached (connection
+// unreachableError is a homeserver that could not be reached (connection
 // refused, host not found, timeout) or that answered with a server error:
 // worth retrying.
-type UnreachableError struct {
+type unreachableError struct {
 	Homeserver string
 	Reason     string // in words: "connection refused", "HTTP 502"
 	Err        error
 }
 
-func (e *UnreachableError) Error() string {
+func (e *unreachableError) Error() string {
 	return fmt.Sprintf("cannot reach the homeserver %s (MATRIX_HOMESERVER): %s", e.Homeserver, e.Reason)
 }
 
-func (e *UnreachableError) Unwrap() error { return e.Err }
+func (e *unreachableError) Unwrap() error { return e.Err }
 
-// RefusedError is a homeserver that refused the bot's credentials
+// refusedError is a homeserver that refused the bot's credentials
 // (M_UNKNOWN_TOKEN, M_FORBIDDEN, HTTP 401 or 403): waiting cannot fix it.
-type RefusedError struct {
+type refusedError struct {
 	Homeserver string
 	Setting    string // MATRIX_ACCESS_TOKEN or MATRIX_PASSWORD
 	UserID     string
 	Err        error
 }
 
-func (e *RefusedError) Error() string {
+func (e *refusedError) Error() string {
 	fix := "make a new access token for " + e.UserID
 	if e.Setting == "MATRIX_PASSWORD" {
 		fix = "check the password of " + e.UserID
@@ -124,17 +124,17 @@ func (e *RefusedError) Error() string {
 	return fmt.Sprintf("the homeserver %s refused %s (%s): %s", e.Homeserver, e.Setting, respCode(e.Err), fix)
 }
 
-func (e *RefusedError) Unwrap() error { return e.Err }
+func (e *refusedError) Unwrap() error { return e.Err }
 
 // loginFailed tells an unreachable homeserver from refused credentials.
 func (b *Bot) loginFailed(setting string, err error) error {
 	if reason, ok := unreachableReason(err); ok {
-		return &UnreachableError{Homeserver: b.opts.Homeserver, Reason: reason, Err: err}
+		return &unreachableError{Homeserver: b.opts.Homeserver, Reason: reason, Err: err}
 	}
 	var he mautrix.HTTPError
 	if errors.Is(err, mautrix.MUnknownToken) || errors.Is(err, mautrix.MForbidden) ||
 		(errors.As(err, &he) && (he.IsStatus(http.StatusUnauthorized) || he.IsStatus(http.StatusForbidden))) {
-		return &RefusedError{Homeserver: b.opts.Homeserver, Setting: setting, UserID: b.opts.UserID, Err: err}
+		return &refusedError{Homeserver: b.opts.Homeserver, Setting: setting, UserID: b.opts.UserID, Err: err}
 	}
 	return fmt.Errorf("log in to %s as %s with %s: %w", b.opts.Homeserver, b.opts.UserID, setting, err)
 }

@@ -278,8 +278,8 @@ func (s *Service) saveChatMemory(ctx context.Context, req ChatRequest, answer st
 	text := strings.TrimSpace(req.MemoryText)
 	if text == "" {
 		text = fmt.Sprintf("%s asked: %s\n%s answered: %s", s.opts.UserName, req.Prompt, s.opts.AIName, answer)
-		if r := []rune(text); len(r) > MaxMemoryText {
-			text = string(r[:MaxMemoryText])
+		if r := []rune(text); len(r) > maxMemoryText {
+			text = string(r[:maxMemoryText])
 		}
 	}
 	m, err := s.CreateMemory(ctx, MemoryInput{Text: text, Importance: req.MemoryImportance, Entity: req.Entity,

@@ -6,8 +6,8 @@ import (
 	"time"
 )
 
-// MaxConversationTurns bounds one conversation listing.
-const MaxConversationTurns = 10000
+// maxConversationTurns bounds one conversation listing.
+const maxConversationTurns = 10000
 
 // ConversationTurn is one turn as clients see it.
 type ConversationTurn struct {
@@ -30,7 +30,7 @@ func (s *Service) ConversationTurns(ctx context.Context, id string) ([]Conversat
 	if !ValidConversationID(id) {
 		return nil, Errorf(KindNotFound, "conversation %s not found", id)
 	}
-	docs, err := s.store.List(ctx, Filter{Type: DocTurn, ConversationID: id}, MaxConversationTurns)
+	docs, err := s.store.List(ctx, Filter{Type: DocTurn, ConversationID: id}, maxConversationTurns)
 	if err != nil {
 		return nil, err
 	}

@@ -103,9 +103,9 @@ type Document struct {
 // NewDocID returns a fresh "doc-<uuid>" id.
 func NewDocID() string { return "doc-" + uuid.NewString() }
 
-// StableDocID returns a deterministic "doc-<uuid>" id (UUIDv5) for a name, so
+// stableDocID returns a deterministic "doc-<uuid>" id (UUIDv5) for a name, so
 // that synchronised entries (specialist FAQs) never duplicate.
-func StableDocID(name string) string {
+func stableDocID(name string) string {
 	return "doc-" + uuid.NewSHA1(docNamespace, []byte(name)).String()
 }
 

@@ -50,7 +50,7 @@ func (s *Service) LoadFAQFile(ctx context.Context, path string) (int, error) {
 	docs := make([]Document, 0, len(entries))
 	for _, e := range entries {
 		docs = append(docs, Document{
-			ID:   StableDocID("faq:" + strings.TrimSpace(e.Question)),
+			ID:   stableDocID("faq:" + strings.TrimSpace(e.Question)),
 			Text: "Q: " + strings.TrimSpace(e.Question) + "\nA: " + strings.TrimSpace(e.Answer),
 			Meta: Metadata{Type: DocFAQ, Source: SourceKB, Scope: ScopeGlobal, Topic: e.Topic, EntryVersion: "auto"},
 		})
@@ -67,7 +67,7 @@ func (s *Service) SyncSpecialistFAQs(ctx context.Context) error {
 	}
 	var docs []Document
 	for _, info := range s.specialists.Infos() {
-		id := StableDocID("specialist:" + info.Name + ":capability")
+		id := stableDocID("specialist:" + info.Name + ":capability")
 		if !info.Enabled || !s.opts.SpecialistsEnabled || strings.TrimSpace(info.Capability) == "" {
 			if err := s.store.Delete(ctx, id, DocFAQ); err != nil && KindOf(err) != KindNotFound {
 				return err

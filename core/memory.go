@@ -12,8 +12,8 @@ import (
 	"time"
 )
 
-// MaxMemoryText bounds a memory's text, in characters.
-const MaxMemoryText = 10000
+// maxMemoryText bounds a memory's text, in characters.
+const maxMemoryText = 10000
 
 // MaxMemoryLimit is the largest page of memories returned by one search.
 const MaxMemoryLimit = 20
@@ -99,8 +99,8 @@ type MemoryQuery struct {
 	Cursor string
 }
 
-// DefaultImportance is the importance of a memory created without one.
-const DefaultImportance = 3
+// defaultImportance is the importance of a memory created without one.
+const defaultImportance = 3
 
 // CreateMemory validates, embeds and stores a memory. If its scope already
 // holds the same fact, that memory is refreshed instead and returned with
@@ -129,8 +129,8 @@ func memoryText(text string) (string, error) {
 	switch {
 	case text == "":
 		return "", Errorf(KindInvalid, "text: is required and must not be blank")
-	case len([]rune(text)) > MaxMemoryText:
-		return "", Errorf(KindInvalid, "text: must be at most %d characters", MaxMemoryText)
+	case len([]rune(text)) > maxMemoryText:
+		return "", Errorf(KindInvalid, "text: must be at most %d characters", maxMemoryText)
 	}
 	return text, nil
 }
@@ -150,7 +150,7 @@ var memoryTypeImportance = map[string]int{"important": 5, "fact": 3, "context": 
 // importanceOf resolves a memory's importance: given, from its memory
 // type, or the default; and the tags with the type added.
 func importanceOf(in MemoryInput) (int, []string, error) {
-	imp, tags := DefaultImportance, in.Tags
+	imp, tags := defaultImportance, in.Tags
 	if in.MemoryType != "" {
 		v, ok := memoryTypeImportance[in.MemoryType]
 		if !ok {

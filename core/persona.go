@@ -45,7 +45,7 @@ func SplitPersona(md string) []PersonaSection {
 	topic, buf := "general", strings.Builder{}
 	flush := func() {
 		if text := strings.TrimSpace(buf.String()); text != "" {
-			out = append(out, PersonaSection{ID: StableDocID("persona:" + topic), Topic: topic, Text: text})
+			out = append(out, PersonaSection{ID: stableDocID("persona:" + topic), Topic: topic, Text: text})
 		}
 		buf.Reset()
 	}

@@ -11,14 +11,14 @@ import (
 // the marker and is never emitted.
 const Prefix = "SPECIALIST_REQUEST["
 
-// MaxLen bounds one marker, so that a marker whose JSON never closes (an
+// maxLen bounds one marker, so that a marker whose JSON never closes (an
 // unterminated string, say) cannot swallow the rest of an answer unnoticed.
-const MaxLen = 32 << 10
+const maxLen = 32 << 10
 
 var (
 	// ErrUnterminated is the error of a marker still open when the stream ended.
 	ErrUnterminated = errors.New("malformed specialist request: the answer ended before the closing ']'")
-	// ErrTooLong is the error of a marker longer than MaxLen bytes.
+	// ErrTooLong is the error of a marker longer than maxLen bytes.
 	ErrTooLong = errors.New("malformed specialist request: longer than 32 KiB")
 )
 

@@ -259,8 +259,8 @@ func TestParserHoldsBack(t *testing.T) {
 
 func TestParserTooLong(t *testing.T) {
 	p := NewParser()
-	_, r := p.Feed(`SPECIALIST_REQUEST[x:{"q":"` + strings.Repeat("a", MaxLen))
-	if r == nil || r.Err != ErrTooLong || len(r.Raw) != MaxLen {
-		t.Fatalf("got %+v, want ErrTooLong with %d bytes of Raw", r, MaxLen)
+	_, r := p.Feed(`SPECIALIST_REQUEST[x:{"q":"` + strings.Repeat("a", maxLen))
+	if r == nil || r.Err != ErrTooLong || len(r.Raw) != maxLen {
+		t.Fatalf("got %+v, want ErrTooLong with %d bytes of Raw", r, maxLen)
 	}
 }

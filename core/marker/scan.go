@@ -40,7 +40,7 @@ const (
 // error of a malformed marker.
 func (s *scanner) advance(marker []byte) (end int, done bool, err error) {
 	for ; s.pos < len(marker); s.pos++ {
-		if s.pos >= MaxLen {
+		if s.pos >= maxLen {
 			return s.pos, true, ErrTooLong
 		}
 		if end, done, err = s.step(marker, marker[s.pos]); done {

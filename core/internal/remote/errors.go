@@ -86,10 +86,10 @@ func (e *Endpoint) Invalid(format string, args ...any) error {
 	return e.wrap(core.KindUpstream, nil, "%s", fmt.Sprintf(format, args...))
 }
 
-// StatusError is the internal cause of a non-2xx answer.
-type StatusError struct{ Code int }
+// statusError is the internal cause of a non-2xx answer.
+type statusError struct{ Code int }
 
-func (s *StatusError) Error() string { return fmt.Sprintf("HTTP status %d", s.Code) }
+func (s *statusError) Error() string { return fmt.Sprintf("HTTP status %d", s.Code) }
 
 func (e *Endpoint) statusError(resp *http.Response) error {
 	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 8<<10))
@@ -97,7 +97,7 @@ func (e *Endpoint) statusError(resp *http.Response) error {
 	if msg := e.sanitise(errorText(resp.Header.Get("Content-Type"), raw)); msg != "" {
 		text += ": " + msg
 	}
-	return e.wrap(core.KindUpstream, &StatusError{Code: resp.StatusCode}, "%s", text)
+	return e.wrap(core.KindUpstream, &statusError{Code: resp.StatusCode}, "%s", text)
 }
 
 // errorText picks the human part of an error body: the message field of the

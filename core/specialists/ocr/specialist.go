@@ -15,8 +15,8 @@ import (
 // Name is the name the model uses in SPECIALIST_REQUEST[ocr:{...}].
 const Name = "ocr"
 
-// DefaultDownloadTimeout bounds fetching an image_url.
-const DefaultDownloadTimeout = 20 * time.Second
+// defaultDownloadTimeout bounds fetching an image_url.
+const defaultDownloadTimeout = 20 * time.Second
 
 // maxTextRunes keeps a dense page from crowding the conversation out of the
 // prompt.
@@ -40,7 +40,7 @@ type SpecialistOptions struct {
 	// HTTPClient defaults to a client that connects to public addresses
 	// only. A client given here is used as it is.
 	HTTPClient *http.Client
-	// Timeout bounds one download; DefaultDownloadTimeout when zero.
+	// Timeout bounds one download; defaultDownloadTimeout when zero.
 	Timeout time.Duration
 }
 
@@ -60,7 +60,7 @@ func NewSpecialist(e *Extractor, opts SpecialistOptions) *Specialist {
 		s.client = publicClient()
 	}
 	if s.timeout <= 0 {
-		s.timeout = DefaultDownloadTimeout
+		s.timeout = defaultDownloadTimeout
 	}
 	return s
 }

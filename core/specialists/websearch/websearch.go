@@ -13,9 +13,9 @@ import (
 // Name is the name the model uses in SPECIALIST_REQUEST[web_search:{...}].
 const Name = "web_search"
 
-// DefaultTimeout bounds one search when Options.Timeout is zero. Metasearch
+// defaultTimeout bounds one search when Options.Timeout is zero. Metasearch
 // fans out to several engines, so a few seconds are normal.
-const DefaultTimeout = 10 * time.Second
+const defaultTimeout = 10 * time.Second
 
 // capability is synchronised as this specialist's FAQ entry. It describes the
 // call in words, not marker syntax, so that quoting it never triggers a call.
@@ -39,7 +39,7 @@ type Options struct {
 	URL string
 	// HTTPClient defaults to a new client with Go's default transport.
 	HTTPClient *http.Client
-	// Timeout bounds one search; DefaultTimeout when zero.
+	// Timeout bounds one search; defaultTimeout when zero.
 	Timeout time.Duration
 }
 
@@ -60,7 +60,7 @@ func New(opts Options) (*Specialist, error) {
 		s.client = &http.Client{}
 	}
 	if s.timeout <= 0 {
-		s.timeout = DefaultTimeout
+		s.timeout = defaultTimeout
 	}
 	if opts.URL == "" {
 		return s, nil
