@@ -182,11 +182,8 @@ func TestCodeIndexIgnoresRolledBackWrites(t *testing.T) {
 	before := db.codes.snapshot()
 	failed := errors.New("failed half-way")
 	b.Embedding = embed.HashVector("Sam likes pie")
-	put, err := encodeDocuments([]core.Document{b, memoryDoc("Sam likes biscuits", core.ScopeGlobal, 3)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = db.inTx(ctx, func(tx *writeTx) error {
+	put := encodeAll(t, []core.Document{b, memoryDoc("Sam likes biscuits", core.ScopeGlobal, 3)})
+	err := db.inTx(ctx, func(tx *writeTx) error {
 		if err := deleteByID(ctx, tx, a.ID, ""); err != nil {
 			return err
 		}

@@ -44,10 +44,7 @@ func TestMigrationMovesCodesOutOfVec0(t *testing.T) {
 			docs[i].Meta.Scope, docs[i].Meta.ConversationID = "entity:sam", conv
 		}
 	}
-	enc, err := encodeDocuments(docs)
-	if err != nil {
-		t.Fatal(err)
-	}
+	enc := encodeAll(t, docs)
 	for i, d := range enc {
 		res, err := old.ExecContext(ctx, insertDocumentSQL, d.ID, string(d.Meta.Type), d.Meta.Scope, nullable(d.Meta.ConversationID),
 			nil, d.Meta.Timestamp.UnixNano(), d.Text, d.meta, d.embedding)

@@ -54,8 +54,12 @@ var rotSigns = func() (s [codeBlocks][rotRounds][rotSize]float32) {
 	return s
 }()
 
-// quantize returns the codeBits-bit code of v.
-func quantize(v []float32) []byte {
+// quantize returns the codeBits-bit code of v (in C: quantize_c.go).
+func quantize(v []float32) []byte { return quantizeC(v) }
+
+// quantizeGo is quantize in Go, the same codes (about 20 µs a code, five
+// times the C version's).
+func quantizeGo(v []float32) []byte {
 	code := make([]byte, codeBits/8)
 	var a [rotSize]float32
 	for b := range codeBlocks {

@@ -31,8 +31,12 @@ func TestQuantizeMatchesTheReference(t *testing.T) {
 		vecs = append(vecs, v)
 	}
 	for i, v := range vecs {
-		if got, want := quantize(v), quantizeReference(v); !bytes.Equal(got, want) {
+		want := quantizeReference(v)
+		if got := quantize(v); !bytes.Equal(got, want) {
 			t.Fatalf("vector %d: code differs from the reference", i)
+		}
+		if got := quantizeGo(v); !bytes.Equal(got, want) {
+			t.Fatalf("vector %d: the Go version's code differs from the reference", i)
 		}
 	}
 }

@@ -105,7 +105,14 @@ func TestCandidateCount(t *testing.T) {
 
 func BenchmarkQuantize(b *testing.B) {
 	v := embed.HashVector("the quick brown fox jumps over the lazy dog")
-	for b.Loop() {
-		quantize(v)
+	for _, f := range []struct {
+		name string
+		fn   func([]float32) []byte
+	}{{"C", quantize}, {"Go", quantizeGo}} {
+		b.Run(f.name, func(b *testing.B) {
+			for b.Loop() {
+				f.fn(v)
+			}
+		})
 	}
 }

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -176,4 +177,102 @@ func indexOf(s, sub string) int {
 		}
 	}
 	return -1
+}
+
+// Put with an id already stored replaces the document, in the documents,
+// keyword and code tables and in the code index, also when one batch holds
+// the id twice (the later one wins) and when the document has sources.
+func TestPutReplacesByID(t *testing.T) {
+	ctx := context.Background()
+	db := openTestDB(t)
+	src := memoryDoc("the source of it all", core.ScopeGlobal, 3)
+	first := memoryDoc("Oswald grows pumpkins", core.ScopeGlobal, 3)
+	first.Meta.SourceIDs = []string{src.ID}
+	if err := db.Put(ctx, src, first); err != nil {
+		t.Fatal(err)
+	}
+	second, third := first, first
+	second.Text, second.Embedding = "Oswald grows marrows", embed.HashVector("Oswald grows marrows")
+	third.Text, third.Embedding = "Oswald grows squashes", embed.HashVector("Oswald grows squashes")
+	third.Meta.Importance = 5
+	if err := db.Put(ctx, second, third); err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.Get(ctx, first.ID)
+	if err != nil || got.Text != third.Text || got.Meta.Importance != 5 {
+		t.Fatalf("get = %q %d, %v; want the last put", got.Text, got.Meta.Importance, err)
+	}
+	var docs, codes, sources int
+	db.read.QueryRowContext(ctx, "SELECT count(*) FROM documents").Scan(&docs)
+	db.read.QueryRowContext(ctx, "SELECT count(*) FROM documents_codes").Scan(&codes)
+	db.read.QueryRowContext(ctx, "SELECT count(*) FROM memory_sources WHERE memory_id = ?", first.ID).Scan(&sources)
+	if docs != 2 || codes != 2 || sources != 1 {
+		t.Fatalf("%d documents, %d codes, %d sources of the memory; want 2, 2, 1", docs, codes, sources)
+	}
+	checkKeywordIndex(t, db, "replacing")
+	for text, want := range map[string]int{"pumpkins": 0, "marrows": 0, "squashes": 1} {
+		if ids := keywordIDs(t, db, text, core.Filter{}); len(ids) != want {
+			t.Errorf("keyword %q finds %v", text, ids)
+		}
+	}
+	checkIndex(t, db, []string{"Oswald grows squashes", "pumpkins"})
+	hits, err := db.Search(ctx, core.VectorQuery{Filter: core.Filter{Type: core.DocMemory}, Vector: third.Embedding, K: 1})
+	if err != nil || len(hits) != 1 || hits[0].ID != first.ID || hits[0].Distance > 1e-6 {
+		t.Fatalf("search = %+v, %v", hits, err)
+	}
+}
+
+// encodeAll encodes docs as a write does (encodeDocuments) and waits for
+// them all.
+func encodeAll(t *testing.T, docs []core.Document) []encodedDoc {
+	t.Helper()
+	e := encodeDocuments(docs)
+	out := make([]encodedDoc, len(docs))
+	for i := range docs {
+		d, err := e.get(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[i] = *d
+	}
+	return out
+}
+
+// A batch large enough to be encoded while the transaction runs is as
+// atomic as a small one: an invalid document anywhere in it, the first or
+// the last, fails the whole Put with its own error, and nothing is written.
+func TestLargePutWithAnInvalidDocumentWritesNothing(t *testing.T) {
+	ctx := context.Background()
+	db := openTestDB(t)
+	for _, bad := range []int{0, 57, 99} {
+		docs := make([]core.Document, 100)
+		for i := range docs {
+			docs[i] = memoryDoc(fmt.Sprintf("memory %d of a large batch", i), core.ScopeGlobal, 3)
+		}
+		docs[bad].Meta.Importance = 9
+		err := db.Put(ctx, docs...)
+		if core.KindOf(err) != core.KindInvalid {
+			t.Fatalf("invalid document %d: err = %v, want invalid", bad, err)
+		}
+		var n, codes int
+		db.read.QueryRowContext(ctx, "SELECT count(*) FROM documents").Scan(&n)
+		db.read.QueryRowContext(ctx, "SELECT count(*) FROM documents_codes").Scan(&codes)
+		if n != 0 || codes != 0 || db.codes.len() != 0 {
+			t.Fatalf("invalid document %d: %d documents, %d codes, %d in the index after a failed Put", bad, n, codes, db.codes.len())
+		}
+		checkKeywordIndex(t, db, "a failed put")
+	}
+	// And a valid large batch is written whole, in order.
+	docs := make([]core.Document, 100)
+	for i := range docs {
+		docs[i] = memoryDoc(fmt.Sprintf("memory %d of a large batch", i), core.ScopeGlobal, 3)
+	}
+	if err := db.Put(ctx, docs...); err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.List(ctx, core.Filter{Type: core.DocMemory}, 200)
+	if err != nil || len(got) != len(docs) {
+		t.Fatalf("listed %d of %d, %v", len(got), len(docs), err)
+	}
+	checkIndex(t, db, []string{"memory 42 of a large batch"})
 }
