@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/ada-chat/ada/core"
@@ -67,5 +68,66 @@ func TestDocumentCacheRefusesReadsOlderThanAWrite(t *testing.T) {
 	c.add(c.begin(), 1, core.Document{ID: "fresh"})
 	if d, ok := c.get(1); !ok || d.ID != "fresh" {
 		t.Fatalf("cache holds %v, %v", d, ok)
+	}
+}
+
+// swappedEmbedder embeds a text as the hash embedder embeds another: the
+// text of swap, for a reindex that changes vectors in place (same rowids).
+type swappedEmbedder map[string]string
+
+func (s swappedEmbedder) Name() string { return "swapped:test" }
+func (s swappedEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		if o, ok := s[t]; ok {
+			t = o
+		}
+		out[i] = embed.HashVector(t)
+	}
+	return out, nil
+}
+
+// A vector search rescores cached candidates from the cache: it answers as
+// it does cold, and a reindex that changes a cached document's vector in
+// place is seen at once.
+func TestSearchRescoresCachedDocumentsLikeStoredOnes(t *testing.T) {
+	ctx := context.Background()
+	db := openTestDB(t)
+	var docs []core.Document
+	for i := range 30 {
+		docs = append(docs, memoryDoc(fmt.Sprintf("note %d on gardening, tulips and bulbs, row %d", i, i%4), core.ScopeGlobal, 3))
+	}
+	if err := db.Put(ctx, docs...); err != nil {
+		t.Fatal(err)
+	}
+	q := core.VectorQuery{Filter: core.Filter{Type: core.DocMemory}, Vector: embed.HashVector("tulips in row 2"), K: 5}
+	cold, err := db.Search(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range docs { // every candidate cached
+		if _, err := db.Search(ctx, core.VectorQuery{Filter: q.Filter, Vector: d.Embedding, K: 30}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	warm, err := db.Search(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sameHitsUpToTies(warm, cold) {
+		t.Fatalf("warm search %v, cold %v", hitIDs(warm), hitIDs(cold))
+	}
+	// The farthest note gets the query's own vector.
+	cold, _ = db.Search(ctx, core.VectorQuery{Filter: q.Filter, Vector: q.Vector, K: 30})
+	farthest := cold[len(cold)-1]
+	if err := db.Reindex(ctx, swappedEmbedder{farthest.Text: "tulips in row 2"}, 10, nil); err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.Search(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) == 0 || got[0].ID != farthest.ID || got[0].Distance > 1e-6 {
+		t.Fatalf("after the reindex, search = %v (%v); want %s first, at distance 0", hitIDs(got), got[0].Distance, farthest.ID)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -67,8 +68,8 @@ func BenchmarkSearchTargets(b *testing.B) {
 			}
 		}
 		r := targetRow{n: n}
-		r.adaInsert = timedRate(n-from, func() { corpus.putAda(b, db, from, n) })
-		r.plainInsert = timedRate(n-from, func() { plain.put(b, corpus, from, n) })
+		r.adaInsert, r.plainInsert, r.adaInsertCPU, r.plainInsertCPU = insertsInTurns(from, n,
+			func(lo, hi int) { corpus.putAda(b, db, lo, hi) }, func(lo, hi int) { plain.put(b, corpus, lo, hi) })
 		from = n
 		r.recall = adaRecall(b, db, corpus, n, k)
 		for _, mode := range []string{core.SearchHybrid, core.SearchVector} {
@@ -126,13 +127,14 @@ type targetRow struct {
 	chroma                               []time.Duration
 	recall, chromaRecall                 float64
 	adaInsert, plainInsert, chromaInsert float64
+	adaInsertCPU, plainInsertCPU         float64 // µs of CPU per document
 	openMS                               float64
 }
 
 func printTargets(rows []targetRow, k int) {
 	fmt.Printf("\n%-8s | %-23s | %-23s | %-23s | %-16s | %-9s | %-30s | %s\n", "memories", "hybrid, in process", "hybrid, HTTP",
 		"vector, in process / HTTP", "Chroma 1.0, HTTP", fmt.Sprintf("recall@%d", k), "inserts/s: ada, plain vec0, Chroma", "open")
-	fmt.Printf("%-8s | %-23s | %-23s | %-23s | %-16s | %-9s | %-30s | %s\n", "", "p50 / p99 ms", "p50 / p99 ms", "p50 ms", "p50 ms (Ada/Chroma)", "ada (Chroma)", "", "ms")
+	fmt.Printf("%-8s | %-23s | %-23s | %-23s | %-16s | %-9s | %-30s | %s\n", "", "p50 / p99 ms", "p50 / p99 ms", "p50 ms", "p50 ms (Ada/Chroma)", "ada (Chroma)", "(CPU µs/doc: ada, vec0)", "ms")
 	for _, r := range rows {
 		chroma, chromaRecall, chromaInsert := "—", "", "—"
 		if r.chroma != nil {
@@ -145,10 +147,10 @@ func printTargets(rows []targetRow, k int) {
 			fmt.Sprintf("%.2f / %.2f", msf(pct(r.http[0], 50)), msf(pct(r.http[0], 99))),
 			fmt.Sprintf("%.2f / %.2f", msf(pct(r.inProcess[1], 50)), msf(pct(r.http[1], 50))),
 			chroma, fmt.Sprintf("%.3f%s", r.recall, chromaRecall),
-			fmt.Sprintf("%.0f, %.0f, %s", r.adaInsert, r.plainInsert, chromaInsert), r.openMS)
+			fmt.Sprintf("%.0f, %.0f, %s (%.0f, %.0f)", r.adaInsert, r.plainInsert, chromaInsert, r.adaInsertCPU, r.plainInsertCPU), r.openMS)
 	}
 	fmt.Println("targets: 1k ≤ 1 ms in process, ≤ 2 ms over HTTP; 20k ≤ Chroma (ratio ≤ 1.0); 100k ≤ 15 ms hybrid, ≤ 5 ms vector; recall ≥ 0.95; inserts ≥ plain vec0")
-	fmt.Println("inserts: 100 documents per transaction (Put; one INSERT each for vec0; one add call for Chroma), vectors precomputed; open: storage.Open with its code index load")
+	fmt.Println("inserts: 100 documents per transaction (Put; one INSERT each for vec0; one add call for Chroma), vectors precomputed, Ada and vec0 in turns of 1,000; open: storage.Open with its code index load")
 }
 
 func msf(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
@@ -243,6 +245,39 @@ func (c *corpus) putAda(b *testing.B, db *storage.DB, from, to int) {
 			batch = batch[:0]
 		}
 	}
+}
+
+// insertsInTurns inserts documents [from, to) into Ada (ada) and the plain
+// vec0 table (plain) in turns of 1,000, so that a change in the machine's
+// load falls on both alike, and returns the rates of each and their CPU
+// time (the process's, user and system) per document, in µs.
+func insertsInTurns(from, to int, ada, plain func(lo, hi int)) (adaRate, plainRate, adaCPU, plainCPU float64) {
+	var adaT, plainT time.Duration
+	var adaC, plainC int64
+	for lo := from; lo < to; lo += 1000 {
+		hi := min(lo+1000, to)
+		for _, e := range []struct {
+			f   func(lo, hi int)
+			t   *time.Duration
+			cpu *int64
+		}{{ada, &adaT, &adaC}, {plain, &plainT, &plainC}} {
+			c0, t0 := processCPU(), time.Now()
+			e.f(lo, hi)
+			*e.t += time.Since(t0)
+			*e.cpu += processCPU() - c0
+		}
+	}
+	n := float64(to - from)
+	return n / adaT.Seconds(), n / plainT.Seconds(), float64(adaC) / n / 1e3, float64(plainC) / n / 1e3
+}
+
+// processCPU is the process's CPU time so far (user and system), in ns.
+func processCPU() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return ru.Utime.Nano() + ru.Stime.Nano()
 }
 
 func timedRate(n int, f func()) float64 {
