@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -44,19 +43,7 @@ func fuzzServer(f *testing.F) string {
 	// No OCR dependency: the upload route answers 503 instead of forking
 	// tesseract for every input.
 	srv := New(svc, Deps{}, Config{MaxBodyBytes: 64 << 10}, slog.New(slog.DiscardHandler))
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		f.Fatal(err)
-	}
-	go func() { _ = srv.Serve(ln) }()
-	f.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(ctx)
-		svc.Close()
-		db.Close()
-	})
-	return "http://" + ln.Addr().String()
+	return serveOnLoopback(f, srv, func() { svc.Close(); db.Close() })
 }
 
 var fuzzMethods = []string{"GET", "POST", "PATCH", "DELETE", "PUT", "HEAD", "OPTIONS"}

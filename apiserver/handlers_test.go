@@ -41,15 +41,25 @@ func serveFake(t *testing.T, svc Service) string {
 	t.Helper()
 	srv := New(svc, Deps{}, Config{MaxBodyBytes: 1 << 20, RequestTimeout: 10 * time.Second, KeepAlive: time.Minute},
 		slog.New(slog.DiscardHandler))
+	return serveOnLoopback(t, srv, nil)
+}
+
+// serveOnLoopback serves srv on a free loopback port until the test ends,
+// then shuts it down and runs after (closing what the server ran on).
+func serveOnLoopback(tb testing.TB, srv *Server, after func()) string {
+	tb.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	tb.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		_ = srv.Shutdown(ctx)
+		if after != nil {
+			after()
+		}
 	})
 	return "http://" + ln.Addr().String()
 }

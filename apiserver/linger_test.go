@@ -1,15 +1,12 @@
 package apiserver
 
 import (
-	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 )
 
 // body yields left bytes of 'a'.
@@ -28,24 +25,14 @@ func (b *body) Read(p []byte) (int, error) {
 }
 
 func TestRefusedBodyStillGetsThe413(t *testing.T) {
-	srv := New(nil, Deps{}, Config{MaxBodyBytes: 1 << 10}, slog.New(slog.DiscardHandler))
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(ctx)
-	})
+	url := serveOnLoopback(t, New(nil, Deps{}, Config{MaxBodyBytes: 1 << 10}, slog.New(slog.DiscardHandler)), nil)
 	// Far more than the socket buffers hold: the client is still writing
 	// when the server answers 413 and closes, which without a lingering
 	// close reaches the client as "connection reset by peer" (every time
 	// here; in CI, at random with a 2 MiB body).
 	const size = 16 << 20
 	for i := range 20 {
-		req, err := http.NewRequest("POST", "http://"+ln.Addr().String()+"/v1/memory",
+		req, err := http.NewRequest("POST", url+"/v1/memory",
 			&body{left: size})
 		if err != nil {
 			t.Fatal(err)

@@ -9,7 +9,6 @@ import (
 	"io"
 	"log/slog"
 	"mime/multipart"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -279,19 +278,8 @@ func startLiveAPI(t *testing.T, doc *openapi3.T, cfg Config, opts core.Options, 
 		cfg.PublicConfig = defaults.Public()
 	}
 	srv := New(svc, deps, cfg, slog.New(slog.DiscardHandler))
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(ctx)
-		svc.Close()
-		db.Close()
-	})
-	return &liveAPI{t: t, doc: doc, url: "http://" + ln.Addr().String(), key: cfg.APIKey, db: db, llm: fake, srv: srv, seen: map[string]bool{}}
+	url := serveOnLoopback(t, srv, func() { svc.Close(); db.Close() })
+	return &liveAPI{t: t, doc: doc, url: url, key: cfg.APIKey, db: db, llm: fake, srv: srv, seen: map[string]bool{}}
 }
 
 // call is one request: the operation (method and path template), the real
