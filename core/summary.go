@@ -39,18 +39,9 @@ func (s *Service) maybeSummarize(ctx context.Context, req ChatRequest, userTurnI
 // lastTurn, so that the summaries of a conversation are contiguous: no turn
 // is skipped and none is summarised twice (DECISIONS.md).
 func (s *Service) summarize(ctx context.Context, convID, roomID string, lastTurn int) error {
-	prev, err := s.store.List(ctx, Filter{Type: DocSummary, ConversationID: convID}, 1)
+	idx, after, err := s.summarizedUpTo(ctx, convID)
 	if err != nil {
 		return err
-	}
-	idx, after := 0, -1
-	if len(prev) == 1 {
-		if prev[0].Meta.SummaryIndex != nil {
-			idx = *prev[0].Meta.SummaryIndex + 1
-		}
-		if _, end, ok := parseTurnRange(prev[0].Meta.TurnRange); ok {
-			after = end
-		}
 	}
 	if after >= lastTurn {
 		return nil // already covered
@@ -71,6 +62,27 @@ func (s *Service) summarize(ctx context.Context, convID, roomID string, lastTurn
 		Type: DocSummary, Timestamp: s.now().UTC(), Source: SourceSystem, Scope: ScopeGlobal,
 		ConversationID: convID, TurnRange: fmt.Sprintf("%d-%d", after+1, upTo), SummaryIndex: &idx, RoomID: roomID,
 	}})
+}
+
+// summarizedUpTo is where the conversation's summaries end: the last turn
+// they cover (-1 for none) and the index of the next summary. It goes by the
+// turn ranges, not by the newest timestamp: a clock stepped back, or two
+// summaries stamped alike, must not make a summary skip or repeat turns.
+func (s *Service) summarizedUpTo(ctx context.Context, convID string) (nextIndex, lastTurn int, err error) {
+	sums, err := s.store.List(ctx, Filter{Type: DocSummary, ConversationID: convID}, maxSummariesPerConversation)
+	if err != nil {
+		return 0, 0, err
+	}
+	lastTurn = -1
+	for _, d := range sums {
+		if d.Meta.SummaryIndex != nil {
+			nextIndex = max(nextIndex, *d.Meta.SummaryIndex+1)
+		}
+		if _, end, ok := parseTurnRange(d.Meta.TurnRange); ok {
+			lastTurn = max(lastTurn, end)
+		}
+	}
+	return nextIndex, lastTurn, nil
 }
 
 // summaryOf asks the model to condense turns (oldest first) and embeds

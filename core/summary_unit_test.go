@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -143,5 +145,35 @@ func TestSummaryFailures(t *testing.T) {
 				t.Fatalf("err = %v, summaries %d", err, len(u.store.byType(DocSummary)))
 			}
 		})
+	}
+}
+
+// TestSummariesFollowTurnsNotTheClock: with the clock stepped back between
+// summaries (an NTP correction), each summary still starts after the one
+// that covers the latest turns, not after the one stamped newest.
+func TestSummariesFollowTurnsNotTheClock(t *testing.T) {
+	llm := &fakeLLM{replies: []reply{{tokens: []string{"one"}}, {tokens: []string{"two"}}, {tokens: []string{"three"}}}}
+	u := newUnit(t, unitOptions(), llm)
+	var mu sync.Mutex
+	back := testClock.Add(time.Hour)
+	u.svc.now = func() time.Time { // each call an hour earlier than the last
+		mu.Lock()
+		defer mu.Unlock()
+		back = back.Add(-time.Hour)
+		return back
+	}
+	seedTurns(t, u, 0, 15)
+	for _, last := range []int{7, 11, 15} {
+		if err := u.svc.summarize(context.Background(), summaryConv, "", last); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []string
+	for _, s := range u.store.byType(DocSummary) {
+		got = append(got, fmt.Sprintf("%s#%d", s.Meta.TurnRange, *s.Meta.SummaryIndex))
+	}
+	slices.Sort(got)
+	if want := []string{"0-7#0", "12-15#2", "8-11#1"}; !slices.Equal(got, want) {
+		t.Fatalf("summaries %v, want %v", got, want)
 	}
 }
