@@ -270,6 +270,46 @@ func (x *codeIndex) nearest(q *code, f codeFilter, n int) []int64 {
 	return out
 }
 
+// filter keeps the candidates whose rows are in the index and within f,
+// in order. Rows the index does not hold (deleted, or committed a moment
+// ago and not yet applied) are left out.
+func (x *codeIndex) filter(cands []scored, f codeFilter) []scored {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	const all = ^uint32(0)
+	typ, conv := all, all
+	var ok bool
+	if f.Type != "" {
+		if typ, ok = x.names[string(f.Type)]; !ok {
+			return cands[:0]
+		}
+	}
+	if f.ConversationID != "" {
+		if conv, ok = x.names[f.ConversationID]; !ok {
+			return cands[:0]
+		}
+	}
+	var scopes []uint32
+	for _, s := range f.Scopes {
+		if id, ok := x.names[s]; ok {
+			scopes = append(scopes, id)
+		}
+	}
+	if len(f.Scopes) > 0 && len(scopes) == 0 {
+		return cands[:0]
+	}
+	kept := cands[:0]
+	for _, c := range cands {
+		i, ok := x.pos[c.rowid]
+		if !ok || (typ != all && x.types[i] != typ) || (conv != all && x.convs[i] != conv) ||
+			(scopes != nil && !containsID(scopes, x.scopes[i])) {
+			continue
+		}
+		kept = append(kept, c)
+	}
+	return kept
+}
+
 // prefilterFactor is how many rows per candidate the first stage of a scan
 // keeps (see codeIndex).
 const prefilterFactor = 32

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -181,6 +182,96 @@ func TestRarestTermsWithinTheBudget(t *testing.T) {
 		terms := []string{"a", "b", "c", "d"}[:len(tc.counts)]
 		if got := rarestTerms(terms, tc.counts, 5000); !slices.Equal(got, tc.want) {
 			t.Errorf("counts %v: kept %v, want %v", tc.counts, got, tc.want)
+		}
+	}
+}
+
+// keywordReference is the keyword search done wholly in SQL, the filter
+// joined to the documents: what KeywordSearch must return.
+func keywordReference(t *testing.T, db *DB, text string, f core.Filter, k int) []string {
+	t.Helper()
+	terms, err := func() ([]string, error) {
+		tx, err := db.read.Begin()
+		if err != nil {
+			return nil, err
+		}
+		defer tx.Rollback()
+		return db.informativeTerms(context.Background(), tx, queryTerms(text))
+	}()
+	if err != nil {
+		t.Fatal(err)
+	}
+	where, args := filterSQL(f)
+	where = strings.Replace(where, " WHERE ", " AND ", 1)
+	rows, err := db.read.Query(`SELECT documents.id FROM documents_fts JOIN documents ON documents.rowid = documents_fts.rowid
+		WHERE documents_fts MATCH ?`+where+` ORDER BY bm25(documents_fts), documents.rowid LIMIT ?`,
+		append(append([]any{strings.Join(terms, " OR ")}, args...), k)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		rows.Scan(&id)
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+// A keyword search filtered by type, scope or conversation reads the best
+// matches from the FTS index alone and filters them in memory; when the
+// filter's documents are rare among the matches, it joins after all. Both
+// give what the join gives.
+func TestKeywordSearchFiltersInMemoryLikeSQL(t *testing.T) {
+	ctx := context.Background()
+	db := openTestDB(t)
+	conv := core.NewConversationID()
+	var docs []core.Document
+	// Many short turns match the animals best; a few long memories match
+	// them worst (BM25 favours short documents). Each word stays under
+	// the common-word threshold (50 documents here).
+	for i := range 120 {
+		docs = append(docs, turnDoc(conv, "", i, fmt.Sprintf("%s %d", []string{"zebra", "okapi", "tapir"}[i%3], i), time.Now()))
+	}
+	for i := range 6 {
+		scope := core.ScopeGlobal
+		if i%2 == 0 {
+			scope = "entity:bo"
+		}
+		docs = append(docs, memoryDoc(fmt.Sprintf("a long note %d on the zebra, the okapi and the tapir, the grass, the lions and the heat", i), scope, 3))
+	}
+	for i := range 40 {
+		docs = append(docs, memoryDoc(fmt.Sprintf("note %d of the giraffe", i), core.ScopeGlobal, 3))
+	}
+	if err := db.Put(ctx, docs...); err != nil {
+		t.Fatal(err)
+	}
+	const animals = "zebra okapi tapir"
+	for _, tc := range []struct {
+		text string
+		f    core.Filter
+		k    int
+		want int
+	}{
+		{animals, core.Filter{Type: core.DocMemory}, 5, 5},                                         // rare among the matches: the join
+		{animals, core.Filter{Type: core.DocMemory, Scopes: []string{"entity:bo"}}, 10, 3},         // fewer than k in all
+		{animals, core.Filter{Type: core.DocTurn, ConversationID: conv}, 20, 20},                   // in memory
+		{animals, core.Filter{Type: core.DocTurn, ConversationID: core.NewConversationID()}, 5, 0}, // nothing
+		{"giraffe", core.Filter{Type: core.DocMemory, Scopes: []string{core.ScopeGlobal}}, 40, 40},
+		{"zebra giraffe", core.Filter{}, 40, 40},
+	} {
+		hits, err := db.KeywordSearch(ctx, core.KeywordQuery{Filter: tc.f, Text: tc.text, K: tc.k})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, h := range hits {
+			got = append(got, h.ID)
+		}
+		want := keywordReference(t, db, tc.text, tc.f, tc.k)
+		if !slices.Equal(got, want) || len(got) != tc.want {
+			t.Errorf("%q %+v k=%d: got %d %v, want %d (%d) %v", tc.text, tc.f, tc.k, len(got), got, tc.want, len(want), want)
 		}
 	}
 }
