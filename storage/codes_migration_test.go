@@ -15,7 +15,8 @@ import (
 // A store of schema version 5 kept its codes in the documents_vec vec0
 // table. Migration 6 moves them to documents_codes: the store opens with
 // every code, type, scope and conversation as they were, searches find
-// every document, and documents_vec is gone.
+// every document, and documents_vec is gone. Migration 7 drops the keyword
+// index's insert trigger; old and new documents are found by keyword.
 func TestMigrationMovesCodesOutOfVec0(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "ada.db")
@@ -99,4 +100,17 @@ func TestMigrationMovesCodesOutOfVec0(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkIndex(t, db, []string{"garden cats", "pond"})
+	// Migration 7: the keyword index row of a new document is written by
+	// Put, not by a trigger; the old documents' rows are still there.
+	var triggers int
+	db.read.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name = 'documents_fts_insert'").Scan(&triggers)
+	if triggers != 0 {
+		t.Fatal("the keyword index's insert trigger is still there")
+	}
+	checkKeywordIndex(t, db, "the migrations")
+	for _, text := range []string{"pond", "garden"} {
+		if ids := keywordIDs(t, db, text, core.Filter{Type: core.DocMemory}); len(ids) == 0 {
+			t.Errorf("keyword search for %q finds nothing", text)
+		}
+	}
 }

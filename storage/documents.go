@@ -173,6 +173,7 @@ const (
 	deleteCodeSQL      = "DELETE FROM documents_codes WHERE rowid = ?"
 	deleteDocumentSQL  = "DELETE FROM documents WHERE rowid = ?"
 	selectRowidTypeSQL = "SELECT rowid, type FROM documents WHERE id = ?"
+	insertKeywordSQL   = "INSERT INTO documents_fts (rowid, text) VALUES (?, ?)"
 )
 
 // putDocument inserts d, replacing a document with the same id. A replaced
@@ -200,8 +201,8 @@ func putDocument(ctx context.Context, tx *writeTx, d *encodedDoc) error {
 	return err
 }
 
-// insertDocument inserts d and its code and sources unless its id is
-// taken, and reports whether it did.
+// insertDocument inserts d, its keyword index row, its code and its
+// sources unless its id is taken, and reports whether it did.
 func insertDocument(ctx context.Context, tx *writeTx, d *encodedDoc) (rowid int64, inserted bool, err error) {
 	res, err := tx.exec(ctx, insertDocumentSQL, d.ID, string(d.Meta.Type), d.Meta.Scope,
 		nullable(d.Meta.ConversationID), nullable(d.Meta.RoomID), d.Meta.Timestamp.UnixNano(),
@@ -213,6 +214,10 @@ func insertDocument(ctx context.Context, tx *writeTx, d *encodedDoc) (rowid int6
 		return 0, false, storeErr(err)
 	}
 	if rowid, err = res.LastInsertId(); err != nil {
+		return 0, false, storeErr(err)
+	}
+	// The keyword index row, which no trigger writes (migration 7).
+	if _, err := tx.exec(ctx, insertKeywordSQL, rowid, d.Text); err != nil {
 		return 0, false, storeErr(err)
 	}
 	_, err = tx.exec(ctx, insertCodeSQL, rowid, string(d.Meta.Type), d.Meta.Scope,

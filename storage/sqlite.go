@@ -48,7 +48,7 @@ type DB struct {
 
 // preparedSQL are the statements prepared at Open: those that run once per
 // document written or deleted.
-var preparedSQL = []string{selectRowidByIDSQL, insertDocumentSQL, insertCodeSQL, insertSourceSQL,
+var preparedSQL = []string{selectRowidByIDSQL, insertDocumentSQL, insertKeywordSQL, insertCodeSQL, insertSourceSQL,
 	deleteCodeSQL, deleteDocumentSQL, selectRowidTypeSQL}
 
 var _ core.Store = (*DB)(nil)
