@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	sqlite_vec "github.com/asg017/sqlite-vec-go-bindings/cgo"
 	"github.com/mattn/go-sqlite3"
@@ -44,6 +46,8 @@ type DB struct {
 	// prepared are the statements of a document's write, prepared once on
 	// the writer (see writeTx.stmt).
 	prepared map[string]*sql.Stmt
+	// ckpt checkpoints the WAL beside the writer (see checkpointer).
+	ckpt *checkpointer
 }
 
 // preparedSQL are the statements prepared at Open: those that run once per
@@ -94,8 +98,14 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		return nil, err
 	}
 	read.SetMaxOpenConns(8)
+	ckpt, err := startCheckpointer(ctx, path, write)
+	if err != nil {
+		read.Close()
+		write.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
 	db := &DB{path: path, write: write, read: read, codes: newCodeIndex(), docs: newDocCache(),
-		prepared: make(map[string]*sql.Stmt, len(preparedSQL))}
+		prepared: make(map[string]*sql.Stmt, len(preparedSQL)), ckpt: ckpt}
 	if err := db.Ping(ctx); err != nil {
 		db.Close()
 		return nil, err
@@ -117,8 +127,10 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	return db, nil
 }
 
-// Close closes both pools.
+// Close stops the checkpointer and closes both pools (the last connection
+// to close checkpoints what is left).
 func (db *DB) Close() error {
+	db.ckpt.stop()
 	for _, s := range db.prepared {
 		s.Close()
 	}
@@ -168,6 +180,8 @@ func (db *DB) inTx(ctx context.Context, fn func(*writeTx) error) error {
 	}
 	db.codes.apply(tx.codes)
 	db.docs.forget(tx.codes)
+	db.ckpt.writerCheckpoint(db.write)
+	db.ckpt.kick()
 	return nil
 }
 
@@ -193,4 +207,112 @@ func storeErr(err error) error {
 		}
 	}
 	return core.Wrap(core.KindInternal, err, "database error")
+}
+
+// checkpointer copies the WAL's committed pages into the database file on a
+// connection of its own, so that the writer does not. SQLite's automatic
+// checkpoint runs in the commit that takes the WAL past 1,000 pages: that
+// commit copies them and syncs both files, half of a batch of inserts'
+// commit time (BenchmarkPut). Here the writer's automatic checkpoint is off
+// and a passive checkpoint (it never blocks the writer or readers) runs
+// at most checkpointEvery after a write transaction commits, and every
+// checkpointIdle in any case (the bridge's writes do not go through
+// inTx). With synchronous=NORMAL, a commit is durable against power loss
+// once checkpointed: within checkpointEvery now, within 1,000 pages before
+// (minutes of a quiet server's writes).
+//
+// A checkpoint beside a busy writer never quite catches up with it (the
+// writer appends while it copies), and SQLite starts the WAL afresh only
+// at a write that finds every page copied: when the WAL holds more than
+// walPagesLimit pages, the writer checkpoints once itself, after its next
+// commit and before any other write (writerCheckpoint), as SQLite's own
+// checkpoint would, so the WAL stays bounded
+// (TestWALStaysBoundedUnderSustainedWrites).
+type checkpointer struct {
+	conn    *sql.DB
+	kickCh  chan struct{}
+	stopCh  chan struct{}
+	stopped chan struct{}
+	behind  atomic.Bool // the WAL held more than walPagesLimit pages
+}
+
+const (
+	checkpointEvery = 100 * time.Millisecond
+	checkpointIdle  = time.Second
+	walPagesLimit   = 4000
+)
+
+func startCheckpointer(ctx context.Context, path string, write *sql.DB) (*checkpointer, error) {
+	conn, err := sql.Open("sqlite3", dsn(path, false))
+	if err != nil {
+		return nil, err
+	}
+	conn.SetMaxOpenConns(1)
+	// The writer pool has one connection, kept open: the setting stays.
+	// Were it replaced, its automatic checkpoint would be back, which
+	// costs time and nothing else.
+	if _, err := write.ExecContext(ctx, "PRAGMA wal_autocheckpoint = 0"); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	c := &checkpointer{conn: conn, kickCh: make(chan struct{}, 1), stopCh: make(chan struct{}), stopped: make(chan struct{})}
+	go c.run()
+	return c, nil
+}
+
+func (c *checkpointer) run() {
+	defer close(c.stopped)
+	idle := time.NewTicker(checkpointIdle)
+	defer idle.Stop()
+	for {
+		select {
+		case <-c.stopCh:
+			return
+		case <-c.kickCh:
+		case <-idle.C:
+		}
+		// A failure (a full or read-only disk) leaves the pages in the
+		// WAL, where readers find them; the next round tries again.
+		var busy, log, done int
+		if err := c.conn.QueryRow("PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &log, &done); err == nil && log > walPagesLimit {
+			c.behind.Store(true)
+		}
+		select {
+		case <-c.stopCh:
+			return
+		case <-time.After(checkpointEvery):
+		}
+	}
+}
+
+// writerCheckpoint checkpoints on the writer, which no write can race, if
+// the background checkpoints fell behind (see checkpointer). The caller
+// holds the write lock, just after a commit.
+func (c *checkpointer) writerCheckpoint(write *sql.DB) {
+	if c.behind.CompareAndSwap(true, false) {
+		write.Exec("PRAGMA wal_checkpoint(PASSIVE)")
+	}
+}
+
+// kick asks for a checkpoint after a commit.
+func (c *checkpointer) kick() {
+	select {
+	case c.kickCh <- struct{}{}:
+	default:
+	}
+}
+
+// stop ends the checkpoints and closes their connection.
+func (c *checkpointer) stop() {
+	if c == nil {
+		return
+	}
+	select {
+	case <-c.stopCh:
+		return // already stopped
+	default:
+	}
+	close(c.stopCh)
+	<-c.stopped
+	c.conn.Close()
 }
