@@ -191,7 +191,10 @@ func measureStages(b *testing.B, db *storage.DB, svc *core.Service, cp *corpus, 
 	ctx := context.Background()
 	f := core.Filter{Type: core.DocMemory, Scopes: []string{core.ScopeGlobal}}
 	nq, cands := len(cp.queryText), max(4*k, 20)
-	med := func(fn func(i int)) time.Duration { return pct(measureQueries(nq, fn), 50) }
+	med := func(fn func(i int)) time.Duration {
+		quiesce()
+		return pct(measureQueries(nq, fn), 50)
+	}
 	r := stageRow{n: n}
 	r.embed = med(func(i int) {
 		if _, err := (embed.Hash{}).Embed(ctx, []string{cp.queryText[i]}); err != nil {
