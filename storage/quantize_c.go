@@ -1,7 +1,8 @@
 package storage
 
 // The rotations of quantize in C: GCC vectorises the transforms' additions
-// (AVX2 where the CPU has it, chosen at run time), which Go does not; a
+// (AVX2 where the CPU has it, chosen at run time on x86-64 with glibc),
+// which Go does not; a
 // code then costs about a fifth of the Go version's time. The operations
 // are those of the Go version, component by component and in the same
 // order, with no contraction into fused multiply-adds (which could not
@@ -18,7 +19,16 @@ package storage
 #define ADA_ROT_ROUNDS 3
 #define ADA_CODE_BLOCKS 2
 
-__attribute__((target_clones("avx2", "default")))
+// The AVX2 clone is chosen at load time through an ifunc: only GCC on x86-64
+// with glibc has both. Elsewhere (arm64, musl as in Alpine, clang) the one
+// portable version is built, vectorised for the target's baseline.
+#if defined(__x86_64__) && defined(__GLIBC__) && defined(__GNUC__) && !defined(__clang__)
+#define ADA_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define ADA_CLONES
+#endif
+
+ADA_CLONES
 void ada_quantize(const float *v, int dim, const float *signs, uint8_t *code) {
 	float a[ADA_ROT_SIZE] __attribute__((aligned(64)));
 	for (int b = 0; b < ADA_CODE_BLOCKS; b++) {
