@@ -184,6 +184,47 @@ type codeFilter struct {
 	ConversationID string
 }
 
+// resolvedFilter is a codeFilter in the index's name ids; anyID matches
+// every row, and nil scopes every scope.
+type resolvedFilter struct {
+	typ, conv uint32
+	scopes    []uint32
+}
+
+const anyID = ^uint32(0)
+
+// resolve turns f into the index's ids; false when no row can match (a
+// type, conversation or every scope the index has never seen). x.mu must be
+// held.
+func (x *codeIndex) resolve(f codeFilter) (resolvedFilter, bool) {
+	rf := resolvedFilter{typ: anyID, conv: anyID}
+	var ok bool
+	if f.Type != "" {
+		if rf.typ, ok = x.names[string(f.Type)]; !ok {
+			return rf, false
+		}
+	}
+	if f.ConversationID != "" {
+		if rf.conv, ok = x.names[f.ConversationID]; !ok {
+			return rf, false
+		}
+	}
+	for _, s := range f.Scopes {
+		if id, ok := x.names[s]; ok {
+			rf.scopes = append(rf.scopes, id)
+		}
+	}
+	return rf, len(f.Scopes) == 0 || len(rf.scopes) > 0
+}
+
+// holds reports whether a row of this type, conversation and scope is
+// within the filter. (A value receiver and plain arguments keep the scan's
+// inner loop in registers.)
+func (rf resolvedFilter) holds(typ, conv, scope uint32) bool {
+	return (rf.typ == anyID || typ == rf.typ) && (rf.conv == anyID || conv == rf.conv) &&
+		(rf.scopes == nil || containsID(rf.scopes, scope))
+}
+
 // nearest returns the rowids of the (at most) n codes within f nearest to
 // q in Hamming distance.
 func (x *codeIndex) nearest(q *code, f codeFilter, n int) []int64 {
@@ -192,26 +233,8 @@ func (x *codeIndex) nearest(q *code, f codeFilter, n int) []int64 {
 	}
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	const all = ^uint32(0)
-	typ, conv := all, all
-	var ok bool
-	if f.Type != "" {
-		if typ, ok = x.names[string(f.Type)]; !ok {
-			return nil
-		}
-	}
-	if f.ConversationID != "" {
-		if conv, ok = x.names[f.ConversationID]; !ok {
-			return nil
-		}
-	}
-	var scopes []uint32
-	for _, s := range f.Scopes {
-		if id, ok := x.names[s]; ok {
-			scopes = append(scopes, id)
-		}
-	}
-	if len(f.Scopes) > 0 && len(scopes) == 0 {
+	rf, ok := x.resolve(f)
+	if !ok {
 		return nil
 	}
 	// First stage: the (about) m nearest by the heads' distance, chosen
@@ -227,8 +250,7 @@ func (x *codeIndex) nearest(q *code, f codeFilter, n int) []int64 {
 	var hist [headWords*64 + 2]int
 	const skip = headWords*64 + 1
 	for i := range x.heads {
-		if (typ != all && x.types[i] != typ) || (conv != all && x.convs[i] != conv) ||
-			(scopes != nil && !containsID(scopes, x.scopes[i])) {
+		if !rf.holds(x.types[i], x.convs[i], x.scopes[i]) {
 			dists[i] = skip
 			continue
 		}
@@ -276,33 +298,14 @@ func (x *codeIndex) nearest(q *code, f codeFilter, n int) []int64 {
 func (x *codeIndex) filter(cands []scored, f codeFilter) []scored {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	const all = ^uint32(0)
-	typ, conv := all, all
-	var ok bool
-	if f.Type != "" {
-		if typ, ok = x.names[string(f.Type)]; !ok {
-			return cands[:0]
-		}
-	}
-	if f.ConversationID != "" {
-		if conv, ok = x.names[f.ConversationID]; !ok {
-			return cands[:0]
-		}
-	}
-	var scopes []uint32
-	for _, s := range f.Scopes {
-		if id, ok := x.names[s]; ok {
-			scopes = append(scopes, id)
-		}
-	}
-	if len(f.Scopes) > 0 && len(scopes) == 0 {
+	rf, ok := x.resolve(f)
+	if !ok {
 		return cands[:0]
 	}
 	kept := cands[:0]
 	for _, c := range cands {
 		i, ok := x.pos[c.rowid]
-		if !ok || (typ != all && x.types[i] != typ) || (conv != all && x.convs[i] != conv) ||
-			(scopes != nil && !containsID(scopes, x.scopes[i])) {
+		if !ok || !rf.holds(x.types[i], x.convs[i], x.scopes[i]) {
 			continue
 		}
 		kept = append(kept, c)
