@@ -15,31 +15,18 @@ import (
 
 	"github.com/ada-chat/ada/core"
 	"github.com/ada-chat/ada/core/embed"
+	"github.com/ada-chat/ada/storage/storagetest"
 )
 
 // insertCorpus is n sentences of 6 to 18 words drawn with a Zipf law from a
 // vocabulary of 4,000 pseudo-words (as in make bench), with their hash
 // embeddings, as memories.
 func insertCorpus(n int) []core.Document {
-	rng := rand.New(rand.NewPCG(7, 12))
-	syll := []string{"ka", "lo", "mi", "ren", "to", "sa", "vel", "du", "pra", "ne", "qui", "bor", "ti", "fa", "zen", "os", "gri", "mu", "an", "el"}
-	var vocab []string
-	for len(vocab) < 4000 {
-		var w strings.Builder
-		for range 2 + rng.IntN(3) {
-			w.WriteString(syll[rng.IntN(len(syll))])
-		}
-		vocab = append(vocab, w.String())
-	}
-	zipf := rand.NewZipf(rng, 1.07, 2, uint64(len(vocab)-1))
+	words := storagetest.NewWords(rand.New(rand.NewPCG(7, 12)), nil, 4000)
 	ts := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	docs := make([]core.Document, n)
 	for i := range docs {
-		words := make([]string, 6+rng.IntN(13))
-		for j := range words {
-			words[j] = vocab[zipf.Uint64()]
-		}
-		text := strings.Join(words, " ")
+		text := strings.Join(words.Sentence(6, 18), " ")
 		docs[i] = core.Document{ID: fmt.Sprintf("doc-00000000-0000-4000-8000-%012d", i), Text: text, Embedding: embed.HashVector(text),
 			Meta: core.Metadata{Type: core.DocMemory, Timestamp: ts.Add(time.Duration(i) * time.Second),
 				Source: core.SourceImport, Scope: core.ScopeGlobal, Importance: 1 + i%5}}

@@ -24,6 +24,7 @@ import (
 	"github.com/ada-chat/ada/core/embed"
 	"github.com/ada-chat/ada/core/llm/llmtest"
 	"github.com/ada-chat/ada/storage"
+	"github.com/ada-chat/ada/storage/storagetest"
 )
 
 // BenchmarkSearchTargets prints the table of issue 12 (search speed): memory
@@ -186,23 +187,8 @@ type corpus struct {
 
 func benchCorpus(n, nq int, seed uint64) *corpus {
 	rng := rand.New(rand.NewPCG(seed, 12))
-	syll := []string{"ka", "lo", "mi", "ren", "to", "sa", "vel", "du", "pra", "ne", "qui", "bor", "ti", "fa", "zen", "os", "gri", "mu", "an", "el"}
-	vocab := append([]string(nil), benchWords...)
-	for len(vocab) < 4000 {
-		var w strings.Builder
-		for range 2 + rng.IntN(3) {
-			w.WriteString(syll[rng.IntN(len(syll))])
-		}
-		vocab = append(vocab, w.String())
-	}
-	zipf := rand.NewZipf(rng, 1.07, 2, uint64(len(vocab)-1))
-	sentence := func(lo, hi int) []string {
-		w := make([]string, lo+rng.IntN(hi-lo+1))
-		for i := range w {
-			w[i] = vocab[zipf.Uint64()]
-		}
-		return w
-	}
+	w := storagetest.NewWords(rng, benchWords, 4000)
+	sentence := w.Sentence
 	c := &corpus{}
 	for range n {
 		t := strings.Join(sentence(6, 18), " ")
@@ -213,7 +199,7 @@ func benchCorpus(n, nq int, seed uint64) *corpus {
 		if i%2 == 0 {
 			words = strings.Fields(c.texts[rng.IntN(n)])
 			for range 1 + len(words)/5 {
-				words[rng.IntN(len(words))] = vocab[zipf.Uint64()]
+				words[rng.IntN(len(words))] = w.Word()
 			}
 		}
 		t := strings.Join(words, " ")

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ada-chat/ada/core"
 	"github.com/ada-chat/ada/core/embed"
+	"github.com/ada-chat/ada/storage/storagetest"
 )
 
 // dataset is a fixed corpus of unit vectors and the queries run against it.
@@ -24,25 +25,9 @@ type dataset struct {
 // text; half the queries are stored sentences with words dropped and
 // replaced, half are fresh sentences.
 func sentences(n, nq int, seed uint64) dataset {
-	const vocabSize = 4000
 	rng := rand.New(rand.NewPCG(seed, 1))
-	vocab := make([]string, vocabSize)
-	syll := []string{"ka", "lo", "mi", "ren", "to", "sa", "vel", "du", "pra", "ne", "qui", "bor", "ti", "fa", "zen", "os", "gri", "mu", "an", "el"}
-	for i := range vocab {
-		var b strings.Builder
-		for range 2 + rng.IntN(3) {
-			b.WriteString(syll[rng.IntN(len(syll))])
-		}
-		vocab[i] = b.String()
-	}
-	zipf := rand.NewZipf(rng, 1.07, 2, vocabSize-1)
-	sentence := func(minWords, maxWords int) []string {
-		w := make([]string, minWords+rng.IntN(maxWords-minWords+1))
-		for i := range w {
-			w[i] = vocab[zipf.Uint64()]
-		}
-		return w
-	}
+	vocab := storagetest.NewWords(rng, nil, 4000)
+	sentence := vocab.Sentence
 	d := dataset{name: "sentences"}
 	for range n {
 		t := strings.Join(sentence(6, 18), " ")
@@ -58,7 +43,7 @@ func sentences(n, nq int, seed uint64) dataset {
 				if rng.IntN(2) == 0 && len(words) > 3 {
 					words = append(words[:j], words[j+1:]...)
 				} else {
-					words[j] = vocab[zipf.Uint64()]
+					words[j] = vocab.Word()
 				}
 			}
 		} else {
