@@ -2,7 +2,6 @@ package storage
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
@@ -10,8 +9,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	sqlite_vec "github.com/asg017/sqlite-vec-go-bindings/cgo"
 
 	"github.com/ada-chat/ada/core"
 	"github.com/ada-chat/ada/core/embed"
@@ -78,39 +75,18 @@ func BenchmarkPut(b *testing.B) {
 func BenchmarkPutPlainVec0(b *testing.B) {
 	const batch = 100
 	docs := insertCorpus(30_000)
-	registerVec.Do(sqlite_vec.Auto)
-	db, err := sql.Open("sqlite3", "file:"+filepath.Join(b.TempDir(), "plain.db")+"?_journal_mode=WAL&_synchronous=NORMAL&_busy_timeout=10000&_cache_size=-32000")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
-	db.SetMaxOpenConns(1)
-	if _, err := db.Exec("CREATE VIRTUAL TABLE vec USING vec0(embedding float[768] distance_metric=cosine)"); err != nil {
-		b.Fatal(err)
-	}
+	plain := storagetest.OpenPlainVec0(b, filepath.Join(b.TempDir(), "plain.db"))
+	defer plain.Close()
+	vecs := make([][]float32, batch)
 	rowid := 0
 	b.ResetTimer()
 	cpu0 := cpuTime()
 	for b.Loop() {
-		tx, err := db.Begin()
-		if err != nil {
-			b.Fatal(err)
+		for j := range vecs {
+			vecs[j] = docs[(rowid+j+1)%len(docs)].Embedding
 		}
-		stmt, err := tx.Prepare("INSERT INTO vec (rowid, embedding) VALUES (?, ?)")
-		if err != nil {
-			b.Fatal(err)
-		}
-		for range batch {
-			rowid++
-			blob, _ := sqlite_vec.SerializeFloat32(docs[rowid%len(docs)].Embedding)
-			if _, err := stmt.Exec(rowid, blob); err != nil {
-				b.Fatal(err)
-			}
-		}
-		stmt.Close()
-		if err := tx.Commit(); err != nil {
-			b.Fatal(err)
-		}
+		plain.Put(b, rowid+1, vecs)
+		rowid += batch
 	}
 	b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "docs/s")
 	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N*batch)/1e3, "cpu-µs/doc")

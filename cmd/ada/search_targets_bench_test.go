@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -17,8 +16,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	sqlite_vec "github.com/asg017/sqlite-vec-go-bindings/cgo"
 
 	"github.com/ada-chat/ada/core"
 	"github.com/ada-chat/ada/core/embed"
@@ -46,7 +43,7 @@ func BenchmarkSearchTargets(b *testing.B) {
 	llm := llmtest.New(b)
 	env := testEnv(b, map[string]string{"LLM_BASE_URL": llm.URL(), "LLM_MODEL": "bench", "LOG_LEVEL": "ERROR"})
 	ctx := context.Background()
-	plain := openPlainVec(b, filepath.Join(b.TempDir(), "plain.db"))
+	plain := storagetest.OpenPlainVec0(b, filepath.Join(b.TempDir(), "plain.db"))
 	defer plain.Close()
 	var chroma *chromaServer
 	if slices.Contains(sizes, chromaAt) {
@@ -70,7 +67,7 @@ func BenchmarkSearchTargets(b *testing.B) {
 		}
 		r := targetRow{n: n}
 		r.adaInsert, r.plainInsert, r.adaInsertCPU, r.plainInsertCPU = insertsInTurns(from, n,
-			func(lo, hi int) { corpus.putAda(b, db, lo, hi) }, func(lo, hi int) { plain.put(b, corpus, lo, hi) })
+			func(lo, hi int) { corpus.putAda(b, db, lo, hi) }, func(lo, hi int) { plain.Put(b, lo+1, corpus.vecs[lo:hi]) })
 		from = n
 		r.recall = adaRecall(b, db, corpus, n, k)
 		for _, mode := range []string{core.SearchHybrid, core.SearchVector} {
@@ -406,45 +403,3 @@ func maps(a, b map[string]string) map[string]string {
 	}
 	return out
 }
-
-// plainVec is the baseline of the insert rate: an untuned vec0 table of
-// float32 vectors, the connection settings of Ada's store.
-type plainVec struct{ db *sql.DB }
-
-func openPlainVec(b *testing.B, path string) *plainVec {
-	sqlite_vec.Auto()
-	db, err := sql.Open("sqlite3", "file:"+path+"?_journal_mode=WAL&_synchronous=NORMAL&_busy_timeout=10000&_cache_size=-32000")
-	if err != nil {
-		b.Fatal(err)
-	}
-	db.SetMaxOpenConns(1)
-	if _, err := db.Exec("CREATE VIRTUAL TABLE vec USING vec0(embedding float[768] distance_metric=cosine)"); err != nil {
-		b.Fatal(err)
-	}
-	return &plainVec{db: db}
-}
-
-func (p *plainVec) put(b *testing.B, c *corpus, from, to int) {
-	for start := from; start < to; start += 100 {
-		tx, err := p.db.Begin()
-		if err != nil {
-			b.Fatal(err)
-		}
-		stmt, err := tx.Prepare("INSERT INTO vec (rowid, embedding) VALUES (?, ?)")
-		if err != nil {
-			b.Fatal(err)
-		}
-		for i := start; i < min(start+100, to); i++ {
-			blob, _ := sqlite_vec.SerializeFloat32(c.vecs[i])
-			if _, err := stmt.Exec(i+1, blob); err != nil {
-				b.Fatal(err)
-			}
-		}
-		stmt.Close()
-		if err := tx.Commit(); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-func (p *plainVec) Close() error { return p.db.Close() }
