@@ -19,17 +19,27 @@ func (s *Server) handleChat(r *request) error {
 	if err != nil {
 		return err
 	}
-	stop := watchDisconnect(r.Conn(), r.clientGone)
-	res, err := s.core.Chat(r.ctx, req, func(core.Event) error { return nil })
-	if stop() {
-		r.SetConnectionClose()
-	}
+	res, err := s.chatWatched(r, req)
 	if err != nil {
 		return err
 	}
 	res.RequestID = r.id
 	writeJSON(r.RequestCtx, 200, res)
 	return nil
+}
+
+// chatWatched runs the chat while watching the connection for a client that
+// hangs up. The watcher is stopped however the chat ends, a panic included:
+// left running, it would read the next request's first bytes off a
+// keep-alive connection.
+func (s *Server) chatWatched(r *request, req core.ChatRequest) (core.ChatResult, error) {
+	stop := watchDisconnect(r.Conn(), r.clientGone)
+	defer func() {
+		if stop() {
+			r.SetConnectionClose()
+		}
+	}()
+	return s.core.Chat(r.ctx, req, func(core.Event) error { return nil })
 }
 
 // handleChatStream validates the request, then hands the response to a body

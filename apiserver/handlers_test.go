@@ -150,3 +150,33 @@ func TestStreamEndsWithTheErrorKind(t *testing.T) {
 		t.Fatalf("events: %+v; want the token, then an error of kind unavailable", events)
 	}
 }
+
+// A chat that panics is a 500, and the connection it came on still serves
+// the next request: the disconnect watcher is stopped on every way out of
+// the chat (before, it was left reading the connection and took the next
+// request's first byte: 3 of 20 follow-ups hung).
+func TestPanickingChatLeavesTheConnectionUsable(t *testing.T) {
+	svc := &fakeService{chat: func(func(core.Event) error) (core.ChatResult, error) { panic("boom") }}
+	url := serveFake(t, svc)
+	client := &http.Client{Timeout: 3 * time.Second, Transport: &http.Transport{MaxConnsPerHost: 1}}
+	for i := range 20 {
+		resp, err := client.Post(url+"/v1/chat", "application/json", strings.NewReader(`{"prompt":"hi"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 500 {
+			t.Fatalf("chat %d: status %d, want 500", i, resp.StatusCode)
+		}
+		resp, err = client.Get(url + "/v1/nothing")
+		if err != nil {
+			t.Fatalf("the request after panic %d: %v", i, err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 404 {
+			t.Fatalf("the request after panic %d: status %d, want 404", i, resp.StatusCode)
+		}
+	}
+}
