@@ -380,48 +380,40 @@ type writeTx struct {
 	stmts    map[string]*sql.Stmt
 }
 
-// stmt returns query as a statement of tx, prepared once per store when it
-// is one of the writer's (preparedSQL), once per transaction otherwise.
-// Preparing the insert of a document compiled its FTS5 trigger too: that
-// and the other statements of a write, prepared afresh for every document,
-// were a third of an insert's time (BenchmarkPut, pprof).
-func (tx *writeTx) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
+// stmt returns one of the writer's statements prepared at Open
+// (preparedSQL), bound to tx. Preparing the insert of a document compiled
+// its FTS5 trigger too: that and the other statements of a write, prepared
+// afresh for every document, were a third of an insert's time
+// (BenchmarkPut, pprof).
+func (tx *writeTx) stmt(query string) *sql.Stmt {
 	if s, ok := tx.stmts[query]; ok {
-		return s, nil
+		return s
 	}
-	var s *sql.Stmt
-	if p := tx.prepared[query]; p != nil {
-		s = tx.StmtContext(ctx, p)
-	} else {
-		var err error
-		if s, err = tx.PrepareContext(ctx, query); err != nil {
-			return nil, err
-		}
+	p := tx.prepared[query]
+	if p == nil {
+		panic("storage: " + query + " is not in preparedSQL")
 	}
 	if tx.stmts == nil {
 		tx.stmts = make(map[string]*sql.Stmt)
 	}
+	// Bound on a context that cannot be cancelled, as are the statements
+	// run below: with one that can (every request's, over HTTP), the SQLite
+	// driver starts a goroutine for every statement to watch it. The
+	// transaction itself still ends with its context (database/sql rolls it
+	// back), so a cancelled request writes nothing.
+	s := tx.StmtContext(context.Background(), p)
 	tx.stmts[query] = s
-	return s, nil
+	return s
 }
 
-// exec runs a statement in tx (see stmt).
+// exec runs one of the prepared statements in tx (see stmt).
 func (tx *writeTx) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	s, err := tx.stmt(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	return s.ExecContext(ctx, args...)
+	return tx.stmt(query).ExecContext(context.WithoutCancel(ctx), args...)
 }
 
-// queryRow runs a query for one row in tx (see stmt).
+// queryRow runs one of the prepared queries for one row in tx (see stmt).
 func (tx *writeTx) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
-	s, err := tx.stmt(ctx, query)
-	if err != nil {
-		// A *sql.Row carrying err: Scan returns it.
-		return tx.QueryRowContext(ctx, query, args...)
-	}
-	return s.QueryRowContext(ctx, args...)
+	return tx.stmt(query).QueryRowContext(context.WithoutCancel(ctx), args...)
 }
 
 func (tx *writeTx) insertedCode(rowid int64, typ, scope, conversationID string, c []byte) {

@@ -58,6 +58,12 @@ func TestMigrationMovesCodesOutOfVec0(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// A code left without its document: it must not come along (its rowid
+	// would collide with a later document's).
+	if _, err := old.ExecContext(ctx, `INSERT INTO documents_vec (rowid, shard, doc_type, scope, conversation_id, embedding)
+		VALUES (9999, 0, 'memory', 'global', '', vec_bit(?))`, enc[0].code); err != nil {
+		t.Fatal(err)
+	}
 	if err := old.Close(); err != nil {
 		t.Fatal(err)
 	}

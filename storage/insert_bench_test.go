@@ -38,7 +38,8 @@ func insertCorpus(n int) []core.Document {
 //	go test -run '^$' -bench 'Put$' -cpuprofile cpu.out ./storage
 func BenchmarkPut(b *testing.B) {
 	const batch, seeded = 100, 10_000
-	ctx := context.Background()
+	ctx, cancel := context.WithCancel(context.Background()) // as a request's
+	defer cancel()
 	docs := insertCorpus(seeded + 20_000)
 	db, err := Open(ctx, filepath.Join(b.TempDir(), "bench.db"))
 	if err != nil {

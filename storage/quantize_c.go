@@ -33,14 +33,16 @@ void ada_quantize(const float *v, int dim, const float *signs, uint8_t *code) {
 	float a[ADA_ROT_SIZE] __attribute__((aligned(64)));
 	for (int b = 0; b < ADA_CODE_BLOCKS; b++) {
 		memset(a, 0, sizeof a);
-		memcpy(a, v, (size_t)dim * sizeof(float));
+		if (dim > 0) {
+			memcpy(a, v, (size_t)dim * sizeof(float));
+		}
 		for (int r = 0; r < ADA_ROT_ROUNDS; r++) {
 			const float *s = signs + (b * ADA_ROT_ROUNDS + r) * ADA_ROT_SIZE;
 			for (int i = 0; i < ADA_ROT_SIZE; i++) {
 				a[i] *= s[i];
 			}
 			// The Walsh–Hadamard transform, two levels at a time (see
-			// hadamard in quantize.go): 1024 = 4^5. The first two levels
+			// hadamard in quantize_go_test.go): 1024 = 4^5. The first two levels
 			// work within groups of four neighbours, the next two within
 			// groups of sixteen: written out, GCC vectorises them across
 			// the groups.

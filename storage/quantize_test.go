@@ -77,9 +77,9 @@ func quantizeReference(v []float32) []byte {
 	return code
 }
 
-// hadamard is the in-place fast Walsh–Hadamard transform of a power-of-two
-// length ≥ 4 (unnormalised: only signs are kept). The first two levels are
-// done together, four components at a time.
+// hadamardReference is the in-place fast Walsh–Hadamard transform of a
+// power-of-two length ≥ 4 (unnormalised: only signs are kept). The first two
+// levels are done together, four components at a time.
 func hadamardReference(a []float32) {
 	for i := 0; i+4 <= len(a); i += 4 {
 		s0, d0 := a[i]+a[i+1], a[i]-a[i+1]

@@ -233,7 +233,7 @@ type checkpointer struct {
 	kickCh  chan struct{}
 	stopCh  chan struct{}
 	stopped chan struct{}
-	behind  atomic.Bool // the WAL held more than walPagesLimit pages
+	behind  atomic.Bool // the WAL held more than walPagesLimit pages, copied or not (TestWALStaysBoundedUnderSustainedWrites)
 }
 
 const (

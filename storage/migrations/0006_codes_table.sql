@@ -19,6 +19,10 @@ CREATE TABLE documents_codes (
     conversation_id TEXT    NOT NULL DEFAULT '',
     code            BLOB    NOT NULL -- 2048 bits (see quantize in storage/quantize.go)
 );
+-- Type, scope and conversation are taken from the documents themselves, and
+-- a code without its document is left behind (its rowid could otherwise
+-- collide with a later document's).
 INSERT INTO documents_codes (rowid, doc_type, scope, conversation_id, code)
-    SELECT rowid, doc_type, scope, coalesce(conversation_id, ''), embedding FROM documents_vec;
+    SELECT v.rowid, d.type, d.scope, coalesce(d.conversation_id, ''), v.embedding
+    FROM documents_vec v JOIN documents d ON d.rowid = v.rowid;
 DROP TABLE documents_vec;
