@@ -306,10 +306,20 @@ func (s *Service) recentWindow(ctx context.Context, req ChatRequest, r *retrieva
 	return nil
 }
 
-// hasOlderContext reports whether the conversation holds turns before the
-// recent window, the only case in which there is anything to recall.
+// firstRecentTurn is the index of the oldest turn in the recent window (the
+// next turn's when the window is empty). It is read from the turn, not
+// counted back from the next index: deleted turns leave gaps.
+func (r *retrieval) firstRecentTurn() int {
+	if len(r.turns) > 0 && r.turns[0].Meta.TurnIndex != nil {
+		return *r.turns[0].Meta.TurnIndex
+	}
+	return r.nextTurn
+}
+
+// hasOlderContext reports whether the conversation may hold turns before
+// the recent window, the only case in which there is anything to recall.
 func (s *Service) hasOlderContext(r retrieval) bool {
-	return r.nextTurn > len(r.turns)
+	return r.firstRecentTurn() > 0
 }
 
 // recall finds the earlier turns and summaries of the conversation most
@@ -319,7 +329,7 @@ func (s *Service) recall(ctx context.Context, req ChatRequest, vec []float32, k 
 	var found []relevantDoc
 	if s.opts.EnableTurn {
 		// Only turns before the recent window: it is already in the prompt.
-		firstRecent := r.nextTurn - len(r.turns)
+		firstRecent := r.firstRecentTurn()
 		docs, err := s.searchRelevant(ctx, req.Prompt, vec, relevantQuery{
 			Filter: Filter{Type: DocTurn, ConversationID: req.ConversationID}, K: k + len(r.turns), Floor: s.opts.RelevanceFloor})
 		if err != nil {

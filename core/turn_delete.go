@@ -1,6 +1,9 @@
 package core
 
-import "context"
+import (
+	"context"
+	"fmt"
+)
 
 // maxDeleteReason bounds the reason a client gives for deleting turns.
 const maxDeleteReason = 200
@@ -95,8 +98,11 @@ func (s *Service) summariesCovering(ctx context.Context, convID string, turns []
 }
 
 // rewriteSummary writes a removed summary again from the turns of its range
-// that remain: same range, index and time, so the conversation's summaries
-// stay contiguous and in order. Nothing is written when no turn remains, or
+// that remain: same start, index and time, so the conversation's summaries
+// stay contiguous and in order. Its range ends at the last turn that
+// remains: when the newest turns were deleted, the next turns take their
+// indices again, and a range still claiming them would leave those new
+// turns out of every summary. Nothing is written when no turn remains, or
 // when a later summary already covers part of the range.
 func (s *Service) rewriteSummary(ctx context.Context, old Document) error {
 	first, last, ok := parseTurnRange(old.Meta.TurnRange)
@@ -121,5 +127,7 @@ func (s *Service) rewriteSummary(ctx context.Context, old Document) error {
 	if err != nil {
 		return err
 	}
-	return s.store.Put(ctx, Document{ID: NewDocID(), Text: text, Embedding: vec, Meta: old.Meta})
+	meta := old.Meta
+	meta.TurnRange = fmt.Sprintf("%d-%d", first, *turns[0].Meta.TurnIndex) // turns are newest first
+	return s.store.Put(ctx, Document{ID: NewDocID(), Text: text, Embedding: vec, Meta: meta})
 }

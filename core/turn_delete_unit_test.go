@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -74,5 +75,61 @@ func TestRewriteSkipsARangeSummarisedAgain(t *testing.T) {
 	}
 	if sums, _ := u.store.List(context.Background(), Filter{Type: DocSummary, ConversationID: summaryConv}, 10); len(sums) != 1 {
 		t.Errorf("%d summaries, want only the newer one", len(sums))
+	}
+}
+
+// TestDeletedTurnsLeaveNoDuplicateInThePrompt: with a gap in the turn
+// indices (turn 8 of 0–9 deleted), the recent window is 5, 6, 7, 9, and the
+// recall of earlier turns must stop before 5; it once counted back from the
+// next index and recalled turn 5 a second time.
+func TestDeletedTurnsLeaveNoDuplicateInThePrompt(t *testing.T) {
+	u := newUnit(t, unitOptions(), &fakeLLM{})
+	seedTurns(t, u, 0, 9)
+	if _, err := u.svc.DeleteTurns(context.Background(), summaryConv, []string{turnIDs(u)[8]}, "redacted"); err != nil {
+		t.Fatal(err)
+	}
+	four, eight := 4, 8
+	// Every turn's text shares the word "turn": all are relevant.
+	p, err := u.svc.DebugPrompt(context.Background(), ChatRequest{Prompt: "turn", ConversationID: summaryConv, TurnsK: &four, RecallK: &eight})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, it := range p.Used.Turns {
+		if seen[it.ID] {
+			t.Fatalf("turn %q is in the prompt twice: %+v", it.Text, p.Used.Turns)
+		}
+		seen[it.ID] = true
+	}
+	if len(seen) < 5 {
+		t.Fatalf("%d turns in the prompt, want the 4 recent ones and recalled ones: %+v", len(seen), p.Used.Turns)
+	}
+}
+
+// TestDeletingTheNewestTurnsLetsTheNextOnesBeSummarised: the newest turns
+// deleted, the rewritten summary's range ends at the last turn that
+// remains, so the turns that take the freed indices are summarised next
+// (they were once left out: the old range still claimed them).
+func TestDeletingTheNewestTurnsLetsTheNextOnesBeSummarised(t *testing.T) {
+	llm := &fakeLLM{replies: []reply{{tokens: []string{"Up to 13."}}, {tokens: []string{"The new 14 and 15."}}}}
+	u := newUnit(t, unitOptions(), llm)
+	seedTurns(t, u, 0, 15)
+	u.seed(t, summaryDoc(0, 15, 0, testClock.Add(time.Minute), "all sixteen"))
+	ids := turnIDs(u)
+	if _, err := u.svc.DeleteTurns(context.Background(), summaryConv, []string{ids[14], ids[15]}, "redacted"); err != nil {
+		t.Fatal(err)
+	}
+	u.svc.bg.wait()
+	seedTurns(t, u, 14, 15) // the next exchange takes indices 14 and 15 again
+	if err := u.svc.summarize(context.Background(), summaryConv, "", 15); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range u.store.byType(DocSummary) {
+		got = append(got, s.Meta.TurnRange+": "+s.Text)
+	}
+	slices.Sort(got)
+	if want := []string{"0-13: Up to 13.", "14-15: The new 14 and 15."}; !slices.Equal(got, want) {
+		t.Fatalf("summaries %q, want %q", got, want)
 	}
 }
