@@ -185,6 +185,9 @@ const (
 // costs more than its row: database/sql starts a goroutine for each, to
 // watch the transaction's context; BenchmarkPut, perf.)
 func putDocument(ctx context.Context, tx *writeTx, d *encodedDoc) error {
+	if err := checkSourcesRemain(ctx, tx, d); err != nil {
+		return err
+	}
 	rowid, inserted, err := insertDocument(ctx, tx, d)
 	if err != nil || inserted {
 		return err
@@ -199,6 +202,30 @@ func putDocument(ctx context.Context, tx *writeTx, d *encodedDoc) error {
 		err = core.Errorf(core.KindInternal, "document %s: id still taken after its deletion", d.ID)
 	}
 	return err
+}
+
+// checkSourcesRemain refuses a memory learned from turns that are all gone.
+// A memory whose sources are all deleted is deleted with them (deleteRowids'
+// cascade); one written after them, by an extraction that was already
+// running when a member redacted the message, would otherwise stay for good.
+func checkSourcesRemain(ctx context.Context, tx *writeTx, d *encodedDoc) error {
+	if len(d.Meta.SourceIDs) == 0 {
+		return nil
+	}
+	args := make([]any, len(d.Meta.SourceIDs))
+	for i, id := range d.Meta.SourceIDs {
+		args[i] = id
+	}
+	var n int
+	err := tx.QueryRowContext(context.WithoutCancel(ctx),
+		"SELECT count(*) FROM documents WHERE id IN ("+placeholders(len(args))+")", args...).Scan(&n)
+	if err != nil {
+		return storeErr(err)
+	}
+	if n == 0 {
+		return core.Errorf(core.KindNotFound, "memory %s: the turns it was learned from were deleted", d.ID)
+	}
+	return nil
 }
 
 // insertDocument inserts d, its keyword index row, its code and its

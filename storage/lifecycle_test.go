@@ -56,6 +56,36 @@ func TestMemoryGoesWithTheLastOfItsSources(t *testing.T) {
 	}
 }
 
+// TestMemoryOfDeletedSourcesIsRefused: a memory written after all of its
+// source turns were deleted (an extraction still running when a member
+// redacted the message) is refused, with the rest of its change, instead of
+// staying for good; one source left is enough.
+func TestMemoryOfDeletedSourcesIsRefused(t *testing.T) {
+	ctx := context.Background()
+	db := openTestDB(t)
+	conv, room := core.NewConversationID(), "!room:example.org"
+	t1, t2 := turnDoc(conv, room, 0, "my PIN is 4711", time.Now()), turnDoc(conv, room, 1, "noted", time.Now())
+	if err := db.Put(ctx, t1); err != nil {
+		t.Fatal(err)
+	}
+	late := memoryDoc("Sam's PIN is 4711", core.ScopeGlobal, 3)
+	late.Meta.SourceIDs = []string{t2.ID} // never stored, as if deleted
+	other := memoryDoc("Sam likes tea", core.ScopeGlobal, 2)
+	err := db.Apply(ctx, core.Change{Put: []core.Document{other, late}})
+	if core.KindOf(err) != core.KindNotFound {
+		t.Fatalf("a memory whose sources are gone: %v, want not found", err)
+	}
+	for _, id := range []string{late.ID, other.ID} {
+		if _, err := db.Get(ctx, id); core.KindOf(err) != core.KindNotFound {
+			t.Fatalf("%s was written: %v", id, err)
+		}
+	}
+	late.Meta.SourceIDs = []string{t1.ID, t2.ID}
+	if err := db.Put(ctx, late); err != nil {
+		t.Fatalf("one source left: %v", err)
+	}
+}
+
 // TestApplyIsAtomic: a change whose last document is invalid writes
 // nothing, not even the deletions and history before it.
 func TestApplyIsAtomic(t *testing.T) {
