@@ -286,6 +286,21 @@ func (f *roomsFixture) testRedactionCascades(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.bot.waitMemories(t, room, "the remembered fact goes with its redacted command", func(m []core.Memory) bool { return !holding("hunter2")(m) })
+
+	// The same fact told again refreshes the first memory; redacting the
+	// second command must not take the memory the first one made.
+	f.command(t, f.alice, room, "!ada remember the door code is 1357")
+	again := f.alice.Say(room, "!ada remember the door code is 1357")
+	if got := f.alice.Wait("second remember", bottest.ReplyTo(f.botID, again, event.MsgNotice)).Content.AsMessage().Body; !strings.Contains(got, "already knew") {
+		t.Fatalf("the same fact again: %q", got)
+	}
+	if _, err := f.alice.Client.RedactEvent(ctx, room, again); err != nil {
+		t.Fatal(err)
+	}
+	f.command(t, f.alice, room, "!ada status") // handled after the redaction: the room's work is in order
+	if !holding("1357")(f.bot.roomMemories(t, room)) {
+		t.Errorf("redacting the command that only refreshed a memory deleted it")
+	}
 }
 
 // logLineWith reports whether one line of logs holds every part.

@@ -89,12 +89,15 @@ func (b *Bot) cmdRemember(ctx context.Context, c *commandEvent) (string, error) 
 	if err != nil {
 		return "", err
 	}
+	if m.Deduplicated != nil && *m.Deduplicated {
+		// Not linked to this message: the memory came before it (maybe
+		// from another member), and redacting this message must not take
+		// it away.
+		return fmt.Sprintf("🧠 I already knew that; refreshed: “%s”", m.Text), nil
+	}
 	link := []derived{{EventID: c.evt.ID, DocID: m.ID, Kind: derivedMemory}}
 	if err := b.store.addDerived(ctx, c.evt.RoomID, link); err != nil {
 		logFrom(ctx, b.log).Error("could not link the memory to its message", "error", err)
-	}
-	if m.Deduplicated != nil && *m.Deduplicated {
-		return fmt.Sprintf("🧠 I already knew that; refreshed: “%s”", m.Text), nil
 	}
 	return fmt.Sprintf("🧠 Remembered for this room: “%s”\n\n`!ada memories` lists what I keep here; `!ada forget` removes it.", m.Text), nil
 }
