@@ -166,6 +166,9 @@ func checkRoomMemory(t *testing.T, llm *llmtest.Server, bot *botEnv, m *bottest.
 	if got := bot.roomMemories(t, roomA); holding("Miso")(got) {
 		t.Fatalf("the memory is still there: %v", memoryTexts(got))
 	}
+	if got := command(roomA, "!ada why"); strings.Contains(got, "Miso") {
+		t.Errorf("!ada why still quotes the forgotten memory:\n%s", got)
+	}
 	ask(roomA, "ada, tell me about my cat")
 	if p := lastPrompt(t, llm); strings.Contains(p, "Miso") {
 		t.Fatalf("a forgotten memory reached the model:\n%s", p)

@@ -38,6 +38,7 @@ func (b *Bot) onRedaction(ctx context.Context, evt *event.Event) {
 func (b *Bot) handleRedaction(ctx context.Context, room id.RoomID, target id.EventID) error {
 	log := logFrom(ctx, b.log)
 	b.dropFromContext(room, target)
+	b.rooms.get(room).dropWhy(target)
 	if err := b.store.deleteMessage(ctx, room, target); err != nil {
 		return err
 	}
@@ -59,6 +60,7 @@ func (b *Bot) handleRedaction(ctx context.Context, room id.RoomID, target id.Eve
 		case core.KindOf(err) != core.KindNotFound: // already gone is fine
 			return err
 		}
+		b.rooms.get(room).dropWhy("", d.DocID)
 		if err := b.store.forgetDerived(ctx, room, d.DocID); err != nil {
 			return err
 		}

@@ -29,10 +29,35 @@ const tagRemembered = "remembered"
 // lastAnswer is what the room's last answer used, for `!ada why`. It is
 // kept in memory only: it holds the texts of the memories it used.
 type lastAnswer struct {
-	question string
-	asker    string
-	at       time.Time
-	used     core.UsedContext
+	// questionEvent and replyEvent are the Matrix events of the exchange.
+	questionEvent, replyEvent id.EventID
+	question                  string
+	asker                     string
+	at                        time.Time
+	used                      core.UsedContext
+}
+
+// dropWhy forgets the last answer kept for `!ada why` when it quotes what
+// was just removed: the redacted question or reply (event), or a deleted
+// memory, turn or summary (docIDs). `!ada why` must not bring back text a
+// member took away.
+func (rt *roomRuntime) dropWhy(event id.EventID, docIDs ...string) {
+	la := rt.lastAnswer
+	if la == nil {
+		return
+	}
+	if event != "" && (event == la.questionEvent || event == la.replyEvent) {
+		rt.lastAnswer = nil
+		return
+	}
+	for _, items := range [][]core.ContextItem{la.used.Memories, la.used.Turns, la.used.Summaries} {
+		for _, it := range items {
+			if slices.Contains(docIDs, it.ID) {
+				rt.lastAnswer = nil
+				return
+			}
+		}
+	}
 }
 
 func roomScope(room id.RoomID) string { return core.EntityScope(room.String()) }
@@ -43,7 +68,8 @@ func roomScope(room id.RoomID) string { return core.EntityScope(room.String()) }
 // only exists because of it), the reply's removes the assistant's turn.
 func (b *Bot) recordAnswer(ctx context.Context, question *event.Event, prompt, asker string, reply id.EventID, res core.ChatResult) {
 	rt := b.rooms.get(question.RoomID)
-	rt.lastAnswer = &lastAnswer{question: prompt, asker: asker, at: b.now(), used: res.UsedContext}
+	rt.lastAnswer = &lastAnswer{questionEvent: question.ID, replyEvent: reply,
+		question: prompt, asker: asker, at: b.now(), used: res.UsedContext}
 	if len(res.TurnIDs) != 2 {
 		return // nothing stored (privacy mode)
 	}
@@ -176,6 +202,7 @@ func (b *Bot) cmdForget(ctx context.Context, c *commandEvent) (string, error) {
 	if err := b.store.forgetDerived(ctx, c.evt.RoomID, memID); err != nil {
 		logFrom(ctx, b.log).Error("could not unlink a forgotten memory", "error", err)
 	}
+	b.rooms.get(c.evt.RoomID).dropWhy("", memID)
 	logFrom(ctx, b.log).Info("memory forgotten on request", "memory_id", memID, "by", c.evt.Sender.String())
 	return fmt.Sprintf("🗑️ Forgotten: “%s”", oneLine(m.Text, 300)), nil
 }
@@ -252,7 +279,8 @@ func (b *Bot) forgetAll(ctx context.Context, c *commandEvent) (string, error) {
 	if err := b.store.forgetRoomMemories(ctx, c.evt.RoomID); err != nil {
 		logFrom(ctx, b.log).Error("could not unlink the forgotten memories", "error", err)
 	}
-	b.rooms.get(c.evt.RoomID).listed = nil
+	rt := b.rooms.get(c.evt.RoomID)
+	rt.listed, rt.lastAnswer = nil, nil
 	logFrom(ctx, b.log).Info("all room memories forgotten on request", "count", n, "by", c.evt.Sender.String())
 	if n == 0 {
 		return "This room had no memories; nothing to forget.", nil
