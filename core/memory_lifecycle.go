@@ -200,7 +200,10 @@ func (s *Service) PatchMemory(ctx context.Context, id string, p MemoryPatch) (Me
 	case p.ClearExpiry:
 		d.Meta.ExpiresAt = nil
 	case p.ExpiresAt != nil:
-		d.Meta.ExpiresAt, _ = futureExpiry(*p.ExpiresAt, s.now())
+		// Checked above; checked again against a later clock it could
+		// fail, and the ignored error would clear the expiry.
+		t := p.ExpiresAt.UTC()
+		d.Meta.ExpiresAt = &t
 	}
 	if text != d.Text {
 		vec, err := s.embedOne(ctx, text)
