@@ -76,11 +76,13 @@ func (s *Server) debugRetrieval(r *request) (core.Prompt, error) {
 			*dst = &v
 		}
 	}
-	for name, dst := range map[string]*[]byte{"turns_k": (*[]byte)(&body.TurnsK), "faq_k": (*[]byte)(&body.FAQK), "memory_k": (*[]byte)(&body.MemoryK),
-		"recall_k": (*[]byte)(&body.RecallK)} {
-		if v := strParam(r, name); v != "" {
-			*dst = []byte(v)
+	for name, dst := range map[string]**int{"turns_k": &body.TurnsK, "faq_k": &body.FAQK, "memory_k": &body.MemoryK,
+		"recall_k": &body.RecallK} {
+		v, err := optionalIntParam(r, name)
+		if err != nil {
+			return core.Prompt{}, err
 		}
+		*dst = v
 	}
 	thinking, err := boolParam(r, "include_thinking")
 	if err != nil {

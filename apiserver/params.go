@@ -11,15 +11,24 @@ import (
 // intParam parses an optional integer query parameter; its range is core's
 // to check.
 func intParam(r *request, name string, def int) (int, error) {
+	v, err := optionalIntParam(r, name)
+	if err != nil || v == nil {
+		return def, err
+	}
+	return *v, nil
+}
+
+// optionalIntParam is an integer query parameter, nil when absent.
+func optionalIntParam(r *request, name string) (*int, error) {
 	raw := strings.TrimSpace(string(r.QueryArgs().Peek(name)))
 	if raw == "" {
-		return def, nil
+		return nil, nil
 	}
 	v, err := strconv.Atoi(raw)
 	if err != nil {
-		return 0, core.Errorf(core.KindInvalid, "%s: must be an integer, got %q", name, wire.Truncate(raw, 40))
+		return nil, core.Errorf(core.KindInvalid, "%s: must be an integer, got %q", name, wire.Truncate(raw, 40))
 	}
-	return v, nil
+	return &v, nil
 }
 
 func strParam(r *request, name string) string {

@@ -1,7 +1,6 @@
 package wire
 
 import (
-	"encoding/json"
 	"strings"
 
 	"github.com/ada-chat/ada/core"
@@ -9,7 +8,8 @@ import (
 
 // ChatRequest is the body of POST /v1/chat and /v1/chat/stream: SPEC.md and
 // DECISIONS.md, plus the bridge's context_messages, room_id and speaker.
-// Pointers and raw integers tell absent from zero.
+// Pointers tell absent from zero; a non-integer in an integer field is
+// refused by Decode, naming the field.
 type ChatRequest struct {
 	Prompt           *string               `json:"prompt,omitempty"`
 	Message          *string               `json:"message,omitempty"`
@@ -18,11 +18,11 @@ type ChatRequest struct {
 	Entity           *string               `json:"entity,omitempty"`
 	SaveMemory       *bool                 `json:"save_memory,omitempty"`
 	MemoryText       *string               `json:"memory_text,omitempty"`
-	MemoryImportance json.RawMessage       `json:"memory_importance,omitempty"`
-	TurnsK           json.RawMessage       `json:"turns_k,omitempty"`
-	FAQK             json.RawMessage       `json:"faq_k,omitempty"`
-	MemoryK          json.RawMessage       `json:"memory_k,omitempty"`
-	RecallK          json.RawMessage       `json:"recall_k,omitempty"`
+	MemoryImportance *int                  `json:"memory_importance,omitempty"`
+	TurnsK           *int                  `json:"turns_k,omitempty"`
+	FAQK             *int                  `json:"faq_k,omitempty"`
+	MemoryK          *int                  `json:"memory_k,omitempty"`
+	RecallK          *int                  `json:"recall_k,omitempty"`
 	AutoMemory       *bool                 `json:"auto_memory,omitempty"`
 	UserTimestamp    *string               `json:"user_timestamp,omitempty"`
 	Store            *bool                 `json:"store,omitempty"`
@@ -59,18 +59,10 @@ func (b *ChatRequest) ToCore() (core.ChatRequest, error) {
 	if b.Store != nil {
 		req.Store = *b.Store
 	}
-	var err error
-	for _, f := range []struct {
-		dst  **int
-		raw  json.RawMessage
-		name string
-	}{{&req.TurnsK, b.TurnsK, "turns_k"}, {&req.FAQK, b.FAQK, "faq_k"}, {&req.MemoryK, b.MemoryK, "memory_k"},
-		{&req.RecallK, b.RecallK, "recall_k"}, {&req.MemoryImportance, b.MemoryImportance, "memory_importance"}} {
-		if *f.dst, err = optionalInt(f.raw, f.name); err != nil {
-			return req, err
-		}
-	}
+	req.TurnsK, req.FAQK, req.MemoryK, req.RecallK = b.TurnsK, b.FAQK, b.MemoryK, b.RecallK
+	req.MemoryImportance = b.MemoryImportance
 	if ts := strings.TrimSpace(deref(b.UserTimestamp)); ts != "" {
+		var err error
 		if req.UserTimestamp, err = parseTime("user_timestamp", ts); err != nil {
 			return req, err
 		}
@@ -82,8 +74,8 @@ func (b *ChatRequest) ToCore() (core.ChatRequest, error) {
 func ChatRequestOf(r core.ChatRequest) ChatRequest {
 	b := ChatRequest{
 		Prompt: &r.Prompt, ConversationID: ref(r.ConversationID), Entity: ref(r.Entity), MemoryText: ref(r.MemoryText),
-		MemoryImportance: rawInt(r.MemoryImportance), TurnsK: rawInt(r.TurnsK), FAQK: rawInt(r.FAQK),
-		MemoryK: rawInt(r.MemoryK), RecallK: rawInt(r.RecallK), AutoMemory: r.AutoMemory, Store: &r.Store,
+		MemoryImportance: r.MemoryImportance, TurnsK: r.TurnsK, FAQK: r.FAQK,
+		MemoryK: r.MemoryK, RecallK: r.RecallK, AutoMemory: r.AutoMemory, Store: &r.Store,
 		OCRContext: r.OCRContext, ContextMessages: r.ContextMessages, RoomID: ref(r.RoomID), Speaker: r.Speaker,
 	}
 	if r.IncludeThinking {

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -51,28 +50,6 @@ func jsonTypeName(kind string) string {
 	default:
 		return fmt.Sprintf("of type %s", kind)
 	}
-}
-
-// optionalInt decodes a JSON integer field that may be absent; floats,
-// strings and booleans are errors naming the field. Its range is core's to
-// check.
-func optionalInt(raw json.RawMessage, name string) (*int, error) {
-	if len(raw) == 0 || string(raw) == "null" {
-		return nil, nil
-	}
-	v, err := strconv.Atoi(string(raw))
-	if err != nil {
-		return nil, core.Errorf(core.KindInvalid, "%s: must be an integer, got %s", name, Truncate(string(raw), 40))
-	}
-	return &v, nil
-}
-
-// rawInt is the wire form of an optional integer.
-func rawInt(v *int) json.RawMessage {
-	if v == nil {
-		return nil
-	}
-	return json.RawMessage(strconv.Itoa(*v))
 }
 
 // parseTime parses an ISO 8601 timestamp field; the zone is required, so a

@@ -10,17 +10,17 @@ import (
 // MemoryCreate is the body of POST /v1/memory, in both documented forms
 // (text or content; importance or memory_type).
 type MemoryCreate struct {
-	Text           *string         `json:"text,omitempty"`
-	Content        *string         `json:"content,omitempty"`
-	Importance     json.RawMessage `json:"importance,omitempty"`
-	MemoryType     *string         `json:"memory_type,omitempty"`
-	Scope          *string         `json:"scope,omitempty"`
-	Entity         *string         `json:"entity,omitempty"`
-	Tags           []string        `json:"tags,omitempty"`
-	ConversationID *string         `json:"conversation_id,omitempty"`
-	ExpiresAt      *string         `json:"expires_at,omitempty"`
-	RoomID         *string         `json:"room_id,omitempty"`
-	UserID         *string         `json:"user_id,omitempty"`
+	Text           *string  `json:"text,omitempty"`
+	Content        *string  `json:"content,omitempty"`
+	Importance     *int     `json:"importance,omitempty"`
+	MemoryType     *string  `json:"memory_type,omitempty"`
+	Scope          *string  `json:"scope,omitempty"`
+	Entity         *string  `json:"entity,omitempty"`
+	Tags           []string `json:"tags,omitempty"`
+	ConversationID *string  `json:"conversation_id,omitempty"`
+	ExpiresAt      *string  `json:"expires_at,omitempty"`
+	RoomID         *string  `json:"room_id,omitempty"`
+	UserID         *string  `json:"user_id,omitempty"`
 }
 
 // ToInput converts the body's types; the values' rules are core's
@@ -33,10 +33,7 @@ func (b *MemoryCreate) ToInput() (core.MemoryInput, error) {
 	case b.Content != nil:
 		in.Text = *b.Content
 	}
-	var err error
-	if in.Importance, err = optionalInt(b.Importance, "importance"); err != nil {
-		return in, err
-	}
+	in.Importance = b.Importance
 	in.Tags, in.MemoryType = b.Tags, deref(b.MemoryType)
 	in.Scope, in.Entity, in.ConversationID = deref(b.Scope), deref(b.Entity), deref(b.ConversationID)
 	in.RoomID, in.UserID = strings.TrimSpace(deref(b.RoomID)), strings.TrimSpace(deref(b.UserID))
@@ -53,7 +50,7 @@ func (b *MemoryCreate) ToInput() (core.MemoryInput, error) {
 
 // MemoryCreateOf is the body that sends in (the Go client's side).
 func MemoryCreateOf(in core.MemoryInput) MemoryCreate {
-	b := MemoryCreate{Text: &in.Text, Importance: rawInt(in.Importance), MemoryType: ref(in.MemoryType),
+	b := MemoryCreate{Text: &in.Text, Importance: in.Importance, MemoryType: ref(in.MemoryType),
 		Scope: ref(in.Scope), Entity: ref(in.Entity), Tags: in.Tags, ConversationID: ref(in.ConversationID),
 		RoomID: ref(in.RoomID), UserID: ref(in.UserID)}
 	if in.ExpiresAt != nil {
@@ -66,7 +63,7 @@ func MemoryCreateOf(in core.MemoryInput) MemoryCreate {
 // that null (clear the expiry) differs from absent (keep it).
 type MemoryPatch struct {
 	Text       *string         `json:"text"`
-	Importance json.RawMessage `json:"importance"`
+	Importance *int            `json:"importance"`
 	Tags       *[]string       `json:"tags"`
 	ExpiresAt  json.RawMessage `json:"expires_at"`
 }
@@ -75,11 +72,7 @@ type MemoryPatch struct {
 // (core.CheckMemoryPatch: a body that sets nothing, a misspelt field, is
 // refused there).
 func (b *MemoryPatch) ToPatch() (core.MemoryPatch, error) {
-	p := core.MemoryPatch{Text: b.Text, Tags: b.Tags}
-	var err error
-	if p.Importance, err = optionalInt(b.Importance, "importance"); err != nil {
-		return p, err
-	}
+	p := core.MemoryPatch{Text: b.Text, Tags: b.Tags, Importance: b.Importance}
 	switch raw := strings.TrimSpace(string(b.ExpiresAt)); {
 	case raw == "":
 	case raw == "null":
