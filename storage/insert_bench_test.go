@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -55,7 +54,7 @@ func BenchmarkPut(b *testing.B) {
 	next := seeded
 	put := make([]core.Document, batch)
 	b.ResetTimer()
-	cpu0 := cpuTime()
+	cpu0 := storagetest.ProcessCPU()
 	for b.Loop() {
 		for j := range put {
 			put[j] = docs[next%len(docs)]
@@ -67,7 +66,7 @@ func BenchmarkPut(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "docs/s")
-	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N*batch)/1e3, "cpu-µs/doc")
+	b.ReportMetric(float64(storagetest.ProcessCPU()-cpu0)/float64(b.N*batch)/1e3, "cpu-µs/doc")
 }
 
 // BenchmarkPutPlainVec0 is the baseline of BenchmarkPut: the same vectors
@@ -81,7 +80,7 @@ func BenchmarkPutPlainVec0(b *testing.B) {
 	vecs := make([][]float32, batch)
 	rowid := 0
 	b.ResetTimer()
-	cpu0 := cpuTime()
+	cpu0 := storagetest.ProcessCPU()
 	for b.Loop() {
 		for j := range vecs {
 			vecs[j] = docs[(rowid+j+1)%len(docs)].Embedding
@@ -90,15 +89,5 @@ func BenchmarkPutPlainVec0(b *testing.B) {
 		rowid += batch
 	}
 	b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "docs/s")
-	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N*batch)/1e3, "cpu-µs/doc")
-}
-
-// cpuTime is the process's CPU time (user and system) so far, in ns: on a
-// busy machine it says more about a change than the elapsed time does.
-func cpuTime() int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return ru.Utime.Nano() + ru.Stime.Nano()
+	b.ReportMetric(float64(storagetest.ProcessCPU()-cpu0)/float64(b.N*batch)/1e3, "cpu-µs/doc")
 }

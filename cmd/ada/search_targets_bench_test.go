@@ -13,7 +13,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -246,23 +245,14 @@ func insertsInTurns(from, to int, ada, plain func(lo, hi int)) (adaRate, plainRa
 			t   *time.Duration
 			cpu *int64
 		}{{ada, &adaT, &adaC}, {plain, &plainT, &plainC}} {
-			c0, t0 := processCPU(), time.Now()
+			c0, t0 := storagetest.ProcessCPU(), time.Now()
 			e.f(lo, hi)
 			*e.t += time.Since(t0)
-			*e.cpu += processCPU() - c0
+			*e.cpu += storagetest.ProcessCPU() - c0
 		}
 	}
 	n := float64(to - from)
 	return n / adaT.Seconds(), n / plainT.Seconds(), float64(adaC) / n / 1e3, float64(plainC) / n / 1e3
-}
-
-// processCPU is the process's CPU time so far (user and system), in ns.
-func processCPU() int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return ru.Utime.Nano() + ru.Stime.Nano()
 }
 
 func timedRate(n int, f func()) float64 {
