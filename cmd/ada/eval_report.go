@@ -111,3 +111,62 @@ func (o jsonObject) MarshalJSON() ([]byte, error) {
 	b.WriteByte('}')
 	return b.Bytes(), nil
 }
+
+// writeChatTables prints one table per setting: the share of evidence in
+// the prompt per category and overall, then the prompt's size and the time
+// to build it.
+func writeChatTables(w io.Writer, results []*chatResult) {
+	for i, r := range results {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "setting %s\n", r.Setting)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "category\tquestions\tevidence in prompt\t")
+		for _, c := range []int{1, 2, 3, 4, 0} {
+			if r.Questions[c] == 0 {
+				fmt.Fprintf(tw, "%s\t0\t-\t\n", categoryName(c))
+				continue
+			}
+			fmt.Fprintf(tw, "%s\t%d\t%.3f\t\n", categoryName(c), r.Questions[c], r.Mean(c))
+		}
+		tw.Flush()
+		fmt.Fprintf(w, "prompt: median %d characters (p95 %d); built in p50 %s, p95 %s\n",
+			medianInt(r.PromptChars), percentileInt(r.PromptChars, 95), fmtMillis(percentile(r.Latencies, 50)), fmtMillis(percentile(r.Latencies, 95)))
+	}
+}
+
+// writeChatJSON prints {"<setting>": {"<category>"|"overall": {"questions":
+// n, "evidence_in_prompt": share}, "prompt_chars": {"median", "p95"},
+// "latency_ms": {"p50", "p95"}}, "replay_seconds": s}.
+func writeChatJSON(w io.Writer, results []*chatResult, replay time.Duration) error {
+	var out jsonObject
+	for _, r := range results {
+		var m jsonObject
+		for _, c := range []int{1, 2, 3, 4, 0} {
+			if r.Questions[c] == 0 {
+				continue
+			}
+			m = append(m, jsonField{categoryName(c), jsonObject{{"questions", r.Questions[c]}, {"evidence_in_prompt", math.Round(r.Mean(c)*1e4) / 1e4}}})
+		}
+		m = append(m, jsonField{"prompt_chars", jsonObject{{"median", medianInt(r.PromptChars)}, {"p95", percentileInt(r.PromptChars, 95)}}})
+		m = append(m, jsonField{"latency_ms", jsonObject{{"p50", millis(percentile(r.Latencies, 50))}, {"p95", millis(percentile(r.Latencies, 95))}}})
+		out = append(out, jsonField{r.Setting, m})
+	}
+	out = append(out, jsonField{"replay_seconds", math.Round(replay.Seconds()*100) / 100})
+	data, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(data, '\n'))
+	return err
+}
+
+// percentileInt is the nearest-rank p-th percentile of xs (0 for none).
+func percentileInt(xs []int, p float64) int {
+	ds := make([]time.Duration, len(xs))
+	for i, x := range xs {
+		ds[i] = time.Duration(x)
+	}
+	return int(percentile(ds, p))
+}

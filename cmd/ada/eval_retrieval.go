@@ -43,11 +43,14 @@ func (r *evalResult) Recall(c, i int) float64 {
 }
 
 // Percentile is the nearest-rank p-th percentile of the search latency.
-func (r *evalResult) Percentile(p float64) time.Duration {
-	if len(r.Latencies) == 0 {
+func (r *evalResult) Percentile(p float64) time.Duration { return percentile(r.Latencies, p) }
+
+// percentile is the nearest-rank p-th percentile of ds (0 for none).
+func percentile(ds []time.Duration, p float64) time.Duration {
+	if len(ds) == 0 {
 		return 0
 	}
-	sorted := slices.Clone(r.Latencies)
+	sorted := slices.Clone(ds)
 	slices.Sort(sorted)
 	i := int(float64(len(sorted))*p/100+0.999999) - 1
 	return sorted[max(0, min(i, len(sorted)-1))]

@@ -294,9 +294,9 @@ func TestEvalRetrievalErrors(t *testing.T) {
 }
 
 func TestEvalRetrievalHelp(t *testing.T) {
-	for _, args := range [][]string{{"retrieval", "--help"}, {"--help"}} {
+	for _, args := range [][]string{{"retrieval", "--help"}, {"chat", "-h"}, {"--help"}} {
 		out, _, err := runEvalCmd(t, args...)
-		if err != nil || !strings.HasPrefix(out, "usage: ada eval retrieval FILE") {
+		if err != nil || !strings.HasPrefix(out, "usage: ada eval chat FILE") || !strings.Contains(out, "ada eval retrieval FILE") {
 			t.Errorf("ada eval %q: %v\n%s", args, err, out)
 		}
 	}
