@@ -313,6 +313,31 @@ func (x *codeIndex) filter(cands []scored, f codeFilter) []scored {
 	return kept
 }
 
+// within counts the rows within f and the rows held, and returns the rowids
+// of those within f, in no order, unless there are more than max of them
+// (then nil). A scan of the interned fields, without the codes: about 50 µs
+// per 100k rows.
+func (x *codeIndex) within(f codeFilter, max int) (rowids []int64, n, total int) {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	rf, ok := x.resolve(f)
+	if !ok {
+		return nil, 0, len(x.rowids)
+	}
+	for i := range x.rowids {
+		if !rf.holds(x.types[i], x.convs[i], x.scopes[i]) {
+			continue
+		}
+		if n++; n <= max {
+			rowids = append(rowids, x.rowids[i])
+		}
+	}
+	if n > max {
+		rowids = nil
+	}
+	return rowids, n, len(x.rowids)
+}
+
 // prefilterFactor is how many rows per candidate the first stage of a scan
 // keeps (see codeIndex).
 const prefilterFactor = 32

@@ -180,7 +180,7 @@ func TestRarestTermsWithinTheBudget(t *testing.T) {
 		{[]int64{5000, 6000}, nil},                           // all common
 	} {
 		terms := []string{"a", "b", "c", "d"}[:len(tc.counts)]
-		if got := rarestTerms(terms, tc.counts, 5000); !slices.Equal(got, tc.want) {
+		if got, _ := rarestTerms(terms, tc.counts, 5000); !slices.Equal(got, tc.want) {
 			t.Errorf("counts %v: kept %v, want %v", tc.counts, got, tc.want)
 		}
 	}
@@ -196,7 +196,8 @@ func keywordReference(t *testing.T, db *DB, text string, f core.Filter, k int) [
 			return nil, err
 		}
 		defer tx.Rollback()
-		return db.informativeTerms(context.Background(), tx, queryTerms(text))
+		terms, _, err := db.informativeTerms(context.Background(), tx, queryTerms(text))
+		return terms, err
 	}()
 	if err != nil {
 		t.Fatal(err)
@@ -272,6 +273,170 @@ func TestKeywordSearchFiltersInMemoryLikeSQL(t *testing.T) {
 		want := keywordReference(t, db, tc.text, tc.f, tc.k)
 		if !slices.Equal(got, want) || len(got) != tc.want {
 			t.Errorf("%q %+v k=%d: got %d %v, want %d (%d) %v", tc.text, tc.f, tc.k, len(got), got, tc.want, len(want), want)
+		}
+	}
+}
+
+// seedChatLike writes n documents shaped like a chat store's, in one
+// transaction: a tenth memories (half of them global, half of one entity's
+// scope), an FAQ entry every 500, and turns in conversations of 150, whose
+// ids it returns. "broad" is in every 25th document (4%: informative, and
+// mostly in turns), "rare" in every 300th, "everywhere" in every 5th (a
+// common word, left out); the other words make many documents of the same
+// length and words, so that BM25 ties.
+func seedChatLike(tb testing.TB, db *DB, n int) []string {
+	var convs []string
+	var batch []core.Document
+	for i := range n {
+		words := []string{"filler", fmt.Sprint("w", i%97), fmt.Sprint("v", i%89)}
+		if i%25 == 0 {
+			words = append(words, "broad")
+		}
+		if i%300 == 7 {
+			words = append(words, "rare")
+		}
+		if i%5 == 0 {
+			words = append(words, "everywhere")
+		}
+		text := strings.Join(words, " ")
+		var d core.Document
+		switch {
+		case i%500 == 3:
+			d = memoryDoc(text, core.ScopeGlobal, 0)
+			d.Meta.Type, d.Meta.Topic = core.DocFAQ, "faq"
+		case i%10 == 0:
+			scope := core.ScopeGlobal
+			if i%20 == 0 {
+				scope = "entity:bo"
+			}
+			d = memoryDoc(text, scope, 3)
+		default:
+			if len(convs) == 0 || i%150 == 1 {
+				convs = append(convs, core.NewConversationID())
+			}
+			d = turnDoc(convs[len(convs)-1], "", i%150, text, time.Now())
+		}
+		batch = append(batch, d)
+	}
+	if err := db.Put(context.Background(), batch...); err != nil {
+		tb.Fatal(err)
+	}
+	return convs
+}
+
+// Every plan of a filtered keyword search gives what the join gives, in a
+// store large enough for the common-word rule, where most matches are
+// outside the filter: an FAQ among thousands of turns and memories, a
+// conversation's turns, memories of one scope. The chosen plan does too.
+func TestKeywordPlansAgreeWithTheJoin(t *testing.T) {
+	ctx := context.Background()
+	db := openTestDB(t)
+	convs := seedChatLike(t, db, 3000) // the common-word limit is 150 documents
+	plans := map[string]func(int, int, int64, int, int) keywordPlan{
+		"chosen":    keywordPlanFor,
+		"overfetch": func(int, int, int64, int, int) keywordPlan { return planOverfetch },
+		"restrict":  func(int, int, int64, int, int) keywordPlan { return planRestrict },
+		"join":      func(int, int, int64, int, int) keywordPlan { return planJoin },
+	}
+	for _, text := range []string{"broad", "rare", "broad rare", "everywhere broad", "w3 broad", "nothing"} {
+		for _, f := range []core.Filter{
+			{Type: core.DocFAQ},
+			{Type: core.DocMemory},
+			{Type: core.DocMemory, Scopes: []string{"entity:bo"}},
+			{Type: core.DocMemory, Scopes: []string{core.ScopeGlobal, "entity:bo"}},
+			{Type: core.DocTurn, ConversationID: convs[3]},
+			{Type: core.DocSummary, ConversationID: convs[3]},
+			{Type: core.DocTurn},
+			{},
+		} {
+			for _, k := range []int{1, 5, 20} {
+				want := keywordReference(t, db, text, f, k)
+				for name, plan := range plans {
+					hits, err := db.keywordSearch(ctx, core.KeywordQuery{Filter: f, Text: text, K: k}, plan)
+					if err != nil {
+						t.Fatal(err)
+					}
+					var got []string
+					for _, h := range hits {
+						got = append(got, h.ID)
+					}
+					if !slices.Equal(got, want) {
+						t.Errorf("%s: %q %+v k=%d: got %v, want %v", name, text, f, k, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// A word counted as common stays common while its count is remembered:
+// the count is taken past the threshold the store will have when it has
+// grown by 10%, not cut off at today's (a word in 10% of 100,000 documents
+// was searched again after 20 more, 50 ms a chat).
+func TestCommonWordStaysCommonAsTheStoreGrows(t *testing.T) {
+	ctx := context.Background()
+	db := openTestDB(t)
+	put := func(n int, text func(i int) string) {
+		var docs []core.Document
+		for i := range n {
+			docs = append(docs, memoryDoc(text(i), core.ScopeGlobal, 3))
+		}
+		if err := db.Put(ctx, docs...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// 2,000 documents, "coffee" in 300 of them: over the limit of 100.
+	put(2000, func(i int) string {
+		if i%20 < 3 {
+			return fmt.Sprintf("coffee note %d", i)
+		}
+		return fmt.Sprintf("tea note %d", i)
+	})
+	terms := func() []string {
+		tx, err := db.read.Begin()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback()
+		kept, _, err := db.informativeTerms(ctx, tx, queryTerms("coffee lighthouse"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return kept
+	}
+	want := []string{`"lighthouse"`}
+	if got := terms(); !slices.Equal(got, want) {
+		t.Fatalf("kept %v, want %v", got, want)
+	}
+	// 190 more (within 10%, so the count is remembered): the limit rises
+	// to 109, and "coffee" is still in 300.
+	put(190, func(i int) string { return fmt.Sprintf("water note %d", i) })
+	if got := terms(); !slices.Equal(got, want) {
+		t.Fatalf("after the store grew: kept %v, want %v", got, want)
+	}
+}
+
+// keywordPlanFor: a filter that leaves nothing out overfetches; a small one
+// is searched among its rowids; a large share of the store overfetches; a
+// rare word among many memories joins.
+func TestKeywordPlanFor(t *testing.T) {
+	for _, tc := range []struct {
+		within, total int
+		matches       int64
+		want          keywordPlan
+	}{
+		{100_000, 100_000, 5000, planOverfetch},
+		{30, 100_000, 5000, planRestrict},     // the FAQ
+		{150, 100_000, 100, planRestrict},     // a conversation, a rare word
+		{150, 100_000, 60, planJoin},          // a conversation, a rarer word
+		{5000, 100_000, 4000, planRestrict},   // memories of one scope, a broad word
+		{10_000, 100_000, 4000, planJoin},     // memories, a broad word
+		{10_000, 100_000, 300, planJoin},      // memories, a rare word
+		{60_000, 100_000, 300, planOverfetch}, // memories fill the store
+		{30_000, 100_000, 9000, planOverfetch},
+	} {
+		if got := keywordPlanFor(tc.within, tc.total, tc.matches, 100, 20); got != tc.want {
+			t.Errorf("within %d of %d, %d matches: plan %d, want %d", tc.within, tc.total, tc.matches, got, tc.want)
 		}
 	}
 }
