@@ -22,7 +22,7 @@ func bridgeBackend(t *testing.T, env map[string]string) bot.Backend {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.DiscardHandler)
-	a, err := openApp(context.Background(), cfg, log)
+	a, err := openApp(context.Background(), cfg, log, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -24,15 +25,39 @@ import (
 )
 
 // BenchmarkChatService measures the chat path of the real program with the
-// scripted LLM answering instantly and a store of ADA_BENCH_DOCS documents
-// (default 100k): the service's own overhead per chat, the relay delay of
-// the first token, and many concurrent streams. It prints a table; run it
-// with `make bench` (-benchtime 1x).
+// scripted LLM answering instantly, in a store of 20,000 and one of 100,000
+// documents (ADA_BENCH_DOCS, a comma-separated list, sets the sizes): the
+// service's own overhead per chat, the relay delay of the first token, many
+// concurrent streams, and where a chat's time goes, stage by stage. It
+// prints tables; run it with `make bench` (-benchtime 1x).
 func BenchmarkChatService(b *testing.B) {
-	docs := 100_000
+	sizes := []int{20_000, 100_000}
 	if v := os.Getenv("ADA_BENCH_DOCS"); v != "" {
-		fmt.Sscan(v, &docs)
+		sizes = nil
+		for _, f := range strings.Split(v, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || n < 1000 {
+				b.Fatalf("ADA_BENCH_DOCS=%q: want sizes of at least 1000, separated by commas", v)
+			}
+			sizes = append(sizes, n)
+		}
 	}
+	var ran []int
+	var stages []stageRun
+	for _, docs := range sizes {
+		b.Run(fmt.Sprintf("docs=%d", docs), func(b *testing.B) {
+			ran = append(ran, docs)
+			stages = append(stages, benchChatService(b, docs))
+		})
+	}
+	if len(ran) > 0 {
+		printChatStages(ran, stages)
+	}
+}
+
+// benchChatService prints the chat service's table for a store of docs
+// documents and returns the stages of its chats.
+func benchChatService(b *testing.B, docs int) stageRun {
 	llm := llmtest.New(b)
 	llm.Instant(true)
 	llm.Default(llmtest.Reply{Tokens: []string{"Sure", ", here", " is", " an", " answer."}})
@@ -40,7 +65,8 @@ func BenchmarkChatService(b *testing.B) {
 	seedStart := time.Now()
 	convs := seedStore(b, env["DATA_DIR"], docs)
 	fmt.Printf("seeded %d documents in %.1f s\n", docs, time.Since(seedStart).Seconds())
-	ada := startAda(b, "serve", env)
+	clock := &stageClock{}
+	ada := startAdaDeps(b, "serve", env, clock.wrap)
 
 	direct := measure(200, func() time.Duration { return directLLMCall(b, llm) })
 	chat := measure(200, func() time.Duration { return timeChat(b, ada, nil) })
@@ -81,11 +107,13 @@ func BenchmarkChatService(b *testing.B) {
 	if conc.errors > 0 {
 		b.Errorf("%d of %d concurrent streams failed", conc.errors, conc.n)
 	}
+	// Last, and one chat at a time, in a conversation of its own.
+	return measureChatStages(b, ada, clock, convs[2], 100)
 }
 
 // seedStore writes n documents: a tenth memories, the rest turns of
 // conversations of 100 turns, through the real storage path. It returns the
-// ids of the last two whole conversations.
+// ids of the last three whole conversations.
 func seedStore(b testing.TB, dir string, n int) []string {
 	ctx := context.Background()
 	db, err := storage.Open(ctx, filepath.Join(dir, "ada.db"))
@@ -110,7 +138,7 @@ func seedStore(b testing.TB, dir string, n int) []string {
 		idx := i % 100
 		d.Meta.Type, d.Meta.ConversationID, d.Meta.Role, d.Meta.TurnIndex = core.DocTurn, conv, []string{"user", "assistant"}[i%2], &idx
 	})
-	return convs[len(convs)-2:]
+	return convs[len(convs)-3:]
 }
 
 var benchWords = strings.Fields("alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa quebec romeo sierra tango uniform victor whiskey xray yankee zulu coffee tea garden meeting project deadline invoice weather music berlin paris train flight doctor birthday")

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/ada-chat/ada/core"
 )
 
 // adaProc is the real program, started through run() on a free port.
@@ -66,6 +68,13 @@ func mapEnv(env map[string]string) func(string) (string, bool) {
 // startAda runs `ada <cmd>` in-process and waits until the API listens.
 func startAda(t testing.TB, cmd string, env map[string]string) *adaProc {
 	t.Helper()
+	return startAdaDeps(t, cmd, env, nil)
+}
+
+// startAdaDeps is startAda with runEnv.deps: deps may replace core's
+// dependencies before core is built.
+func startAdaDeps(t testing.TB, cmd string, env map[string]string, deps func(*core.Deps)) *adaProc {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &adaProc{t: t, cancel: cancel, done: make(chan error, 1), logs: &syncBuffer{}}
 	ready := make(chan string, 1)
@@ -75,6 +84,7 @@ func startAda(t testing.TB, cmd string, env map[string]string) *adaProc {
 			lookupEnv: mapEnv(env),
 			stdout:    io.Discard, stderr: p.logs,
 			ready: func(addr string) { ready <- addr },
+			deps:  deps,
 		})
 	}()
 	select {

@@ -35,7 +35,7 @@ func TestPersonaWatcherEndsBeforeTheDatabaseCloses(t *testing.T) {
 		t.Fatal(err)
 	}
 	logs := &syncBuffer{}
-	a, err := openApp(context.Background(), cfg, slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	a, err := openApp(context.Background(), cfg, slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 
 	"github.com/ada-chat/ada/config"
+	"github.com/ada-chat/ada/core"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -24,6 +25,10 @@ type runEnv struct {
 	stderr    io.Writer
 	// ready, if set, is called once the API listens, with its address.
 	ready func(apiAddr string)
+	// deps, if set, may replace core's dependencies before core is built:
+	// the chat benchmark wraps the store, embedder and LLM to time each
+	// stage of a chat.
+	deps func(*core.Deps)
 }
 
 const usage = `usage: ada <command>

@@ -22,7 +22,7 @@ const shutdownGrace = 10 * time.Second
 // runServices runs the API ("serve"), the bridge ("bot") or both ("up")
 // until ctx ends, then stops them in reverse order.
 func runServices(ctx context.Context, cmd string, cfg *config.Config, log *slog.Logger, env runEnv) error {
-	a, err := openApp(ctx, cfg, log)
+	a, err := openApp(ctx, cfg, log, env.deps)
 	if err != nil {
 		return err
 	}

@@ -95,8 +95,9 @@ func coreOptions(cfg *config.Config) core.Options {
 	}
 }
 
-// openApp opens the store, checks the embedder against it, and builds core.
-func openApp(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, error) {
+// openApp opens the store, checks the embedder against it, and builds core;
+// adjust, if set, may replace core's dependencies first (runEnv.deps).
+func openApp(ctx context.Context, cfg *config.Config, log *slog.Logger, adjust func(*core.Deps)) (*app, error) {
 	db, unlock, err := openStore(ctx, cfg)
 	if err != nil {
 		return nil, err
@@ -122,7 +123,11 @@ func openApp(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, e
 	if err != nil {
 		return fail(err)
 	}
-	svc := core.New(core.Deps{Store: db, Embedder: emb, LLM: llm, Logger: log, Specialists: reg}, coreOptions(cfg))
+	deps := core.Deps{Store: db, Embedder: emb, LLM: llm, Logger: log, Specialists: reg}
+	if adjust != nil {
+		adjust(&deps)
+	}
+	svc := core.New(deps, coreOptions(cfg))
 	a := &app{cfg: cfg, db: db, unlock: unlock, core: svc, music: music, ocr: extractor}
 	if err := a.loadKnowledge(ctx); err != nil {
 		a.close()
