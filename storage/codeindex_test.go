@@ -29,15 +29,26 @@ func (x *codeIndex) snapshot() map[int64]indexRow {
 	for s, id := range x.names {
 		names[id] = s
 	}
-	out := make(map[int64]indexRow, len(x.rowids))
-	for i, r := range x.rowids {
-		if x.pos[r] != i {
-			panic(fmt.Sprintf("rowid %d at %d, pos says %d", r, i, x.pos[r]))
+	out := make(map[int64]indexRow, x.rows)
+	for si, s := range x.segs {
+		if x.bySegment[s.key] != int32(si) {
+			panic(fmt.Sprintf("segment %d is not where its key says", si))
 		}
-		out[r] = indexRow{names[x.types[i]], names[x.scopes[i]], names[x.convs[i]], x.codes[i]}
+		if len(s.heads) != len(s.rowids) || len(s.codes) != len(s.rowids) || len(s.scopes) != len(s.rowids) {
+			panic(fmt.Sprintf("segment %d: slices of different lengths", si))
+		}
+		for i, r := range s.rowids {
+			if x.pos[r] != (rowRef{int32(si), int32(i)}) {
+				panic(fmt.Sprintf("rowid %d at %d/%d, pos says %v", r, si, i, x.pos[r]))
+			}
+			if s.heads[i] != [headWords]uint64(s.codes[i][:headWords]) {
+				panic(fmt.Sprintf("rowid %d: head is not its code's", r))
+			}
+			out[r] = indexRow{names[s.key.typ], names[s.scopes[i]], names[s.key.conv], s.codes[i]}
+		}
 	}
-	if len(x.pos) != len(out) {
-		panic(fmt.Sprintf("pos has %d rows, index %d", len(x.pos), len(out)))
+	if len(x.pos) != len(out) || x.rows != len(out) {
+		panic(fmt.Sprintf("pos has %d rows, rows says %d, segments hold %d", len(x.pos), x.rows, len(out)))
 	}
 	return out
 }
@@ -66,7 +77,16 @@ func checkIndex(t *testing.T, db *DB, queries []string) {
 		t.Fatalf("%d documents, %d codes (%v)", docs, len(want), err)
 	}
 	filters := []core.Filter{{}, {Type: core.DocMemory}, {Type: core.DocMemory, Scopes: []string{core.ScopeGlobal}},
-		{Type: core.DocMemory, Scopes: []string{"entity:bo", core.ScopeGlobal}}, {Type: core.DocTurn}, {Type: "nothing"}}
+		{Type: core.DocMemory, Scopes: []string{"entity:bo", core.ScopeGlobal}}, {Type: core.DocTurn}, {Type: "nothing"},
+		{ConversationID: core.NewConversationID()}}
+	convs := map[string]bool{}
+	for _, r := range want {
+		if r.conv != "" && !convs[r.conv] {
+			convs[r.conv] = true
+			filters = append(filters, core.Filter{ConversationID: r.conv}, core.Filter{Type: core.DocTurn, ConversationID: r.conv},
+				core.Filter{Type: core.DocMemory, ConversationID: r.conv, Scopes: []string{core.ScopeGlobal}})
+		}
+	}
 	for _, text := range queries {
 		for _, f := range filters {
 			q := core.VectorQuery{Filter: f, Vector: embed.HashVector(text), K: 5}
@@ -337,6 +357,87 @@ func TestCodeIndexConcurrentSearchAndWrites(t *testing.T) {
 	checkIndex(t, db, []string{"writer 1 fact 7"})
 	if n := db.codes.len(); n != 2*(40-14) {
 		t.Fatalf("%d codes, want %d", n, 2*(40-14))
+	}
+}
+
+// The candidates do not depend on the order of the scan: of equally near
+// codes, the lower rowids are kept, however the rows were written, moved
+// and deleted.
+func TestCodeIndexTiesGoToTheLowerRowid(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	near := codeOf(quantize(randomUnit(rng)))
+	far := near
+	for w := range far {
+		far[w] = ^far[w]
+	}
+	x := newCodeIndex()
+	var ops []codeOp
+	for _, r := range rng.Perm(300) {
+		c := far
+		if r%3 == 0 {
+			c = near // 100 ties at distance 0
+		}
+		ops = append(ops, codeOp{rowid: int64(r + 1), typ: string(core.DocMemory), scope: core.ScopeGlobal, code: c})
+	}
+	x.apply(ops)
+	// Some moved (replaced by their own row, into another segment and back)
+	// and some deleted and written again.
+	var moves []codeOp
+	for r := int64(1); r <= 300; r += 7 {
+		moves = append(moves, codeOp{del: true, rowid: r}, codeOp{rowid: r, typ: string(core.DocTurn), scope: core.ScopeGlobal, code: near})
+	}
+	x.apply(moves)
+	for i := range moves {
+		if !moves[i].del {
+			moves[i].typ = string(core.DocMemory)
+			if (moves[i].rowid-1)%3 != 0 {
+				moves[i].code = far
+			}
+		}
+	}
+	x.apply(moves)
+	got := x.nearest(&near, codeFilter{Type: core.DocMemory}, 10)
+	slices.Sort(got)
+	want := []int64{1, 4, 7, 10, 13, 16, 19, 22, 25, 28}
+	if !slices.Equal(got, want) {
+		t.Fatalf("nearest 10 of 100 ties: %v, want %v", got, want)
+	}
+}
+
+// BenchmarkCodeScanFiltered measures the in-memory scan of a chat's vector
+// searches over 100k codes laid out like a chat store's: a tenth memories,
+// the rest turns in conversations of 100.
+func BenchmarkCodeScanFiltered(b *testing.B) {
+	x := newCodeIndex()
+	rng := rand.New(rand.NewPCG(5, 6))
+	ops := make([]codeOp, 100_000)
+	conv := ""
+	for i := range ops {
+		ops[i] = codeOp{rowid: int64(i + 1), typ: string(core.DocMemory), scope: core.ScopeGlobal}
+		if i%10 != 0 {
+			if i%100 == 1 {
+				conv = core.NewConversationID()
+			}
+			ops[i].typ, ops[i].conversationID = string(core.DocTurn), conv
+		}
+		ops[i].code = codeOf(quantize(randomUnit(rng)))
+	}
+	x.apply(ops)
+	q := codeOf(quantize(randomUnit(rng)))
+	for _, f := range []struct {
+		name string
+		f    codeFilter
+	}{
+		{"memories", codeFilter{Type: core.DocMemory, Scopes: []string{core.ScopeGlobal}}},
+		{"turns-of-a-conversation", codeFilter{Type: core.DocTurn, ConversationID: conv}},
+		{"summaries-of-a-conversation", codeFilter{Type: core.DocSummary, ConversationID: conv}},
+		{"all", codeFilter{}},
+	} {
+		b.Run(f.name, func(b *testing.B) {
+			for b.Loop() {
+				x.nearest(&q, f.f, minCandidates)
+			}
+		})
 	}
 }
 
