@@ -312,13 +312,16 @@ func (b *Bot) cmdWhy(_ context.Context, c *commandEvent) (string, error) {
 	})
 	var recalled, recent []core.ContextItem
 	for _, t := range u.Turns {
-		if t.Reason == core.ReasonRecalled {
+		if t.Reason == core.ReasonRecalled || t.Reason == core.ReasonNeighbour {
 			recalled = append(recalled, t)
 		} else {
 			recent = append(recent, t)
 		}
 	}
 	section("Recalled from earlier in the conversation", recalled, func(it core.ContextItem) string {
+		if it.Reason == core.ReasonNeighbour {
+			return fmt.Sprintf("%s, %s: “%s” · next to a recalled message", roleName(it.Role), dateOf(it.Timestamp), oneLine(it.Text, 160))
+		}
 		return fmt.Sprintf("%s, %s: “%s” · score %s · %s", roleName(it.Role), dateOf(it.Timestamp), oneLine(it.Text, 160), num(it.Score), whyChosen(it))
 	})
 	section("Summaries", u.Summaries, func(it core.ContextItem) string {

@@ -46,6 +46,7 @@ type Config struct {
 	RAGRecencyHalfLife  time.Duration // RAG_RECENCY_HALF_LIFE_DAYS
 	RAGSummaryEveryN    int           // RAG_SUMMARY_EVERY_N
 	RAGRecallTopK       int           // RAG_RECALL_TOP_K
+	RAGContextBudget    int           // RAG_CONTEXT_BUDGET
 	RAGRelevanceFloor   float64       // RAG_RELEVANCE_FLOOR
 	RAGSearchMode       string        // RAG_SEARCH_MODE: hybrid, vector or keyword
 	RAGAutoMemory       bool          // RAG_AUTO_MEMORY

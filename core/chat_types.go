@@ -83,7 +83,8 @@ type ContextItem struct {
 	// TurnRange is set for summaries.
 	TurnRange string `json:"turn_range,omitempty"`
 	// Reason tells turns and summaries of the recent window ("recent") from
-	// those recalled by relevance ("recalled").
+	// those recalled by relevance ("recalled") and the turns next to a
+	// recalled turn ("neighbour").
 	Reason string `json:"reason,omitempty"`
 	// Explain says why a searched item was chosen (memories, FAQs, recalled
 	// turns and summaries).
@@ -92,8 +93,9 @@ type ContextItem struct {
 
 // Reasons a turn or summary is in the context.
 const (
-	ReasonRecent   = "recent"
-	ReasonRecalled = "recalled"
+	ReasonRecent    = "recent"
+	ReasonRecalled  = "recalled"
+	ReasonNeighbour = "neighbour"
 )
 
 // ChatResult is the complete answer; the JSON chat response and the done

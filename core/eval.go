@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"math"
 	"strings"
 	"time"
 )
@@ -69,22 +70,27 @@ type RecalledTurn struct {
 	Relevance float64
 }
 
-// RecallTurns ranks the turns of a conversation by relevance to question,
-// through the same retrieval function the chat uses to recall earlier
-// turns, without the relevance floor (an evaluation wants the whole
-// ranking), and returns the best k.
+// RecallTurns ranks the turns of a conversation as the chat recalls them,
+// through the same functions: by relevance to question with the session
+// bonus, each turn followed by its neighbours, without the relevance floor
+// (an evaluation wants the whole ranking); it returns the first k turns.
 func (s *Service) RecallTurns(ctx context.Context, convID, question string, k int) ([]RecalledTurn, error) {
 	vec, err := s.embedOne(ctx, question)
 	if err != nil {
 		return nil, err
 	}
-	docs, err := s.searchRelevant(ctx, question, vec, relevantQuery{Filter: Filter{Type: DocTurn, ConversationID: convID}, K: k})
+	docs, err := s.searchRelevant(ctx, question, vec, relevantQuery{Filter: Filter{Type: DocTurn, ConversationID: convID}, K: max(5*k, recallCandidates)})
 	if err != nil {
 		return nil, err
 	}
-	out := make([]RecalledTurn, len(docs))
-	for i, d := range docs {
-		out[i] = RecalledTurn{Document: d.Document, Relevance: d.Relevance}
+	ranked := rankRecall(docs)
+	found, err := s.withNeighbours(ctx, convID, ranked[:min(k, len(ranked))], math.MaxInt)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]RecalledTurn, 0, k)
+	for _, d := range found[:min(k, len(found))] {
+		out = append(out, RecalledTurn{Document: d.Document, Relevance: d.Score})
 	}
 	return out, nil
 }

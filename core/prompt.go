@@ -125,7 +125,7 @@ func summariesText(docs []Document) string {
 }
 
 // recalledText shows recalled turns and summaries in time order, dated.
-func (s *Service) recalledText(docs []relevantDoc) string {
+func (s *Service) recalledText(docs []recalledDoc) string {
 	var b strings.Builder
 	for _, d := range docs {
 		if d.Meta.Type == DocSummary {

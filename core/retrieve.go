@@ -23,11 +23,13 @@ type retrieval struct {
 	memories  []Memory
 	faqs      []Document
 	summaries []Document    // the newest summaries, oldest first
-	recalled  []relevantDoc // earlier turns and summaries, by time
+	recalled  []recalledDoc // earlier turns and summaries, by time
 	nextTurn  int           // turn_index of the new user turn
 	// promptVec is the prompt's embedding, if retrieval needed it; saving
 	// the user turn reuses it.
 	promptVec []float32
+	// budgetDropped counts the items the context budget left out.
+	budgetDropped int
 }
 
 // effectiveK resolves a request's *_k against its setting: nil means the
@@ -74,6 +76,9 @@ type Explanation struct {
 	RelevanceTerm  *float64 `json:"relevance_term,omitempty"`
 	ImportanceTerm *float64 `json:"importance_term,omitempty"`
 	RecencyTerm    *float64 `json:"recency_term,omitempty"`
+	// SessionBonus is a recalled turn's share of the best relevance in its
+	// session (see rankRecall); its score is relevance plus this.
+	SessionBonus *float64 `json:"session_bonus,omitempty"`
 }
 
 // keywordScale is the BM25 score from which a match counts as fully
@@ -198,11 +203,14 @@ func cosineSimilarity(a, b []float32) float64 {
 func (s *Service) retrieve(ctx context.Context, req ChatRequest) (retrieval, error) {
 	start := time.Now()
 	r, err := s.retrieveAll(ctx, req)
+	if err == nil {
+		s.fitBudget(req, &r)
+	}
 	r.fillUsed()
 	// What an operator debugging retrieval needs, without any text.
 	s.logger(ctx).Debug("retrieved", "conversation_id", req.ConversationID,
 		"turns", len(r.turns), "summaries", len(r.summaries), "recalled", len(r.recalled),
-		"memories", len(r.memories), "faqs", len(r.faqs), "mode", s.opts.SearchMode,
+		"memories", len(r.memories), "faqs", len(r.faqs), "over_budget", r.budgetDropped, "mode", s.opts.SearchMode,
 		"floor", s.opts.RelevanceFloor, "ms", float64(time.Since(start).Microseconds())/1000, "error", err)
 	return r, err
 }
@@ -322,51 +330,20 @@ func (s *Service) hasOlderContext(r retrieval) bool {
 	return r.firstRecentTurn() > 0
 }
 
-// recall finds the earlier turns and summaries of the conversation most
-// relevant to the prompt, beyond the recent window, and keeps the best k in
-// time order.
-func (s *Service) recall(ctx context.Context, req ChatRequest, vec []float32, k int, r *retrieval) error {
-	var found []relevantDoc
-	if s.opts.EnableTurn {
-		// Only turns before the recent window: it is already in the prompt.
-		firstRecent := r.firstRecentTurn()
-		docs, err := s.searchRelevant(ctx, req.Prompt, vec, relevantQuery{
-			Filter: Filter{Type: DocTurn, ConversationID: req.ConversationID}, K: k + len(r.turns), Floor: s.opts.RelevanceFloor})
-		if err != nil {
-			return err
-		}
-		for _, d := range docs {
-			if d.Meta.TurnIndex != nil && *d.Meta.TurnIndex < firstRecent {
-				found = append(found, d)
-			}
-		}
-	}
-	if s.opts.EnableSummary {
-		docs, err := s.searchRelevant(ctx, req.Prompt, vec, relevantQuery{
-			Filter: Filter{Type: DocSummary, ConversationID: req.ConversationID}, K: k + len(r.summaries), Floor: s.opts.RelevanceFloor})
-		if err != nil {
-			return err
-		}
-		for _, d := range docs {
-			if !slices.ContainsFunc(r.summaries, func(x Document) bool { return x.ID == d.ID }) {
-				found = append(found, d)
-			}
-		}
-	}
-	slices.SortStableFunc(found, func(a, b relevantDoc) int { return cmp.Compare(b.Relevance, a.Relevance) })
-	found = found[:min(k, len(found))]
-	slices.SortStableFunc(found, func(a, b relevantDoc) int { return a.Meta.Timestamp.Compare(b.Meta.Timestamp) })
-	r.recalled = found
-	return nil
-}
-
 // fillUsed lists the turns and summaries in used_context: recalled ones
-// first (they are older), each kind in time order.
+// first (they are older), each kind in time order. A turn recalled for
+// being next to a recalled one says so (reason "neighbour").
 func (r *retrieval) fillUsed() {
 	for _, d := range r.recalled {
-		item := contextItemOf(d.Document, ReasonRecalled)
-		rel, sim, ex := d.Relevance, d.Similarity, d.Explain
-		item.Score, item.Similarity, item.Explain = &rel, &sim, &ex
+		reason := ReasonRecalled
+		if d.Neighbour {
+			reason = ReasonNeighbour
+		}
+		item := contextItemOf(d.Document, reason)
+		if !d.Neighbour {
+			score, sim, ex := d.Score, d.Similarity, d.Explain
+			item.Score, item.Similarity, item.Explain = &score, &sim, &ex
+		}
 		if d.Meta.Type == DocSummary {
 			r.used.Summaries = append(r.used.Summaries, item)
 		} else {

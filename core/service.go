@@ -19,8 +19,12 @@ type Options struct {
 
 	TurnTopK, FAQTopK, MemoryTopK, SummaryTopK int
 	// RecallTopK is how many earlier turns and summaries of the conversation,
-	// beyond the recent window, are recalled by relevance.
+	// beyond the recent window, are recalled by relevance (each turn with
+	// its neighbours).
 	RecallTopK int
+	// ContextBudget bounds a prompt, in estimated tokens: recalled context,
+	// memories and FAQs are added by relevance while they fit; 0 = no bound.
+	ContextBudget int
 	// SearchMode is how searchRelevant ranks: SearchHybrid (keyword and
 	// vector fused), SearchVector or SearchKeyword.
 	SearchMode string
@@ -56,7 +60,7 @@ type Options struct {
 func DefaultOptions() Options {
 	return Options{
 		RAGEnabled: true, EnablePersona: true, EnableFAQ: true, EnableMemory: true, EnableTurn: true, EnableSummary: true,
-		TurnTopK: 4, FAQTopK: 2, MemoryTopK: 3, SummaryTopK: 2, RecallTopK: 4, RelevanceFloor: DefaultRelevanceFloor, SearchMode: SearchHybrid,
+		TurnTopK: 4, FAQTopK: 2, MemoryTopK: 3, SummaryTopK: 2, RecallTopK: 8, ContextBudget: DefaultContextBudget, RelevanceFloor: DefaultRelevanceFloor, SearchMode: SearchHybrid,
 		SimWeight: 0.5, ImportanceWeight: 0.5, RecencyBonus: 0.1, RecencyHalfLife: 7 * 24 * time.Hour,
 		SummaryEveryN: 8, AutoMemory: true, MemoryDedup: 0.95, BackgroundWorkers: 2,
 		AIName: "Ada", UserName: "User",

@@ -88,7 +88,7 @@ func coreOptions(cfg *config.Config) core.Options {
 		TurnTopK: cfg.RAGTurnTopK, FAQTopK: cfg.RAGFAQTopK, MemoryTopK: cfg.RAGMemoryTopK, SummaryTopK: cfg.RAGSummaryTopK,
 		SimWeight: cfg.RAGSimWeight, ImportanceWeight: cfg.RAGImportanceWeight,
 		RecencyBonus: cfg.RAGRecencyBonus, RecencyHalfLife: cfg.RAGRecencyHalfLife,
-		SummaryEveryN: cfg.RAGSummaryEveryN, RecallTopK: cfg.RAGRecallTopK, RelevanceFloor: cfg.RAGRelevanceFloor, SearchMode: cfg.RAGSearchMode,
+		SummaryEveryN: cfg.RAGSummaryEveryN, RecallTopK: cfg.RAGRecallTopK, ContextBudget: cfg.RAGContextBudget, RelevanceFloor: cfg.RAGRelevanceFloor, SearchMode: cfg.RAGSearchMode,
 		AutoMemory: cfg.RAGAutoMemory, MemoryDedup: cfg.RAGMemoryDedup, BackgroundWorkers: cfg.BackgroundWorkers,
 		AIName: cfg.AIName, UserName: cfg.UserName,
 		SpecialistsEnabled: cfg.SpecialistsEnabled, SpecialistMaxTurns: cfg.SpecialistMaxTurns, SpecialistTimeout: cfg.SpecialistTimeout,
