@@ -44,7 +44,22 @@ func (s *llmSwitch) serve(ln net.Listener) {
 	p.FlushInterval = -1
 	// A cut stream is the point of some cases; the proxy need not say so.
 	p.ErrorLog = log.New(io.Discard, "", 0)
-	s.srv = &http.Server{Handler: p}
+	s.srv = &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The proxy's transport may still be reading the request body (a
+		// last read to check it was no longer than declared) when the fake's
+		// answer comes back. By default net/http's server closes an unread
+		// request body once the response starts, which fails that read, and
+		// the transport then drops the connection to the fake, cutting the
+		// stream Ada is reading (golang/go#40747). Full duplex leaves the body
+		// alone; HTTP/1 always supports it.
+		_ = http.NewResponseController(w).EnableFullDuplex()
+		p.ServeHTTP(w, r)
+	})}
+	// Ada keeps no idle connection to the switch. Otherwise the first
+	// request after down() races Ada's transport noticing that the switch
+	// closed its pooled connection, and fails with "connection closed"
+	// instead of the "connection refused" of an LLM that stays down.
+	s.srv.SetKeepAlivesEnabled(false)
 	go func() { _ = s.srv.Serve(ln) }()
 }
 
