@@ -56,20 +56,29 @@ func (s *Service) fitBudget(req ChatRequest, r *retrieval) {
 	for i, f := range r.faqs {
 		items = append(items, budgetItem{[]string{f.ID}, relevanceOf(r.used.FAQs[i]), estimateTokens(bulletDocs([]Document{f}, func(d Document) string { return d.Text }))})
 	}
-	// A recalled turn and its neighbours go in or stay out together.
-	for i := 0; i < len(r.recalled); {
-		j := i + 1
-		for j < len(r.recalled) && r.recalled[j].Neighbour {
-			j++
+	// A recalled turn and its neighbours go in or stay out together. They
+	// are in time order by now: a neighbour before its turn follows the
+	// previous turn's group, so groups are found by the turn they are of.
+	groups := map[string][]recalledDoc{}
+	var order []string
+	for _, d := range r.recalled {
+		key := d.ID
+		if d.Neighbour {
+			key = d.of
 		}
-		group := r.recalled[i:j]
+		if _, ok := groups[key]; !ok {
+			order = append(order, key)
+		}
+		groups[key] = append(groups[key], d)
+	}
+	for _, key := range order {
+		group := groups[key]
 		item := budgetItem{tokens: estimateTokens(s.recalledText(group))}
 		for _, d := range group {
 			item.ids = append(item.ids, d.ID)
 			item.relevance = max(item.relevance, d.Relevance)
 		}
 		items = append(items, item)
-		i = j
 	}
 	slices.SortStableFunc(items, func(a, b budgetItem) int { return cmp.Compare(b.relevance, a.relevance) })
 	keep := map[string]bool{}

@@ -38,6 +38,9 @@ type recalledDoc struct {
 	Score float64
 	// Neighbour marks a turn that comes with a recalled turn next to it.
 	Neighbour bool
+	// of is a neighbour's recalled turn (its ID): the context budget keeps
+	// or drops them together, whatever their order.
+	of string
 }
 
 // rankRecall scores docs (turns and summaries of one conversation with
@@ -157,7 +160,7 @@ func (s *Service) withNeighbours(ctx context.Context, convID string, hits []reca
 				out = append(out, hits[i])
 				continue
 			}
-			out = append(out, recalledDoc{relevantDoc: relevantDoc{Document: d}, Score: h.Score, Neighbour: true})
+			out = append(out, recalledDoc{relevantDoc: relevantDoc{Document: d}, Score: h.Score, Neighbour: true, of: h.ID})
 		}
 	}
 	return out, nil
