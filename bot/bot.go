@@ -47,12 +47,9 @@ type Bot struct {
 	busy        busyNotices
 	tails       roomTails
 	// syncAt is when the latest /sync response arrived (unix ns; timings.go).
-	syncAt    atomic.Int64
+	syncAt atomic.Int64
+	// startedAt divides the backlog from live messages (isBacklog).
 	startedAt time.Time
-	// catchUpSince is the sync token this process started from: the first
-	// /sync after a start returns the backlog, which is read but never
-	// answered. It is persisted by mautrix's sync store in the same database.
-	catchUpSince string
 
 	ready     chan struct{}
 	readyOnce sync.Once
@@ -201,7 +198,7 @@ func (b *Bot) connectWithRetry(ctx context.Context) error {
 }
 
 // connect logs in, sets up end-to-end encryption and cross-signing, and
-// records where this process starts reading.
+// sets the display name.
 func (b *Bot) connect(ctx context.Context) error {
 	if err := b.login(ctx); err != nil {
 		return err
@@ -211,11 +208,6 @@ func (b *Bot) connect(ctx context.Context) error {
 	}
 	b.ensureCrossSigning(ctx)
 	b.ensureDisplayName(ctx)
-	since, err := b.cli.Store.LoadNextBatch(ctx, b.cli.UserID)
-	if err != nil {
-		return fmt.Errorf("read the sync position: %w", err)
-	}
-	b.catchUpSince = since
 	return nil
 }
 

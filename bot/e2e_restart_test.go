@@ -102,3 +102,41 @@ func TestBridgeRestart(t *testing.T) {
 		t.Errorf("the new device should be verified with MATRIX_RECOVERY_KEY")
 	}
 }
+
+// TestQuietRestartAnswersFirstMessage restarts the bridge with nothing posted
+// while it was down (issue 27, item 1): the first message after start-up must
+// be answered. The catch-up /sync then hands back the token it was given, so
+// the first live /sync resumes from the same token as the catch-up did, and
+// its messages were once taken for backlog and dropped without a sign.
+func TestQuietRestartAnswersFirstMessage(t *testing.T) {
+	hs := bottest.StartHomeserver(t)
+	llm := llmtest.New(t)
+	acct := bottest.RegisterAccount(t, hs, "ada")
+	settings := botSettings(hs, llm, acct, t.TempDir())
+	alice := bottest.NewMember(t, hs, "alice", false)
+
+	first := startBot(t, settings)
+	room := alice.CreateRoom(&mautrix.ReqCreateRoom{Name: "quiet restart", Invite: []id.UserID{acct.UserID}})
+	alice.Wait("bot joins", bottest.MembershipOf(room, acct.UserID, event.MembershipJoin))
+	asked := alice.Say(room, "Ada, before the restart")
+	alice.Wait("reply before the restart", bottest.ReplyTo(acct.UserID, asked, event.MsgText))
+	alice.Wait("✅ before the restart", bottest.ReactionTo(asked, reactDone))
+	first.stop()
+	// The echoes of the bridge's last reply and reaction may still be unread:
+	// one start reads them in its catch-up, so the next start finds nothing new.
+	startBot(t, settings).stop()
+
+	second := startBot(t, settings)
+	llm.Script(llmtest.Reply{Tokens: []string{"back again"}})
+	live := alice.Say(room, "hey ada, are you there?")
+	alice.Wait("🧠 on the first message after the restart", bottest.ReactionTo(live, reactThinking))
+	reply := alice.Wait("reply to the first message after the restart", bottest.ReplyTo(acct.UserID, live, event.MsgText))
+	alice.Wait("✅ on the first message after the restart", bottest.ReactionTo(live, reactDone))
+	if body := reply.Content.AsMessage().Body; body != "back again" {
+		t.Errorf("reply after the restart: %q", body)
+	}
+	if got := alice.Find(bottest.ReplyTo(acct.UserID, asked, event.MsgText)); len(got) != 1 {
+		t.Errorf("the question before the restart was answered %d times, want once", len(got))
+	}
+	second.stop()
+}

@@ -49,14 +49,18 @@ func (b *Bot) onSyncResponse(ctx context.Context, _ *mautrix.RespSync, since str
 	return true
 }
 
-// isBacklog reports events from before the bot caught up: those in the first
-// /sync after a start (which resumes from the persisted sync position, or is
-// the initial sync), and anything sent before this process started. They are
-// read into context but never answered.
-func (b *Bot) isBacklog(ctx context.Context, evt *event.Event) bool {
-	if since, ok := ctx.Value(mautrix.SyncTokenContextKey).(string); ok && since == b.catchUpSince {
-		return true
-	}
+// isBacklog reports events sent before this process started: what arrived
+// while the bridge was down, the initial sync's history, a joined room's
+// earlier timeline. They are read into context but never answered; anything
+// sent after start-up is answered, whichever /sync brings it.
+//
+// The backlog is told by time, not by the /sync that brings it: the sync
+// token is saved before a response is processed, so nothing a previous
+// process received comes again, and a catch-up with nothing new hands back
+// the token it was given, so the first live /sync resumes from the same
+// token as the catch-up did (issue 27: the first message after a quiet
+// restart was dropped as backlog).
+func (b *Bot) isBacklog(evt *event.Event) bool {
 	return evt.Timestamp < b.startedAt.UnixMilli()
 }
 
@@ -99,7 +103,7 @@ func (b *Bot) onMessage(ctx context.Context, evt *event.Event) {
 	case content.MsgType != event.MsgText && content.MsgType != event.MsgEmote && !isUpload(content):
 		return // audio, video, locations, ...: not handled
 	}
-	backlog := b.isBacklog(ctx, evt)
+	backlog := b.isBacklog(evt)
 	ctx = b.withTrace(withLogger(ctx, eventLogger(b.log, evt)), evt)
 	b.disp.enqueue(evt.RoomID, job{
 		name: "message", ctx: ctx,
