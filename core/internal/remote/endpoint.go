@@ -90,6 +90,13 @@ func (e *Endpoint) Do(ctx context.Context, method, path string, in any, accept s
 		req.Header.Set("Accept", accept)
 	}
 	e.authorize(req)
+	// Every call here may be sent again: an LLM answer, an embedding or a
+	// lookup changes nothing on the backend. Saying so (a header key with
+	// no value, which is never sent) lets net/http retry a POST on a fresh
+	// connection when the pooled one it reused turns out to have been
+	// closed by the backend or a proxy in between (idle timeouts shorter
+	// than Go's 90 s), instead of failing the chat with "EOF".
+	req.Header["Idempotency-Key"] = nil
 	resp, err := e.client.Do(req)
 	if err != nil {
 		return nil, e.Fail(ctx, err)
