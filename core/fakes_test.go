@@ -181,7 +181,8 @@ func matches(f Filter, d Document) (bool, error) {
 		len(f.Scopes) > 0 && !slices.Contains(f.Scopes, d.Meta.Scope),
 		f.ConversationID != "" && d.Meta.ConversationID != f.ConversationID,
 		f.AfterTurn != nil && (ti == nil || *ti <= *f.AfterTurn),
-		f.UpToTurn != nil && (ti == nil || *ti > *f.UpToTurn):
+		f.UpToTurn != nil && (ti == nil || *ti > *f.UpToTurn),
+		len(f.TurnIndexes) > 0 && (ti == nil || !slices.Contains(f.TurnIndexes, *ti)):
 		return false, nil
 	}
 	return true, nil

@@ -17,6 +17,8 @@ type Filter struct {
 	OlderThan      time.Time // only documents with a timestamp before this
 	// AfterTurn and UpToTurn bound turn_index: after < index <= up to.
 	AfterTurn, UpToTurn *int
+	// TurnIndexes selects the turns of these indexes (any of them).
+	TurnIndexes []int
 	// Expired selects the memories whose expires_at is at or before it.
 	Expired time.Time
 	// Before selects the documents listed after this position in List's

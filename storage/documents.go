@@ -364,7 +364,7 @@ func (db *DB) Replace(ctx context.Context, f core.Filter, docs ...core.Document)
 func (db *DB) List(ctx context.Context, f core.Filter, limit int) ([]core.Document, error) {
 	where, args := filterSQL(f)
 	args = append(args, limit)
-	rows, err := db.read.QueryContext(ctx, "SELECT "+selectDocumentTextColumns+" FROM documents"+where+
+	rows, err := db.read.QueryContext(ctx, "SELECT "+selectDocumentTextColumns+" FROM "+listSource(f)+where+
 		" ORDER BY ts DESC, id DESC LIMIT ?", args...)
 	if err != nil {
 		return nil, storeErr(err)
@@ -379,6 +379,18 @@ func (db *DB) List(ctx context.Context, f core.Filter, limit int) ([]core.Docume
 		out = append(out, d)
 	}
 	return out, storeErr(rows.Err())
+}
+
+// listSource is the table List reads. Turns looked up by their index in a
+// conversation (a recalled turn's neighbours, a summary's range) are read
+// through documents_turn_index (migration 8): without statistics SQLite
+// prefers the conversation index, which gives List's order but reads, and
+// parses the metadata of, every turn of the conversation.
+func listSource(f core.Filter) string {
+	if f.ConversationID != "" && (f.AfterTurn != nil || f.UpToTurn != nil || len(f.TurnIndexes) > 0) {
+		return "documents INDEXED BY documents_turn_index"
+	}
+	return "documents"
 }
 
 // filterSQL renders f as a WHERE clause over the documents table.
@@ -423,6 +435,12 @@ func filterSQL(f core.Filter) (string, []any) {
 	}
 	if f.UpToTurn != nil {
 		conds, args = append(conds, "json_extract(metadata, '$.turn_index') <= ?"), append(args, *f.UpToTurn)
+	}
+	if len(f.TurnIndexes) > 0 {
+		conds = append(conds, "json_extract(metadata, '$.turn_index') IN ("+placeholders(len(f.TurnIndexes))+")")
+		for _, i := range f.TurnIndexes {
+			args = append(args, i)
+		}
 	}
 	if len(conds) == 0 {
 		return "", nil

@@ -23,7 +23,7 @@ func (db *DB) Search(ctx context.Context, q core.VectorQuery) ([]core.Hit, error
 		return nil, core.Errorf(core.KindInvalid, "query vector has %d dimensions, want %d", len(q.Vector), core.Dim)
 	}
 	if q.Tag != "" || !q.Expired.IsZero() || q.Before != nil || q.RoomID != "" || q.AnyRoom || !q.OlderThan.IsZero() ||
-		q.AfterTurn != nil || q.UpToTurn != nil {
+		q.AfterTurn != nil || q.UpToTurn != nil || len(q.TurnIndexes) > 0 {
 		// Filters the code index does not carry: an exact scan of what they
 		// select (they are selective and indexed).
 		return db.exactSearch(ctx, q)
@@ -296,7 +296,7 @@ func (db *DB) loadDocs(ctx context.Context, tx *sql.Tx, epoch uint64, cands []sc
 // cacheable reports whether f filters only on what cachedFor checks.
 func cacheable(f core.Filter) bool {
 	return f.RoomID == "" && !f.AnyRoom && f.Tag == "" && f.OlderThan.IsZero() && f.Expired.IsZero() &&
-		f.Before == nil && f.AfterTurn == nil && f.UpToTurn == nil
+		f.Before == nil && f.AfterTurn == nil && f.UpToTurn == nil && len(f.TurnIndexes) == 0
 }
 
 // ScanCodes runs only the first stage of an approximate Search, the scan of
