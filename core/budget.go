@@ -54,7 +54,7 @@ func (s *Service) fitBudget(req ChatRequest, r *retrieval) {
 		items = append(items, budgetItem{[]string{m.ID}, relevanceOf(r.used.Memories[i]), estimateTokens(memoriesText([]Memory{m}))})
 	}
 	for i, f := range r.faqs {
-		items = append(items, budgetItem{[]string{f.ID}, relevanceOf(r.used.FAQs[i]), estimateTokens(bulletDocs([]Document{f}, func(d Document) string { return d.Text }))})
+		items = append(items, budgetItem{[]string{f.ID}, relevanceOf(r.used.FAQs[i]), estimateTokens(faqText([]Document{f}))})
 	}
 	// A recalled turn and its neighbours go in or stay out together. They
 	// are in time order by now: a neighbour before its turn follows the
@@ -63,8 +63,8 @@ func (s *Service) fitBudget(req ChatRequest, r *retrieval) {
 	var order []string
 	for _, d := range r.recalled {
 		key := d.ID
-		if d.Neighbour {
-			key = d.of
+		if d.isNeighbour() {
+			key = d.neighbourOf
 		}
 		if _, ok := groups[key]; !ok {
 			order = append(order, key)

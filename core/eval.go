@@ -79,7 +79,7 @@ func (s *Service) RecallTurns(ctx context.Context, convID, question string, k in
 	if err != nil {
 		return nil, err
 	}
-	docs, err := s.searchRelevant(ctx, question, vec, relevantQuery{Filter: Filter{Type: DocTurn, ConversationID: convID}, K: max(5*k, recallCandidates)})
+	docs, err := s.searchRelevant(ctx, question, vec, relevantQuery{Filter: Filter{Type: DocTurn, ConversationID: convID}, K: recallCandidates(k)})
 	if err != nil {
 		return nil, err
 	}

@@ -45,7 +45,7 @@ func (s *Service) assemble(req ChatRequest, r retrieval, now time.Time) Prompt {
 		now.UTC().Format(time.RFC3339), now.UTC().Weekday(), s.whoIsTalking(req)))
 	add("How to use the context below", contextGuide(r, req))
 	add("Specialists", s.specialistsText())
-	add("FAQ", bulletDocs(r.faqs, func(d Document) string { return d.Text }))
+	add("FAQ", faqText(r.faqs))
 	add(memoriesHeading(req)+" (saved earlier; may be outdated)", memoriesText(r.memories))
 	add("Summaries of earlier parts of this conversation", summariesText(r.summaries))
 	add("Recalled from earlier in this conversation", s.recalledText(r.recalled))
@@ -135,6 +135,10 @@ func (s *Service) recalledText(docs []recalledDoc) string {
 		fmt.Fprintf(&b, "- [%s] %s: %s\n", d.Meta.Timestamp.UTC().Format("2006-01-02 15:04"), s.speaker(d.Document), oneLine(d.Text))
 	}
 	return b.String()
+}
+
+func faqText(docs []Document) string {
+	return bulletDocs(docs, func(d Document) string { return d.Text })
 }
 
 func dateOf(t time.Time) string { return t.UTC().Format("2006-01-02") }

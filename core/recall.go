@@ -3,7 +3,6 @@ package core
 import (
 	"cmp"
 	"context"
-	"math"
 	"slices"
 	"time"
 )
@@ -12,9 +11,9 @@ import (
 // `ada eval chat` and `ada eval retrieval` on the LoCoMo development half
 // (the README's table); none names anything of that benchmark.
 const (
-	// recallCandidates is how many turns the search proposes at least, so
-	// that a session is judged by more than the few turns finally kept.
-	recallCandidates = 50
+	// minRecallCandidates is how many turns the search proposes at least
+	// (see recallCandidates).
+	minRecallCandidates = 50
 	// sessionGap ends a session: turns further apart than this belong to
 	// different sittings of the conversation.
 	sessionGap = time.Hour
@@ -23,12 +22,12 @@ const (
 	// about for a while: a turn among relevant turns ranks above a lone
 	// turn of the same relevance elsewhere.
 	sessionWeight = 0.5
-	// neighbourSpan is how many turns on each side of a recalled turn come
-	// with it: an answer sits next to its question, and a reply often
-	// holds the fact a question's words point to ("what breed?" — "a
-	// greyhound").
-	neighbourSpan = 1
 )
+
+// recallCandidates is how many turns the search proposes for k recalled
+// ones: five times as many, and at least minRecallCandidates, so that a
+// session is judged by more than the few turns finally kept.
+func recallCandidates(k int) int { return max(5*k, minRecallCandidates) }
 
 // recalledDoc is an earlier turn or summary chosen for the prompt.
 type recalledDoc struct {
@@ -36,12 +35,14 @@ type recalledDoc struct {
 	// Score ranks what is recalled: relevance plus the session bonus. A
 	// neighbour has its recalled turn's.
 	Score float64
-	// Neighbour marks a turn that comes with a recalled turn next to it.
-	Neighbour bool
-	// of is a neighbour's recalled turn (its ID): the context budget keeps
-	// or drops them together, whatever their order.
-	of string
+	// neighbourOf is set on a turn that comes with the recalled turn next
+	// to it: that turn's ID. The context budget keeps or drops them
+	// together, whatever their order.
+	neighbourOf string
 }
+
+// isNeighbour reports whether d comes with a recalled turn next to it.
+func (d recalledDoc) isNeighbour() bool { return d.neighbourOf != "" }
 
 // rankRecall scores docs (turns and summaries of one conversation with
 // their relevance) and sorts them best first. A turn's score is its
@@ -90,7 +91,7 @@ func (s *Service) recall(ctx context.Context, req ChatRequest, vec []float32, k 
 		// The recent window's turns are searched too: they tell which
 		// session is being talked about, though they are not recalled.
 		docs, err := s.searchRelevant(ctx, req.Prompt, vec, relevantQuery{
-			Filter: Filter{Type: DocTurn, ConversationID: req.ConversationID}, K: max(5*(k+len(r.turns)), recallCandidates)})
+			Filter: Filter{Type: DocTurn, ConversationID: req.ConversationID}, K: recallCandidates(k + len(r.turns))})
 		if err != nil {
 			return err
 		}
@@ -125,13 +126,33 @@ func (s *Service) recall(ctx context.Context, req ChatRequest, vec []float32, k 
 	return nil
 }
 
-// withNeighbours follows each recalled turn by the turns within
-// neighbourSpan of it, up to the turn index before, in the order of hits: a
-// hit that is the neighbour of an earlier one comes with it, as a hit.
+// withNeighbours follows each recalled turn by its neighbours (see
+// neighbourOffsets), up to the turn index before, in the order of
+// hits: a hit that is the neighbour of an earlier one comes with it, as a
+// hit. All neighbours are read in one lookup.
 func (s *Service) withNeighbours(ctx context.Context, convID string, hits []recalledDoc, before int) ([]recalledDoc, error) {
 	isHit := make(map[string]int, len(hits))
+	var wanted []int
 	for i, h := range hits {
 		isHit[h.ID] = i
+		if h.Meta.Type != DocTurn || h.Meta.TurnIndex == nil {
+			continue
+		}
+		for _, off := range neighbourOffsets() {
+			if n := *h.Meta.TurnIndex + off; n >= 0 && n < before && !slices.Contains(wanted, n) {
+				wanted = append(wanted, n)
+			}
+		}
+	}
+	byIndex := make(map[int]Document, len(wanted))
+	if len(wanted) > 0 {
+		docs, err := s.store.List(ctx, Filter{Type: DocTurn, ConversationID: convID, TurnIndexes: wanted}, len(wanted))
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range docs {
+			byIndex[*d.Meta.TurnIndex] = d
+		}
 	}
 	seen := make(map[string]bool, 3*len(hits))
 	out := make([]recalledDoc, 0, 3*len(hits))
@@ -143,16 +164,9 @@ func (s *Service) withNeighbours(ctx context.Context, convID string, hits []reca
 		if h.Meta.Type != DocTurn || h.Meta.TurnIndex == nil {
 			continue
 		}
-		after, upTo := *h.Meta.TurnIndex-neighbourSpan-1, min(*h.Meta.TurnIndex+neighbourSpan, before-1)
-		docs, err := s.store.List(ctx, Filter{Type: DocTurn, ConversationID: convID, AfterTurn: &after, UpToTurn: &upTo}, 2*neighbourSpan+1)
-		if err != nil {
-			return nil, err
-		}
-		// The turns after the hit come first (List is newest first, and
-		// the reply to a question follows it), then those before.
-		slices.SortStableFunc(docs, func(a, b Document) int { return cmp.Compare(neighbourRank(a, h), neighbourRank(b, h)) })
-		for _, d := range docs {
-			if seen[d.ID] {
+		for _, off := range neighbourOffsets() {
+			d, ok := byIndex[*h.Meta.TurnIndex+off]
+			if !ok || seen[d.ID] {
 				continue
 			}
 			seen[d.ID] = true
@@ -160,21 +174,14 @@ func (s *Service) withNeighbours(ctx context.Context, convID string, hits []reca
 				out = append(out, hits[i])
 				continue
 			}
-			out = append(out, recalledDoc{relevantDoc: relevantDoc{Document: d}, Score: h.Score, Neighbour: true, of: h.ID})
+			out = append(out, recalledDoc{relevantDoc: relevantDoc{Document: d}, Score: h.Score, neighbourOf: h.ID})
 		}
 	}
 	return out, nil
 }
 
-// neighbourRank orders the neighbours of hit h: the turns after it, nearest
-// first, then the turns before it, nearest first.
-func neighbourRank(d Document, h recalledDoc) int {
-	if d.Meta.TurnIndex == nil {
-		return math.MaxInt
-	}
-	off := *d.Meta.TurnIndex - *h.Meta.TurnIndex
-	if off > 0 {
-		return off
-	}
-	return neighbourSpan - off
-}
+// neighbourOffsets are the turn index offsets of a recalled turn's
+// neighbours, in the order they come: the turn after it (an answer sits
+// next to its question, and a reply often holds the fact a question's words
+// point to: "what breed?" – "a greyhound"), then the turn before it.
+func neighbourOffsets() [2]int { return [2]int{1, -1} }

@@ -336,11 +336,11 @@ func (s *Service) hasOlderContext(r retrieval) bool {
 func (r *retrieval) fillUsed() {
 	for _, d := range r.recalled {
 		reason := ReasonRecalled
-		if d.Neighbour {
+		if d.isNeighbour() {
 			reason = ReasonNeighbour
 		}
 		item := contextItemOf(d.Document, reason)
-		if !d.Neighbour {
+		if !d.isNeighbour() {
 			score, sim, ex := d.Score, d.Similarity, d.Explain
 			item.Score, item.Similarity, item.Explain = &score, &sim, &ex
 		}
