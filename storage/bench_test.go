@@ -13,22 +13,29 @@ import (
 	"github.com/ada-chat/ada/core"
 )
 
+// openBenchStore opens an empty store for a benchmark, closed with it, and
+// the number of documents to put in it: ADA_BENCH_N, default 20000.
+func openBenchStore(b *testing.B) (*DB, int) {
+	n := 20000
+	if s := os.Getenv("ADA_BENCH_N"); s != "" {
+		n, _ = strconv.Atoi(s)
+	}
+	db, err := Open(context.Background(), filepath.Join(b.TempDir(), "bench.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	return db, n
+}
+
 // BenchmarkSearch measures Search for 10 memories among ADA_BENCH_N stored
 // memories (default 20000) of random unit vectors. `make bench` runs the
 // full comparison (cmd/adabench); this is for profiling:
 //
 //	ADA_BENCH_N=100000 go test -tags goolm -run '^$' -bench Search -cpuprofile cpu.out ./storage
 func BenchmarkSearch(b *testing.B) {
-	n := 20000
-	if s := os.Getenv("ADA_BENCH_N"); s != "" {
-		n, _ = strconv.Atoi(s)
-	}
 	ctx := context.Background()
-	db, err := Open(ctx, filepath.Join(b.TempDir(), "bench.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
+	db, n := openBenchStore(b)
 	rng := rand.New(rand.NewPCG(1, 2))
 	docs := make([]core.Document, 0, 500)
 	for i := 0; i < n; i += len(docs) {

@@ -2,9 +2,6 @@ package storage
 
 import (
 	"context"
-	"os"
-	"path/filepath"
-	"strconv"
 	"testing"
 
 	"github.com/ada-chat/ada/core"
@@ -18,16 +15,8 @@ import (
 //
 //	ADA_BENCH_N=100000 go test -tags goolm,sqlite_fts5 -run '^$' -bench KeywordFiltered ./storage
 func BenchmarkKeywordFiltered(b *testing.B) {
-	n := 20000
-	if s := os.Getenv("ADA_BENCH_N"); s != "" {
-		n, _ = strconv.Atoi(s)
-	}
 	ctx := context.Background()
-	db, err := Open(ctx, filepath.Join(b.TempDir(), "bench.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
+	db, n := openBenchStore(b)
 	convs := seedChatLike(b, db, n)
 	conv := convs[len(convs)/2]
 	filters := []struct {
