@@ -167,14 +167,7 @@ func (e *chatEval) runSample(ctx context.Context, path string, emb core.Embedder
 	llm := &scriptedLLM{}
 	svc := core.New(core.Deps{Store: db, Embedder: emb, LLM: llm, Logger: e.log, Specialists: reg, Now: clock.now}, coreOptions(e.cfg))
 	defer svc.Close()
-	// The knowledge a running Ada has: persona, FAQ, the specialists' FAQ.
-	if err := svc.LoadPersona(ctx, core.PersonaSource{Path: e.cfg.PersonaFile}); err != nil {
-		return err
-	}
-	if _, err := svc.LoadFAQFile(ctx, e.cfg.FAQFile); err != nil {
-		return err
-	}
-	if err := svc.SyncSpecialistFAQs(ctx); err != nil {
+	if err := loadKnowledge(ctx, svc, e.cfg); err != nil {
 		return err
 	}
 

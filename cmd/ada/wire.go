@@ -129,27 +129,27 @@ func openApp(ctx context.Context, cfg *config.Config, log *slog.Logger, adjust f
 	}
 	svc := core.New(deps, coreOptions(cfg))
 	a := &app{cfg: cfg, db: db, unlock: unlock, core: svc, music: music, ocr: extractor}
-	if err := a.loadKnowledge(ctx); err != nil {
+	if err := loadKnowledge(ctx, svc, cfg); err != nil {
 		a.close()
 		return nil, err
 	}
+	a.watchPersona(core.PersonaSource{Path: cfg.PersonaFile}, personaPoll)
 	return a, nil
 }
 
 // loadKnowledge loads the persona, the FAQ file and the specialists' FAQ
-// entries, and starts watching the persona file.
-func (a *app) loadKnowledge(ctx context.Context) error {
-	src := core.PersonaSource{Path: a.cfg.PersonaFile}
-	if err := a.core.LoadPersona(ctx, src); err != nil {
+// entries into svc: what a running Ada knows before the first chat (the
+// service and `ada eval chat` alike).
+func loadKnowledge(ctx context.Context, svc *core.Service, cfg *config.Config) error {
+	if err := svc.LoadPersona(ctx, core.PersonaSource{Path: cfg.PersonaFile}); err != nil {
 		return err
 	}
-	if _, err := a.core.LoadFAQFile(ctx, a.cfg.FAQFile); err != nil {
+	if _, err := svc.LoadFAQFile(ctx, cfg.FAQFile); err != nil {
 		return err
 	}
-	if err := a.core.SyncSpecialistFAQs(ctx); err != nil {
+	if err := svc.SyncSpecialistFAQs(ctx); err != nil {
 		return fmt.Errorf("synchronising the specialists' FAQ entries: %w", err)
 	}
-	a.watchPersona(src, personaPoll)
 	return nil
 }
 
