@@ -118,3 +118,58 @@ func TestContextBudgetBoundsThePrompt(t *testing.T) {
 		}
 	}
 }
+
+// TestRecallFloorIsEachTurnsOwn: the session bonus re-ranks only what is
+// relevant. Turns of the session of a strongly relevant turn, but unrelated
+// to the question themselves, are never recalled for their session's sake
+// (they may come along as neighbours, marked so).
+func TestRecallFloorIsEachTurnsOwn(t *testing.T) {
+	ctx := context.Background()
+	opts := core.DefaultOptions()
+	svc := newServiceWith(t, opts)
+	conv := core.NewConversationID()
+	day := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	texts := []string{
+		"Bartholomew the lighthouse keeper paints seagulls at dawn.",
+		"Did you book the dentist for Tuesday?",
+		"The printer jammed twice this morning.",
+		"Remember to renew the parking permit.",
+		"Our quarterly invoices are due on Friday.",
+		"The cat knocked the plant off the shelf.",
+		"Please water the basil before you leave.",
+		"The train to Leeds was cancelled again.",
+		"My sister adopted two goldfish.",
+		"The bakery ran out of rye bread.",
+		"We need more coffee filters.",
+		"The meeting moved to the small room.",
+	}
+	var turns []core.ImportedTurn
+	for i, text := range texts {
+		role := "user"
+		if i%2 == 1 {
+			role = "assistant"
+		}
+		turns = append(turns, core.ImportedTurn{Role: role, Text: text, Time: day.Add(time.Duration(i) * time.Minute)})
+	}
+	if _, err := svc.ImportTurns(ctx, conv, turns); err != nil {
+		t.Fatal(err)
+	}
+	p, err := svc.DebugPrompt(ctx, core.ChatRequest{Prompt: "What does Bartholomew the lighthouse keeper paint?", ConversationID: conv,
+		RecallK: intPtr(8), TurnsK: intPtr(2)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recalled := 0
+	for _, it := range p.Used.Turns {
+		if it.Reason != core.ReasonRecalled {
+			continue
+		}
+		recalled++
+		if it.Explain == nil || it.Explain.Relevance < opts.RelevanceFloor {
+			t.Errorf("recalled below the floor (%v): %q, explain %+v", opts.RelevanceFloor, it.Text, it.Explain)
+		}
+	}
+	if recalled == 0 {
+		t.Errorf("the lighthouse keeper's turn was not recalled: %+v", p.Used.Turns)
+	}
+}
