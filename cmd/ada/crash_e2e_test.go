@@ -2,17 +2,11 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
-	"database/sql"
-	"encoding/json"
-	"fmt"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -75,57 +69,16 @@ func TestSIGKILLDuringWritesLosesNoAcknowledgedMemory(t *testing.T) {
 	env := testEnv(t, map[string]string{"LLM_BASE_URL": llmtest.ClosedURL(t), "LOG_LEVEL": "INFO"})
 	cmd, url := startBinary(t, bin, env)
 
-	var (
-		mu    sync.Mutex
-		acked []string
-		wg    sync.WaitGroup
-	)
-	stop := make(chan struct{})
-	for w := range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := 0; ; i++ {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				body, _ := json.Marshal(map[string]any{"text": fmt.Sprintf("writer %d remembers fact number %d", w, i), "importance": 3})
-				resp, err := http.Post(url+"/v1/memory", "application/json", bytes.NewReader(body))
-				if err != nil {
-					return // the process is gone
-				}
-				var m struct{ ID string }
-				err = json.NewDecoder(resp.Body).Decode(&m)
-				resp.Body.Close()
-				if resp.StatusCode == 201 && err == nil && m.ID != "" {
-					mu.Lock()
-					acked = append(acked, m.ID)
-					mu.Unlock()
-				}
-			}
-		}()
-	}
+	writers := startMemoryWriters(url, 8)
 	// Kill once a good number of writes were acknowledged, in the middle of
 	// the burst.
-	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		mu.Lock()
-		n := len(acked)
-		mu.Unlock()
-		if n >= 300 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("only %d writes acknowledged in 60 s", n)
-		}
-	}
+	writers.waitAcked(t, 300)
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	_ = cmd.Wait()
-	close(stop)
-	wg.Wait()
+	_ = writers.halt() // the writes in flight at the kill fail
+	acked := writers.acknowledged()
 	t.Logf("%d memories acknowledged before SIGKILL", len(acked))
 
 	// Restart on the same data directory: every acknowledged id is there.
@@ -141,19 +94,7 @@ func TestSIGKILLDuringWritesLosesNoAcknowledgedMemory(t *testing.T) {
 	}
 	ada.stop()
 
-	path := filepath.Join(env["DATA_DIR"], "ada.db")
-	db, err := storage.Open(context.Background(), path) // registers sqlite-vec for the check
-	if err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
-	raw, err := sql.Open("sqlite3", "file:"+path+"?mode=ro")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer raw.Close()
-	var res string
-	if err := raw.QueryRow("PRAGMA integrity_check").Scan(&res); err != nil || res != "ok" {
-		t.Fatalf("integrity_check after SIGKILL: %q %v", res, err)
+	if err := storage.CheckIntegrity(context.Background(), filepath.Join(env["DATA_DIR"], "ada.db")); err != nil {
+		t.Fatalf("after SIGKILL: %v", err)
 	}
 }

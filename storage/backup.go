@@ -1,0 +1,105 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	sqlite_vec "github.com/asg017/sqlite-vec-go-bindings/cgo"
+)
+
+// Backup writes a consistent copy of the database at src to dst while other
+// processes may be writing it. It reads through a read-only connection of
+// its own, so it needs neither the data directory's lock nor a pause of the
+// server: VACUUM INTO copies one read transaction's snapshot, which holds
+// every write committed before it began (WAL readers do not block the
+// writer, nor it them). The copy is written beside dst under a temporary
+// name, checked with integrity_check and only then renamed to dst, so dst is
+// either a whole, checked backup or not there at all.
+func Backup(ctx context.Context, src, dst string) error {
+	registerVec.Do(sqlite_vec.Auto)
+	if _, err := os.Stat(src); err != nil {
+		return fmt.Errorf("backup: database %s: %w", src, err)
+	}
+	if _, err := os.Stat(dst); err == nil {
+		return fmt.Errorf("backup: %s already exists; choose a new file name", dst)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("backup: %w", err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".*.partial")
+	if err != nil {
+		return fmt.Errorf("backup: %w", err)
+	}
+	tmpPath := tmp.Name()
+	tmp.Close()
+	// VACUUM INTO refuses a file that exists with content; an empty one is
+	// taken, but removing it keeps the rule simple.
+	os.Remove(tmpPath)
+	defer os.Remove(tmpPath)
+
+	db, err := sql.Open("sqlite3", dsn(src, true))
+	if err != nil {
+		return fmt.Errorf("backup: %w", err)
+	}
+	defer db.Close()
+	if _, err := db.ExecContext(ctx, "VACUUM INTO ?", tmpPath); err != nil {
+		return fmt.Errorf("backup: copy %s: %w", src, err)
+	}
+	if err := CheckIntegrity(ctx, tmpPath); err != nil {
+		return fmt.Errorf("backup: the copy failed its check: %w", err)
+	}
+	if err := syncFile(tmpPath); err != nil {
+		return fmt.Errorf("backup: %w", err)
+	}
+	if err := os.Rename(tmpPath, dst); err != nil {
+		return fmt.Errorf("backup: %w", err)
+	}
+	return nil
+}
+
+// CheckIntegrity runs SQLite's integrity_check over the database at path,
+// read-only, and returns its findings as an error when it finds any.
+func CheckIntegrity(ctx context.Context, path string) error {
+	registerVec.Do(sqlite_vec.Auto)
+	db, err := sql.Open("sqlite3", "file:"+path+"?mode=ro")
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	rows, err := db.QueryContext(ctx, "PRAGMA integrity_check")
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var problems []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			return err
+		}
+		if line != "ok" {
+			problems = append(problems, line)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("integrity_check: %s", strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+func syncFile(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return f.Sync()
+}
