@@ -16,6 +16,7 @@ type Config struct {
 	// Service.
 	ListenAddr     string        // LISTEN_ADDR
 	DataDir        string        // DATA_DIR
+	DBSync         string        // DB_SYNC: "full" or "normal"
 	RequestTimeout time.Duration // REQUEST_TIMEOUT_SECONDS
 	MaxBodyBytes   int64         // MAX_BODY_BYTES
 	SSEKeepAlive   time.Duration // SSE_KEEPALIVE_SECONDS

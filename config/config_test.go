@@ -12,6 +12,7 @@ func defaults() *Config {
 	return &Config{
 		ListenAddr:     ":7000",
 		DataDir:        "./data",
+		DBSync:         "full",
 		RequestTimeout: 300 * time.Second,
 		SSEKeepAlive:   15 * time.Second,
 		MaxBodyBytes:   1 << 20,
@@ -102,6 +103,7 @@ func TestLoadDefaults(t *testing.T) {
 var golden = map[string]string{
 	"LISTEN_ADDR":             "127.0.0.1:8081",
 	"DATA_DIR":                "/var/lib/ada",
+	"DB_SYNC":                 "Normal",
 	"REQUEST_TIMEOUT_SECONDS": "120",
 	"SSE_KEEPALIVE_SECONDS":   "5",
 	"MAX_BODY_BYTES":          "2097152",
@@ -188,6 +190,7 @@ func goldenConfig() *Config {
 	return &Config{
 		ListenAddr:     "127.0.0.1:8081",
 		DataDir:        "/var/lib/ada",
+		DBSync:         "normal",
 		RequestTimeout: 2 * time.Minute,
 		SSEKeepAlive:   5 * time.Second,
 		MaxBodyBytes:   2 << 20,

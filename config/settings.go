@@ -48,6 +48,8 @@ func table(c *Config) []setting {
 			stringVal{p: &c.ListenAddr, check: checkHostPort, desc: "host:port"}},
 		{gService, "DATA_DIR", "./data", "Folder of the SQLite database (ada.db) and other state.", false,
 			stringVal{p: &c.DataDir, check: checkOneLine}},
+		{gService, "DB_SYNC", "full", "When a write is durable: full = on disk before it is acknowledged; normal = at the next checkpoint (within 0.1 s), so a power loss may lose the last acknowledged writes (a crash of the process loses nothing either way).", false,
+			enumVal{p: &c.DBSync, values: []string{"full", "normal"}}},
 		{gService, "REQUEST_TIMEOUT_SECONDS", "300", "Upper bound of every request, a whole chat stream included.", false,
 			secondsVal{p: &c.RequestTimeout, min: 1, max: 3600}},
 		{gService, "SSE_KEEPALIVE_SECONDS", "15", "Seconds of silence after which a chat stream sends a ': keep-alive' comment.", false,

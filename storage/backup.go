@@ -42,7 +42,7 @@ func Backup(ctx context.Context, src, dst string) error {
 	os.Remove(tmpPath)
 	defer os.Remove(tmpPath)
 
-	db, err := sql.Open("sqlite3", dsn(src, true))
+	db, err := sql.Open("sqlite3", dsn(src, true, SyncFull))
 	if err != nil {
 		return fmt.Errorf("backup: %w", err)
 	}

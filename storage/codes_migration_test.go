@@ -21,7 +21,7 @@ func TestMigrationMovesCodesOutOfVec0(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "ada.db")
 	registerVec.Do(sqlite_vec.Auto)
-	old, err := sql.Open("sqlite3", dsn(path, false))
+	old, err := sql.Open("sqlite3", dsn(path, false, SyncFull))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -57,12 +57,33 @@ var preparedSQL = []string{selectRowidByIDSQL, insertDocumentSQL, insertKeywordS
 
 var _ core.Store = (*DB)(nil)
 
+// Sync is how SQLite makes a commit durable (the DB_SYNC setting).
+type Sync string
+
+const (
+	// SyncFull syncs the WAL at every commit: a write acknowledged is on
+	// disk, whatever happens next.
+	SyncFull Sync = "FULL"
+	// SyncNormal syncs at checkpoints only: the database never corrupts,
+	// but a power loss (not a crash of the process) may lose the writes of
+	// the last moments before it.
+	SyncNormal Sync = "NORMAL"
+)
+
+// Option changes how Open opens the database.
+type Option func(*options)
+
+type options struct{ sync Sync }
+
+// WithSync sets the commit durability; SyncFull when not given.
+func WithSync(s Sync) Option { return func(o *options) { o.sync = s } }
+
 // dsn puts every per-connection setting in the connection string, so that
 // each pooled connection gets them (a PRAGMA run once would reach only one).
-func dsn(path string, readOnly bool) string {
+func dsn(path string, readOnly bool, sync Sync) string {
 	q := url.Values{}
-	q.Set("_journal_mode", "WAL")   // readers and the writer do not block each other
-	q.Set("_synchronous", "NORMAL") // durable at checkpoints; safe with WAL
+	q.Set("_journal_mode", "WAL") // readers and the writer do not block each other
+	q.Set("_synchronous", string(sync))
 	q.Set("_busy_timeout", "10000") // wait for a lock instead of failing at once
 	q.Set("_foreign_keys", "on")
 	q.Set("_cache_size", "-32000") // 32 MiB page cache per connection
@@ -78,12 +99,16 @@ func dsn(path string, readOnly bool) string {
 
 // Open opens (creating if needed) the database at path and applies pending
 // migrations.
-func Open(ctx context.Context, path string) (*DB, error) {
+func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
+	o := options{sync: SyncFull}
+	for _, opt := range opts {
+		opt(&o)
+	}
 	registerVec.Do(sqlite_vec.Auto)
 	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
 	}
-	write, err := sql.Open("sqlite3", dsn(path, false))
+	write, err := sql.Open("sqlite3", dsn(path, false, o.sync))
 	if err != nil {
 		return nil, err
 	}
@@ -92,13 +117,13 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		write.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	read, err := sql.Open("sqlite3", dsn(path, true))
+	read, err := sql.Open("sqlite3", dsn(path, true, o.sync))
 	if err != nil {
 		write.Close()
 		return nil, err
 	}
 	read.SetMaxOpenConns(8)
-	ckpt, err := startCheckpointer(ctx, path, write)
+	ckpt, err := startCheckpointer(ctx, path, o.sync, write)
 	if err != nil {
 		read.Close()
 		write.Close()
@@ -217,9 +242,8 @@ func storeErr(err error) error {
 // and a passive checkpoint (it never blocks the writer or readers) runs
 // at most checkpointEvery after a write transaction commits, and every
 // checkpointIdle in any case (the bridge's writes do not go through
-// inTx). With synchronous=NORMAL, a commit is durable against power loss
-// once checkpointed: within checkpointEvery now, within 1,000 pages before
-// (minutes of a quiet server's writes).
+// inTx). With synchronous=NORMAL (DB_SYNC=normal), a commit is durable
+// against power loss once checkpointed, within checkpointEvery.
 //
 // A checkpoint beside a busy writer never quite catches up with it (the
 // writer appends while it copies), and SQLite starts the WAL afresh only
@@ -242,8 +266,8 @@ const (
 	walPagesLimit   = 4000
 )
 
-func startCheckpointer(ctx context.Context, path string, write *sql.DB) (*checkpointer, error) {
-	conn, err := sql.Open("sqlite3", dsn(path, false))
+func startCheckpointer(ctx context.Context, path string, sync Sync, write *sql.DB) (*checkpointer, error) {
+	conn, err := sql.Open("sqlite3", dsn(path, false, sync))
 	if err != nil {
 		return nil, err
 	}
