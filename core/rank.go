@@ -12,7 +12,8 @@ import (
 // to the query, 0 to 1 (fuse); the floor applies to it. Memories are then
 // re-ranked by a score that adds importance and recency (score), recalled
 // turns by one that adds the relevance of their session (rankRecall). FAQs
-// rank by relevance alone.
+// rank by relevance alone. When a prompt is over its budget, the least
+// relevant items go first (fitBudget).
 
 // DefaultRelevanceFloor is RAG_RELEVANCE_FLOOR's default: with the hash
 // embedder, texts that share no word score below it (make bench and
