@@ -5,12 +5,6 @@ import (
 	"time"
 )
 
-// maxMemoryText bounds a memory's text, in characters.
-const maxMemoryText = 10000
-
-// MaxMemoryLimit is the largest page of memories returned by one search.
-const MaxMemoryLimit = 20
-
 // MemoryInput is a memory to create.
 type MemoryInput struct {
 	Text string
@@ -91,9 +85,6 @@ type MemoryQuery struct {
 	// the Next of that page.
 	Cursor string
 }
-
-// defaultImportance is the importance of a memory created without one.
-const defaultImportance = 3
 
 // expired reports whether d has an expiry that has passed.
 func expired(d Document, now time.Time) bool {

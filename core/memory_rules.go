@@ -6,6 +6,12 @@ import (
 	"time"
 )
 
+// maxMemoryText bounds a memory's text, in characters.
+const maxMemoryText = 10000
+
+// defaultImportance is the importance of a memory created without one.
+const defaultImportance = 3
+
 // memoryText checks and trims a memory's text. The rules in this file are
 // shared by create and patch.
 func memoryText(text string) (string, error) {

@@ -8,6 +8,9 @@ import (
 	"time"
 )
 
+// MaxMemoryLimit is the largest page of memories returned by one search.
+const MaxMemoryLimit = 20
+
 // SearchMemories finds memories by meaning (ranked) or lists them newest
 // first.
 func (s *Service) SearchMemories(ctx context.Context, q MemoryQuery) ([]Memory, error) {
