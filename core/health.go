@@ -31,7 +31,7 @@ func (s *Service) Health(ctx context.Context) Health {
 	if s.llm != nil {
 		h.LLMErr = s.llm.Ping(ctx)
 	}
-	h.PersonaLoaded = s.PersonaLoaded()
+	h.PersonaLoaded = s.personaLoaded()
 	return h
 }
 

@@ -155,8 +155,8 @@ func (s *Service) WatchPersona(ctx context.Context, src PersonaSource, every tim
 	}
 }
 
-// PersonaLoaded reports whether a persona is loaded.
-func (s *Service) PersonaLoaded() bool {
+// personaLoaded reports whether a persona is loaded.
+func (s *Service) personaLoaded() bool {
 	s.persona.mu.RLock()
 	defer s.persona.mu.RUnlock()
 	return s.persona.loaded

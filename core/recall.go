@@ -1,28 +1,14 @@
 package core
 
 import (
-	"cmp"
 	"context"
 	"slices"
-	"time"
 )
 
-// How the chat recalls earlier context. Each rule was kept because it moved
-// `ada eval chat` and `ada eval retrieval` on the LoCoMo development half
-// (the README's table); none names anything of that benchmark.
-const (
-	// minRecallCandidates is how many turns the search proposes at least
-	// (see recallCandidates).
-	minRecallCandidates = 50
-	// sessionGap ends a session: turns further apart than this belong to
-	// different sittings of the conversation.
-	sessionGap = time.Hour
-	// sessionWeight is the share of the best relevance in a turn's session
-	// added to the turn's own. What a question asks about is usually talked
-	// about for a while: a turn among relevant turns ranks above a lone
-	// turn of the same relevance elsewhere.
-	sessionWeight = 0.5
-)
+// minRecallCandidates is how many turns the search proposes at least (see
+// recallCandidates). It was kept because it moved `ada eval chat` and `ada
+// eval retrieval` on the LoCoMo development half (the README's table).
+const minRecallCandidates = 50
 
 // recallCandidates is how many turns the search proposes for k recalled
 // ones: five times as many, and at least minRecallCandidates, so that a
@@ -43,42 +29,6 @@ type recalledDoc struct {
 
 // isNeighbour reports whether d comes with a recalled turn next to it.
 func (d recalledDoc) isNeighbour() bool { return d.neighbourOf != "" }
-
-// rankRecall scores docs (turns and summaries of one conversation with
-// their relevance) and sorts them best first. A turn's score is its
-// relevance plus sessionWeight times the best relevance among the turns of
-// its session; a summary is a session of its own.
-func rankRecall(docs []relevantDoc) []recalledDoc {
-	out := make([]recalledDoc, len(docs))
-	for i, d := range docs {
-		out[i] = recalledDoc{relevantDoc: d}
-	}
-	var turns []int
-	for i, d := range out {
-		if d.Meta.Type == DocTurn {
-			turns = append(turns, i)
-		} else {
-			d.Score = round4(d.Relevance * (1 + sessionWeight))
-			out[i] = d
-		}
-	}
-	slices.SortFunc(turns, func(a, b int) int { return out[a].Meta.Timestamp.Compare(out[b].Meta.Timestamp) })
-	for start := 0; start < len(turns); {
-		end, best := start+1, out[turns[start]].Relevance
-		for end < len(turns) && out[turns[end]].Meta.Timestamp.Sub(out[turns[end-1]].Meta.Timestamp) <= sessionGap {
-			best = max(best, out[turns[end]].Relevance)
-			end++
-		}
-		for _, i := range turns[start:end] {
-			bonus := round4(sessionWeight * best)
-			out[i].Score = round4(out[i].Relevance + bonus)
-			out[i].Explain.SessionBonus = &bonus
-		}
-		start = end
-	}
-	slices.SortStableFunc(out, func(a, b recalledDoc) int { return cmp.Compare(b.Score, a.Score) })
-	return out
-}
 
 // recall finds the earlier turns and summaries of the conversation most
 // relevant to the prompt, beyond the recent window: the best k, each turn

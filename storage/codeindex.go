@@ -41,16 +41,13 @@ func codeOf(b []byte) (c code) {
 // hole. A search filtered by type or conversation scans only the segments
 // within the filter, each contiguous in memory: the recall of one
 // conversation's turns reads its turns alone, and a memory search the
-// memories alone, not every tenth row of the whole store (with one segment
-// for all, those took 0.7 and 2.8 ms at 100,000 documents, a tenth of them
-// memories, where the rows within the filter take 0.01 and 0.3: make bench,
-// chat stages). The scan is bound by memory bandwidth (100k codes are 25
-// MB), so each code's first 512 bits are also kept apart, in heads (6.4 MB
-// for 100k): a search picks about prefilterFactor times its candidates by
-// the heads' distance, then the candidates by the whole codes' distance.
-// At 100k codes this takes 1.1 ms instead of 2.9 for one pass over the
-// whole codes, and recall@10 after rescoring stays as it was (0.988 against
-// 0.989 at 100k memories, 0.996 at 20k; make bench).
+// memories alone, not every tenth row of the whole store. The scan is
+// bound by memory bandwidth (100k codes are 25 MB), so each code's first
+// 512 bits are also kept apart, in heads (6.4 MB for 100k): a search picks
+// about prefilterFactor times its candidates by the heads' distance, then
+// the candidates by the whole codes' distance. That reads a fraction of the
+// memory of one pass over the whole codes, and recall@10 after rescoring
+// stays as it was (make bench; the README's performance notes).
 type codeIndex struct {
 	mu sync.RWMutex
 	// segs are the segments, found by their key in bySegment; an emptied
@@ -491,7 +488,7 @@ type writeTx struct {
 // stmt returns one of the writer's statements prepared at Open
 // (preparedSQL), bound to tx. Preparing the insert of a document compiled
 // its FTS5 trigger too: that and the other statements of a write, prepared
-// afresh for every document, were a third of an insert's time
+// afresh for every document, would be a large share of an insert's time
 // (BenchmarkPut, pprof).
 func (tx *writeTx) stmt(query string) *sql.Stmt {
 	if s, ok := tx.stmts[query]; ok {

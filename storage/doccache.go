@@ -9,16 +9,15 @@ import (
 // docCacheSize bounds the documents kept decoded (about 4 KiB each: text,
 // metadata and the 3 KiB embedding), 64 MiB in all. A vector search
 // rescores its cached candidates in Go and reads only the others from
-// SQLite (approximateSearch): at 20,000 memories, 16,384 entries instead
-// of 4,096 took a vector search from 1.55 to 0.57 ms in process and a
-// hybrid one over HTTP from 3.84 to 3.19 ms (make bench, one run each).
+// SQLite (approximateSearch), so the more of a store's searches the cache
+// serves, the fewer reads they make (the README's performance notes).
 const docCacheSize = 16384
 
 // docCache keeps the documents that searches returned lately, decoded, by
 // rowid. A hybrid memory search loads about 80 (max(4·k, 20) from each of
 // the vector and the keyword search); reading and decoding them (a row,
-// its JSON metadata, its embedding) was half of a search's time at 1,000
-// memories (make bench, stage shares), and a store's searches keep
+// its JSON metadata, its embedding) is a large share of a search's time
+// (make bench, stage shares), and a store's searches keep
 // finding the same documents. The cached documents are shared: callers
 // must not change them in place (they copy a Document to change it).
 //

@@ -90,8 +90,8 @@ type encoding struct {
 }
 
 // encodeDocuments validates and encodes docs: quantising a vector, the
-// schema check and encoding the embedding and the metadata cost about
-// 35 µs a document, a third of an insert, and need no lock. A small batch
+// schema check and encoding the embedding and the metadata cost about a
+// third of an insert, and need no lock. A small batch
 // is encoded at once. A larger one is encoded by other goroutines, in
 // order, while the write transaction inserts what is ready (encoding.get):
 // the two overlap on two cores instead of adding up (BenchmarkPut). An
@@ -485,8 +485,8 @@ func nullable(s string) any {
 
 // encodeFloats is v as little-endian float32s, the embedding column's
 // format; on a little-endian machine, a copy of v's memory (a loop of
-// PutUint32 cost 3 µs a vector, and decodeFloats as much for every
-// document a search loads).
+// PutUint32 costs microseconds a vector, and decodeFloats as much for
+// every document a search loads).
 func encodeFloats(v []float32) []byte {
 	b := make([]byte, 4*len(v))
 	if littleEndian {

@@ -19,10 +19,9 @@ const maxQueryTerms = 16
 // A query term found in more than commonShare of the documents (and at
 // least minCommon of them) is left out of the keyword search: its BM25
 // weight is small, and its long posting list would cost most of the search
-// (every match is scored and sorted). Vectors still see it. minCommon was
-// 500, which kept every word of a store under 10,000 documents: at 1,000,
-// a query of everyday words then scored most of the store, 3 of a hybrid
-// search's 5 ms (make bench, stage shares).
+// (every match is scored and sorted). Vectors still see it. minCommon is
+// low so that a small store leaves its everyday words out too: a query of
+// them would otherwise score most of the store (make bench, stage shares).
 const (
 	commonShare = 0.05
 	minCommon   = 50
@@ -148,16 +147,14 @@ const maxRestrictRows = 20_000
 // keywordPlanFor chooses the plan of a keyword search whose filter selects
 // within of the total documents held, when its terms match at most matches
 // documents and the overfetch would read limit of them for k results.
-// BenchmarkKeywordFiltered at 100,000 documents (a tenth memories, the rest
-// turns in conversations; 2 busy cores): BM25 costs 1 to 2.5 µs a match
-// and the join 1 µs (10 when the rows come from the OS rather than the page
-// cache), whatever the filter; the restricted query 0.4 ms and about 1 µs a
-// rowid of the filter, whatever the matches. So the FAQ (200 entries) or a
-// conversation's turns are searched among their rowids, 0.4 to 0.7 ms where
-// the overfetch took 1 to 14 ms and the join 0.7 to 5 (a rare word, and a
-// word in 4% of the documents); a filter that selects most of the store
-// overfetches; and a rare word among many memories joins (1.4 ms, against
-// 3 to 4 for the other two).
+// BenchmarkKeywordFiltered: BM25 and the join each cost about a microsecond
+// a match (the join ten times that when the rows come from the OS rather
+// than the page cache), whatever the filter; the restricted query a fixed
+// part and about a microsecond a rowid of the filter, whatever the matches.
+// So the FAQ or a conversation's turns are searched among their rowids; a
+// filter that selects most of the store overfetches; and a rare word among
+// many memories joins (each the fastest of the three there: the README's
+// performance notes).
 func keywordPlanFor(within, total int, matches int64, limit, k int) keywordPlan {
 	switch {
 	case within >= total:
@@ -234,11 +231,10 @@ func queryTerms(text string) []string {
 }
 
 // maxPostings bounds the posting-list entries one keyword query reads:
-// every match is joined to its document and scored with BM25, about 3 to
-// 5 µs each. A query of everyday words at 100,000 documents otherwise
-// matched tens of thousands of them (43 ms; 5 ms with 1,000; make bench,
-// stage shares). The rarest terms are kept first: they carry the most
-// BM25 weight.
+// every match is joined to its document and scored with BM25, a few µs
+// each, and a query of everyday words in a large store matches tens of
+// thousands (make bench, stage shares). The rarest terms are kept first:
+// they carry the most BM25 weight.
 const maxPostings = 500
 
 // informativeTerms drops the terms that are too common to be worth their
@@ -260,9 +256,9 @@ func (db *DB) informativeTerms(ctx context.Context, tx *sql.Tx, terms []string) 
 	// A count is remembered while the store stays within 10% of its size
 	// (termCounts), where the threshold can be up to 10% higher: counting
 	// stops past that one, so that a count cut off there still says
-	// "common". Cut off at today's threshold, it fell under the threshold
-	// once the store had grown by 20 documents (at 100,000), and a word in
-	// 10% of them was searched, 50 ms a chat (make bench).
+	// "common". Cut off at today's threshold, it would fall under the
+	// threshold as soon as the store grew, and a common word would be
+	// searched after all.
 	countTo := commonLimit(stored+stored/10+1) + 1
 	var stmt *sql.Stmt
 	counts := make([]int64, len(terms))

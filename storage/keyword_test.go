@@ -371,8 +371,8 @@ func TestKeywordPlansAgreeWithTheJoin(t *testing.T) {
 
 // A word counted as common stays common while its count is remembered:
 // the count is taken past the threshold the store will have when it has
-// grown by 10%, not cut off at today's (a word in 10% of 100,000 documents
-// was searched again after 20 more, 50 ms a chat).
+// grown by 10%, not cut off at today's (where a few more documents would
+// make it rare again, and searched).
 func TestCommonWordStaysCommonAsTheStoreGrows(t *testing.T) {
 	ctx := context.Background()
 	db := openTestDB(t)

@@ -7,8 +7,8 @@ import "math"
 // quantize_test.go to prove that all three give the same codes to the bit,
 // and for BenchmarkQuantize's comparison.
 
-// quantizeGo is quantize in Go, the same codes (about 20 µs a code, five
-// times the C version's).
+// quantizeGo is quantize in Go, the same codes, several times slower than
+// the C version (BenchmarkQuantize).
 func quantizeGo(v []float32) []byte {
 	code := make([]byte, codeBits/8)
 	var a [rotSize]float32

@@ -38,10 +38,10 @@ func (db *DB) Search(ctx context.Context, q core.VectorQuery) ([]core.Hit, error
 // 100k on one core), and the nearest candidates are rescored exactly from
 // their embeddings, which costs a row read and a 768-dimension dot product
 // each: the rescoring, not the scan, is most of a search's time. 60
-// candidates give recall@10 of 0.999, 0.978 and 0.965 against an exact scan
-// at 1k, 20k and 100k memories (hash embedder; 100 give 1.000, 0.996 and
-// 0.989 and cost 2–5 ms more per chat, where a chat makes three or four
-// searches: make bench), so the count does not depend on the store's size.
+// candidates keep recall@10 against an exact scan near 1 up to 100k
+// memories, where more would cost every one of a chat's three or four
+// searches their rescoring for little recall (make bench; the README's
+// performance notes), so the count does not depend on the store's size.
 const (
 	rescoreFactor = 2
 	minCandidates = 60
@@ -89,13 +89,13 @@ func (db *DB) approximateSearch(ctx context.Context, q core.VectorQuery) ([]core
 	}
 	// The filter is not repeated in SQL: the code index applied it, and
 	// the documents returned are checked against it (a rowid can have
-	// changed hands since the scan). In SQL it cost three times the
-	// ranking itself at 1k (make bench).
+	// changed hands since the scan). In SQL it cost more than the ranking
+	// itself (make bench).
 	filter := core.Filter{Type: q.Type, Scopes: q.Scopes, ConversationID: q.ConversationID}
 	// The candidates in the document cache are rescored in Go, from their
 	// cached embeddings: a read transaction and a query for 80 rowids cost
-	// about 0.4 ms at 1k memories, the dot products 0.05 (make bench, stage
-	// shares). A small store's candidates are nearly all cached.
+	// several times the dot products (make bench, stage shares). A small
+	// store's candidates are nearly all cached.
 	found := make([]scoredDoc, 0, len(rowids))
 	var missing []int64
 	for _, r := range rowids {
@@ -123,10 +123,9 @@ func (db *DB) approximateSearch(ctx context.Context, q core.VectorQuery) ([]core
 		}
 		// NOT INDEXED: with no statistics, SQLite can reckon an index
 		// cheaper than some 80 rowid lookups, and then reads every
-		// document of a type (10 ms at 100k; EXPLAIN QUERY PLAN). The
-		// rowid lookups stay allowed. No ORDER BY: loadNearest keeps the
-		// k nearest of the few candidates, and the query measured about
-		// twice as fast without SQLite's sorter (80 candidates, 1k).
+		// document of a type (EXPLAIN QUERY PLAN). The rowid lookups stay
+		// allowed. No ORDER BY: loadNearest keeps the k nearest of the few
+		// candidates, and the query is faster without SQLite's sorter.
 		err := queryRows(ctx, tx, rankSQL+" NOT INDEXED WHERE rowid IN ("+placeholders(len(chunk))+")", args, func(rows *sql.Rows) error {
 			var c scored
 			err := rows.Scan(&c.rowid, &c.distance)
@@ -152,8 +151,8 @@ func (db *DB) approximateSearch(ctx context.Context, q core.VectorQuery) ([]core
 // nearest. The arguments are the vector, the clause's and k. SQLite computes the distances
 // (sqlite-vec's vec_distance_cosine, float32) and keeps the k best, so
 // the candidates' 3 KiB embeddings never cross into Go: copying them out
-// (cgo, then database/sql), and the garbage they left, was most of a
-// search's time at 1k documents (pprof, make bench). A zero vector has no
+// (cgo, then database/sql), and the garbage they leave, would be most of
+// a search's time (pprof, make bench). A zero vector has no
 // direction: its distance is 1, as in CosineDistance (sqlite-vec gives
 // NaN, which SQLite makes NULL).
 const (

@@ -1,0 +1,78 @@
+package core
+
+import (
+	"testing"
+	"time"
+)
+
+// TestRankRecallSessionBonus: of two turns equally relevant on their own,
+// the one among other relevant turns of its session ranks first; a session
+// ends where the turns are more than sessionGap apart.
+func TestRankRecallSessionBonus(t *testing.T) {
+	day1 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	day9 := day1.Add(8 * 24 * time.Hour)
+	turn := func(id string, at time.Time, rel float64) relevantDoc {
+		return relevantDoc{Document: Document{ID: id, Meta: Metadata{Type: DocTurn, Timestamp: at}}, Relevance: rel}
+	}
+	docs := []relevantDoc{
+		turn("lone", day1, 0.4),
+		turn("among", day9, 0.4),
+		turn("strong", day9.Add(sessionGap), 0.8),  // same session: exactly sessionGap later
+		turn("later", day9.Add(3*sessionGap), 0.1), // a session of its own
+		{Document: Document{ID: "summary", Meta: Metadata{Type: DocSummary, Timestamp: day1}}, Relevance: 0.3},
+	}
+	got := rankRecall(docs)
+	var order []string
+	score := map[string]float64{}
+	for _, d := range got {
+		order = append(order, d.ID)
+		score[d.ID] = d.Score
+	}
+	want := []string{"strong", "among", "lone", "summary", "later"}
+	for i := range want {
+		if order[i] != want[i] {
+			t.Fatalf("order %v, want %v (scores %v)", order, want, score)
+		}
+	}
+	for id, w := range map[string]float64{"strong": 1.2, "among": 0.8, "lone": 0.6, "summary": 0.45, "later": 0.15} {
+		if score[id] != w {
+			t.Errorf("%s: score %v, want %v", id, score[id], w)
+		}
+	}
+}
+
+// TestFuse: each mode's relevance from the same candidates, A proposed by
+// both searches, B by the keywords alone (its vector orthogonal to the
+// query's). BM25 maps to 0..1 against the best match (B's 10, above
+// keywordScale); a relevance of 0 or below the floor drops the document.
+func TestFuse(t *testing.T) {
+	vec := []float32{1, 0}
+	a := Document{ID: "a", Embedding: []float32{0.6, 0.8}}
+	b := Document{ID: "b", Embedding: []float32{0, 1}}
+	vecHits := []Hit{{Document: a, Distance: 0.4}}
+	kwHits := []KeywordHit{{Document: b, BM25: 10}, {Document: a, BM25: 2.5}}
+	for _, tc := range []struct {
+		mode  string
+		floor float64
+		want  map[string]float64 // id → relevance, in rank order
+		order []string
+	}{
+		{SearchHybrid, 0, map[string]float64{"b": 1, "a": 0.7}, []string{"b", "a"}},
+		{SearchHybrid, 0.8, map[string]float64{"b": 1}, []string{"b"}},
+		{SearchVector, 0, map[string]float64{"a": 0.6}, []string{"a"}},
+		{SearchKeyword, 0, map[string]float64{"b": 1, "a": 0.25}, []string{"b", "a"}},
+	} {
+		got := fuse(tc.mode, vec, vecHits, kwHits, tc.floor, 10)
+		if len(got) != len(tc.order) {
+			t.Fatalf("%s floor %v: got %d results, want %v", tc.mode, tc.floor, len(got), tc.order)
+		}
+		for i, d := range got {
+			if d.ID != tc.order[i] || d.Relevance != tc.want[d.ID] {
+				t.Errorf("%s floor %v: #%d is %s with relevance %v, want %s with %v", tc.mode, tc.floor, i, d.ID, d.Relevance, tc.order[i], tc.want[tc.order[i]])
+			}
+		}
+	}
+	if got := fuse(SearchHybrid, vec, vecHits, kwHits, 0, 1); len(got) != 1 || got[0].ID != "b" {
+		t.Errorf("k=1: got %v, want only b", got)
+	}
+}
