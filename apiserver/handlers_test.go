@@ -170,8 +170,8 @@ func TestStreamEndsWithTheErrorKind(t *testing.T) {
 
 // A chat that panics is a 500, and the connection it came on still serves
 // the next request: the disconnect watcher is stopped on every way out of
-// the chat (before, it was left reading the connection and took the next
-// request's first byte: 3 of 20 follow-ups hung).
+// the chat (one left reading the connection takes the next request's first
+// byte, and that request hangs).
 func TestPanickingChatLeavesTheConnectionUsable(t *testing.T) {
 	svc := &fakeService{chat: func(func(core.Event) error) (core.ChatResult, error) { panic("boom") }}
 	url := serveFake(t, svc)
