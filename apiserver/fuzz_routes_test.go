@@ -42,7 +42,7 @@ func fuzzServer(f *testing.F) string {
 	}
 	// No OCR dependency: the upload route answers 503 instead of forking
 	// tesseract for every input.
-	srv := New(svc, Deps{}, Config{MaxBodyBytes: 64 << 10}, slog.New(slog.DiscardHandler))
+	srv := New(svc, Deps{}, testConfig(f, func(c *Config) { c.MaxBodyBytes, c.UploadMaxBytes = 64<<10, 64<<10 }), slog.New(slog.DiscardHandler))
 	return serveOnLoopback(f, srv, func() { svc.Close(); db.Close() })
 }
 

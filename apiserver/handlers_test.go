@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ada-chat/ada/apiserver/wire"
+	"github.com/ada-chat/ada/config"
 	"github.com/ada-chat/ada/core"
 )
 
@@ -39,9 +40,25 @@ func (f *fakeService) Options() core.Options { return core.DefaultOptions() }
 // serveFake runs the real HTTP server over svc on loopback.
 func serveFake(t *testing.T, svc Service) string {
 	t.Helper()
-	srv := New(svc, Deps{}, Config{MaxBodyBytes: 1 << 20, RequestTimeout: 10 * time.Second, KeepAlive: time.Minute},
+	srv := New(svc, Deps{}, testConfig(t, func(c *Config) { c.RequestTimeout, c.KeepAlive = 10*time.Second, time.Minute }),
 		slog.New(slog.DiscardHandler))
 	return serveOnLoopback(t, srv, nil)
+}
+
+// testConfig is what cmd/ada gives the server when no setting is changed
+// (config's defaults), then changed by set (if not nil).
+func testConfig(tb testing.TB, set func(*Config)) Config {
+	tb.Helper()
+	d, err := config.Load(func(string) string { return "" })
+	if err != nil {
+		tb.Fatal(err)
+	}
+	c := Config{RequestTimeout: d.RequestTimeout, KeepAlive: d.SSEKeepAlive, MaxBodyBytes: d.MaxBodyBytes,
+		UploadMaxBytes: d.OCRMaxBytes, OCRConcurrency: d.OCRConcurrency, PublicConfig: d.Public()}
+	if set != nil {
+		set(&c)
+	}
+	return c
 }
 
 // serveOnLoopback serves srv on a free loopback port until the test ends,
@@ -153,8 +170,8 @@ func TestStreamEndsWithTheErrorKind(t *testing.T) {
 
 // A chat that panics is a 500, and the connection it came on still serves
 // the next request: the disconnect watcher is stopped on every way out of
-// the chat (before, it was left reading the connection and took the next
-// request's first byte: 3 of 20 follow-ups hung).
+// the chat (one left reading the connection takes the next request's first
+// byte, and that request hangs).
 func TestPanickingChatLeavesTheConnectionUsable(t *testing.T) {
 	svc := &fakeService{chat: func(func(core.Event) error) (core.ChatResult, error) { panic("boom") }}
 	url := serveFake(t, svc)

@@ -25,7 +25,7 @@ func (b *body) Read(p []byte) (int, error) {
 }
 
 func TestRefusedBodyStillGetsThe413(t *testing.T) {
-	url := serveOnLoopback(t, New(nil, Deps{}, Config{MaxBodyBytes: 1 << 10}, slog.New(slog.DiscardHandler)), nil)
+	url := serveOnLoopback(t, New(nil, Deps{}, testConfig(t, func(c *Config) { c.MaxBodyBytes, c.UploadMaxBytes = 1<<10, 1<<10 }), slog.New(slog.DiscardHandler)), nil)
 	// Far more than the socket buffers hold: the client is still writing
 	// when the server answers 413 and closes, which without a lingering
 	// close reaches the client as "connection reset by peer" (every time

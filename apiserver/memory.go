@@ -2,43 +2,20 @@ package apiserver
 
 import (
 	"github.com/ada-chat/ada/apiserver/wire"
-	"github.com/ada-chat/ada/core"
 )
 
-type memorySearchResponse struct {
-	Items []core.Memory `json:"items"`
-	Count int           `json:"count"`
-	// Next is the cursor of the following page of a listing; null at the end
-	// and for searches.
-	Next *string `json:"next"`
-}
-
-// handleMemorySearch serves both documented forms: search= (default limit
-// 20) and query= (default limit 10).
+// handleMemorySearch lists or searches memories (wire.ParseMemoryQuery
+// reads both documented forms).
 func (s *Server) handleMemorySearch(r *request) error {
-	text, def := strParam(r, "search"), core.MaxMemoryLimit
-	if text == "" {
-		if q := strParam(r, "query"); q != "" {
-			text, def = q, 10
-		}
-	}
-	limit, err := intParam(r, "limit", def)
+	q, err := wire.ParseMemoryQuery(func(name string) string { return strParam(r, name) })
 	if err != nil {
 		return err
 	}
-	page, err := s.core.MemoryPage(r.ctx, core.MemoryQuery{
-		Text: text, Entity: strParam(r, "entity"), Scope: strParam(r, "scope"),
-		ConversationID: strParam(r, "conversation_id"), Tag: strParam(r, "tag"), Limit: limit,
-		Cursor: strParam(r, "cursor"),
-	})
+	page, err := s.core.MemoryPage(r.ctx, q)
 	if err != nil {
 		return err
 	}
-	resp := memorySearchResponse{Items: page.Items, Count: len(page.Items)}
-	if page.Next != "" {
-		resp.Next = &page.Next
-	}
-	writeJSON(r.RequestCtx, 200, resp)
+	writeJSON(r.RequestCtx, 200, wire.MemoryPageOf(page))
 	return nil
 }
 

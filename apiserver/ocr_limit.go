@@ -17,11 +17,12 @@ type slots struct {
 }
 
 func newSlots(n int, wait time.Duration) *slots {
-	if n <= 0 {
-		n = 1
-	}
 	return &slots{free: make(chan struct{}, n), wait: wait}
 }
+
+// ocrQueueWait is how long an upload waits for a tesseract slot: a few
+// images' time, so a short burst queues and a flood gets 503 quickly.
+const ocrQueueWait = 5 * time.Second
 
 // retryAfterBusy is the Retry-After of a busy answer, in seconds: about
 // what one image takes.

@@ -28,7 +28,6 @@ import (
 	"github.com/getkin/kin-openapi/routers"
 
 	"github.com/ada-chat/ada/apiserver/wire"
-	"github.com/ada-chat/ada/config"
 	"github.com/ada-chat/ada/core"
 	"github.com/ada-chat/ada/core/embed"
 	"github.com/ada-chat/ada/core/llm/llmtest"
@@ -270,13 +269,6 @@ func startLiveAPI(t *testing.T, doc *openapi3.T, cfg Config, opts core.Options, 
 	if deps.Music == nil {
 		deps.Music = music
 	}
-	if cfg.PublicConfig == nil {
-		defaults, err := config.Load(func(string) string { return "" })
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg.PublicConfig = defaults.Public()
-	}
 	srv := New(svc, deps, cfg, slog.New(slog.DiscardHandler))
 	url := serveOnLoopback(t, srv, func() { svc.Close(); db.Close() })
 	return &liveAPI{t: t, doc: doc, url: url, key: cfg.APIKey, db: db, llm: fake, srv: srv, seen: map[string]bool{}}
@@ -480,7 +472,7 @@ func TestOpenAPIResponsesMatchServer(t *testing.T) {
 	doc := strictSpec(t)
 	opts := core.DefaultOptions()
 	const ocrMax = 64 << 10
-	a := startLiveAPI(t, doc, Config{MaxBodyBytes: 16 << 10, UploadMaxBytes: 1 << 20, RAGDebug: true, Version: "test"},
+	a := startLiveAPI(t, doc, testConfig(t, func(c *Config) { c.MaxBodyBytes, c.UploadMaxBytes, c.RAGDebug, c.Version = 16<<10, 1<<20, true, "test" }),
 		opts, Deps{OCR: ocr.New(ocr.Options{MaxBytes: ocrMax})})
 
 	t.Run("service", func(t *testing.T) {
@@ -875,10 +867,13 @@ func TestOpenAPIErrorResponsesMatchServer(t *testing.T) {
 	}
 	bridgeErr := "cannot reach the homeserver http://127.0.0.1:9 (MATRIX_HOMESERVER): connection refused"
 	matrix := func() MatrixStatus { return MatrixStatus{State: "connecting", Error: &bridgeErr} }
-	a := startLiveAPI(t, doc, Config{APIKey: "s3cret", Version: "test", RequestTimeout: 2 * time.Second, PublicConfig: map[string]any{"LLM_BASE_URL": "http://10.0.0.5:11434"}},
+	a := startLiveAPI(t, doc, testConfig(t, func(c *Config) {
+		c.APIKey, c.Version, c.RequestTimeout = "s3cret", "test", 2*time.Second
+		c.PublicConfig = map[string]any{"LLM_BASE_URL": "http://10.0.0.5:11434"}
+	}),
 		opts, Deps{Music: music, Matrix: matrix})
-	l := decode[media.Listening](t, a.do(jsonCall("GET", "/v1/media/musicprovider", "/v1/media/musicprovider", nil, 200)))
-	if l.Status != media.StatusRecent || l.ListenedAt == nil {
+	l := decode[core.Listening](t, a.do(jsonCall("GET", "/v1/media/musicprovider", "/v1/media/musicprovider", nil, 200)))
+	if l.Status != core.ListeningRecent || l.ListenedAt == nil {
 		t.Errorf("listening = %+v, want a recent listen", l)
 	}
 
@@ -933,7 +928,7 @@ func refuseThinking(r llmtest.Request) (llmtest.Reply, bool) {
 // gets the documented 503 with Retry-After.
 func TestOpenAPIShutdownAnswer(t *testing.T) {
 	doc := strictSpec(t)
-	a := startLiveAPI(t, doc, Config{Version: "test"}, core.DefaultOptions(), Deps{})
+	a := startLiveAPI(t, doc, testConfig(t, func(c *Config) { c.Version = "test" }), core.DefaultOptions(), Deps{})
 	a.llm.Script(llmtest.Reply{Hang: true})
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -20,15 +20,7 @@ func intParam(r *request, name string, def int) (int, error) {
 
 // optionalIntParam is an integer query parameter, nil when absent.
 func optionalIntParam(r *request, name string) (*int, error) {
-	raw := strings.TrimSpace(string(r.QueryArgs().Peek(name)))
-	if raw == "" {
-		return nil, nil
-	}
-	v, err := strconv.Atoi(raw)
-	if err != nil {
-		return nil, core.Errorf(core.KindInvalid, "%s: must be an integer, got %q", name, wire.Truncate(raw, 40))
-	}
-	return &v, nil
+	return wire.ParseInt(name, strParam(r, name))
 }
 
 func strParam(r *request, name string) string {

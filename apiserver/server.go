@@ -14,7 +14,9 @@ import (
 	"github.com/ada-chat/ada/core"
 )
 
-// Config holds what the HTTP adapter needs from the settings.
+// Config holds what the HTTP adapter needs from the settings. Every field
+// is taken as given: the defaults and ranges are config's, and cmd/ada passes
+// the loaded values.
 type Config struct {
 	RequestTimeout time.Duration
 	// KeepAlive is the silence after which a stream sends a comment line.
@@ -22,10 +24,8 @@ type Config struct {
 	MaxBodyBytes int64
 	// UploadMaxBytes is the larger limit of the OCR upload route.
 	UploadMaxBytes int64
-	// OCRConcurrency bounds the tesseract runs of /v1/ocr/extract; an
-	// upload waits up to OCRQueueWait for one to end, then gets 503.
+	// OCRConcurrency bounds the tesseract runs of /v1/ocr/extract.
 	OCRConcurrency int
-	OCRQueueWait   time.Duration
 	APIKey         string
 	RAGDebug       bool
 	Version        string
@@ -63,27 +63,14 @@ type Server struct {
 
 // New builds the server; Serve starts it.
 func New(svc Service, deps Deps, cfg Config, log *slog.Logger) *Server {
-	if cfg.RequestTimeout <= 0 {
-		cfg.RequestTimeout = 300 * time.Second
-	}
-	if cfg.KeepAlive <= 0 {
-		cfg.KeepAlive = 15 * time.Second
-	}
-	if cfg.MaxBodyBytes <= 0 {
-		cfg.MaxBodyBytes = 1 << 20
-	}
-	if cfg.OCRConcurrency <= 0 {
-		cfg.OCRConcurrency = 2
-	}
-	if cfg.OCRQueueWait <= 0 {
-		cfg.OCRQueueWait = 5 * time.Second
-	}
+	// OCR_MAX_BYTES and MAX_BODY_BYTES are set apart; an upload is never
+	// held to less than any other body.
 	if cfg.UploadMaxBytes < cfg.MaxBodyBytes {
 		cfg.UploadMaxBytes = cfg.MaxBodyBytes
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	s := &Server{core: svc, deps: deps, cfg: cfg, log: log, baseCtx: ctx, stop: cancel,
-		ocrSlots: newSlots(cfg.OCRConcurrency, cfg.OCRQueueWait)}
+		ocrSlots: newSlots(cfg.OCRConcurrency, ocrQueueWait)}
 	s.routes = s.routeTable()
 	rt := &router{
 		notFound: s.wrap(notFoundHandler, true),

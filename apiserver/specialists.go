@@ -8,13 +8,12 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/ada-chat/ada/core"
-	"github.com/ada-chat/ada/core/specialists/media"
 )
 
 // MusicProvider is the listening-context source of /v1/media/musicprovider.
 type MusicProvider interface {
 	Configured() bool
-	NowPlaying(ctx context.Context) (media.Listening, error)
+	NowPlaying(ctx context.Context) (core.Listening, error)
 }
 
 // TextExtractor reads text from images for /v1/ocr/extract.

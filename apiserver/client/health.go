@@ -6,45 +6,28 @@ import (
 	"io"
 	"net/http"
 
+	"github.com/ada-chat/ada/apiserver/wire"
 	"github.com/ada-chat/ada/core"
 )
 
-// Dependency is one dependency's state in /v1/healthz.
-type Dependency struct {
-	OK      bool    `json:"ok"`
-	Backend string  `json:"backend"`
-	Version string  `json:"version"`
-	Model   string  `json:"model"`
-	Error   *string `json:"error"`
-}
-
-// Health is the /v1/healthz answer (DECISIONS.md). Store is the key
-// "chroma", kept by the API for compatibility.
-type Health struct {
-	OK      bool       `json:"ok"`
-	Service string     `json:"service"`
-	Store   Dependency `json:"chroma"`
-	LLM     Dependency `json:"llm"`
-}
-
 // Health fetches GET /v1/healthz. A 503 still carries a health body and is
 // not an error; an unreachable API or an unreadable answer is.
-func (c *Client) Health(ctx context.Context) (Health, error) {
+func (c *Client) Health(ctx context.Context) (wire.Health, error) {
 	req, err := c.newRequest(ctx, http.MethodGet, "/v1/healthz", nil)
 	if err != nil {
-		return Health{}, err
+		return wire.Health{}, err
 	}
 	resp, err := c.do(req)
 	if err != nil {
-		return Health{}, err
+		return wire.Health{}, err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusServiceUnavailable {
-		return Health{}, c.statusError(resp)
+		return wire.Health{}, c.statusError(resp)
 	}
-	var h Health
+	var h wire.Health
 	if err := json.NewDecoder(io.LimitReader(resp.Body, maxErrorBody)).Decode(&h); err != nil {
-		return Health{}, core.Wrap(core.KindUpstream, err, "the Ada API at %s sent a health answer that is not valid", c.base)
+		return wire.Health{}, core.Wrap(core.KindUpstream, err, "the Ada API at %s sent a health answer that is not valid", c.base)
 	}
 	return h, nil
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"strconv"
 
 	"github.com/ada-chat/ada/apiserver/wire"
 	"github.com/ada-chat/ada/core"
@@ -32,28 +31,11 @@ func (c *Client) CreateMemory(ctx context.Context, in core.MemoryInput) (core.Me
 // MemoryPage lists memories newest first (q without Text) or searches them,
 // like core.Service.MemoryPage.
 func (c *Client) MemoryPage(ctx context.Context, q core.MemoryQuery) (core.MemoryPageResult, error) {
-	v := url.Values{}
-	for k, s := range map[string]string{"search": q.Text, "entity": q.Entity, "scope": q.Scope,
-		"conversation_id": q.ConversationID, "tag": q.Tag, "cursor": q.Cursor} {
-		if s != "" {
-			v.Set(k, s)
-		}
-	}
-	if q.Limit > 0 {
-		v.Set("limit", strconv.Itoa(q.Limit))
-	}
-	var page struct {
-		Items []core.Memory `json:"items"`
-		Next  *string       `json:"next"`
-	}
-	if err := c.call(ctx, http.MethodGet, "/v1/memory?"+v.Encode(), nil, &page); err != nil {
+	var page wire.MemoryPage
+	if err := c.call(ctx, http.MethodGet, "/v1/memory?"+wire.MemoryQueryValues(q).Encode(), nil, &page); err != nil {
 		return core.MemoryPageResult{}, err
 	}
-	res := core.MemoryPageResult{Items: page.Items}
-	if page.Next != nil {
-		res.Next = *page.Next
-	}
-	return res, nil
+	return page.ToCore(), nil
 }
 
 // GetMemory reads one memory (GET /v1/memory/{id}).

@@ -2,6 +2,8 @@ package wire
 
 import (
 	"encoding/json"
+	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/ada-chat/ada/core"
@@ -89,4 +91,86 @@ func (b *MemoryPatch) ToPatch() (core.MemoryPatch, error) {
 		p.ExpiresAt = &t
 	}
 	return p, nil
+}
+
+// MemoryPage is the answer of GET /v1/memory.
+type MemoryPage struct {
+	Items []core.Memory `json:"items"`
+	Count int           `json:"count"`
+	// Next is the cursor of the following page of a listing; null at the end
+	// and for searches.
+	Next *string `json:"next"`
+}
+
+// MemoryPageOf is the body that answers p (the server's side).
+func MemoryPageOf(p core.MemoryPageResult) MemoryPage {
+	return MemoryPage{Items: p.Items, Count: len(p.Items), Next: ref(p.Next)}
+}
+
+// ToCore is the page the body carries (the Go client's side).
+func (b MemoryPage) ToCore() core.MemoryPageResult {
+	return core.MemoryPageResult{Items: b.Items, Next: deref(b.Next)}
+}
+
+// memoryParams are the text parameters of GET /v1/memory and the field of
+// core.MemoryQuery each one sets.
+var memoryParams = []struct {
+	name  string
+	field func(*core.MemoryQuery) *string
+}{
+	{"search", func(q *core.MemoryQuery) *string { return &q.Text }},
+	{"entity", func(q *core.MemoryQuery) *string { return &q.Entity }},
+	{"scope", func(q *core.MemoryQuery) *string { return &q.Scope }},
+	{"conversation_id", func(q *core.MemoryQuery) *string { return &q.ConversationID }},
+	{"tag", func(q *core.MemoryQuery) *string { return &q.Tag }},
+	{"cursor", func(q *core.MemoryQuery) *string { return &q.Cursor }},
+}
+
+// MemoryQueryValues are the query parameters that ask GET /v1/memory for q
+// (the Go client's side); a zero limit is left to the server's default.
+func MemoryQueryValues(q core.MemoryQuery) url.Values {
+	v := url.Values{}
+	for _, p := range memoryParams {
+		if s := *p.field(&q); s != "" {
+			v.Set(p.name, s)
+		}
+	}
+	if q.Limit > 0 {
+		v.Set("limit", strconv.Itoa(q.Limit))
+	}
+	return v
+}
+
+// ParseMemoryQuery reads the query of GET /v1/memory from param, which
+// returns a parameter's trimmed value ("" when absent). Both documented forms
+// are read: search= (default limit 20) and query= (default limit 10).
+func ParseMemoryQuery(param func(name string) string) (core.MemoryQuery, error) {
+	var q core.MemoryQuery
+	for _, p := range memoryParams {
+		*p.field(&q) = param(p.name)
+	}
+	q.Limit = core.MaxMemoryLimit
+	if q.Text == "" {
+		if text := param("query"); text != "" {
+			q.Text, q.Limit = text, 10
+		}
+	}
+	limit, err := ParseInt("limit", param("limit"))
+	if limit != nil {
+		q.Limit = *limit
+	}
+	return q, err
+}
+
+// ParseInt parses an optional integer query parameter, nil when raw is
+// empty; its range is core's to check.
+func ParseInt(name, raw string) (*int, error) {
+	if raw == "" {
+		return nil, nil
+	}
+	v, err := strconv.Atoi(raw)
+	if err != nil {
+		return nil, core.Errorf(core.KindInvalid, "%s: must be an integer, got %q", name, Truncate(raw, 40))
+	}
+	return &v, nil
 }

@@ -3,6 +3,7 @@ package wire
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -79,5 +80,59 @@ func TestErrorKindsRoundTrip(t *testing.T) {
 	ev, err := DecodeEvent([]byte(`{"type":"error","error":"x"}`))
 	if err != nil || ev.Kind != core.KindUpstream {
 		t.Errorf("an error event without a kind (an older server) should read as upstream: %+v %v", ev, err)
+	}
+}
+
+// TestMemoryQueryRoundTrip: the parameters the client sends for a memory
+// query are read back as the same query, and the server's two documented
+// forms keep their default limits.
+func TestMemoryQueryRoundTrip(t *testing.T) {
+	q := core.MemoryQuery{Text: "tea", Entity: "alice", Scope: "global", ConversationID: "c1", Tag: "drinks", Cursor: "abc", Limit: 7}
+	v := MemoryQueryValues(q)
+	got, err := ParseMemoryQuery(v.Get)
+	if err != nil || !reflect.DeepEqual(got, q) {
+		t.Fatalf("round trip of %+v: %+v, %v", q, got, err)
+	}
+	for _, tc := range []struct {
+		params map[string]string
+		want   core.MemoryQuery
+	}{
+		{nil, core.MemoryQuery{Limit: core.MaxMemoryLimit}},
+		{map[string]string{"query": "tea"}, core.MemoryQuery{Text: "tea", Limit: 10}},
+		{map[string]string{"search": "tea", "query": "coffee"}, core.MemoryQuery{Text: "tea", Limit: core.MaxMemoryLimit}},
+		{map[string]string{"query": "tea", "limit": "3"}, core.MemoryQuery{Text: "tea", Limit: 3}},
+	} {
+		got, err := ParseMemoryQuery(func(name string) string { return tc.params[name] })
+		if err != nil || !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%v: %+v, %v; want %+v", tc.params, got, err, tc.want)
+		}
+	}
+	if _, err := ParseMemoryQuery(func(name string) string { return map[string]string{"limit": "ten"}[name] }); core.KindOf(err) != core.KindInvalid {
+		t.Errorf("limit=ten: %v, want an invalid-input error", err)
+	}
+}
+
+// TestMemoryPageRoundTrip: the page the server answers is the page the
+// client reads; the end of a listing is null on the wire.
+func TestMemoryPageRoundTrip(t *testing.T) {
+	for _, p := range []core.MemoryPageResult{
+		{Items: []core.Memory{{ID: "m1"}}, Next: "cur"},
+		{Items: []core.Memory{}},
+	} {
+		data, err := json.Marshal(MemoryPageOf(p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Next == "" && !strings.Contains(string(data), `"next":null`) {
+			t.Errorf("the end of a listing: %s, want next null", data)
+		}
+		var back MemoryPage
+		if err := json.Unmarshal(data, &back); err != nil {
+			t.Fatal(err)
+		}
+		got := back.ToCore()
+		if len(got.Items) != len(p.Items) || (len(p.Items) > 0 && got.Items[0].ID != p.Items[0].ID) || got.Next != p.Next || back.Count != len(p.Items) {
+			t.Errorf("%+v: %s read back as %+v", p, data, got)
+		}
 	}
 }

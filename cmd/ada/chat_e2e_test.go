@@ -275,7 +275,10 @@ func TestClientDisconnectCancelsTheLLMAndWritesNothing(t *testing.T) {
 	if err := llm.WaitCancelled(ctx, 1); err != nil {
 		t.Fatalf("the LLM request was not cancelled after the client left: %v", err)
 	}
-	time.Sleep(200 * time.Millisecond) // let the handler unwind
+	// The stream's log line is written when its handler has unwound; the
+	// memory of save_memory would be background work.
+	waitLogLine(t, ada, "msg=request", "path=/v1/chat/stream")
+	ada.settle()
 	if docs := documentsIn(t, env, core.Filter{Type: core.DocTurn}); len(docs) != 0 {
 		t.Fatalf("an aborted stream wrote %d turns", len(docs))
 	}

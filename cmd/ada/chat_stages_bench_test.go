@@ -41,10 +41,8 @@ type timedCall struct {
 // stageClock records the calls core makes to its store, embedder and LLM,
 // through the wrappers that wrap gives it (runEnv.deps).
 type stageClock struct {
-	mu       sync.Mutex
-	calls    []timedCall
-	inFlight int
-	lastEnd  time.Time
+	mu    sync.Mutex
+	calls []timedCall
 }
 
 func (c *stageClock) wrap(d *core.Deps) {
@@ -57,31 +55,11 @@ func (c *stageClock) wrap(d *core.Deps) {
 // its end.
 func (c *stageClock) start(s stage) func() {
 	start := time.Now()
-	c.mu.Lock()
-	c.inFlight++
-	c.mu.Unlock()
 	return func() {
 		end := time.Now()
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		c.calls = append(c.calls, timedCall{s, start, end})
-		c.inFlight--
-		c.lastEnd = end
-	}
-}
-
-// quiet waits until no call has been made for d (background work after a
-// chat, such as extraction or a summary, is over), at most a second.
-func (c *stageClock) quiet(d time.Duration) {
-	deadline := time.Now().Add(time.Second)
-	for time.Now().Before(deadline) {
-		c.mu.Lock()
-		idle := c.inFlight == 0 && time.Since(c.lastEnd) >= d
-		c.mu.Unlock()
-		if idle {
-			return
-		}
-		time.Sleep(d / 4)
 	}
 }
 
@@ -243,12 +221,12 @@ type stageRun struct {
 func measureChatStages(b testing.TB, ada *adaProc, clock *stageClock, conv string, n int) stageRun {
 	var run stageRun
 	chat := func() ([nStages]time.Duration, bool) {
-		clock.quiet(20 * time.Millisecond)
+		ada.settle()
 		clock.take()
 		sent := time.Now()
 		timeChat(b, ada, map[string]any{"conversation_id": conv})
 		answered := time.Now()
-		clock.quiet(20 * time.Millisecond)
+		ada.settle() // the extraction or summary the chat queued
 		return chatStages(clock.take(), sent, answered)
 	}
 	for range 10 {

@@ -22,6 +22,7 @@ type adaProc struct {
 	cancel context.CancelFunc
 	done   chan error
 	logs   *syncBuffer
+	svc    *core.Service
 }
 
 type syncBuffer struct {
@@ -85,6 +86,7 @@ func startAdaDeps(t testing.TB, cmd string, env map[string]string, deps func(*co
 			stdout:    io.Discard, stderr: p.logs,
 			ready: func(addr string) { ready <- addr },
 			deps:  deps,
+			built: func(svc *core.Service) { p.svc = svc },
 		})
 	}()
 	select {
@@ -100,6 +102,11 @@ func startAdaDeps(t testing.TB, cmd string, env map[string]string, deps func(*co
 	t.Cleanup(p.stop)
 	return p
 }
+
+// settle waits until the background work started so far (memory
+// extractions, summaries) has run: what has not happened by then will not
+// happen, which a sleep could only make likely.
+func (p *adaProc) settle() { p.svc.Wait() }
 
 // stop shuts the program down as SIGTERM would and waits for it.
 func (p *adaProc) stop() {

@@ -291,17 +291,14 @@ func TestNoExtractionWhenStorageOrAutoMemoryIsOff(t *testing.T) {
 			t.Fatalf("chat %v: %d", body, st)
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	llm.WaitRequests(ctx, 4)
-	time.Sleep(200 * time.Millisecond)
+	ada.settle()
 	if reqs := llm.FormattedRequests(); len(reqs) != 1 || !strings.Contains(reqs[0].Messages[1].Content, "I live in Rome") {
 		t.Fatalf("extraction requests: %d, want only the one for the stored exchange", len(reqs))
 	}
 
 	off, llmOff, _ := startChatAda(t, "ollama", map[string]string{"RAG_ENABLED": "false"})
 	off.call("POST", "/v1/chat", map[string]any{"prompt": "I live in Paris"}, nil)
-	time.Sleep(300 * time.Millisecond)
+	off.settle()
 	if n := len(llmOff.FormattedRequests()); n != 0 {
 		t.Fatalf("RAG_ENABLED=false made %d extraction requests", n)
 	}

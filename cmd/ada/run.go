@@ -29,6 +29,10 @@ type runEnv struct {
 	// the chat benchmark wraps the store, embedder and LLM to time each
 	// stage of a chat.
 	deps func(*core.Deps)
+	// built, if set, is given core once it is built: end-to-end tests wait
+	// on its background work (core.Service.Wait) to prove that something
+	// did not happen.
+	built func(*core.Service)
 }
 
 const usage = `usage: ada <command>

@@ -275,8 +275,7 @@ func reopenTime(b *testing.B, dir string) float64 {
 
 // quiesce finishes the garbage collection the bench's own setup started
 // (the corpus: 300 MB of vectors at 100k), so that it does not run during
-// the queries timed next and slow them: it did, by half at 1,000 memories
-// measured beside a 100k corpus.
+// the queries timed next and slow them.
 func quiesce() {
 	runtime.GC()
 }

@@ -27,6 +27,9 @@ func runServices(ctx context.Context, cmd string, cfg *config.Config, log *slog.
 		return err
 	}
 	defer a.close()
+	if env.built != nil {
+		env.built(a.core)
+	}
 	log.Info("ada starting", "command", cmd, "version", buildVersion(), "db", cfg.DBPath(), "embedder", a.core.EmbedderName())
 
 	runAPI := cmd == "serve" || cmd == "up"

@@ -32,7 +32,7 @@ type Options struct {
 	CacheTTL time.Duration
 	// Timeout bounds one NowPlaying lookup (up to two requests).
 	Timeout time.Duration
-	// RecentWindow is how old the latest listen may be for StatusRecent.
+	// RecentWindow is how old the latest listen may be for core.ListeningRecent.
 	RecentWindow time.Duration
 }
 
@@ -49,7 +49,7 @@ type Client struct {
 	now    func() time.Time // time.Now; replaced in tests
 
 	mu       sync.Mutex
-	cached   Listening
+	cached   core.Listening
 	cachedAt time.Time // zero: nothing cached
 }
 
@@ -84,9 +84,9 @@ func (c *Client) Configured() bool { return c.user != "" }
 // NowPlaying returns what the user is playing now or played last, from the
 // cache when it is younger than CacheTTL. Errors are core.Errors whose
 // Message is safe for clients and the model.
-func (c *Client) NowPlaying(ctx context.Context) (Listening, error) {
+func (c *Client) NowPlaying(ctx context.Context) (core.Listening, error) {
 	if !c.Configured() {
-		return Listening{}, core.Errorf(core.KindUnavailable, "the music provider is not configured (MUSICPROVIDER_USER is empty)")
+		return core.Listening{}, core.Errorf(core.KindUnavailable, "the music provider is not configured (MUSICPROVIDER_USER is empty)")
 	}
 	if l, ok := c.fromCache(); ok {
 		return l, nil
@@ -95,7 +95,7 @@ func (c *Client) NowPlaying(ctx context.Context) (Listening, error) {
 	// callers whose context ends sooner. Two concurrent misses both ask.
 	l, err := c.lookup(ctx)
 	if err != nil {
-		return Listening{}, err
+		return core.Listening{}, err
 	}
 	c.mu.Lock()
 	c.cached, c.cachedAt = l, c.now()
@@ -103,17 +103,17 @@ func (c *Client) NowPlaying(ctx context.Context) (Listening, error) {
 	return l, nil
 }
 
-func (c *Client) fromCache() (Listening, bool) {
+func (c *Client) fromCache() (core.Listening, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.cachedAt.IsZero() || c.now().Sub(c.cachedAt) >= c.ttl {
-		return Listening{}, false
+		return core.Listening{}, false
 	}
 	return c.cached, true
 }
 
 // lookup asks playing-now first, then the latest listen.
-func (c *Client) lookup(ctx context.Context) (Listening, error) {
+func (c *Client) lookup(ctx context.Context) (core.Listening, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.limit)
 	defer cancel()
 	l, ok, err := c.playingNow(ctx)

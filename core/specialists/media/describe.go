@@ -4,20 +4,22 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/ada-chat/ada/core"
 )
 
 // describe turns l into the sentence given to the model. now makes "how long
 // ago" testable.
-func describe(l Listening, now time.Time) string {
+func describe(l core.Listening, now time.Time) string {
 	what := track(l)
 	switch {
-	case l.Status == StatusPlaying:
+	case l.Status == core.ListeningPlaying:
 		return fmt.Sprintf("The user is listening to %s right now.", what)
 	case what == "":
 		return "The user is not listening to music right now, and the music provider has no listening history for them."
 	case l.ListenedAt == nil:
 		return fmt.Sprintf("The user is not listening to music right now. The last track they listened to was %s.", what)
-	case l.Status == StatusRecent:
+	case l.Status == core.ListeningRecent:
 		return fmt.Sprintf("The user is not playing anything right now, but listened to %s %s (%s).",
 			what, ago(now.Sub(*l.ListenedAt)), l.ListenedAt.UTC().Format(time.RFC3339))
 	default:
@@ -28,7 +30,7 @@ func describe(l Listening, now time.Time) string {
 
 // track names the track as `"Title" by Artist from the release "Album"`,
 // leaving out whatever the provider did not record.
-func track(l Listening) string {
+func track(l core.Listening) string {
 	var parts []string
 	if l.Track != "" {
 		parts = append(parts, fmt.Sprintf("%q", l.Track))

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/ada-chat/ada/core/internal/remote"
+
+	"github.com/ada-chat/ada/core"
 )
 
 // maxBody bounds a provider answer; one listen is well under a KiB.
@@ -30,37 +32,37 @@ type listen struct {
 }
 
 // playingNow reports the track playing now, and false when there is none.
-func (c *Client) playingNow(ctx context.Context) (Listening, bool, error) {
+func (c *Client) playingNow(ctx context.Context) (core.Listening, bool, error) {
 	ls, err := c.get(ctx, "playing-now", nil)
 	if err != nil || len(ls) == 0 {
-		return Listening{}, false, err
+		return core.Listening{}, false, err
 	}
-	return fromListen(ls[0], StatusPlaying, nil), true, nil
+	return fromListen(ls[0], core.ListeningPlaying, nil), true, nil
 }
 
 // latestListen reports the latest recorded listen as recent or idle.
-func (c *Client) latestListen(ctx context.Context) (Listening, error) {
+func (c *Client) latestListen(ctx context.Context) (core.Listening, error) {
 	ls, err := c.get(ctx, "listens", url.Values{"count": {"1"}})
 	if err != nil {
-		return Listening{}, err
+		return core.Listening{}, err
 	}
 	if len(ls) == 0 {
-		return Listening{Source: Source, Status: StatusIdle}, nil
+		return core.Listening{Source: Source, Status: core.ListeningIdle}, nil
 	}
 	if ls[0].ListenedAt <= 0 {
-		return fromListen(ls[0], StatusIdle, nil), nil
+		return fromListen(ls[0], core.ListeningIdle, nil), nil
 	}
 	at := time.Unix(ls[0].ListenedAt, 0).UTC()
-	status := StatusIdle
+	status := core.ListeningIdle
 	if c.now().Sub(at) < c.recent {
-		status = StatusRecent
+		status = core.ListeningRecent
 	}
 	return fromListen(ls[0], status, &at), nil
 }
 
-func fromListen(l listen, s Status, at *time.Time) Listening {
+func fromListen(l listen, s core.ListeningStatus, at *time.Time) core.Listening {
 	m := l.TrackMetadata
-	return Listening{Source: Source, Status: s, Artist: m.ArtistName, Track: m.TrackName, Release: m.ReleaseName, ListenedAt: at}
+	return core.Listening{Source: Source, Status: s, Artist: m.ArtistName, Track: m.TrackName, Release: m.ReleaseName, ListenedAt: at}
 }
 
 // provider words the failures of the music provider for the model.

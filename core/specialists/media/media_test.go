@@ -78,17 +78,17 @@ func TestNowPlaying(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		f        *fakeProvider
-		want     Listening
+		want     core.Listening
 		requests int
 	}{
 		{"playing", &fakeProvider{playing: `[{"playing_now": true, ` + trackJSON + `}]`},
-			Listening{Source: "listenbrainz", Status: StatusPlaying, Artist: "Nina Simone", Track: "Sinnerman", Release: "Pastel Blues"}, 1},
+			core.Listening{Source: "listenbrainz", Status: core.ListeningPlaying, Artist: "Nina Simone", Track: "Sinnerman", Release: "Pastel Blues"}, 1},
 		{"recent", &fakeProvider{playing: `[]`, listens: fmt.Sprintf(`[{"listened_at": %d, %s}]`, testNow.Add(-5*time.Minute).Unix(), trackJSON)},
-			Listening{Source: "listenbrainz", Status: StatusRecent, Artist: "Nina Simone", Track: "Sinnerman", Release: "Pastel Blues", ListenedAt: at(5 * time.Minute)}, 2},
+			core.Listening{Source: "listenbrainz", Status: core.ListeningRecent, Artist: "Nina Simone", Track: "Sinnerman", Release: "Pastel Blues", ListenedAt: at(5 * time.Minute)}, 2},
 		{"idle with history", &fakeProvider{playing: `[]`, listens: fmt.Sprintf(`[{"listened_at": %d, %s}]`, testNow.Add(-72*time.Hour).Unix(), trackJSON)},
-			Listening{Source: "listenbrainz", Status: StatusIdle, Artist: "Nina Simone", Track: "Sinnerman", Release: "Pastel Blues", ListenedAt: at(72 * time.Hour)}, 2},
+			core.Listening{Source: "listenbrainz", Status: core.ListeningIdle, Artist: "Nina Simone", Track: "Sinnerman", Release: "Pastel Blues", ListenedAt: at(72 * time.Hour)}, 2},
 		{"idle without history", &fakeProvider{playing: `[]`, listens: `[]`},
-			Listening{Source: "listenbrainz", Status: StatusIdle}, 2},
+			core.Listening{Source: "listenbrainz", Status: core.ListeningIdle}, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			clock := testNow
@@ -109,7 +109,7 @@ func TestNowPlaying(t *testing.T) {
 	}
 }
 
-func sameListening(a, b Listening) bool {
+func sameListening(a, b core.Listening) bool {
 	if (a.ListenedAt == nil) != (b.ListenedAt == nil) || a.ListenedAt != nil && !a.ListenedAt.Equal(*b.ListenedAt) {
 		return false
 	}
@@ -223,12 +223,12 @@ func TestNewClientRejectsBadURL(t *testing.T) {
 func TestListeningJSON(t *testing.T) {
 	at := testNow
 	for _, tc := range []struct {
-		l    Listening
+		l    core.Listening
 		want string
 	}{
-		{Listening{Source: Source, Status: StatusIdle},
+		{core.Listening{Source: Source, Status: core.ListeningIdle},
 			`{"source":"listenbrainz","status":"idle","artist":"","track":"","release":"","listened_at":null}`},
-		{Listening{Source: Source, Status: StatusRecent, Artist: "A", Track: "T", Release: "R", ListenedAt: &at},
+		{core.Listening{Source: Source, Status: core.ListeningRecent, Artist: "A", Track: "T", Release: "R", ListenedAt: &at},
 			`{"source":"listenbrainz","status":"recent","artist":"A","track":"T","release":"R","listened_at":"2025-03-01T12:00:00Z"}`},
 	} {
 		got, _ := json.Marshal(tc.l)
@@ -257,16 +257,16 @@ func TestSpecialistRun(t *testing.T) {
 func TestDescribe(t *testing.T) {
 	at := testNow.Add(-50 * time.Hour)
 	for _, tc := range []struct {
-		l    Listening
+		l    core.Listening
 		want string
 	}{
-		{Listening{Status: StatusPlaying, Artist: "A", Track: "T"}, `The user is listening to "T" by A right now.`},
-		{Listening{Status: StatusPlaying, Track: "T", Release: "R"}, `The user is listening to "T" from the release "R" right now.`},
-		{Listening{Status: StatusIdle, Artist: "A", Track: "T", ListenedAt: &at},
+		{core.Listening{Status: core.ListeningPlaying, Artist: "A", Track: "T"}, `The user is listening to "T" by A right now.`},
+		{core.Listening{Status: core.ListeningPlaying, Track: "T", Release: "R"}, `The user is listening to "T" from the release "R" right now.`},
+		{core.Listening{Status: core.ListeningIdle, Artist: "A", Track: "T", ListenedAt: &at},
 			`The user is not listening to music right now. The last track they listened to was "T" by A, 2 days ago (2025-02-27T10:00:00Z).`},
-		{Listening{Status: StatusIdle, Artist: "A", Track: "T"},
+		{core.Listening{Status: core.ListeningIdle, Artist: "A", Track: "T"},
 			`The user is not listening to music right now. The last track they listened to was "T" by A.`},
-		{Listening{Status: StatusIdle},
+		{core.Listening{Status: core.ListeningIdle},
 			"The user is not listening to music right now, and the music provider has no listening history for them."},
 	} {
 		if got := describe(tc.l, testNow); got != tc.want {

@@ -1,0 +1,45 @@
+package wire
+
+// Health is the body of GET /v1/healthz (DECISIONS.md).
+type Health struct {
+	OK      bool   `json:"ok"`
+	Service string `json:"service"`
+	// Python (the Go runtime; the key is kept for compatibility) and Config
+	// are shown with the API key only: they help an attacker more than a
+	// load balancer.
+	Python  string         `json:"python,omitempty"`
+	Config  map[string]any `json:"config,omitempty"`
+	Persona struct {
+		Loaded bool `json:"loaded"`
+	} `json:"persona"`
+	// Store is the key "chroma", kept for compatibility: the vector store,
+	// whatever its backend.
+	Store StoreStatus `json:"chroma"`
+	LLM   LLMStatus   `json:"llm"`
+	// Matrix is there when the answering process runs the bridge.
+	Matrix *MatrixStatus `json:"matrix,omitempty"`
+}
+
+// StoreStatus is the "chroma" object of the health body.
+type StoreStatus struct {
+	OK      bool    `json:"ok"`
+	Backend string  `json:"backend"`
+	Version string  `json:"version"`
+	Error   *string `json:"error"`
+}
+
+// LLMStatus is the "llm" object of the health body.
+type LLMStatus struct {
+	OK      bool    `json:"ok"`
+	Backend string  `json:"backend"`
+	Model   string  `json:"model"`
+	Error   *string `json:"error"`
+}
+
+// MatrixStatus is the "matrix" object: the Matrix bridge of `ada up`.
+type MatrixStatus struct {
+	OK    bool   `json:"ok"`
+	State string `json:"state"` // connecting, running, stopped
+	// Error says why the bridge is not running (null when it is).
+	Error *string `json:"error"`
+}
