@@ -27,6 +27,8 @@ func CheckChat(req *ChatRequest) error {
 		return Errorf(KindInvalid, "prompt: is required and must not be blank")
 	case len([]rune(req.Prompt)) > MaxPromptChars:
 		return Errorf(KindInvalid, "prompt: must be at most %d characters", MaxPromptChars)
+	case len([]rune(req.Instructions)) > MaxPromptChars:
+		return Errorf(KindInvalid, "instructions: must be at most %d characters", MaxPromptChars)
 	case req.ConversationID != "" && !ValidConversationID(req.ConversationID):
 		return Errorf(KindInvalid, "conversation_id: must have the form conv-<uuid>, got %q", req.ConversationID)
 	}
@@ -99,12 +101,13 @@ func (s *Service) Chat(ctx context.Context, req ChatRequest, emit func(Event) er
 	if err != nil {
 		return ChatResult{}, err
 	}
-	answer, thinking, note, err := s.answer(ctx, req, prompt.Messages, emit)
+	var usage Usage
+	answer, thinking, note, err := s.answer(ctx, req, prompt.Messages, &usage, emit)
 	if err != nil {
 		return ChatResult{}, endedBy(ctx, err)
 	}
 	res := ChatResult{
-		Response: answer, Thinking: thinking, Note: note, ConversationID: req.ConversationID,
+		Response: answer, Thinking: thinking, Note: note, ConversationID: req.ConversationID, Usage: usage,
 		UserTimestamp: isoTime(userTime), AssistantTimestamp: isoTime(s.now()), UsedContext: prompt.Used,
 	}
 	var turns []Document
@@ -152,14 +155,18 @@ func (s *Service) buildPrompt(ctx context.Context, req ChatRequest) (Prompt, ret
 // generate runs the model, pausing at each specialist marker to run the
 // specialist and resuming with its result, up to SpecialistMaxTurns times.
 // Marker text is held back by the parser and never emitted.
-func (s *Service) generate(ctx context.Context, req ChatRequest, msgs []Message, emit func(Event) error) (string, string, error) {
+func (s *Service) generate(ctx context.Context, req ChatRequest, msgs []Message, usage *Usage, emit func(Event) error) (string, string, error) {
 	var answer, thinking strings.Builder
 	for round := 0; ; round++ {
 		var roundText strings.Builder
 		p := marker.NewParser()
 		var found *marker.Request
-		err := s.llm.Chat(ctx, LLMRequest{Messages: msgs, Think: req.IncludeThinking}, func(ev LLMEvent) error {
-			if ev.Kind == LLMThinking {
+		err := s.llm.Chat(ctx, LLMRequest{Messages: msgs, Think: req.IncludeThinking, Options: req.Options}, func(ev LLMEvent) error {
+			switch ev.Kind {
+			case LLMUsage:
+				*usage = usage.Add(ev.Usage)
+				return nil
+			case LLMThinking:
 				if !req.IncludeThinking {
 					return nil // the model thinks anyway; the client did not ask
 				}

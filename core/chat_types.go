@@ -37,6 +37,12 @@ type ChatRequest struct {
 	// the model is told who is asking, the user turn records them, and
 	// automatic memories name them instead of "the user".
 	Speaker *Speaker
+	// Instructions are the client's own instructions (an OpenAI client's
+	// system message): the prompt carries them beside the persona, never
+	// instead of it.
+	Instructions string
+	// Options are the client's sampling settings, passed to the model.
+	Options GenOptions
 }
 
 // Speaker is a chat-room member as the model and the memories name them.
@@ -118,6 +124,9 @@ type ChatResult struct {
 	TurnIDs []string `json:"turn_ids,omitempty"`
 	// MemoryID is the memory saved after the turn, if any.
 	MemoryID string `json:"-"`
+	// Usage sums the token counts of the answer's model calls, as far as
+	// the backend reports them (the OpenAI-compatible endpoint's "usage").
+	Usage Usage `json:"-"`
 }
 
 // EventType is the closed set of stream events.

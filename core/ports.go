@@ -138,6 +138,29 @@ type LLMRequest struct {
 	// output): Ollama's "format", OpenAI's response_format json_schema. Used
 	// by background calls such as memory extraction, never by chat.
 	Format json.RawMessage
+	// Options are the client's sampling settings; unset ones are the
+	// backend's defaults.
+	Options GenOptions
+}
+
+// GenOptions are sampling settings a client may choose (the OpenAI-compatible
+// endpoint passes its request's on). Nil or empty means the backend's default.
+type GenOptions struct {
+	Temperature *float64
+	TopP        *float64
+	MaxTokens   *int
+	Stop        []string
+}
+
+// Usage counts the tokens of a model call, as the backend reports them.
+type Usage struct {
+	PromptTokens     int
+	CompletionTokens int
+}
+
+// Add sums two calls' counts (an answer with specialists takes several).
+func (u Usage) Add(o Usage) Usage {
+	return Usage{PromptTokens: u.PromptTokens + o.PromptTokens, CompletionTokens: u.CompletionTokens + o.CompletionTokens}
 }
 
 // LLMEventKind tells thinking from answer text.
@@ -146,12 +169,16 @@ type LLMEventKind int
 const (
 	LLMToken LLMEventKind = iota
 	LLMThinking
+	// LLMUsage carries the call's token counts, once, at its end, when the
+	// backend reports them.
+	LLMUsage
 )
 
 // LLMEvent is one streamed piece of the model's output.
 type LLMEvent struct {
-	Kind LLMEventKind
-	Text string
+	Kind  LLMEventKind
+	Text  string
+	Usage Usage // LLMUsage only
 }
 
 // LLM streams a chat completion. Chat returns when the model is done, when

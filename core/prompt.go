@@ -41,6 +41,7 @@ func (s *Service) assemble(req ChatRequest, r retrieval, now time.Time) Prompt {
 		}
 	}
 	add("Persona", personaText(r.persona))
+	add("Instructions from the client for this conversation", req.Instructions)
 	add("Current time", fmt.Sprintf("The current time is %s (UTC), a %s. %s",
 		now.UTC().Format(time.RFC3339), now.UTC().Weekday(), s.whoIsTalking(req)))
 	add("How to use the context below", contextGuide(r, req))

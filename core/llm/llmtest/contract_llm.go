@@ -2,9 +2,11 @@ package llmtest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net"
 	"net/http/httptrace"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -40,14 +42,27 @@ func ClosedURL(t testing.TB) string {
 	return "http://" + addr
 }
 
-// Collect runs llm.Chat and returns every event it emitted.
+// Collect runs llm.Chat and returns every text event it emitted (thinking
+// and answer; the usage event is CollectUsage's).
 func Collect(ctx context.Context, llm core.LLM, req core.LLMRequest) ([]core.LLMEvent, error) {
+	events, _, err := CollectUsage(ctx, llm, req)
+	return events, err
+}
+
+// CollectUsage runs llm.Chat and returns its text events and the token
+// counts it reported.
+func CollectUsage(ctx context.Context, llm core.LLM, req core.LLMRequest) ([]core.LLMEvent, []core.Usage, error) {
 	var events []core.LLMEvent
+	var usage []core.Usage
 	err := llm.Chat(ctx, req, func(e core.LLMEvent) error {
+		if e.Kind == core.LLMUsage {
+			usage = append(usage, e.Usage)
+			return nil
+		}
 		events = append(events, e)
 		return nil
 	})
-	return events, err
+	return events, usage, err
 }
 
 // Tok is an expected answer-text event.
@@ -107,6 +122,7 @@ func RunLLMContract(t *testing.T, newLLM func(Config) core.LLM) {
 	t.Run("first token before the reply ends", func(t *testing.T) { contractFirstToken(t, newLLM) })
 	t.Run("concurrent chats", func(t *testing.T) { contractConcurrent(t, newLLM) })
 	t.Run("keep-alive connection reused", func(t *testing.T) { contractReuse(t, newLLM) })
+	t.Run("sampling options and usage", func(t *testing.T) { contractOptionsAndUsage(t, newLLM) })
 }
 
 func contractStreams(t *testing.T, newLLM func(Config) core.LLM) {
@@ -352,4 +368,58 @@ func testCtx(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	t.Cleanup(cancel)
 	return ctx
+}
+
+// contractOptionsAndUsage checks that the client's sampling settings reach
+// the backend under the backend's own names, that a request without them
+// sends none, and that the token counts the backend reports come back once.
+func contractOptionsAndUsage(t *testing.T, newLLM func(Config) core.LLM) {
+	srv := New(t)
+	srv.Default(Reply{Tokens: []string{"a", "b", "c"}})
+	llm := newLLM(Config{BaseURL: srv.URL(), APIKey: testKey, Model: "m"})
+	temp, topP, maxTok := 0.25, 0.5, 7
+	req := core.LLMRequest{Messages: []core.Message{{Role: "user", Content: "four words in here"}},
+		Options: core.GenOptions{Temperature: &temp, TopP: &topP, MaxTokens: &maxTok, Stop: []string{"END"}}}
+	events, usage, err := CollectUsage(testCtx(t), llm, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(events) != 3 {
+		t.Errorf("events = %v, want the three tokens", events)
+	}
+	if want := []core.Usage{{PromptTokens: 4, CompletionTokens: 3}}; !slices.Equal(usage, want) {
+		t.Errorf("usage = %v, want %v", usage, want)
+	}
+	if _, _, err := CollectUsage(testCtx(t), llm, hello); err != nil {
+		t.Fatal(err)
+	}
+	reqs := srv.ChatRequests()
+	if len(reqs) != 2 {
+		t.Fatalf("fake saw %d chat requests, want 2", len(reqs))
+	}
+	var body map[string]any
+	if err := json.Unmarshal(reqs[0].Body, &body); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"temperature": 0.25, "top_p": 0.5, "max_tokens": 7.0, "stop": []any{"END"}}
+	got := body
+	if reqs[0].API == "ollama" {
+		want["num_predict"] = want["max_tokens"]
+		delete(want, "max_tokens")
+		got, _ = body["options"].(map[string]any)
+	}
+	for k, v := range want {
+		if !reflect.DeepEqual(got[k], v) {
+			t.Errorf("%s request: %s = %v, want %v (body %s)", reqs[0].API, k, got[k], v, reqs[0].Body)
+		}
+	}
+	var plain map[string]any
+	if err := json.Unmarshal(reqs[1].Body, &plain); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"options", "temperature", "top_p", "max_tokens", "stop"} {
+		if _, ok := plain[k]; ok {
+			t.Errorf("a request without options sends %q: %s", k, reqs[1].Body)
+		}
+	}
 }

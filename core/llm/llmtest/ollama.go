@@ -146,6 +146,9 @@ type ollamaLine struct {
 	Done          bool          `json:"done"`
 	DoneReason    string        `json:"done_reason,omitempty"`
 	TotalDuration int64         `json:"total_duration,omitempty"`
+	// Token counts, in the last line.
+	PromptEvalCount int `json:"prompt_eval_count,omitempty"`
+	EvalCount       int `json:"eval_count,omitempty"`
 }
 
 func (ollamaEncoder) contentType() string { return "application/x-ndjson" }
@@ -160,10 +163,11 @@ func (e ollamaEncoder) chunk(p piece) []byte {
 	return ndjson(line)
 }
 
-func (e ollamaEncoder) end() []byte {
+func (e ollamaEncoder) end(u core.Usage) []byte {
 	return ndjson(ollamaLine{
 		Model: e.model, CreatedAt: time.Now().UTC(), Message: ollamaMessage{Role: "assistant"},
 		Done: true, DoneReason: "stop", TotalDuration: time.Since(e.start).Nanoseconds(),
+		PromptEvalCount: u.PromptTokens, EvalCount: u.CompletionTokens,
 	})
 }
 

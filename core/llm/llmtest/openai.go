@@ -113,9 +113,16 @@ func (e openaiEncoder) chunk(p piece) []byte {
 	return e.event(map[string]string{"role": "assistant", field: p.text}, nil)
 }
 
-func (e openaiEncoder) end() []byte {
+// end sends the finish, then a usage chunk with no choices, as llama.cpp
+// and OpenAI (with stream_options.include_usage) do.
+func (e openaiEncoder) end(u core.Usage) []byte {
 	stop := "stop"
-	return append(e.event(map[string]string{}, &stop), sse([]byte("[DONE]"))...)
+	usage, _ := json.Marshal(map[string]any{
+		"id": "chatcmpl-llmtest", "object": "chat.completion.chunk", "created": e.created, "model": e.model,
+		"choices": []any{}, "usage": map[string]int{
+			"prompt_tokens": u.PromptTokens, "completion_tokens": u.CompletionTokens, "total_tokens": u.PromptTokens + u.CompletionTokens},
+	})
+	return append(append(e.event(map[string]string{}, &stop), sse(usage)...), sse([]byte("[DONE]"))...)
 }
 
 func (openaiEncoder) streamError(msg string) []byte {

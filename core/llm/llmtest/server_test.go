@@ -61,11 +61,11 @@ func TestOpenAIWire(t *testing.T) {
 	srv := llmtest.New(t)
 	srv.Script(llmtest.Reply{Thinking: []string{"t"}, Tokens: []string{"a"}, ReasoningField: "reasoning"})
 	status, ct, lines := post(t, srv.URL()+"/v1/chat/completions", `{"model":"m","messages":[],"stream":true}`)
-	if status != 200 || ct != "text/event-stream" || len(lines) != 4 || lines[3] != "data: [DONE]" {
+	if status != 200 || ct != "text/event-stream" || len(lines) != 5 || lines[4] != "data: [DONE]" {
 		t.Fatalf("status %d, type %q, lines %q", status, ct, lines)
 	}
 	if !strings.Contains(lines[0], `"reasoning":"t"`) || !strings.Contains(lines[1], `"content":"a"`) ||
-		!strings.Contains(lines[2], `"finish_reason":"stop"`) {
+		!strings.Contains(lines[2], `"finish_reason":"stop"`) || !strings.Contains(lines[3], `"usage":{"completion_tokens":1,`) {
 		t.Errorf("lines %q", lines)
 	}
 }

@@ -2,14 +2,18 @@ package llmtest
 
 import (
 	"net/http"
+	"strings"
 	"time"
+
+	"github.com/ada-chat/ada/core"
 )
 
 // encoder writes one protocol's stream frames.
 type encoder interface {
 	contentType() string
 	chunk(p piece) []byte
-	end() []byte
+	// end closes the stream, reporting the call's token counts.
+	end(u core.Usage) []byte
 	streamError(msg string) []byte
 	malformed() []byte
 }
@@ -59,7 +63,7 @@ func (s *Server) play(w http.ResponseWriter, r *http.Request, rec *Request, repl
 	case reply.Hang:
 		p.wait(nil)
 	default:
-		p.write(enc.end())
+		p.write(enc.end(usageOf(rec, pieces)))
 	}
 }
 
@@ -125,4 +129,19 @@ func (p *player) flush() bool {
 		return false
 	}
 	return true
+}
+
+// usageOf counts tokens as the fake's words: a word of the request's
+// messages is a prompt token, a streamed piece of answer a completion token.
+func usageOf(rec *Request, pieces []piece) core.Usage {
+	var u core.Usage
+	for _, m := range rec.Messages {
+		u.PromptTokens += len(strings.Fields(m.Content))
+	}
+	for _, pc := range pieces {
+		if pc.kind == core.LLMToken {
+			u.CompletionTokens++
+		}
+	}
+	return u
 }

@@ -28,6 +28,23 @@ type chatRequest struct {
 	// Format is a JSON Schema Ollama constrains the answer to. Omitted when
 	// unset, so that plain chat requests stay as they were.
 	Format json.RawMessage `json:"format,omitempty"`
+	// Options are the client's sampling settings; omitted unless chosen.
+	Options *chatOptions `json:"options,omitempty"`
+}
+
+// chatOptions are Ollama's names for the sampling settings.
+type chatOptions struct {
+	Temperature *float64 `json:"temperature,omitempty"`
+	TopP        *float64 `json:"top_p,omitempty"`
+	NumPredict  *int     `json:"num_predict,omitempty"`
+	Stop        []string `json:"stop,omitempty"`
+}
+
+func optionsOf(o core.GenOptions) *chatOptions {
+	if o.Temperature == nil && o.TopP == nil && o.MaxTokens == nil && len(o.Stop) == 0 {
+		return nil
+	}
+	return &chatOptions{Temperature: o.Temperature, TopP: o.TopP, NumPredict: o.MaxTokens, Stop: o.Stop}
 }
 
 // chatChunk is one NDJSON line of the reply. A failure after the status line
@@ -39,6 +56,9 @@ type chatChunk struct {
 	} `json:"message"`
 	Done  bool   `json:"done"`
 	Error string `json:"error"`
+	// The token counts, in the last line.
+	PromptEvalCount int `json:"prompt_eval_count"`
+	EvalCount       int `json:"eval_count"`
 }
 
 // Chat streams a reply: message.thinking becomes LLMThinking events and
@@ -49,7 +69,8 @@ func (c *Client) Chat(ctx context.Context, req core.LLMRequest, emit func(core.L
 	// when we stop early, whatever the state of the body.
 	callCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	body := chatRequest{Model: c.model, Messages: req.Messages, Stream: true, Think: req.Think, Format: req.Format}
+	body := chatRequest{Model: c.model, Messages: req.Messages, Stream: true, Think: req.Think, Format: req.Format,
+		Options: optionsOf(req.Options)}
 	resp, err := c.ep.Do(callCtx, http.MethodPost, "/api/chat", body, "application/x-ndjson")
 	if err != nil {
 		// Ollama refuses think with 400 `"<model>" does not support thinking`
@@ -86,7 +107,7 @@ func (c *Client) Chat(ctx context.Context, req core.LLMRequest, emit func(core.L
 		}
 		if chunk.Done {
 			remote.Finish(resp.Body)
-			return nil
+			return emit(core.LLMEvent{Kind: core.LLMUsage, Usage: core.Usage{PromptTokens: chunk.PromptEvalCount, CompletionTokens: chunk.EvalCount}})
 		}
 	}
 	if err := sc.Err(); err != nil {

@@ -23,6 +23,11 @@ type chatRequest struct {
 	// ResponseFormat is set only for structured output. Nil keeps it off the
 	// wire, so plain chat also works on servers that lack response_format.
 	ResponseFormat *responseFormat `json:"response_format,omitempty"`
+	// The client's sampling settings; absent unless it chose them.
+	Temperature *float64 `json:"temperature,omitempty"`
+	TopP        *float64 `json:"top_p,omitempty"`
+	MaxTokens   *int     `json:"max_tokens,omitempty"`
+	Stop        []string `json:"stop,omitempty"`
 }
 
 // responseFormat asks for a JSON Schema answer. Strict makes OpenAI enforce
@@ -58,6 +63,13 @@ type chatChunk struct {
 		FinishReason *string `json:"finish_reason"`
 	} `json:"choices"`
 	Error json.RawMessage `json:"error"`
+	// Usage comes in the last chunk from servers that report it in a
+	// stream (llama.cpp; OpenAI with stream_options, which Ada does not
+	// send, since some servers refuse fields they do not know).
+	Usage *struct {
+		PromptTokens     int `json:"prompt_tokens"`
+		CompletionTokens int `json:"completion_tokens"`
+	} `json:"usage"`
 }
 
 var doneMarker = []byte("[DONE]")
@@ -69,7 +81,9 @@ func (c *Client) Chat(ctx context.Context, req core.LLMRequest, emit func(core.L
 	// when we stop early, whatever the state of the body.
 	callCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	body := chatRequest{Model: c.model, Messages: req.Messages, Stream: true}
+	o := req.Options
+	body := chatRequest{Model: c.model, Messages: req.Messages, Stream: true,
+		Temperature: o.Temperature, TopP: o.TopP, MaxTokens: o.MaxTokens, Stop: o.Stop}
 	if len(req.Format) > 0 {
 		body.ResponseFormat = &responseFormat{
 			Type:       "json_schema",
@@ -112,6 +126,11 @@ func (c *Client) Chat(ctx context.Context, req core.LLMRequest, emit func(core.L
 		done, err := emitChoice(chunk, emit)
 		if err != nil {
 			return err
+		}
+		if u := chunk.Usage; u != nil {
+			if err := emit(core.LLMEvent{Kind: core.LLMUsage, Usage: core.Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens}}); err != nil {
+				return err
+			}
 		}
 		finished = finished || done
 	}
