@@ -21,7 +21,7 @@ FUZZTIME  ?=
 
 .DEFAULT_GOAL := build
 
-.PHONY: build run test test-go fuzz bench lint check deps apt-deps clean
+.PHONY: build run test test-go fuzz bench lint check deps apt-deps node-deps clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/ada
@@ -63,18 +63,26 @@ lint:
 
 check: lint test
 
-deps: apt-deps dendrite
+deps: apt-deps dendrite node-deps
+
+# The official JavaScript clients the tests run (tools/*/package-lock.json,
+# pinned), installed with npm ci when their lock file changes.
+NODE_CLIENTS := tools/openaiclient
+node-deps: $(addsuffix /node_modules/.package-lock.json,$(NODE_CLIENTS))
+tools/%/node_modules/.package-lock.json: tools/%/package-lock.json tools/%/package.json
+	cd tools/$* && npm ci --no-audit --no-fund
 
 # Debian packages the tests use for real: tesseract for OCR, chromium for /docs,
 # nginx for deploy/nginx/ada.conf (Debian 12's "nginx" ships /usr/sbin/nginx),
 # systemd's systemd-analyze to verify deploy/systemd/ada.service.
-APT_PACKAGES := tesseract-ocr tesseract-ocr-eng chromium nginx systemd
+APT_PACKAGES := tesseract-ocr tesseract-ocr-eng chromium nginx systemd nodejs npm
 apt-deps:
 	@missing=""; \
 	command -v tesseract >/dev/null || missing="$$missing tesseract-ocr tesseract-ocr-eng"; \
 	command -v chromium >/dev/null || missing="$$missing chromium"; \
 	command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing="$$missing nginx"; \
 	command -v systemd-analyze >/dev/null || missing="$$missing systemd"; \
+	command -v npm >/dev/null || missing="$$missing nodejs npm"; \
 	if [ -n "$$missing" ]; then \
 		echo "installing:$$missing"; \
 		SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \

@@ -49,6 +49,14 @@ func (s *Server) handleChatStream(r *request) error {
 	if err != nil {
 		return err
 	}
+	s.startStream(r, req, adaEvents{})
+	return nil
+}
+
+// startStream answers with an event stream in enc's format, which
+// streamChat writes after the handler returned, with the request's end
+// handed to it.
+func (s *Server) startStream(r *request, req core.ChatRequest, enc streamEncoder) {
 	r.SetContentType("text/event-stream; charset=utf-8")
 	r.Response.Header.Set("Cache-Control", "no-cache")
 	r.Response.Header.Set("X-Accel-Buffering", "no") // nginx: do not buffer the stream
@@ -56,8 +64,37 @@ func (s *Server) handleChatStream(r *request) error {
 	// The connection closes after the stream, so the watcher may outlive it.
 	watchDisconnect(r.Conn(), r.clientGone)
 	end, id := r.handOff(), r.id
-	r.SetBodyStreamWriter(func(w *bufio.Writer) { s.streamChat(end, id, req, w) })
-	return nil
+	r.SetBodyStreamWriter(func(w *bufio.Writer) { s.streamChat(end, id, req, w, enc) })
+}
+
+// streamEncoder writes a chat's events in one stream format: Ada's own
+// events, or OpenAI's chunks. streamChat runs the chat and the stream the
+// same way for every format.
+type streamEncoder interface {
+	// start is written before the first event ("" for nothing).
+	start() string
+	// event renders one event as SSE frames ("" for none).
+	event(ev core.Event) (string, error)
+	// failure renders the error that ends a stream.
+	failure(err error) string
+}
+
+// adaEvents is Ada's own stream: one data frame per event (SPEC.md § Events).
+type adaEvents struct{}
+
+func (adaEvents) start() string { return "" }
+
+func (adaEvents) event(ev core.Event) (string, error) {
+	data, err := wire.EncodeEvent(ev)
+	if err != nil {
+		return "", err
+	}
+	return "data: " + string(data) + "\n\n", nil
+}
+
+func (e adaEvents) failure(err error) string {
+	frame, _ := e.event(wire.ErrorEvent(err))
+	return frame
 }
 
 // sseWriter serialises events and keep-alives onto one connection. The first
@@ -103,34 +140,37 @@ func (sw *sseWriter) fail(err error) {
 	sw.cancel()
 }
 
-func (sw *sseWriter) event(ev core.Event) error {
-	data, err := wire.EncodeEvent(ev)
-	if err != nil {
+// frames writes what an encoder rendered, if anything.
+func (sw *sseWriter) frames(s string, err error) error {
+	if err != nil || s == "" {
 		return err
 	}
-	return sw.write("data: " + string(data) + "\n\n")
+	return sw.write(s)
 }
 
 // streamChat runs after the handler returned, with the request's end
 // handed to it: it cancels the request and writes its log line when the
 // stream ends.
-func (s *Server) streamChat(end requestEnd, requestID string, req core.ChatRequest, w *bufio.Writer) {
+func (s *Server) streamChat(end requestEnd, requestID string, req core.ChatRequest, w *bufio.Writer, enc streamEncoder) {
 	sw := &sseWriter{w: w, cancel: end.clientGone, lastWrite: time.Now()}
 	var failure error
 	defer func() {
 		if p := recover(); p != nil {
 			failure = fmt.Errorf("panic in stream: %v", p)
-			_ = sw.event(wire.ErrorEvent(core.Errorf(core.KindInternal, "internal error")))
+			_ = sw.frames(enc.failure(core.Errorf(core.KindInternal, "internal error")), nil)
 		}
 		end.finish(200, failure)
 	}()
 	stop := s.keepAlive(sw)
-	_, err := s.core.Chat(end.ctx, req, func(ev core.Event) error {
-		if ev.Done != nil {
-			ev.Done.RequestID = requestID
-		}
-		return sw.event(ev)
-	})
+	err := sw.frames(enc.start(), nil)
+	if err == nil {
+		_, err = s.core.Chat(end.ctx, req, func(ev core.Event) error {
+			if ev.Done != nil {
+				ev.Done.RequestID = requestID
+			}
+			return sw.frames(enc.event(ev))
+		})
+	}
 	stop()
 	if err = s.whyEnded(end.ctx, err); err != nil {
 		failure = err
@@ -138,7 +178,7 @@ func (s *Server) streamChat(end requestEnd, requestID string, req core.ChatReque
 			failure = sw.err // the client left; what core made of it is a consequence
 		}
 		if !errors.Is(failure, errClientGone) {
-			_ = sw.event(wire.ErrorEvent(err))
+			_ = sw.frames(enc.failure(err), nil)
 		}
 	}
 }

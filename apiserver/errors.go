@@ -72,6 +72,22 @@ func (e *methodError) Error() string {
 // writeError renders err as {"detail": ...} with its status. Internal errors
 // get a generic detail; their cause is logged by the middleware.
 func writeError(c *fasthttp.RequestCtx, err error) int {
+	status, detail := errorResponse(c, err)
+	writeJSON(c, status, map[string]string{"detail": detail})
+	return status
+}
+
+// writeOpenAIError renders err in OpenAI's error shape, for the routes of
+// the OpenAI-compatible API, whose clients read no other.
+func writeOpenAIError(c *fasthttp.RequestCtx, err error) int {
+	status, detail := errorResponse(c, err)
+	writeJSON(c, status, wire.OpenAIErrorFor(status, detail))
+	return status
+}
+
+// errorResponse is err's status and client-safe detail, with the headers
+// that go with them.
+func errorResponse(c *fasthttp.RequestCtx, err error) (int, string) {
 	status := statusOf(err)
 	detail := core.SafeMessage(err)
 	var me *methodError
@@ -82,6 +98,5 @@ func writeError(c *fasthttp.RequestCtx, err error) int {
 	if errors.Is(err, errShuttingDown) {
 		c.Response.Header.Set("Retry-After", retryAfterShutdown)
 	}
-	writeJSON(c, status, map[string]string{"detail": detail})
-	return status
+	return status, detail
 }

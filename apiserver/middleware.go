@@ -68,6 +68,10 @@ func (e requestEnd) finish(status int, err error) {
 
 type handlerFunc func(r *request) error
 
+// errorRenderer writes an error response in a route's error shape and
+// returns its status.
+type errorRenderer func(c *fasthttp.RequestCtx, err error) int
+
 func newRequestID() string {
 	var b [6]byte
 	_, _ = rand.Read(b[:])
@@ -78,7 +82,7 @@ func newRequestID() string {
 // panic recovery, error rendering and exactly one log line per request.
 // fasthttp recovers nothing itself, and its RequestCtx is not cancelled when
 // the client goes away, so both are done here.
-func (s *Server) wrap(h handlerFunc, public bool) fasthttp.RequestHandler {
+func (s *Server) wrap(h handlerFunc, public bool, render errorRenderer) fasthttp.RequestHandler {
 	return func(c *fasthttp.RequestCtx) {
 		start := time.Now()
 		id := newRequestID()
@@ -114,7 +118,7 @@ func (s *Server) wrap(h handlerFunc, public bool) fasthttp.RequestHandler {
 		status := c.Response.StatusCode()
 		if err != nil {
 			c.Response.ResetBody()
-			status = writeError(c, err)
+			status = render(c, err)
 		}
 		r.finish(status, err)
 	}

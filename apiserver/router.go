@@ -15,6 +15,9 @@ type route struct {
 	pattern string // segments; "{name}" matches one non-empty segment
 	handler handlerFunc
 	public  bool // no API key needed
+	// openai marks the OpenAI-compatible routes, whose errors take
+	// OpenAI's shape instead of {"detail"}.
+	openai bool
 	// summary documents the route (checked against openapi.json in a test).
 	summary string
 }
@@ -26,9 +29,10 @@ type compiledRoute struct {
 }
 
 type router struct {
-	routes    []compiledRoute
-	notFound  fasthttp.RequestHandler
-	wrongVerb func(allow []string) fasthttp.RequestHandler
+	routes   []compiledRoute
+	notFound fasthttp.RequestHandler
+	// wrongVerb answers 405 in the error shape of the path's routes.
+	wrongVerb func(allow []string, render errorRenderer) fasthttp.RequestHandler
 }
 
 func splitPath(p string) []string {
@@ -70,6 +74,7 @@ func (rt *router) handle(c *fasthttp.RequestCtx) {
 		hit    *compiledRoute
 		params map[string]string
 		allow  []string
+		render errorRenderer
 		fewest = -1 // parameters of the routes that fit the path best
 	)
 	for i := range rt.routes {
@@ -87,6 +92,7 @@ func (rt *router) handle(c *fasthttp.RequestCtx) {
 		if !slices.Contains(allow, cr.method) {
 			allow = append(allow, cr.method)
 		}
+		render = cr.errorRenderer()
 	}
 	if hit != nil {
 		for k, v := range params {
@@ -96,7 +102,7 @@ func (rt *router) handle(c *fasthttp.RequestCtx) {
 		return
 	}
 	if len(allow) > 0 {
-		rt.wrongVerb(allow)(c)
+		rt.wrongVerb(allow, render)(c)
 		return
 	}
 	rt.notFound(c)
@@ -109,4 +115,12 @@ func pathParam(r *request, name string) string {
 
 func notFoundHandler(r *request) error {
 	return core.Errorf(core.KindNotFound, "no endpoint %s %s: see /docs for the API", r.Method(), r.Path())
+}
+
+// errorRenderer is how the route writes its errors.
+func (r route) errorRenderer() errorRenderer {
+	if r.openai {
+		return writeOpenAIError
+	}
+	return writeError
 }

@@ -13,6 +13,8 @@ func (s *Server) routeTable() []route {
 		{method: get, pattern: "/v1/schema", handler: s.handleSchema, summary: "JSON Schemas of the document types"},
 		{method: post, pattern: "/v1/chat", handler: s.handleChat, summary: "Chat, one JSON reply"},
 		{method: post, pattern: "/v1/chat/stream", handler: s.handleChatStream, summary: "Chat, Server-Sent Events stream"},
+		{method: post, pattern: "/v1/chat/completions", handler: s.handleCompletion, openai: true, summary: "OpenAI-compatible chat completion, with Ada's memory"},
+		{method: get, pattern: "/v1/models", handler: s.handleModels, openai: true, summary: "OpenAI-compatible model list"},
 		{method: get, pattern: "/v1/memory", handler: s.handleMemorySearch, summary: "Search or list memories"},
 		{method: post, pattern: "/v1/memory", handler: s.handleMemoryCreate, summary: "Create a memory"},
 		{method: get, pattern: "/v1/memory/{id}", handler: s.handleMemoryGet, summary: "Get a memory"},

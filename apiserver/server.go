@@ -59,6 +59,9 @@ type Server struct {
 	routes  []route
 	// ocrSlots bounds concurrent tesseract runs (OCR_CONCURRENCY).
 	ocrSlots *slots
+	// started is when the server was built: the "created" of the models
+	// /v1/models lists.
+	started time.Time
 }
 
 // New builds the server; Serve starts it.
@@ -70,16 +73,16 @@ func New(svc Service, deps Deps, cfg Config, log *slog.Logger) *Server {
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	s := &Server{core: svc, deps: deps, cfg: cfg, log: log, baseCtx: ctx, stop: cancel,
-		ocrSlots: newSlots(cfg.OCRConcurrency, ocrQueueWait)}
+		ocrSlots: newSlots(cfg.OCRConcurrency, ocrQueueWait), started: time.Now()}
 	s.routes = s.routeTable()
 	rt := &router{
-		notFound: s.wrap(notFoundHandler, true),
-		wrongVerb: func(allow []string) fasthttp.RequestHandler {
-			return s.wrap(func(*request) error { return &methodError{allow} }, true)
+		notFound: s.wrap(notFoundHandler, true, writeError),
+		wrongVerb: func(allow []string, render errorRenderer) fasthttp.RequestHandler {
+			return s.wrap(func(*request) error { return &methodError{allow} }, true, render)
 		},
 	}
 	for _, r := range s.routes {
-		rt.routes = append(rt.routes, compiledRoute{route: r, segs: splitPath(r.pattern), h: s.wrap(r.handler, r.public)})
+		rt.routes = append(rt.routes, compiledRoute{route: r, segs: splitPath(r.pattern), h: s.wrap(r.handler, r.public, r.errorRenderer())})
 	}
 	s.http = &fasthttp.Server{
 		Handler: s.cors(rt.handle),

@@ -29,6 +29,8 @@ func CheckChat(req *ChatRequest) error {
 		return Errorf(KindInvalid, "prompt: must be at most %d characters", MaxPromptChars)
 	case len([]rune(req.Instructions)) > MaxPromptChars:
 		return Errorf(KindInvalid, "instructions: must be at most %d characters", MaxPromptChars)
+	case historyChars(req.History) > 4*MaxPromptChars:
+		return Errorf(KindInvalid, "history: must be at most %d characters in all", 4*MaxPromptChars)
 	case req.ConversationID != "" && !ValidConversationID(req.ConversationID):
 		return Errorf(KindInvalid, "conversation_id: must have the form conv-<uuid>, got %q", req.ConversationID)
 	}
@@ -50,6 +52,14 @@ func CheckChat(req *ChatRequest) error {
 		}
 	}
 	return nil
+}
+
+func historyChars(h []Message) int {
+	n := 0
+	for _, m := range h {
+		n += len([]rune(m.Content))
+	}
+	return n
 }
 
 // maxSpeakerName bounds a speaker's display name (Matrix allows long ones).

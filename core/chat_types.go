@@ -43,6 +43,11 @@ type ChatRequest struct {
 	Instructions string
 	// Options are the client's sampling settings, passed to the model.
 	Options GenOptions
+	// History is the conversation so far as the client holds it (an OpenAI
+	// client resends it with every request), oldest first. The prompt
+	// carries it only while Ada has stored no turn of the conversation:
+	// once it has, its own turns are the history.
+	History []Message
 }
 
 // Speaker is a chat-room member as the model and the memories name them.

@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -64,6 +65,9 @@ func (s *Service) assemble(req ChatRequest, r retrieval, now time.Time) Prompt {
 	msgs := []Message{{Role: "system", Content: sys.String()}}
 	for _, t := range r.turns {
 		msgs = append(msgs, Message{Role: t.Meta.Role, Content: t.Text})
+	}
+	if r.nextTurn == 0 {
+		msgs = append(msgs, clientHistory(req.History)...)
 	}
 	msgs = append(msgs, Message{Role: "user", Content: req.Prompt})
 	return Prompt{Messages: msgs, Sections: secs, Used: r.used}
@@ -201,4 +205,30 @@ func (s *Service) specialistsText() string {
 
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// A prompt carries a client's own history as the recent window would: its
+// last maxClientHistory messages, newest first up to maxClientHistoryChars.
+const (
+	maxClientHistory      = 20
+	maxClientHistoryChars = 16000
+)
+
+// clientHistory is the user and assistant messages of a client's history
+// that the prompt carries, oldest first.
+func clientHistory(h []Message) []Message {
+	var out []Message
+	chars := 0
+	for i := len(h) - 1; i >= 0 && len(out) < maxClientHistory; i-- {
+		m := h[i]
+		if (m.Role != "user" && m.Role != "assistant") || strings.TrimSpace(m.Content) == "" {
+			continue
+		}
+		if chars += len([]rune(m.Content)); chars > maxClientHistoryChars {
+			break
+		}
+		out = append(out, m)
+	}
+	slices.Reverse(out)
+	return out
 }

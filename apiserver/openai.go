@@ -1,0 +1,144 @@
+package apiserver
+
+import (
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/ada-chat/ada/apiserver/wire"
+	"github.com/ada-chat/ada/core"
+)
+
+// The OpenAI-compatible API: chat front-ends (Open WebUI, LibreChat, the
+// OpenAI client libraries) talk to Ada as to a model, and Ada answers with
+// her memory, per end user and per conversation.
+
+// Headers a front-end may send: the end user, and the conversation.
+var (
+	userHeaders    = []string{"X-OpenWebUI-User-Id"}
+	sessionHeaders = []string{"X-Session-Id", "X-OpenWebUI-Chat-Id", "X-Conversation-Id"}
+)
+
+// handleModels lists the model names a completion may ask for: Ada's own
+// and the configured LLM's, which mean the same.
+func (s *Server) handleModels(r *request) error {
+	created := s.started.Unix()
+	list := wire.ModelList{Object: "list", Data: []wire.Model{{ID: wire.AdaModel, Object: "model", Created: created, OwnedBy: "ada"}}}
+	if _, model := s.core.LLMInfo(); model != "" && model != wire.AdaModel {
+		list.Data = append(list.Data, wire.Model{ID: model, Object: "model", Created: created, OwnedBy: "ada"})
+	}
+	writeJSON(r.RequestCtx, 200, list)
+	return nil
+}
+
+// handleCompletion answers POST /v1/chat/completions, as one JSON object or
+// as a stream of chunks.
+func (s *Server) handleCompletion(r *request) error {
+	body, req, err := s.decodeCompletion(r)
+	if err != nil {
+		return err
+	}
+	r.Response.Header.Set("X-Ada-Conversation-Id", req.ConversationID)
+	id, created := "chatcmpl-"+r.id, time.Now().Unix()
+	if !body.Stream {
+		res, err := s.chatWatched(r, req)
+		if err != nil {
+			return err
+		}
+		stop := "stop"
+		writeJSON(r.RequestCtx, 200, wire.Completion{
+			ID: id, Object: "chat.completion", Created: created, Model: body.Model,
+			Choices: []wire.CompletionChoice{{Message: &wire.CompletionOutput{Role: "assistant", Content: &res.Response}, FinishReason: &stop}},
+			Usage:   wire.UsageOf(res.Usage),
+			Ada:     wire.CompletionAda{ConversationID: res.ConversationID},
+		})
+		return nil
+	}
+	enc := &openAIChunks{id: id, created: created, model: body.Model,
+		usage: body.StreamOptions != nil && body.StreamOptions.IncludeUsage}
+	s.startStream(r, req, enc)
+	return nil
+}
+
+// decodeCompletion reads and checks a completion request and makes Ada's
+// chat request of it: the end user as the memory entity, the conversation
+// from the front-end's session or from the conversation's first messages.
+func (s *Server) decodeCompletion(r *request) (wire.CompletionRequest, core.ChatRequest, error) {
+	var body wire.CompletionRequest
+	if err := s.checkBody(r); err != nil {
+		return body, core.ChatRequest{}, err
+	}
+	if err := wire.Decode(r.PostBody(), &body); err != nil {
+		return body, core.ChatRequest{}, err
+	}
+	user := firstHeader(r, userHeaders)
+	if user == "" {
+		user = body.User
+	}
+	req, err := body.ToCore(user)
+	if err != nil {
+		return body, req, err
+	}
+	if _, model := s.core.LLMInfo(); body.Model != wire.AdaModel && body.Model != model {
+		return body, req, core.Errorf(core.KindNotFound, "model: %q is not served here; GET /v1/models lists the models", wire.Truncate(body.Model, 60))
+	}
+	req.ConversationID = wire.ConversationFor(req.Entity, firstHeader(r, sessionHeaders), &body)
+	return body, req, core.CheckChat(&req)
+}
+
+func firstHeader(r *request, names []string) string {
+	for _, n := range names {
+		if v := strings.TrimSpace(string(r.Request.Header.Peek(n))); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// openAIChunks writes a chat as OpenAI's chat.completion.chunk stream: a
+// role chunk, content chunks, a finish chunk, a usage chunk when asked for,
+// and [DONE]. Thinking and specialist results are Ada's own and not sent.
+type openAIChunks struct {
+	id      string
+	created int64
+	model   string
+	usage   bool
+}
+
+func (e *openAIChunks) start() string {
+	empty := ""
+	return e.chunk([]wire.CompletionChoice{{Delta: &wire.CompletionOutput{Role: "assistant", Content: &empty}}}, nil)
+}
+
+func (e *openAIChunks) event(ev core.Event) (string, error) {
+	switch ev.Type {
+	case core.EventToken:
+		content := ev.Content
+		return e.chunk([]wire.CompletionChoice{{Delta: &wire.CompletionOutput{Content: &content}}}, nil), nil
+	case core.EventDone:
+		stop := "stop"
+		out := e.chunk([]wire.CompletionChoice{{Delta: &wire.CompletionOutput{}, FinishReason: &stop}}, nil)
+		if e.usage && ev.Done != nil {
+			u := wire.UsageOf(ev.Done.Usage)
+			out += e.chunk([]wire.CompletionChoice{}, &u)
+		}
+		return out + "data: [DONE]\n\n", nil
+	case core.EventError:
+		return e.failure(core.Errorf(ev.Kind, "%s", ev.Error)), nil
+	default:
+		return "", nil
+	}
+}
+
+// failure is an error chunk, as OpenAI's own streams end on a failure;
+// its clients raise it as an APIError.
+func (e *openAIChunks) failure(err error) string {
+	data, _ := json.Marshal(wire.OpenAIErrorFor(statusOf(err), core.SafeMessage(err)))
+	return "data: " + string(data) + "\n\n"
+}
+
+func (e *openAIChunks) chunk(choices []wire.CompletionChoice, usage *wire.CompletionUsage) string {
+	data, _ := json.Marshal(wire.CompletionChunk{ID: e.id, Object: "chat.completion.chunk", Created: e.created,
+		Model: e.model, Choices: choices, Usage: usage})
+	return "data: " + string(data) + "\n\n"
+}

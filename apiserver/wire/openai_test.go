@@ -1,0 +1,89 @@
+package wire
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestCompletionRequestToCore(t *testing.T) {
+	decode := func(body string) (CompletionRequest, error) {
+		var b CompletionRequest
+		return b, Decode([]byte(body), &b)
+	}
+	b, err := decode(`{"model":"ada","temperature":0.5,"stop":"END","max_completion_tokens":9,"max_tokens":99,
+		"messages":[{"role":"system","content":"Be brief."},{"role":"developer","content":"Use metric units."},
+		{"role":"user","content":"hi"},{"role":"assistant","content":null},{"role":"tool","content":"x"},
+		{"role":"assistant","content":"hello"},{"role":"user","content":[{"type":"text","text":"how"},{"type":"image_url"},{"type":"text","text":"tall?"}]}]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := b.ToCore(" sam ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if req.Prompt != "how\ntall?" || req.Entity != "sam" || req.Instructions != "Be brief.\n\nUse metric units." || !req.Store {
+		t.Errorf("request %+v", req)
+	}
+	if h, _ := json.Marshal(req.History); string(h) != `[{"role":"user","content":"hi"},{"role":"assistant","content":""},{"role":"assistant","content":"hello"}]` {
+		t.Errorf("history %s", h)
+	}
+	if o := req.Options; *o.Temperature != 0.5 || *o.MaxTokens != 9 || len(o.Stop) != 1 || o.Stop[0] != "END" {
+		t.Errorf("options %+v", o)
+	}
+
+	for body, want := range map[string]string{
+		`{"messages":[{"role":"user","content":"hi"}]}`:                                             "model: is required",
+		`{"model":"ada","messages":[]}`:                                                             "messages: must hold at least one",
+		`{"model":"ada","messages":[{"role":"assistant","content":"hi"}]}`:                          "the last message must be the user's",
+		`{"model":"ada","messages":[{"role":"wizard","content":"hi"}]}`:                             "messages[0].role: must be",
+		`{"model":"ada","messages":[{"role":"user","content":5}]}`:                                  "messages[0].content: must be a string or an array",
+		`{"model":"ada","n":2,"messages":[{"role":"user","content":"hi"}]}`:                         "n: Ada gives one answer",
+		`{"model":"ada","temperature":3,"messages":[{"role":"user","content":"hi"}]}`:               "temperature: must be 0..2",
+		`{"model":"ada","top_p":-1,"messages":[{"role":"user","content":"hi"}]}`:                    "top_p: must be 0..1",
+		`{"model":"ada","max_tokens":0,"messages":[{"role":"user","content":"hi"}]}`:                "max_tokens: must be at least 1",
+		`{"model":"ada","stop":["a","b","c","d","e"],"messages":[{"role":"user","content":"hi"}]}`:  "stop: must be a string or an array of at most 4",
+		`{"model":"ada","tools":[{"type":"function"}],"messages":[{"role":"user","content":"hi"}]}`: "tools: function calling",
+	} {
+		b, err := decode(body)
+		if err == nil {
+			_, err = b.ToCore("")
+		}
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", body, err, want)
+		}
+	}
+}
+
+func TestConversationFor(t *testing.T) {
+	msgs := func(ms ...string) *CompletionRequest {
+		b := &CompletionRequest{}
+		for i, m := range ms {
+			role := "user"
+			if i%2 == 1 {
+				role = "assistant"
+			}
+			b.Messages = append(b.Messages, CompletionMessage{Role: role, Content: json.RawMessage(`"` + m + `"`)})
+		}
+		return b
+	}
+	first := ConversationFor("sam", "", msgs("hi"))
+	if !strings.HasPrefix(first, "conv-") || len(first) != len("conv-")+36 {
+		t.Fatalf("id %q", first)
+	}
+	if got := ConversationFor("sam", "", msgs("hi", "hello", "how are you?")); got != first {
+		t.Errorf("a resent history changed the conversation: %s, %s", first, got)
+	}
+	for name, other := range map[string]string{
+		"another user":    ConversationFor("kim", "", msgs("hi")),
+		"another opening": ConversationFor("sam", "", msgs("hey")),
+		"a session":       ConversationFor("sam", "s1", msgs("hi")),
+	} {
+		if other == first {
+			t.Errorf("%s gives the same conversation", name)
+		}
+	}
+	if ConversationFor("sam", "s1", msgs("a")) != ConversationFor("sam", "s1", msgs("b")) {
+		t.Error("a session id does not name the conversation")
+	}
+}
