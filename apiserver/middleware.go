@@ -41,6 +41,8 @@ type requestEnd struct {
 	log          *slog.Logger
 	method, path string
 	start        time.Time
+	// left uncounts the request from the running ones (see inflight).
+	left func()
 }
 
 // handOff gives the request's end to a body stream writer: the middleware
@@ -55,6 +57,9 @@ func (r *request) handOff() requestEnd {
 // 200, the status the failure would have had (499 for a client that left).
 func (e requestEnd) finish(status int, err error) {
 	e.cancel()
+	if e.left != nil {
+		defer e.left()
+	}
 	if err != nil && status < 400 {
 		status = statusOf(err)
 	}
@@ -98,12 +103,23 @@ func (s *Server) wrap(h handlerFunc, public bool, render errorRenderer) fasthttp
 			method: string(c.Method()), path: string(c.Path()), start: start}}
 		c.Response.Header.Set("X-Request-ID", id)
 		var err error
+		if s.running.enter() {
+			r.left = s.running.leave
+		} else {
+			// Draining for a shutdown: running requests finish, new ones
+			// are told to come back.
+			err = errShuttingDown
+			c.SetConnectionClose()
+		}
 		func() {
 			defer func() {
 				if p := recover(); p != nil {
 					err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
 				}
 			}()
+			if err != nil {
+				return
+			}
 			if !public {
 				if err = s.authorize(c); err != nil {
 					return

@@ -59,6 +59,8 @@ type Server struct {
 	routes  []route
 	// ocrSlots bounds concurrent tesseract runs (OCR_CONCURRENCY).
 	ocrSlots *slots
+	// running are the requests being answered (see Shutdown).
+	running *inflight
 	// started is when the server was built: the "created" of the models
 	// /v1/models lists.
 	started time.Time
@@ -73,7 +75,7 @@ func New(svc Service, deps Deps, cfg Config, log *slog.Logger) *Server {
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	s := &Server{core: svc, deps: deps, cfg: cfg, log: log, baseCtx: ctx, stop: cancel,
-		ocrSlots: newSlots(cfg.OCRConcurrency, ocrQueueWait), started: time.Now()}
+		ocrSlots: newSlots(cfg.OCRConcurrency, ocrQueueWait), started: time.Now(), running: newInflight()}
 	s.routes = s.routeTable()
 	rt := &router{
 		notFound: s.wrap(notFoundHandler, true, writeError),
@@ -155,13 +157,28 @@ func (s *Server) Serve(ln net.Listener) error {
 	return s.http.Serve(lingerListener{ln})
 }
 
-// Shutdown stops accepting requests, cancels running ones (they answer 503
-// "Ada is shutting down", streams end with that error event), and waits for
-// handlers to return or ctx to end.
+// Shutdown drains the server: new requests are answered 503 "Ada is
+// shutting down" with Retry-After (a load balancer or client retries them
+// elsewhere or later) while the running ones, streams included, finish,
+// until ctx ends. Then what still runs is cancelled: a request answers 503,
+// a stream ends with that error event, never a silent close. Shutdown
+// returns once every handler has returned.
 func (s *Server) Shutdown(ctx context.Context) error {
+	select {
+	case <-s.running.drain():
+	case <-ctx.Done():
+		s.log.Warn("shutdown grace period over; ending the requests still running")
+	}
 	s.stop(errShuttingDown)
-	return s.http.ShutdownWithContext(ctx)
+	// Handlers return promptly once cancelled; the bound only guards
+	// against one that does not.
+	closeCtx, cancel := context.WithTimeout(context.Background(), handlerExitWait)
+	defer cancel()
+	return s.http.ShutdownWithContext(closeCtx)
 }
+
+// handlerExitWait bounds how long Shutdown waits for cancelled handlers.
+const handlerExitWait = 5 * time.Second
 
 // checkBody enforces MAX_BODY_BYTES on JSON routes.
 func (s *Server) checkBody(r *request) error {

@@ -18,6 +18,7 @@ type Config struct {
 	DataDir        string        // DATA_DIR
 	DBSync         string        // DB_SYNC: "full" or "normal"
 	RequestTimeout time.Duration // REQUEST_TIMEOUT_SECONDS
+	ShutdownGrace  time.Duration // SHUTDOWN_GRACE_SECONDS
 	MaxBodyBytes   int64         // MAX_BODY_BYTES
 	SSEKeepAlive   time.Duration // SSE_KEEPALIVE_SECONDS
 	LogLevel       slog.Level    // LOG_LEVEL

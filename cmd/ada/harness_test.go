@@ -50,6 +50,9 @@ func testEnv(t testing.TB, extra map[string]string) map[string]string {
 		"LISTEN_ADDR":  "127.0.0.1:0",
 		"ADA_ENV_FILE": "/nonexistent/.env",
 		"LOG_LEVEL":    "DEBUG",
+		// A test that ends with a chat still running stops in 2 s, not
+		// the default 30 s of grace.
+		"SHUTDOWN_GRACE_SECONDS": "2",
 	}
 	for k, v := range extra {
 		env[k] = v

@@ -16,9 +16,6 @@ import (
 	"github.com/ada-chat/ada/storage"
 )
 
-// shutdownGrace bounds how long running requests get to finish on SIGTERM.
-const shutdownGrace = 10 * time.Second
-
 // runServices runs the API ("serve"), the bridge ("bot") or both ("up")
 // until ctx ends, then stops them in reverse order.
 func runServices(ctx context.Context, cmd string, cfg *config.Config, log *slog.Logger, env runEnv) error {
@@ -139,8 +136,8 @@ func serveAPI(ctx context.Context, a *app, log *slog.Logger, env runEnv, bridge 
 		return err
 	case <-ctx.Done():
 	}
-	log.Info("shutting down")
-	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	log.Info("shutting down: running requests may finish", "grace", cfg.ShutdownGrace.String())
+	sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownGrace)
 	defer cancel()
 	return srv.Shutdown(sctx)
 }
