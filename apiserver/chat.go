@@ -116,6 +116,7 @@ func (sw *sseWriter) event(ev core.Event) error {
 // stream ends.
 func (s *Server) streamChat(end requestEnd, requestID string, req core.ChatRequest, w *bufio.Writer) {
 	sw := &sseWriter{w: w, cancel: end.clientGone, lastWrite: time.Now()}
+	defer s.deps.Metrics.Stream()()
 	var failure error
 	defer func() {
 		if p := recover(); p != nil {
