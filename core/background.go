@@ -71,6 +71,9 @@ func (q *jobQueue) enqueue(origin context.Context, key, name string, job func(co
 			q.obs.JobDone(name, err)
 		}()
 		err = job(WithLogger(ctx, log))
+		if err != nil && q.ctx.Err() != nil {
+			err = ErrJobDropped // cut short by close, not failed
+		}
 	}
 	q.obs.JobQueued(name)
 	q.queued++

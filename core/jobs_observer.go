@@ -9,7 +9,8 @@ type JobObserver interface {
 	// JobQueued is called when a job named name is queued.
 	JobQueued(name string)
 	// JobDone is called once per queued job when it ends: err is nil when it
-	// succeeded, ErrJobDropped when it never ran (shutdown), or its failure.
+	// succeeded, ErrJobDropped when it never ran or was cut short (a full
+	// queue, shutdown), or its failure.
 	JobDone(name string, err error)
 }
 
