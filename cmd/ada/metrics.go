@@ -59,12 +59,14 @@ func (x *appMetrics) apiDeps(d apiserver.Deps) apiserver.Deps {
 	return d
 }
 
-// apiService is core as the API sees it: chats timed under source "api".
-func (x *appMetrics) apiService(svc *core.Service) apiserver.Service {
-	if x == nil {
-		return svc
+// chatter is core with its chats timed and counted under source ("api",
+// "bot"); for the API and the in-process bridge.
+func (x *appMetrics) chatter(source string, svc *core.Service) meteredCore {
+	chat := metrics.ChatFunc(svc.Chat)
+	if x != nil {
+		chat = x.m.Chat(source, chat)
 	}
-	return meteredCore{Service: svc, chat: x.m.Chat("api", svc.Chat)}
+	return meteredCore{Service: svc, chat: chat}
 }
 
 // meteredCore is core with its Chat timed and counted.

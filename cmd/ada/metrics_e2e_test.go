@@ -13,7 +13,11 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+	"maunium.net/go/mautrix"
+	"maunium.net/go/mautrix/event"
+	"maunium.net/go/mautrix/id"
 
+	"github.com/ada-chat/ada/bot/bottest"
 	"github.com/ada-chat/ada/core"
 	"github.com/ada-chat/ada/core/llm/llmtest"
 )
@@ -262,5 +266,49 @@ func TestMetricsOff(t *testing.T) {
 	ada := startAda(t, "serve", testEnv(t, map[string]string{"METRICS_ENABLED": "false"}))
 	if st, body := authCall(t, ada, "GET", "/metrics", "", nil); st != 404 || !strings.Contains(string(body), "METRICS_ENABLED") {
 		t.Fatalf("%d %s", st, body)
+	}
+}
+
+// TestMetricsCountABotAnswer: in `ada up` with the bridge in the same
+// process, an answer in a Matrix room moves the bot's chat series, and no
+// label carries the room's, the member's or the message's id.
+func TestMetricsCountABotAnswer(t *testing.T) {
+	hs := bottest.StartHomeserver(t)
+	llm := llmtest.New(t)
+	acct := bottest.RegisterAccount(t, hs, "ada")
+	const key = "metrics-bot-key"
+	env := testEnv(t, map[string]string{"API_KEY": key,
+		"LLM_BACKEND": "ollama", "LLM_BASE_URL": llm.URL(), "LLM_MODEL": llmtest.ModelName,
+		"MATRIX_HOMESERVER": hs.URL(), "MATRIX_USER_ID": acct.UserID.String(), "MATRIX_PASSWORD": acct.Password,
+	})
+	ada := startAda(t, "up", env)
+	alice := bottest.NewMember(t, hs, "alice", false)
+	room := alice.CreateRoom(&mautrix.ReqCreateRoom{Name: "metrics", Invite: []id.UserID{acct.UserID}})
+	alice.Wait("bot joins", bottest.MembershipOf(room, acct.UserID, event.MembershipJoin))
+	before := scrapeMetrics(t, ada, key)
+
+	llm.Default(llmtest.Reply{Tokens: []string{"Hello from ", "the room"}})
+	asked := alice.Say(room, "Ada, are you counted?")
+	alice.Wait("✅", bottest.ReactionTo(asked, "✅"))
+	after := scrapeMetrics(t, ada, key)
+
+	bot := map[string]string{"source": "bot", "result": "ok"}
+	if b, a := max(before.value("ada_chats_total", bot), 0), after.value("ada_chats_total", bot); a-b != 1 {
+		t.Errorf("ada_chats_total%v: %v -> %v, want one more", bot, b, a)
+	}
+	if a := after.value("ada_chat_time_to_first_token_seconds", map[string]string{"source": "bot"}); a < 1 {
+		t.Errorf("bot time to first token: %v samples", a)
+	}
+	ids := []string{room.String(), acct.UserID.String(), alice.Client.UserID.String(), asked.String(), "alice"}
+	for name, f := range after {
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				for _, id := range ids {
+					if strings.Contains(l.GetValue(), id) {
+						t.Errorf("%s has the id %s in its label %s=%q", name, id, l.GetName(), l.GetValue())
+					}
+				}
+			}
+		}
 	}
 }

@@ -114,7 +114,7 @@ func reportLLM(ctx context.Context, a *app, log *slog.Logger) {
 
 func serveAPI(ctx context.Context, a *app, log *slog.Logger, env runEnv, bridge *bot.Bot) error {
 	cfg := a.cfg
-	srv := apiserver.New(a.metrics.apiService(a.core), a.metrics.apiDeps(apiserver.Deps{Music: a.music, OCR: a.ocr, Matrix: bridgeHealth(bridge)}), apiserver.Config{
+	srv := apiserver.New(a.metrics.chatter("api", a.core), a.metrics.apiDeps(apiserver.Deps{Music: a.music, OCR: a.ocr, Matrix: bridgeHealth(bridge)}), apiserver.Config{
 		RequestTimeout: cfg.RequestTimeout, KeepAlive: cfg.SSEKeepAlive, MaxBodyBytes: cfg.MaxBodyBytes, UploadMaxBytes: cfg.OCRMaxBytes,
 		OCRConcurrency: cfg.OCRConcurrency,
 		APIKey:         cfg.APIKey, RAGDebug: cfg.RAGDebug, Version: buildVersion(),

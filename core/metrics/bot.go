@@ -32,7 +32,8 @@ func (m *Metrics) BotAnswer(err error) {
 	m.botAnswers.WithLabelValues(result).Inc()
 }
 
-// BotReaction records the time from a message's arrival to the 🧠 reaction.
+// BotReaction records the time from a message's arrival at the bridge
+// (the sync loop handed it over, decrypted) to the 🧠 reaction.
 func (m *Metrics) BotReaction(d time.Duration) { m.botReaction.Observe(d.Seconds()) }
 
 // BotDecryptionFailure counts an event that could not be decrypted.

@@ -99,7 +99,7 @@ func New(reg prometheus.Registerer, version string) *Metrics {
 
 		botEvents:     f.counter("ada_bot_events_total", "Matrix events the bridge handled, by kind.", "kind"),
 		botAnswers:    f.counter("ada_bot_answers_total", "Answers the bridge posted or failed to post, by result (ok, failed).", "result"),
-		botReaction:   f.histogram("ada_bot_reaction_seconds", "Time from a message's arrival to the bridge's 🧠 reaction on it.", fastBuckets).WithLabelValues(),
+		botReaction:   f.histogram("ada_bot_reaction_seconds", "Time from a message's arrival at the bridge (handed over by the sync loop, decrypted) to the 🧠 reaction on it.", fastBuckets).WithLabelValues(),
 		botDecryption: f.counter("ada_bot_decryption_failures_total", "Encrypted events the bridge could not decrypt.").WithLabelValues(),
 		botCascades:   f.counter("ada_bot_redaction_cascades_total", "Redactions that deleted turns and what was learned from them, by result (done, failed).", "result"),
 	}
