@@ -22,12 +22,19 @@ import (
 	"github.com/ada-chat/ada/core"
 )
 
-// Buckets for the latencies: fast ones (store, embedder, HTTP) from 0.5 ms,
-// slow ones (LLM, chats) up to 5 minutes, the longest request allowed.
-var (
-	fastBuckets = []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}
-	slowBuckets = []float64{.05, .1, .25, .5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300}
-)
+// fastBuckets are the bounds of fast latencies (store, embedder, HTTP), from
+// 0.5 ms; slowBuckets of slow ones (LLM, chats), up to 5 minutes, the
+// longest request allowed.
+func fastBuckets() []float64 {
+	return []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}
+}
+
+// httpBuckets cover both: a memory read and a chat that runs for minutes.
+func httpBuckets() []float64 { return append(fastBuckets(), 30, 60, 120, 300) }
+
+func slowBuckets() []float64 {
+	return []float64{.05, .1, .25, .5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300}
+}
 
 // Metrics holds Ada's collectors. Its methods are safe for concurrent use.
 // A nil *Metrics is not valid; cmd/ada leaves the hooks out instead when
@@ -71,26 +78,26 @@ func New(reg prometheus.Registerer, version string) *Metrics {
 	f := factory{reg}
 	m := &Metrics{
 		httpRequests:  f.counter("ada_http_requests_total", "HTTP requests answered, by route pattern, method and status class.", "route", "method", "status_class"),
-		httpDuration:  f.histogram("ada_http_request_duration_seconds", "Time from a request's start to its end (a stream's end for streams), by route pattern, method and status class.", fastBuckets, "route", "method", "status_class"),
+		httpDuration:  f.histogram("ada_http_request_duration_seconds", "Time from a request's start to its end (a stream's end for streams), by route pattern, method and status class.", httpBuckets(), "route", "method", "status_class"),
 		streamsActive: f.gauge("ada_chat_streams_active", "Chat streams (Server-Sent Events) open now."),
 
 		chats:        f.counter("ada_chats_total", "Chats answered or failed, by source (api, bot) and result (ok or the error kind).", "source", "result"),
-		chatTTFT:     f.histogram("ada_chat_time_to_first_token_seconds", "Time from a chat's start (retrieval included) to the first token of the answer, by source.", slowBuckets, "source"),
-		chatDuration: f.histogram("ada_chat_duration_seconds", "Time from a chat's start to its end, by source and result.", slowBuckets, "source", "result"),
+		chatTTFT:     f.histogram("ada_chat_time_to_first_token_seconds", "Time from a chat's start (retrieval included) to the first token of the answer, by source.", slowBuckets(), "source"),
+		chatDuration: f.histogram("ada_chat_duration_seconds", "Time from a chat's start to its end, by source and result.", slowBuckets(), "source", "result"),
 
 		llmRequests: f.counter("ada_llm_requests_total", "Calls to the LLM, by backend and format (text, or json for structured output).", "backend", "format"),
-		llmDuration: f.histogram("ada_llm_request_duration_seconds", "Duration of an LLM call, by backend and format.", slowBuckets, "backend", "format"),
-		llmTTFT:     f.histogram("ada_llm_time_to_first_token_seconds", "Time from an LLM call to its first streamed piece (thinking or answer), by backend.", slowBuckets, "backend"),
+		llmDuration: f.histogram("ada_llm_request_duration_seconds", "Duration of an LLM call, by backend and format.", slowBuckets(), "backend", "format"),
+		llmTTFT:     f.histogram("ada_llm_time_to_first_token_seconds", "Time from an LLM call to its first streamed piece (thinking or answer), by backend.", slowBuckets(), "backend"),
 		llmErrors:   f.counter("ada_llm_errors_total", "Failed LLM calls, by backend and error kind.", "backend", "kind"),
 		llmTokens:   f.counter("ada_llm_estimated_tokens_total", "Tokens sent to (in) and received from (out) the LLM, estimated at four characters a token: the backends' usage counts are not read.", "backend", "direction"),
 
 		embedRequests: f.counter("ada_embedder_requests_total", "Calls to the embedder, by backend.", "backend"),
-		embedDuration: f.histogram("ada_embedder_request_duration_seconds", "Duration of an embedder call, by backend.", fastBuckets, "backend"),
+		embedDuration: f.histogram("ada_embedder_request_duration_seconds", "Duration of an embedder call, by backend.", fastBuckets(), "backend"),
 		embedErrors:   f.counter("ada_embedder_errors_total", "Failed embedder calls, by backend.", "backend"),
 		embedTexts:    f.counter("ada_embedder_texts_total", "Texts embedded, by backend.", "backend"),
 
-		retrieval:   f.histogram("ada_retrieval_duration_seconds", "Duration of a store read, by method (vector, keyword, list, get) and document type (memory, turn, faq, summary, persona, any).", fastBuckets, "method", "doc_type"),
-		storeWrites: f.histogram("ada_store_write_duration_seconds", "Duration of a store write transaction, by operation.", fastBuckets, "operation"),
+		retrieval:   f.histogram("ada_retrieval_duration_seconds", "Duration of a store read, by method (vector, keyword, list, get) and document type (memory, turn, faq, summary, persona, any).", fastBuckets(), "method", "doc_type"),
+		storeWrites: f.histogram("ada_store_write_duration_seconds", "Duration of a store write transaction, by operation.", fastBuckets(), "operation"),
 		storeErrors: f.counter("ada_store_errors_total", "Failed store calls, by operation.", "operation"),
 
 		jobsQueued:   f.counter("ada_background_jobs_queued_total", "Background jobs queued, by kind (summary, memory_extraction, summary_rewrite).", "kind"),
@@ -99,7 +106,7 @@ func New(reg prometheus.Registerer, version string) *Metrics {
 
 		botEvents:     f.counter("ada_bot_events_total", "Matrix events the bridge handled, by kind.", "kind"),
 		botAnswers:    f.counter("ada_bot_answers_total", "Answers the bridge posted or failed to post, by result (ok, failed).", "result"),
-		botReaction:   f.histogram("ada_bot_reaction_seconds", "Time from a message's arrival at the bridge (handed over by the sync loop, decrypted) to the 🧠 reaction on it.", fastBuckets).WithLabelValues(),
+		botReaction:   f.histogram("ada_bot_reaction_seconds", "Time from a message's arrival at the bridge (handed over by the sync loop, decrypted) to the 🧠 reaction on it.", fastBuckets()).WithLabelValues(),
 		botDecryption: f.counter("ada_bot_decryption_failures_total", "Encrypted events the bridge could not decrypt.").WithLabelValues(),
 		botCascades:   f.counter("ada_bot_redaction_cascades_total", "Redactions that deleted turns and what was learned from them, by result (done, failed).", "result"),
 	}
