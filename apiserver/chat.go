@@ -153,6 +153,7 @@ func (sw *sseWriter) frames(s string, err error) error {
 // stream ends.
 func (s *Server) streamChat(end requestEnd, requestID string, req core.ChatRequest, w *bufio.Writer, enc streamEncoder) {
 	sw := &sseWriter{w: w, cancel: end.clientGone, lastWrite: time.Now()}
+	defer s.deps.Metrics.Stream()()
 	var failure error
 	defer func() {
 		if p := recover(); p != nil {

@@ -43,6 +43,9 @@ type requestEnd struct {
 	start        time.Time
 	// left uncounts the request from the running ones (see inflight).
 	left func()
+	// route is the route's pattern, the label of its metrics.
+	route   string
+	metrics Metrics
 }
 
 // handOff gives the request's end to a body stream writer: the middleware
@@ -69,6 +72,7 @@ func (e requestEnd) finish(status int, err error) {
 		attrs = append(attrs, "error", err.Error())
 	}
 	e.log.Log(context.Background(), logLevel(status, err), "request", attrs...)
+	e.metrics.Request(e.route, e.method, status, time.Since(e.start))
 }
 
 type handlerFunc func(r *request) error
@@ -87,7 +91,7 @@ func newRequestID() string {
 // panic recovery, error rendering and exactly one log line per request.
 // fasthttp recovers nothing itself, and its RequestCtx is not cancelled when
 // the client goes away, so both are done here.
-func (s *Server) wrap(h handlerFunc, public bool, render errorRenderer) fasthttp.RequestHandler {
+func (s *Server) wrap(pattern string, h handlerFunc, public bool, render errorRenderer) fasthttp.RequestHandler {
 	return func(c *fasthttp.RequestCtx) {
 		start := time.Now()
 		id := newRequestID()
@@ -100,7 +104,7 @@ func (s *Server) wrap(h handlerFunc, public bool, render errorRenderer) fasthttp
 		ctx = core.WithLogger(ctx, log)
 		r := &request{RequestCtx: c, id: id, requestEnd: requestEnd{ctx: ctx, cancel: cancel,
 			clientGone: func() { cancelCause(errClientGone) }, log: log,
-			method: string(c.Method()), path: string(c.Path()), start: start}}
+			method: string(c.Method()), path: string(c.Path()), start: start, route: pattern, metrics: s.deps.Metrics}}
 		c.Response.Header.Set("X-Request-ID", id)
 		var err error
 		if s.running.enter() {

@@ -26,12 +26,14 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/ada-chat/ada/apiserver/wire"
 	"github.com/ada-chat/ada/core"
 	"github.com/ada-chat/ada/core/embed"
 	"github.com/ada-chat/ada/core/llm/llmtest"
 	"github.com/ada-chat/ada/core/llm/ollama"
+	"github.com/ada-chat/ada/core/metrics"
 	"github.com/ada-chat/ada/core/specialists/media"
 	"github.com/ada-chat/ada/core/specialists/ocr"
 	"github.com/ada-chat/ada/core/specialists/websearch"
@@ -273,6 +275,10 @@ func startLiveAPI(t *testing.T, doc *openapi3.T, cfg Config, opts core.Options, 
 	}
 	if deps.Music == nil {
 		deps.Music = music
+	}
+	if deps.Gatherer == nil {
+		promReg := prometheus.NewRegistry()
+		deps.Metrics, deps.Gatherer = metrics.New(promReg, "test"), promReg
 	}
 	srv := New(svc, deps, cfg, slog.New(slog.DiscardHandler))
 	url := serveOnLoopback(t, srv, func() { svc.Close(); db.Close() })
@@ -717,6 +723,7 @@ func TestOpenAPIResponsesMatchServer(t *testing.T) {
 	t.Run("documentation", func(t *testing.T) {
 		a.t = t
 		a.do(jsonCall("GET", "/openapi.json", "/openapi.json", nil, 200))
+		a.do(jsonCall("GET", "/metrics", "/metrics", nil, 200))
 		a.do(jsonCall("GET", "/docs", "/docs", nil, 200))
 		for _, asset := range []string{"swagger-ui-bundle.js", "swagger-ui.css", "init.js", "ada.css", "favicon-32x32.png"} {
 			a.do(jsonCall("GET", "/docs/{asset}", "/docs/"+asset, nil, 200))

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/valyala/fasthttp"
 
 	"github.com/ada-chat/ada/core"
@@ -45,6 +46,10 @@ type Deps struct {
 	// Matrix reports the Matrix bridge running in this process (ada up);
 	// nil without one.
 	Matrix func() MatrixStatus
+	// Metrics observes requests and Gatherer is what /metrics serves; nil
+	// turns metrics off.
+	Metrics  Metrics
+	Gatherer prometheus.Gatherer
 }
 
 // Server is the HTTP API.
@@ -73,18 +78,21 @@ func New(svc Service, deps Deps, cfg Config, log *slog.Logger) *Server {
 	if cfg.UploadMaxBytes < cfg.MaxBodyBytes {
 		cfg.UploadMaxBytes = cfg.MaxBodyBytes
 	}
+	if deps.Metrics == nil {
+		deps.Metrics = noMetrics{}
+	}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	s := &Server{core: svc, deps: deps, cfg: cfg, log: log, baseCtx: ctx, stop: cancel,
 		ocrSlots: newSlots(cfg.OCRConcurrency, ocrQueueWait), started: time.Now(), running: newInflight()}
 	s.routes = s.routeTable()
 	rt := &router{
-		notFound: s.wrap(notFoundHandler, true, writeError),
+		notFound: s.wrap(unmatchedRoute, notFoundHandler, true, writeError),
 		wrongVerb: func(allow []string, render errorRenderer) fasthttp.RequestHandler {
-			return s.wrap(func(*request) error { return &methodError{allow} }, true, render)
+			return s.wrap(unmatchedRoute, func(*request) error { return &methodError{allow} }, true, render)
 		},
 	}
 	for _, r := range s.routes {
-		rt.routes = append(rt.routes, compiledRoute{route: r, segs: splitPath(r.pattern), h: s.wrap(r.handler, r.public, r.errorRenderer())})
+		rt.routes = append(rt.routes, compiledRoute{route: r, segs: splitPath(r.pattern), h: s.wrap(r.pattern, r.handler, r.public, r.errorRenderer())})
 	}
 	s.http = &fasthttp.Server{
 		Handler: s.cors(rt.handle),

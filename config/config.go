@@ -25,6 +25,7 @@ type Config struct {
 	LogFormat      string        // LOG_FORMAT: "text" or "json"
 	APIKey         string        `json:"-"` // API_KEY (secret)
 	CORSOrigins    []string      // CORS_ORIGINS; empty = CORS off
+	MetricsEnabled bool          // METRICS_ENABLED
 	AIName         string        // AI_NAME
 	UserName       string        // USER_NAME
 	PersonaFile    string        // PERSONA_FILE; empty = the persona embedded in the binary

@@ -19,6 +19,7 @@ func defaults() *Config {
 		MaxBodyBytes:   1 << 20,
 		LogLevel:       slog.LevelInfo,
 		LogFormat:      "text",
+		MetricsEnabled: true,
 		AIName:         "Ada",
 		UserName:       "User",
 
@@ -112,6 +113,7 @@ var golden = map[string]string{
 	"LOG_LEVEL":               "warning",
 	"LOG_FORMAT":              "JSON",
 	"API_KEY":                 "api-secret-1",
+	"METRICS_ENABLED":         "off",
 	"AI_NAME":                 "Eve",
 	"USER_NAME":               "Sam",
 	"PERSONA_FILE":            "/etc/ada/persona.md",

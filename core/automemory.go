@@ -57,17 +57,18 @@ func (s *Service) maybeExtract(ctx context.Context, req ChatRequest, turns []Doc
 	if !s.autoMemoryOn(req) || len(turns) != 2 {
 		return
 	}
-	s.bg.submit(ctx, req.ConversationID, "memory extraction", func(ctx context.Context) {
+	s.bg.enqueue(ctx, req.ConversationID, "memory extraction", func(ctx context.Context) error {
 		ctx, cancel := context.WithTimeout(ctx, extractTimeout)
 		defer cancel()
 		n, err := s.extractMemories(ctx, req, turns[0], turns[1])
 		if err != nil {
 			s.logger(ctx).Warn("memory extraction failed", "conversation_id", req.ConversationID, "error", err)
-			return
+			return err
 		}
 		if n > 0 {
 			s.logger(ctx).Debug("memories extracted", "conversation_id", req.ConversationID, "facts", n)
 		}
+		return nil
 	})
 }
 

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -17,6 +18,7 @@ const maxQueuedJobs = 1000
 // conversation never overlap and extractions see each other's memories.
 type jobQueue struct {
 	log    *slog.Logger
+	obs    JobObserver
 	ctx    context.Context
 	cancel context.CancelFunc
 	slots  chan struct{}
@@ -29,14 +31,20 @@ type jobQueue struct {
 
 func newJobQueue(workers int, log *slog.Logger) *jobQueue {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &jobQueue{log: log, ctx: ctx, cancel: cancel, slots: make(chan struct{}, workers),
+	return &jobQueue{log: log, obs: noJobObserver{}, ctx: ctx, cancel: cancel, slots: make(chan struct{}, workers),
 		pending: map[string][]func(context.Context){}}
 }
 
-// submit queues job under key. It never blocks. The job runs with the
-// logger of origin (the request that caused it: its request id, room or
-// event), but not with its cancellation: it outlives the request.
+// submit queues job, which cannot fail, under key (enqueue).
 func (q *jobQueue) submit(origin context.Context, key, name string, job func(context.Context)) {
+	q.enqueue(origin, key, name, func(ctx context.Context) error { job(ctx); return nil })
+}
+
+// enqueue queues job under key. It never blocks. The job runs with the
+// logger of origin (the request that caused it: its request id, room or
+// event), but not with its cancellation: it outlives the request. Its
+// error goes to the observer (metrics); the job logs it itself.
+func (q *jobQueue) enqueue(origin context.Context, key, name string, job func(context.Context) error) {
 	log := LoggerFrom(origin, q.log)
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -45,16 +53,29 @@ func (q *jobQueue) submit(origin context.Context, key, name string, job func(con
 	}
 	if q.queued >= maxQueuedJobs {
 		log.Warn("background queue full; job dropped", "job", name, "conversation_id", key)
+		q.obs.JobQueued(name)
+		q.obs.JobDone(name, ErrJobDropped)
 		return
 	}
+	// wrapped runs the job, or with ctx ended reports it dropped.
 	wrapped := func(ctx context.Context) {
+		if ctx.Err() != nil {
+			q.obs.JobDone(name, ErrJobDropped)
+			return
+		}
+		err := errors.New("job panicked")
 		defer func() {
 			if p := recover(); p != nil {
 				log.Error("background job panicked", "job", name, "conversation_id", key, "panic", fmt.Sprint(p))
 			}
+			q.obs.JobDone(name, err)
 		}()
-		job(WithLogger(ctx, log))
+		err = job(WithLogger(ctx, log))
+		if err != nil && q.ctx.Err() != nil {
+			err = ErrJobDropped // cut short by close, not failed
+		}
 	}
+	q.obs.JobQueued(name)
 	q.queued++
 	q.pending[key] = append(q.pending[key], wrapped)
 	if len(q.pending[key]) == 1 {
@@ -75,11 +96,15 @@ func (q *jobQueue) drain(key string) {
 			job(q.ctx)
 			<-q.slots
 		case <-q.ctx.Done():
+			job(q.ctx) // reports it dropped
 		}
 		q.mu.Lock()
 		q.queued--
 		rest := q.pending[key][1:]
 		if len(rest) == 0 || q.ctx.Err() != nil {
+			for _, dropped := range rest {
+				dropped(q.ctx) // reports it dropped
+			}
 			q.queued -= len(rest)
 			delete(q.pending, key)
 			q.mu.Unlock()

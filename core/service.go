@@ -78,6 +78,8 @@ type Deps struct {
 	Specialists *Registry
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Jobs is told about background jobs; nil means no one.
+	Jobs JobObserver
 }
 
 // Service is Ada's core. Both the HTTP API and the Matrix bridge call it.
@@ -114,8 +116,12 @@ func New(deps Deps, opts Options) *Service {
 	if reg == nil {
 		reg = &Registry{}
 	}
+	bg := newJobQueue(max(opts.BackgroundWorkers, 1), log)
+	if deps.Jobs != nil {
+		bg.obs = deps.Jobs
+	}
 	return &Service{store: deps.Store, embedder: deps.Embedder, llm: deps.LLM, log: log, now: now, opts: opts,
-		specialists: reg, bg: newJobQueue(max(opts.BackgroundWorkers, 1), log)}
+		specialists: reg, bg: bg}
 }
 
 // Options returns the settings the service runs with.

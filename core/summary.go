@@ -26,12 +26,14 @@ func (s *Service) maybeSummarize(ctx context.Context, req ChatRequest, userTurnI
 	if exchanges%s.opts.SummaryEveryN != 0 {
 		return
 	}
-	s.bg.submit(ctx, req.ConversationID, "summary", func(ctx context.Context) {
+	s.bg.enqueue(ctx, req.ConversationID, "summary", func(ctx context.Context) error {
 		ctx, cancel := context.WithTimeout(ctx, summaryTimeout)
 		defer cancel()
-		if err := s.summarize(ctx, req.ConversationID, req.RoomID, userTurnIndex+1); err != nil {
+		err := s.summarize(ctx, req.ConversationID, req.RoomID, userTurnIndex+1)
+		if err != nil {
 			s.logger(ctx).Warn("summary failed", "conversation_id", req.ConversationID, "error", err)
 		}
+		return err
 	})
 }
 

@@ -63,12 +63,14 @@ func (s *Service) DeleteTurns(ctx context.Context, convID string, ids []string, 
 		return 0, err
 	}
 	for _, sum := range covering {
-		s.bg.submit(ctx, convID, "summary rewrite", func(ctx context.Context) {
+		s.bg.enqueue(ctx, convID, "summary rewrite", func(ctx context.Context) error {
 			ctx, cancel := context.WithTimeout(ctx, summaryTimeout)
 			defer cancel()
-			if err := s.rewriteSummary(ctx, sum); err != nil {
+			err := s.rewriteSummary(ctx, sum)
+			if err != nil {
 				s.logger(ctx).Warn("summary rewrite failed", "conversation_id", convID, "error", err)
 			}
+			return err
 		})
 	}
 	return len(turns), nil

@@ -73,7 +73,7 @@ const apiProbeTimeout = 5 * time.Second
 // a warning, since it may start after the bridge.
 func newBridgeBackend(a *app, log *slog.Logger) (bot.Backend, error) {
 	if a.cfg.AdaAPIURL == "" {
-		return bot.NewCoreBackend(a.core, a.ocr), nil
+		return bot.NewCoreBackend(a.metrics.chatter("bot", a.core), a.ocr), nil
 	}
 	log.Info("the bridge calls the Ada API over HTTP; its own state (Matrix keys, room settings, sync position) stays in DATA_DIR",
 		"url", a.cfg.AdaAPIURL)

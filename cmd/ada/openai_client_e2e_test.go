@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,7 +25,7 @@ func TestOpenAIClient(t *testing.T) {
 	ada := startAda(t, "serve", testEnv(t, map[string]string{
 		"LLM_BASE_URL": llm.URL(), "LLM_MODEL": "tiny", "API_KEY": key, "RAG_AUTO_MEMORY": "false"}))
 	for user, text := range map[string]string{"alice": "Alice's locker code is 4417", "bob": "Bob's locker code is 9051"} {
-		if st := authCall(t, ada.URL, key, "POST", "/v1/memory", map[string]any{"text": text, "entity": user}, nil); st != 201 {
+		if st := authJSON(t, ada, key, "POST", "/v1/memory", map[string]any{"text": text, "entity": user}, nil); st != 201 {
 			t.Fatalf("memory for %s: %d", user, st)
 		}
 	}
@@ -90,7 +88,7 @@ func TestOpenAIClient(t *testing.T) {
 			Content string `json:"content"`
 		} `json:"turns"`
 	}
-	authCall(t, ada.URL, key, "GET", "/v1/conversations/"+conv, nil, &turns)
+	authJSON(t, ada, key, "GET", "/v1/conversations/"+conv, nil, &turns)
 	if len(turns.Turns) != 4 {
 		t.Errorf("conversation %s holds %d turns, want 4: %+v", conv, len(turns.Turns), turns.Turns)
 	}
@@ -117,7 +115,7 @@ func TestOpenAIClient(t *testing.T) {
 	var e struct {
 		Error struct{ Message, Type string } `json:"error"`
 	}
-	if st := authCall(t, ada.URL, "wrong", "POST", "/v1/chat/completions", map[string]any{"model": "ada"}, &e); st != 401 || e.Error.Type != "authentication_error" {
+	if st := authJSON(t, ada, "wrong", "POST", "/v1/chat/completions", map[string]any{"model": "ada"}, &e); st != 401 || e.Error.Type != "authentication_error" {
 		t.Errorf("wrong key: %d %+v", st, e)
 	}
 }
@@ -135,32 +133,16 @@ func systemPromptFor(t *testing.T, llm *llmtest.Server, marker string) string {
 	return ""
 }
 
-// authCall is adaProc.call with a bearer key.
-func authCall(t *testing.T, base, key, method, path string, body, out any) int {
+// authJSON is authCall decoding a JSON answer into out (if non-nil).
+func authJSON(t *testing.T, ada *adaProc, key, method, path string, body, out any) int {
 	t.Helper()
-	var rd io.Reader
-	if body != nil {
-		data, _ := json.Marshal(body)
-		rd = bytes.NewReader(data)
-	}
-	req, err := http.NewRequest(method, base+path, rd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+key)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(resp.Body)
+	st, data := authCall(t, ada, method, path, key, body)
 	if out != nil {
 		if err := json.Unmarshal(data, out); err != nil {
-			t.Fatalf("%s %s: %d %q: %v", method, path, resp.StatusCode, data, err)
+			t.Fatalf("%s %s: %d %q: %v", method, path, st, data, err)
 		}
 	}
-	return resp.StatusCode
+	return st
 }
 
 // findOpenAIClient returns node and the client's directory with its

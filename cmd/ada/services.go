@@ -19,11 +19,14 @@ import (
 // runServices runs the API ("serve"), the bridge ("bot") or both ("up")
 // until ctx ends, then stops them in reverse order.
 func runServices(ctx context.Context, cmd string, cfg *config.Config, log *slog.Logger, env runEnv) error {
-	a, err := openApp(ctx, cfg, log, env.deps)
+	mx := newAppMetrics(cfg)
+	a, err := openApp(ctx, cfg, log, mx.wrap(env.deps))
 	if err != nil {
 		return err
 	}
 	defer a.close()
+	a.metrics = mx
+	mx.watchStore(a, log)
 	if env.built != nil {
 		env.built(a.core)
 	}
@@ -111,7 +114,7 @@ func reportLLM(ctx context.Context, a *app, log *slog.Logger) {
 
 func serveAPI(ctx context.Context, a *app, log *slog.Logger, env runEnv, bridge *bot.Bot) error {
 	cfg := a.cfg
-	srv := apiserver.New(a.core, apiserver.Deps{Music: a.music, OCR: a.ocr, Matrix: bridgeHealth(bridge)}, apiserver.Config{
+	srv := apiserver.New(a.metrics.chatter("api", a.core), a.metrics.apiDeps(apiserver.Deps{Music: a.music, OCR: a.ocr, Matrix: bridgeHealth(bridge)}), apiserver.Config{
 		RequestTimeout: cfg.RequestTimeout, KeepAlive: cfg.SSEKeepAlive, MaxBodyBytes: cfg.MaxBodyBytes, UploadMaxBytes: cfg.OCRMaxBytes,
 		OCRConcurrency: cfg.OCRConcurrency,
 		APIKey:         cfg.APIKey, RAGDebug: cfg.RAGDebug, Version: buildVersion(),

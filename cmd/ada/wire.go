@@ -30,6 +30,8 @@ type app struct {
 	ocr    *ocr.Extractor
 	// stop ends background work (persona watching) and waits for it.
 	stop func()
+	// metrics is nil with METRICS_ENABLED=false.
+	metrics *appMetrics
 }
 
 // personaPoll is how often PERSONA_FILE is checked for changes.

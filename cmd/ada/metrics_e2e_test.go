@@ -1,0 +1,314 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+	"maunium.net/go/mautrix"
+	"maunium.net/go/mautrix/event"
+	"maunium.net/go/mautrix/id"
+
+	"github.com/ada-chat/ada/bot/bottest"
+	"github.com/ada-chat/ada/core"
+	"github.com/ada-chat/ada/core/llm/llmtest"
+)
+
+// scrape is one parsed /metrics answer.
+type scrape map[string]*dto.MetricFamily
+
+// authCall sends a request with the bearer key (none when key is empty) and
+// returns the status and body.
+func authCall(t *testing.T, ada *adaProc, method, path, key string, body any) (int, []byte) {
+	t.Helper()
+	var rd io.Reader
+	if body != nil {
+		data, _ := json.Marshal(body)
+		rd = bytes.NewReader(data)
+	}
+	req, err := http.NewRequest(method, ada.URL+path, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, data
+}
+
+// scrapeMetrics reads /metrics as Prometheus does and parses it with
+// Prometheus' own text parser.
+func scrapeMetrics(t *testing.T, ada *adaProc, key string) scrape {
+	t.Helper()
+	st, body := authCall(t, ada, "GET", "/metrics", key, nil)
+	if st != 200 {
+		t.Fatalf("GET /metrics: %d %s", st, body)
+	}
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := p.TextToMetricFamilies(bytes.NewReader(body))
+	if err != nil {
+		t.Fatalf("/metrics does not parse as the Prometheus text format: %v\n%s", err, body)
+	}
+	return families
+}
+
+// value is the value of the series of name whose labels include want: a
+// counter's or gauge's value, a histogram's sample count; -1 if absent.
+func (s scrape) value(name string, want map[string]string) float64 {
+	f := s[name]
+	if f == nil {
+		return -1
+	}
+	total, found := 0.0, false
+next:
+	for _, m := range f.GetMetric() {
+		labels := map[string]string{}
+		for _, l := range m.GetLabel() {
+			labels[l.GetName()] = l.GetValue()
+		}
+		for k, v := range want {
+			if labels[k] != v {
+				continue next
+			}
+		}
+		found = true
+		switch {
+		case m.Counter != nil:
+			total += m.GetCounter().GetValue()
+		case m.Gauge != nil:
+			total += m.GetGauge().GetValue()
+		case m.Histogram != nil:
+			total += float64(m.GetHistogram().GetSampleCount())
+		}
+	}
+	if !found {
+		return -1
+	}
+	return total
+}
+
+// TestMetricsMoveWithAChatAndAMemoryWrite is the acceptance test of
+// /metrics: the real program is scraped with the key Prometheus would send,
+// a chat (JSON and streamed) and a memory write each move their series, no
+// label carries an id, and the key is required.
+func TestMetricsMoveWithAChatAndAMemoryWrite(t *testing.T) {
+	const key = "metrics-scrape-key"
+	ada, llm, _ := startChatAda(t, "ollama", map[string]string{"API_KEY": key})
+	llm.Default(llmtest.Reply{Tokens: []string{"Noted", "."}})
+
+	for _, k := range []string{"", "wrong-key"} {
+		if st, body := authCall(t, ada, "GET", "/metrics", k, nil); st != 401 {
+			t.Fatalf("GET /metrics with key %q: %d %s, want 401", k, st, body)
+		}
+	}
+	before := scrapeMetrics(t, ada, key)
+
+	conv := core.NewConversationID()
+	ids := []string{conv}
+	llm.ScriptFormatted(factsReply(`{"text": "Sam keeps bees", "importance": 3, "replaces": []}`))
+	var chat struct {
+		RequestID string   `json:"request_id"`
+		TurnIDs   []string `json:"turn_ids"`
+	}
+	st, body := authCall(t, ada, "POST", "/v1/chat", key, map[string]any{"prompt": "I keep bees", "conversation_id": conv})
+	if st != 200 || json.Unmarshal(body, &chat) != nil {
+		t.Fatalf("chat: %d %s", st, body)
+	}
+	ids = append(ids, chat.RequestID)
+	ids = append(ids, chat.TurnIDs...)
+	if st, body = authCall(t, ada, "POST", "/v1/chat/stream", key, map[string]any{"prompt": "And honey?", "conversation_id": conv, "auto_memory": false}); st != 200 || !strings.Contains(string(body), `"type":"done"`) {
+		t.Fatalf("stream: %d %s", st, body)
+	}
+	var mem memoryRecord
+	st, body = authCall(t, ada, "POST", "/v1/memory", key, map[string]any{"text": "Sam's hives are on the roof", "conversation_id": conv})
+	if st != 201 || json.Unmarshal(body, &mem) != nil {
+		t.Fatalf("memory write: %d %s", st, body)
+	}
+	ids = append(ids, mem.ID)
+	// Routes with ids in their paths, and a path no route fits.
+	for _, path := range []string{"/v1/memory/" + mem.ID, "/v1/conversations/" + conv, "/v1/no-such/" + conv} {
+		authCall(t, ada, "GET", path, key, nil)
+	}
+	waitFor(t, "the automatic memory's job", func() bool {
+		return scrapeMetrics(t, ada, key).value("ada_background_jobs_finished_total", map[string]string{"kind": "memory_extraction", "result": "done"}) >= 1
+	})
+	after := scrapeMetrics(t, ada, key)
+
+	moved := func(name string, labels map[string]string, atLeast float64) {
+		t.Helper()
+		b, a := max(before.value(name, labels), 0), after.value(name, labels)
+		if a-b < atLeast {
+			t.Errorf("%s%v: %v -> %v, want a rise of at least %v", name, labels, b, a, atLeast)
+		}
+	}
+	moved("ada_http_requests_total", map[string]string{"route": "/v1/chat", "method": "POST", "status_class": "2xx"}, 1)
+	moved("ada_http_request_duration_seconds", map[string]string{"route": "/v1/chat/stream", "status_class": "2xx"}, 1)
+	moved("ada_http_requests_total", map[string]string{"route": "/v1/memory", "method": "POST", "status_class": "2xx"}, 1)
+	moved("ada_http_requests_total", map[string]string{"route": "/v1/memory/{id}", "method": "GET", "status_class": "2xx"}, 1)
+	moved("ada_http_requests_total", map[string]string{"route": "/v1/conversations/{conversation_id}", "status_class": "2xx"}, 1)
+	moved("ada_http_requests_total", map[string]string{"route": "unmatched", "status_class": "4xx"}, 1)
+	if v := after.value("ada_http_requests_total", map[string]string{"route": "/metrics", "status_class": "4xx"}); v != 2 {
+		t.Errorf("refused scrapes: %v, want 2", v)
+	}
+	moved("ada_chats_total", map[string]string{"source": "api", "result": "ok"}, 2)
+	moved("ada_chat_time_to_first_token_seconds", map[string]string{"source": "api"}, 2)
+	moved("ada_chat_duration_seconds", map[string]string{"source": "api", "result": "ok"}, 2)
+	moved("ada_llm_requests_total", map[string]string{"backend": "ollama", "format": "text"}, 2)
+	moved("ada_llm_requests_total", map[string]string{"backend": "ollama", "format": "json"}, 1)
+	moved("ada_llm_request_duration_seconds", map[string]string{"backend": "ollama"}, 3)
+	moved("ada_llm_estimated_tokens_total", map[string]string{"backend": "ollama", "direction": "in"}, 10)
+	moved("ada_llm_estimated_tokens_total", map[string]string{"backend": "ollama", "direction": "out"}, 1)
+	moved("ada_embedder_requests_total", map[string]string{"backend": "hash"}, 3)
+	moved("ada_retrieval_duration_seconds", map[string]string{"method": "vector", "doc_type": "memory"}, 2)
+	moved("ada_retrieval_duration_seconds", map[string]string{"method": "keyword"}, 1)
+	moved("ada_store_write_duration_seconds", nil, 3)
+	moved("ada_background_jobs_queued_total", map[string]string{"kind": "memory_extraction"}, 1)
+	moved("ada_store_documents", map[string]string{"type": "turn"}, 4)
+	moved("ada_store_documents", map[string]string{"type": "memory"}, 2) // the one written and the automatic one
+	if v := after.value("ada_store_file_size_bytes", map[string]string{"file": "db"}); v <= 0 {
+		t.Errorf("database size %v", v)
+	}
+	for name, want := range map[string]float64{"ada_chat_streams_active": 0, "ada_store_up": 1,
+		"ada_background_jobs_pending": 0, "ada_llm_errors_total": 0} {
+		if v := after.value(name, nil); v != want {
+			t.Errorf("%s = %v, want %v", name, v, want)
+		}
+	}
+	for _, name := range []string{"go_goroutines", "process_resident_memory_bytes", "ada_build_info"} {
+		if after[name] == nil {
+			t.Errorf("%s is missing", name)
+		}
+	}
+
+	// No label value is, or holds, an id of this test.
+	for name, f := range after {
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				for _, id := range ids {
+					if id != "" && strings.Contains(l.GetValue(), id) {
+						t.Errorf("%s has the id %s in its label %s=%q", name, id, l.GetName(), l.GetValue())
+					}
+				}
+			}
+		}
+	}
+	checkDashboard(t, after)
+}
+
+// checkDashboard fails for every series the Grafana dashboard queries that
+// the live /metrics lacks.
+func checkDashboard(t *testing.T, live scrape) {
+	t.Helper()
+	data, err := os.ReadFile("../../deploy/grafana/ada.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var exprs []string
+	var walk func(any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, x := range v {
+				if s, ok := x.(string); ok && k == "expr" {
+					exprs = append(exprs, s)
+				}
+				walk(x)
+			}
+		case []any:
+			for _, x := range v {
+				walk(x)
+			}
+		}
+	}
+	var dash any
+	if err := json.Unmarshal(data, &dash); err != nil {
+		t.Fatalf("ada.json: %v", err)
+	}
+	walk(dash)
+	if len(exprs) < 6 {
+		t.Fatalf("the dashboard has %d queries", len(exprs))
+	}
+	series := regexp.MustCompile(`\b(?:ada|go|process)_[a-z0-9_]+`)
+	for _, e := range exprs {
+		for _, name := range series.FindAllString(e, -1) {
+			base := name
+			for _, suffix := range []string{"_bucket", "_count", "_sum"} {
+				if b, ok := strings.CutSuffix(name, suffix); ok && live[b] != nil && live[b].GetType() == dto.MetricType_HISTOGRAM {
+					base = b
+				}
+			}
+			if live[base] == nil {
+				t.Errorf("the dashboard queries %s (in %q), which /metrics does not have", name, e)
+			}
+		}
+	}
+}
+
+// TestMetricsOff: METRICS_ENABLED=false answers /metrics with 404.
+func TestMetricsOff(t *testing.T) {
+	ada := startAda(t, "serve", testEnv(t, map[string]string{"METRICS_ENABLED": "false"}))
+	if st, body := authCall(t, ada, "GET", "/metrics", "", nil); st != 404 || !strings.Contains(string(body), "METRICS_ENABLED") {
+		t.Fatalf("%d %s", st, body)
+	}
+}
+
+// TestMetricsCountABotAnswer: in `ada up` with the bridge in the same
+// process, an answer in a Matrix room moves the bot's chat series, and no
+// label carries the room's, the member's or the message's id.
+func TestMetricsCountABotAnswer(t *testing.T) {
+	hs := bottest.StartHomeserver(t)
+	llm := llmtest.New(t)
+	acct := bottest.RegisterAccount(t, hs, "ada")
+	const key = "metrics-bot-key"
+	env := testEnv(t, map[string]string{"API_KEY": key,
+		"LLM_BACKEND": "ollama", "LLM_BASE_URL": llm.URL(), "LLM_MODEL": llmtest.ModelName,
+		"MATRIX_HOMESERVER": hs.URL(), "MATRIX_USER_ID": acct.UserID.String(), "MATRIX_PASSWORD": acct.Password,
+	})
+	ada := startAda(t, "up", env)
+	alice := bottest.NewMember(t, hs, "alice", false)
+	room := alice.CreateRoom(&mautrix.ReqCreateRoom{Name: "metrics", Invite: []id.UserID{acct.UserID}})
+	alice.Wait("bot joins", bottest.MembershipOf(room, acct.UserID, event.MembershipJoin))
+	before := scrapeMetrics(t, ada, key)
+
+	llm.Default(llmtest.Reply{Tokens: []string{"Hello from ", "the room"}})
+	asked := alice.Say(room, "Ada, are you counted?")
+	alice.Wait("✅", bottest.ReactionTo(asked, "✅"))
+	after := scrapeMetrics(t, ada, key)
+
+	bot := map[string]string{"source": "bot", "result": "ok"}
+	if b, a := max(before.value("ada_chats_total", bot), 0), after.value("ada_chats_total", bot); a-b != 1 {
+		t.Errorf("ada_chats_total%v: %v -> %v, want one more", bot, b, a)
+	}
+	if a := after.value("ada_chat_time_to_first_token_seconds", map[string]string{"source": "bot"}); a < 1 {
+		t.Errorf("bot time to first token: %v samples", a)
+	}
+	ids := []string{room.String(), acct.UserID.String(), alice.Client.UserID.String(), asked.String(), "alice"}
+	for name, f := range after {
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				for _, id := range ids {
+					if strings.Contains(l.GetValue(), id) {
+						t.Errorf("%s has the id %s in its label %s=%q", name, id, l.GetName(), l.GetValue())
+					}
+				}
+			}
+		}
+	}
+}
