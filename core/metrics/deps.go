@@ -38,8 +38,8 @@ type llm struct {
 	backend string
 }
 
-// charsPerToken estimates tokens, as core's context budget does: the LLM
-// interface does not report the backends' usage counts.
+// charsPerToken estimates tokens, as core's context budget does, for a call
+// whose backend reports no usage.
 const charsPerToken = 4
 
 func estimateTokens(n int) float64 { return float64((n + charsPerToken - 1) / charsPerToken) }
@@ -55,7 +55,12 @@ func (l *llm) Chat(ctx context.Context, req core.LLMRequest, emit func(core.LLME
 	}
 	start := time.Now()
 	out, first := 0, true
+	var usage *core.Usage
 	err := l.LLM.Chat(ctx, req, func(ev core.LLMEvent) error {
+		if ev.Kind == core.LLMUsage {
+			usage = &ev.Usage
+			return emit(ev)
+		}
 		if first {
 			first = false
 			l.m.llmTTFT.WithLabelValues(l.backend).Observe(time.Since(start).Seconds())
@@ -65,8 +70,13 @@ func (l *llm) Chat(ctx context.Context, req core.LLMRequest, emit func(core.LLME
 	})
 	l.m.llmRequests.WithLabelValues(l.backend, format).Inc()
 	l.m.llmDuration.WithLabelValues(l.backend, format).Observe(time.Since(start).Seconds())
-	l.m.llmTokens.WithLabelValues(l.backend, "in").Add(estimateTokens(in))
-	l.m.llmTokens.WithLabelValues(l.backend, "out").Add(estimateTokens(out))
+	if usage != nil {
+		l.m.llmTokens.WithLabelValues(l.backend, "in").Add(float64(usage.PromptTokens))
+		l.m.llmTokens.WithLabelValues(l.backend, "out").Add(float64(usage.CompletionTokens))
+	} else {
+		l.m.llmTokens.WithLabelValues(l.backend, "in").Add(estimateTokens(in))
+		l.m.llmTokens.WithLabelValues(l.backend, "out").Add(estimateTokens(out))
+	}
 	if err != nil {
 		l.m.llmErrors.WithLabelValues(l.backend, kindLabel(err)).Inc()
 	}

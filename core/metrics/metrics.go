@@ -89,7 +89,7 @@ func New(reg prometheus.Registerer, version string) *Metrics {
 		llmDuration: f.histogram("ada_llm_request_duration_seconds", "Duration of an LLM call, by backend and format.", slowBuckets(), "backend", "format"),
 		llmTTFT:     f.histogram("ada_llm_time_to_first_token_seconds", "Time from an LLM call to its first streamed piece (thinking or answer), by backend.", slowBuckets(), "backend"),
 		llmErrors:   f.counter("ada_llm_errors_total", "Failed LLM calls, by backend and error kind.", "backend", "kind"),
-		llmTokens:   f.counter("ada_llm_estimated_tokens_total", "Tokens sent to (in) and received from (out) the LLM, estimated at four characters a token: the backends' usage counts are not read.", "backend", "direction"),
+		llmTokens:   f.counter("ada_llm_tokens_total", "Tokens sent to (in) and received from (out) the LLM, as the backend counts them (Ollama; an OpenAI-compatible server that reports usage in its stream), else estimated at four characters a token.", "backend", "direction"),
 
 		embedRequests: f.counter("ada_embedder_requests_total", "Calls to the embedder, by backend.", "backend"),
 		embedDuration: f.histogram("ada_embedder_request_duration_seconds", "Duration of an embedder call, by backend.", fastBuckets(), "backend"),

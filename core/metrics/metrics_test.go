@@ -82,11 +82,19 @@ func TestLabelsComeFromClosedSets(t *testing.T) {
 	}
 }
 
-// fakeLLM streams a thinking piece and two tokens, or fails.
-type fakeLLM struct{ err error }
+// fakeLLM streams a thinking piece and two tokens, then the usage when it
+// has one, or fails.
+type fakeLLM struct {
+	err   error
+	usage *core.Usage
+}
 
 func (f fakeLLM) Chat(_ context.Context, _ core.LLMRequest, emit func(core.LLMEvent) error) error {
-	for _, ev := range []core.LLMEvent{{Kind: core.LLMThinking, Text: "hmm"}, {Text: "Hello"}, {Text: " there"}} {
+	events := []core.LLMEvent{{Kind: core.LLMThinking, Text: "hmm"}, {Text: "Hello"}, {Text: " there"}}
+	if f.usage != nil {
+		events = append(events, core.LLMEvent{Kind: core.LLMUsage, Usage: *f.usage})
+	}
+	for _, ev := range events {
 		if err := emit(ev); err != nil {
 			return err
 		}
@@ -117,7 +125,7 @@ func TestDecoratorsCountAndPassThrough(t *testing.T) {
 	if v := value(t, reg, "ada_llm_errors_total", map[string]string{"backend": "openai", "kind": "upstream"}); v != 1 {
 		t.Errorf("errors %v", v)
 	}
-	if v := value(t, reg, "ada_llm_estimated_tokens_total", map[string]string{"direction": "in"}); v != 2 {
+	if v := value(t, reg, "ada_llm_tokens_total", map[string]string{"direction": "in"}); v != 2 {
 		t.Errorf("tokens in %v, want 2 (8 characters)", v)
 	}
 	var ttftAtFirstToken bool
@@ -137,5 +145,22 @@ func TestDecoratorsCountAndPassThrough(t *testing.T) {
 	}
 	if v := value(t, reg, "ada_chats_total", map[string]string{"source": "api", "result": "ok"}); v != 1 {
 		t.Errorf("chats %v", v)
+	}
+}
+
+// TestTokensAreTheBackendsCounts: a backend's reported usage is counted as
+// it is; the estimate is only for a backend that reports none.
+func TestTokensAreTheBackendsCounts(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m := New(reg, "test")
+	d := core.Deps{LLM: fakeLLM{usage: &core.Usage{PromptTokens: 70, CompletionTokens: 30}}}
+	m.Wrap(&d)
+	if err := d.LLM.Chat(context.Background(), core.LLMRequest{Messages: []core.Message{{Role: "user", Content: "12345678"}}}, func(core.LLMEvent) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	for dir, want := range map[string]float64{"in": 70, "out": 30} {
+		if v := value(t, reg, "ada_llm_tokens_total", map[string]string{"direction": dir}); v != want {
+			t.Errorf("tokens %s = %v, want the backend's %v", dir, v, want)
+		}
 	}
 }
