@@ -13,6 +13,7 @@ import (
 	"maunium.net/go/mautrix/id"
 
 	"github.com/ada-chat/ada/core"
+	"github.com/ada-chat/ada/storage"
 )
 
 // Typing notices last typingTimeout and are renewed every typingRenew while
@@ -28,7 +29,7 @@ const (
 // The 🧠 reaction goes out as soon as the message is accepted, before an
 // answer slot is free, and the reply waits for it, so members always see 🧠
 // first. ✅ and the end of typing go out after the room's job (afterAnswer).
-func (b *Bot) answer(ctx context.Context, evt *event.Event, q question, s roomSettings) error {
+func (b *Bot) answer(ctx context.Context, evt *event.Event, q question, s storage.BridgeRoom) error {
 	log := logFrom(ctx, b.log)
 	tr := traceFrom(ctx)
 	tr.accepted = time.Now()
@@ -61,7 +62,7 @@ func (b *Bot) answer(ctx context.Context, evt *event.Event, q question, s roomSe
 	tr.replied = time.Now()
 	// The answer is part of the room's context from now on; it is recorded
 	// here rather than from its echo in /sync, which comes later.
-	b.remember(ctx, s, roomMessage{EventID: first, Sender: b.cli.UserID, Text: res.Response, Time: b.now()})
+	b.remember(ctx, s, storage.BridgeMessage{EventID: first.String(), Sender: b.cli.UserID.String(), Text: res.Response, Time: b.now()})
 	b.recordAnswer(ctx, evt, q.prompt, asker.Name, first, res)
 	// ✅ and the end of the typing notice finish the answer, but need not
 	// hold the room: its next message gets 🧠 without waiting for them (they
@@ -103,7 +104,7 @@ func (b *Bot) recoverBackground(ctx context.Context, name string) {
 // ask reads the question's image, if any, builds the chat request and
 // consumes the event stream. Only a stream that ended with done and a
 // non-blank answer counts.
-func (b *Bot) ask(ctx context.Context, evt *event.Event, q question, s roomSettings, asker core.Speaker) (core.ChatResult, error) {
+func (b *Bot) ask(ctx context.Context, evt *event.Event, q question, s storage.BridgeRoom, asker core.Speaker) (core.ChatResult, error) {
 	// The room is the memory scope (entity:<room id>): the chat retrieves
 	// the room's memories and the global ones, and what is learned here stays
 	// here. The speaker is named, so that the model knows who asks and the
@@ -134,13 +135,12 @@ func (b *Bot) ask(ctx context.Context, evt *event.Event, q question, s roomSetti
 	}
 	var done *core.ChatResult
 	res, err := b.deps.Backend.Chat(ctx, req, func(ev core.Event) error {
-		switch ev.Type {
-		case core.EventDone:
+		// Tokens and thinking are not shown: one complete reply is posted
+		// at the end. A failure comes back as Chat's error, not as an event.
+		if ev.Type == core.EventDone {
 			done = ev.Done
-		case core.EventError:
-			return &core.Error{Kind: ev.Kind, Message: ev.Error}
 		}
-		return nil // tokens and thinking are not shown: one complete reply is posted at the end
+		return nil
 	})
 	switch {
 	case err != nil:

@@ -14,6 +14,8 @@ import (
 	"maunium.net/go/mautrix"
 	"maunium.net/go/mautrix/crypto/cryptohelper"
 	"maunium.net/go/mautrix/id"
+
+	"github.com/ada-chat/ada/storage"
 )
 
 // Bot is the Matrix bridge. New checks the settings; Run logs in, sets up
@@ -27,7 +29,7 @@ type Bot struct {
 	// is used where Ada reports the failure itself (the login).
 	quietZlog zerolog.Logger
 	now       func() time.Time
-	store     *store
+	bridge    *storage.Bridge
 	policy    *invitePolicy
 	act       *activation
 	// address matches "Ada:" at the start of a question (see promptText).
@@ -105,7 +107,7 @@ func New(opts Options, deps Deps) (*Bot, error) {
 	deps.Backend = tracedBackend{deps.Backend}
 	b := &Bot{
 		opts: opts, deps: deps, log: deps.Logger, zlog: newZerolog(deps.Logger), quietZlog: newQuietZerolog(deps.Logger), now: deps.Now,
-		store:       &store{db: deps.State, now: deps.Now},
+		bridge:      deps.State,
 		policy:      newInvitePolicy(opts),
 		act:         newActivation(opts),
 		address:     addressPattern(opts),

@@ -8,6 +8,9 @@ import (
 	"unicode"
 
 	"maunium.net/go/mautrix/event"
+
+	"github.com/ada-chat/ada/core"
+	"github.com/ada-chat/ada/storage"
 )
 
 // commandPrefix starts every room command.
@@ -30,7 +33,7 @@ type command struct {
 // commandEvent is one parsed command.
 type commandEvent struct {
 	evt  *event.Event
-	room roomSettings
+	room storage.BridgeRoom
 	args []string // after the command name, lower-cased
 	raw  string   // the same, as written (`!ada remember <text>`)
 }
@@ -70,7 +73,7 @@ func parseCommand(text string) ([]string, bool) {
 
 // runCommand finds the handler (walking subcommands) and posts its reply.
 // `!ada` alone shows the help; unknown commands get a hint.
-func (b *Bot) runCommand(ctx context.Context, evt *event.Event, s roomSettings, args []string) error {
+func (b *Bot) runCommand(ctx context.Context, evt *event.Event, s storage.BridgeRoom, args []string) error {
 	log := logFrom(ctx, b.log)
 	if len(args) == 0 {
 		args = []string{"help"}
@@ -176,7 +179,7 @@ func (b *Bot) howToAsk() string {
 
 // cmdClear starts a new conversation for the room and forgets its context.
 func (b *Bot) cmdClear(ctx context.Context, c *commandEvent) (string, error) {
-	if _, err := b.store.newConversation(ctx, c.evt.RoomID); err != nil {
+	if err := b.bridge.SetConversation(ctx, c.room.RoomID, core.NewConversationID(), b.now()); err != nil {
 		return "", err
 	}
 	if err := b.forgetContext(ctx, c.evt.RoomID); err != nil {

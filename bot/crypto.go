@@ -56,7 +56,7 @@ func (b *Bot) setupCrypto(ctx context.Context) error {
 // kept in bridge_state. It lives in the same file as what it protects, so it
 // guards against leaking single rows, not the file: protect DATA_DIR.
 func (b *Bot) pickleKey(ctx context.Context) ([]byte, error) {
-	v, err := b.store.state(ctx, statePickleKey)
+	v, err := b.bridge.State(ctx, statePickleKey)
 	if err != nil {
 		return nil, fmt.Errorf("read the pickle key: %w", err)
 	}
@@ -67,7 +67,7 @@ func (b *Bot) pickleKey(ctx context.Context) ([]byte, error) {
 	if _, err := rand.Read(key); err != nil {
 		return nil, err
 	}
-	if err := b.store.setState(ctx, statePickleKey, base64.StdEncoding.EncodeToString(key)); err != nil {
+	if err := b.bridge.SetState(ctx, statePickleKey, base64.StdEncoding.EncodeToString(key)); err != nil {
 		return nil, fmt.Errorf("save the pickle key: %w", err)
 	}
 	return key, nil

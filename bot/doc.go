@@ -1,8 +1,9 @@
 // Package bot is Ada's Matrix bridge: an invitation-only bot that answers in
 // rooms and direct chats, encrypted ones included, by calling a Backend (the
-// chat core in-process, or Ada's HTTP API). It owns the bridge tables of
-// storage/migrations/0002_bridge.sql. It may import core and config; it must
-// not import apiserver, storage or cmd (cmd picks the Backend).
+// chat core in-process, or Ada's HTTP API). Its own state (bot facts, room
+// settings, recent messages, links) is storage.Bridge, used directly. It may
+// import core, config and storage; it must not import apiserver or cmd (cmd
+// picks the Backend).
 //
 // # Images
 //

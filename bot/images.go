@@ -9,6 +9,8 @@ import (
 
 	"maunium.net/go/mautrix/event"
 	"maunium.net/go/mautrix/id"
+
+	"github.com/ada-chat/ada/storage"
 )
 
 // Images are read with OCR and their text becomes context for a question
@@ -96,7 +98,7 @@ func uploadContextText(c *event.MessageEventContent) string {
 // notes an image as the sender's latest, and reads it at once when it is
 // addressed to Ada: in a direct chat, or with a caption that mentions Ada
 // or uses her name or a keyword.
-func (b *Bot) handleUpload(ctx context.Context, evt *event.Event, c *event.MessageEventContent, s roomSettings) error {
+func (b *Bot) handleUpload(ctx context.Context, evt *event.Event, c *event.MessageEventContent, s storage.BridgeRoom) error {
 	if declaredImage(c) {
 		b.rooms.get(evt.RoomID).noteImage(evt.Sender, recentImage{id: evt.ID, at: time.UnixMilli(evt.Timestamp)})
 	}

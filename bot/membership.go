@@ -9,6 +9,9 @@ import (
 	"maunium.net/go/mautrix"
 	"maunium.net/go/mautrix/event"
 	"maunium.net/go/mautrix/id"
+
+	"github.com/ada-chat/ada/core"
+	"github.com/ada-chat/ada/storage"
 )
 
 // handleInvite joins when the invite policy allows it and rejects (leaves)
@@ -30,7 +33,7 @@ func (b *Bot) handleInvite(ctx context.Context, evt *event.Event) error {
 	}
 	log.Info("joined room on invite", "inviter", evt.Sender.String())
 	b.rooms.forget(room) // anything known from an earlier stay is stale
-	s, err := b.store.room(ctx, room)
+	s, err := b.bridge.Room(ctx, room.String(), core.NewConversationID(), b.now())
 	if err != nil {
 		return err
 	}
@@ -40,7 +43,7 @@ func (b *Bot) handleInvite(ctx context.Context, evt *event.Event) error {
 	if _, err := b.sendNoticeTo(ctx, room, b.introText(s)); err != nil {
 		return fmt.Errorf("send the introduction: %w", err)
 	}
-	_, err = b.store.claimIntro(ctx, room)
+	_, err = b.bridge.ClaimIntro(ctx, room.String(), b.now())
 	return err
 }
 
@@ -102,7 +105,7 @@ func (b *Bot) leaveIfAlone(ctx context.Context, room id.RoomID) error {
 }
 
 // introText is the one message the bot posts after joining.
-func (b *Bot) introText(s roomSettings) string {
+func (b *Bot) introText(s storage.BridgeRoom) string {
 	var ways []string
 	if b.opts.RespondToMentions {
 		ways = append(ways, "mention me")

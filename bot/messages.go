@@ -6,6 +6,9 @@ import (
 	"time"
 
 	"maunium.net/go/mautrix/event"
+
+	"github.com/ada-chat/ada/core"
+	"github.com/ada-chat/ada/storage"
 )
 
 // handleMessage runs in the room's queue: it remembers the message as
@@ -28,12 +31,12 @@ func (b *Bot) handleMessage(ctx context.Context, evt *event.Event, backlog bool)
 	}
 	args, isCommand := parseCommand(text)
 	isCommand = isCommand && !upload
-	s, err := b.store.room(ctx, evt.RoomID)
+	s, err := b.bridge.Room(ctx, evt.RoomID.String(), core.NewConversationID(), b.now())
 	if err != nil {
 		return err
 	}
 	if !isCommand && evt.Sender != b.cli.UserID { // the bot's answers are recorded when sent
-		b.remember(ctx, s, roomMessage{EventID: evt.ID, Sender: evt.Sender, Text: text, Time: time.UnixMilli(evt.Timestamp)})
+		b.remember(ctx, s, storage.BridgeMessage{EventID: evt.ID.String(), Sender: evt.Sender.String(), Text: text, Time: time.UnixMilli(evt.Timestamp)})
 	}
 	log := logFrom(ctx, b.log)
 	switch {

@@ -3,10 +3,12 @@ package bot
 import (
 	"context"
 	"fmt"
+
+	"github.com/ada-chat/ada/storage"
 )
 
 // storageText says plainly what is stored from the room.
-func (b *Bot) storageText(s roomSettings) string {
+func (b *Bot) storageText(s storage.BridgeRoom) string {
 	switch {
 	case !b.opts.StoreInRAG:
 		return "nothing is stored: storage is off for every room on this bridge (STORE_IN_RAG=false)"
@@ -40,7 +42,7 @@ func (b *Bot) cmdPrivacySet(enable bool) func(context.Context, *commandEvent) (s
 			return fmt.Sprintf("Only room moderators (power level %d or more) can change privacy; your level is %d. "+
 				"Nothing changed: in this room, %s.", moderatorLevel, level, b.storageText(c.room)), nil
 		}
-		if err := b.store.setStorage(ctx, c.evt.RoomID, enable); err != nil {
+		if err := b.bridge.SetStorage(ctx, c.room.RoomID, enable, b.now()); err != nil {
 			return "", err
 		}
 		c.room.StorageEnabled = enable

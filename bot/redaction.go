@@ -7,6 +7,7 @@ import (
 	"maunium.net/go/mautrix/id"
 
 	"github.com/ada-chat/ada/core"
+	"github.com/ada-chat/ada/storage"
 )
 
 // redactionReason is what the history of a memory deleted by a redaction
@@ -39,20 +40,20 @@ func (b *Bot) handleRedaction(ctx context.Context, room id.RoomID, target id.Eve
 	log := logFrom(ctx, b.log)
 	b.dropFromContext(room, target)
 	b.rooms.get(room).dropWhy(target)
-	if err := b.store.deleteMessage(ctx, room, target); err != nil {
+	if err := b.bridge.DeleteMessage(ctx, room.String(), target.String()); err != nil {
 		return err
 	}
-	links, err := b.store.derivedOf(ctx, room, target)
+	links, err := b.bridge.LinksOf(ctx, room.String(), target.String())
 	if err != nil {
 		return err
 	}
 	deleted := 0
-	for _, d := range links {
-		switch d.Kind {
-		case derivedTurn:
-			err = b.deps.Backend.DeleteTurn(ctx, d.ConversationID, d.DocID, redactionReason)
-		case derivedMemory:
-			err = b.deps.Backend.DeleteMemory(ctx, d.DocID)
+	for _, l := range links {
+		switch l.Kind {
+		case storage.LinkTurn:
+			err = b.deps.Backend.DeleteTurn(ctx, l.ConversationID, l.DocID, redactionReason)
+		case storage.LinkMemory:
+			err = b.deps.Backend.DeleteMemory(ctx, l.DocID)
 		}
 		switch {
 		case err == nil:
@@ -60,12 +61,12 @@ func (b *Bot) handleRedaction(ctx context.Context, room id.RoomID, target id.Eve
 		case core.KindOf(err) != core.KindNotFound: // already gone is fine
 			return err
 		}
-		b.rooms.get(room).dropWhy("", d.DocID)
-		if err := b.store.forgetDerived(ctx, room, d.DocID); err != nil {
+		b.rooms.get(room).dropWhy("", l.DocID)
+		if err := b.bridge.UnlinkDoc(ctx, room.String(), l.DocID); err != nil {
 			return err
 		}
 	}
-	log.Info("redaction handled", "derived_deleted", deleted)
+	log.Info("redaction handled", "linked_deleted", deleted)
 	return nil
 }
 
@@ -74,7 +75,7 @@ func (b *Bot) dropFromContext(room id.RoomID, target id.EventID) {
 	rt := b.rooms.get(room)
 	kept := rt.ring[:0]
 	for _, m := range rt.ring {
-		if m.EventID != target {
+		if m.EventID != target.String() {
 			kept = append(kept, m)
 		}
 	}

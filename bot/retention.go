@@ -11,13 +11,17 @@ type RetentionSweeper interface {
 	SweepRetention(ctx context.Context, cutoff time.Time) (int, error)
 }
 
+// retentionEvery is the period of the retention sweep: retention counts in
+// days, so an hour late is soon enough.
+const retentionEvery = time.Hour
+
 // retentionLoop enforces DATA_RETENTION_DAYS: once at start, then every
-// RetentionEvery, until ctx ends. 0 days keeps everything.
+// retentionEvery, until ctx ends. 0 days keeps everything.
 func (b *Bot) retentionLoop(ctx context.Context) {
 	if b.opts.RetentionDays <= 0 {
 		return
 	}
-	t := time.NewTicker(b.opts.RetentionEvery)
+	t := time.NewTicker(retentionEvery)
 	defer t.Stop()
 	for {
 		b.sweep(ctx)
@@ -34,11 +38,11 @@ func (b *Bot) retentionLoop(ctx context.Context) {
 func (b *Bot) sweep(ctx context.Context) (messages, documents int) {
 	cutoff := b.now().AddDate(0, 0, -b.opts.RetentionDays)
 	log := b.log.With("cutoff", cutoff.UTC().Format(time.RFC3339), "retention_days", b.opts.RetentionDays)
-	messages, err := b.store.deleteMessagesBefore(ctx, cutoff)
+	messages, err := b.bridge.DeleteMessagesBefore(ctx, cutoff)
 	if err != nil && ctx.Err() == nil {
 		log.Error("retention: could not delete old room messages", "error", err)
 	}
-	if err := b.store.deleteDerivedBefore(ctx, cutoff); err != nil && ctx.Err() == nil {
+	if err := b.bridge.DeleteLinksBefore(ctx, cutoff); err != nil && ctx.Err() == nil {
 		log.Error("retention: could not delete old redaction links", "error", err)
 	}
 	if b.deps.Retention != nil {

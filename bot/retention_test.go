@@ -54,7 +54,7 @@ func TestRetentionSweep(t *testing.T) {
 		id  id.EventID
 		age time.Duration
 	}{{"$old", old}, {"$recent", recent}} {
-		if err := b.store.addMessage(ctx, room, roomMessage{EventID: m.id, Sender: "@a:x", Text: "t", Time: time.Now().Add(m.age)}, 10); err != nil {
+		if err := b.bridge.AddMessage(ctx, room.String(), storage.BridgeMessage{EventID: m.id.String(), Sender: "@a:x", Text: "t", Time: time.Now().Add(m.age)}, 10); err != nil {
 			t.Fatal(err)
 		}
 	}

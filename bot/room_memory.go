@@ -12,6 +12,7 @@ import (
 	"maunium.net/go/mautrix/id"
 
 	"github.com/ada-chat/ada/core"
+	"github.com/ada-chat/ada/storage"
 )
 
 // Each room is its own memory scope (DECISIONS.md, memory in rooms): the
@@ -74,14 +75,14 @@ func (b *Bot) recordAnswer(ctx context.Context, question *event.Event, prompt, a
 		return // nothing stored (privacy mode)
 	}
 	user, assistant := res.TurnIDs[0], res.TurnIDs[1]
-	links := []derived{
-		{EventID: question.ID, DocID: user, Kind: derivedTurn, ConversationID: res.ConversationID},
-		{EventID: question.ID, DocID: assistant, Kind: derivedTurn, ConversationID: res.ConversationID},
+	links := []storage.BridgeLink{
+		{EventID: question.ID.String(), DocID: user, Kind: storage.LinkTurn, ConversationID: res.ConversationID},
+		{EventID: question.ID.String(), DocID: assistant, Kind: storage.LinkTurn, ConversationID: res.ConversationID},
 	}
 	if reply != "" {
-		links = append(links, derived{EventID: reply, DocID: assistant, Kind: derivedTurn, ConversationID: res.ConversationID})
+		links = append(links, storage.BridgeLink{EventID: reply.String(), DocID: assistant, Kind: storage.LinkTurn, ConversationID: res.ConversationID})
 	}
-	if err := b.store.addDerived(ctx, question.RoomID, links); err != nil {
+	if err := b.bridge.AddLinks(ctx, question.RoomID.String(), links, b.now()); err != nil {
 		logFrom(ctx, b.log).Error("could not link the stored turns to their messages; a redaction will not remove them", "error", err)
 	}
 }
@@ -121,8 +122,8 @@ func (b *Bot) cmdRemember(ctx context.Context, c *commandEvent) (string, error) 
 		// it away.
 		return fmt.Sprintf("🧠 I already knew that; refreshed: “%s”", m.Text), nil
 	}
-	link := []derived{{EventID: c.evt.ID, DocID: m.ID, Kind: derivedMemory}}
-	if err := b.store.addDerived(ctx, c.evt.RoomID, link); err != nil {
+	link := []storage.BridgeLink{{EventID: c.evt.ID.String(), DocID: m.ID, Kind: storage.LinkMemory}}
+	if err := b.bridge.AddLinks(ctx, c.evt.RoomID.String(), link, b.now()); err != nil {
 		logFrom(ctx, b.log).Error("could not link the memory to its message", "error", err)
 	}
 	return fmt.Sprintf("🧠 Remembered for this room: “%s”\n\n`!ada memories` lists what I keep here; `!ada forget` removes it.", m.Text), nil
@@ -152,7 +153,7 @@ func (b *Bot) cmdMemories(ctx context.Context, c *commandEvent) (string, error) 
 	return fmt.Sprintf("**What I remember in this room** (newest first)\n\n%s%s\n\n`!ada forget <number>` removes one.", strings.Join(lines, "\n"), more), nil
 }
 
-func (b *Bot) autoMemoryHint(s roomSettings) string {
+func (b *Bot) autoMemoryHint(s storage.BridgeRoom) string {
 	if b.storageOn(s) {
 		return ", or just talk to me: I note lasting facts from our conversations"
 	}
@@ -199,7 +200,7 @@ func (b *Bot) cmdForget(ctx context.Context, c *commandEvent) (string, error) {
 	if err := b.deps.Backend.DeleteMemory(ctx, memID); err != nil && core.KindOf(err) != core.KindNotFound {
 		return "", err
 	}
-	if err := b.store.forgetDerived(ctx, c.evt.RoomID, memID); err != nil {
+	if err := b.bridge.UnlinkDoc(ctx, c.evt.RoomID.String(), memID); err != nil {
 		logFrom(ctx, b.log).Error("could not unlink a forgotten memory", "error", err)
 	}
 	b.rooms.get(c.evt.RoomID).dropWhy("", memID)
@@ -276,7 +277,7 @@ func (b *Bot) forgetAll(ctx context.Context, c *commandEvent) (string, error) {
 			n++
 		}
 	}
-	if err := b.store.forgetRoomMemories(ctx, c.evt.RoomID); err != nil {
+	if err := b.bridge.UnlinkKind(ctx, c.evt.RoomID.String(), storage.LinkMemory); err != nil {
 		logFrom(ctx, b.log).Error("could not unlink the forgotten memories", "error", err)
 	}
 	rt := b.rooms.get(c.evt.RoomID)

@@ -7,6 +7,8 @@ import (
 
 	"maunium.net/go/mautrix/event"
 	"maunium.net/go/mautrix/id"
+
+	"github.com/ada-chat/ada/storage"
 )
 
 // roomRuntime is what the bot keeps in memory about a room. Its fields are
@@ -17,7 +19,7 @@ type roomRuntime struct {
 	prepared bool
 	// ring holds the newest room messages, oldest first (context for the
 	// model). In privacy mode it is the only copy, and it is never persisted.
-	ring       []roomMessage
+	ring       []storage.BridgeMessage
 	ringLoaded bool
 	// flaggedUndecryptable: the "could not decrypt" notice was posted.
 	flaggedUndecryptable bool
