@@ -5,14 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"regexp"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
-	"maunium.net/go/mautrix"
-	"maunium.net/go/mautrix/crypto/cryptohelper"
 	"maunium.net/go/mautrix/id"
 
 	"github.com/ada-chat/ada/storage"
@@ -32,22 +29,20 @@ type Bot struct {
 	bridge    *storage.Bridge
 	policy    *invitePolicy
 	act       *activation
-	// address matches "Ada:" at the start of a question (see promptText).
-	address *regexp.Regexp
-	cmds    map[string]*command
+	rooms     *roomStates
+
+	// The room handlers, each with one job, built by New; a message goes
+	// down from the dispatcher to them and from them to mx.
+	mx      *matrix
+	window  *window
+	media   *media
+	answers *answerer
+	cmds    *commands
+	forget  *forgetting
 
 	// Set by Run.
-	runCtx context.Context
-	cli    *mautrix.Client
-	crypto *cryptohelper.CryptoHelper
-	// gate serialises encryption with the sync loop's crypto work.
-	gate cryptoGate
 	disp *dispatcher
-	// answerSlots bounds the answers being made at once (BOT_WORKERS).
-	answerSlots chan struct{}
-	rooms       roomStates
-	busy        busyNotices
-	tails       roomTails
+	busy busyNotices
 	// syncAt is when the latest /sync response arrived (unix ns; timings.go).
 	syncAt atomic.Int64
 	// startedAt divides the backlog from live messages (isBacklog).
@@ -107,18 +102,32 @@ func New(opts Options, deps Deps) (*Bot, error) {
 	deps.Backend = tracedBackend{deps.Backend}
 	b := &Bot{
 		opts: opts, deps: deps, log: deps.Logger, zlog: newZerolog(deps.Logger), quietZlog: newQuietZerolog(deps.Logger), now: deps.Now,
-		bridge:      deps.State,
-		policy:      newInvitePolicy(opts),
-		act:         newActivation(opts),
-		address:     addressPattern(opts),
-		rooms:       roomStates{m: make(map[id.RoomID]*roomRuntime)},
-		gate:        newCryptoGate(),
-		ready:       make(chan struct{}),
-		answerSlots: make(chan struct{}, opts.Workers),
-		status:      BridgeStatus{State: StateConnecting},
+		bridge: deps.State,
+		policy: newInvitePolicy(opts),
+		act:    newActivation(opts),
+		rooms:  &roomStates{m: make(map[id.RoomID]*roomRuntime)},
+		ready:  make(chan struct{}),
+		status: BridgeStatus{State: StateConnecting},
 	}
-	b.cmds = b.commandTable()
+	b.build()
 	return b, nil
+}
+
+// build makes the room handlers, each given only what it needs.
+func (b *Bot) build() {
+	opts, deps, log, now := b.opts, b.deps, b.log, b.now
+	gate := newCryptoGate()
+	b.mx = &matrix{gate: &gate, rooms: b.rooms, name: opts.DisplayName, log: log}
+	b.window = &window{bridge: b.bridge, rooms: b.rooms, mx: b.mx, keep: opts.MaxContextMessages,
+		retentionDays: opts.RetentionDays, storeInRAG: opts.StoreInRAG, now: now, log: log}
+	b.media = &media{mx: b.mx, backend: deps.Backend, rooms: b.rooms, act: b.act, address: addressPattern(opts),
+		respondToDMs: opts.RespondToDMs, log: log}
+	b.answers = &answerer{mx: b.mx, backend: deps.Backend, window: b.window, media: b.media, bridge: b.bridge, rooms: b.rooms,
+		slots: make(chan struct{}, opts.Workers), timeout: opts.ChatTimeout, now: now, log: log}
+	b.cmds = &commands{mx: b.mx, backend: deps.Backend, bridge: b.bridge, window: b.window, rooms: b.rooms, opts: opts, now: now, log: log}
+	b.cmds.table = b.cmds.commandTable()
+	b.forget = &forgetting{backend: deps.Backend, bridge: b.bridge, window: b.window, rooms: b.rooms, retention: deps.Retention,
+		retentionDays: opts.RetentionDays, now: now, log: log}
 }
 
 // Ready is closed once the bot has logged in, set up encryption and
@@ -127,14 +136,14 @@ func (b *Bot) Ready() <-chan struct{} { return b.ready }
 
 // UserID and DeviceID identify the bot's Matrix session (valid after Ready).
 func (b *Bot) UserID() id.UserID     { return id.UserID(b.opts.UserID) }
-func (b *Bot) DeviceID() id.DeviceID { return b.cli.DeviceID }
+func (b *Bot) DeviceID() id.DeviceID { return b.mx.cli.DeviceID }
 
 // Run connects and syncs until ctx ends, then stops cleanly: the sync loop
 // returns, queued room work is cancelled and waited for, the retention
 // sweeper stops. It returns nil on a normal stop. A Bot runs once.
 func (b *Bot) Run(ctx context.Context) (err error) {
 	defer func() { b.setStatus(StateStopped, err) }()
-	b.runCtx = ctx
+	b.mx.runCtx = ctx
 	b.startedAt = b.now()
 	if err := b.connectWithRetry(ctx); err != nil {
 		if ctx.Err() != nil {
@@ -144,19 +153,20 @@ func (b *Bot) Run(ctx context.Context) (err error) {
 	}
 	b.setStatus(StateRunning, nil)
 	b.disp = newDispatcher(ctx, maxParallelJobs, b.log)
+	b.answers.disp = b.disp
 	b.registerHandlers()
 
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		b.retentionLoop(ctx)
+		b.forget.retentionLoop(ctx)
 	}()
 
-	b.log.Info("Matrix bridge running", "user_id", b.opts.UserID, "device_id", b.cli.DeviceID.String(),
+	b.log.Info("Matrix bridge running", "user_id", b.opts.UserID, "device_id", b.mx.cli.DeviceID.String(),
 		"homeserver", b.opts.Homeserver)
-	err = b.cli.SyncWithContext(ctx)
-	b.cli.StopSync()
+	err = b.mx.cli.SyncWithContext(ctx)
+	b.mx.cli.StopSync()
 	b.disp.close()
 	wg.Wait()
 	b.log.Info("Matrix bridge stopped")
@@ -216,11 +226,11 @@ func (b *Bot) connect(ctx context.Context) error {
 // ensureDisplayName sets the profile name to BOT_DISPLAY_NAME, so that
 // members see the name that wakes the bot.
 func (b *Bot) ensureDisplayName(ctx context.Context) {
-	cur, err := b.cli.GetOwnDisplayName(ctx)
+	cur, err := b.mx.cli.GetOwnDisplayName(ctx)
 	if err == nil && cur.DisplayName == b.opts.DisplayName {
 		return
 	}
-	if err := b.cli.SetDisplayName(ctx, b.opts.DisplayName); err != nil {
+	if err := b.mx.cli.SetDisplayName(ctx, b.opts.DisplayName); err != nil {
 		b.log.Warn("could not set the bot's display name", "display_name", b.opts.DisplayName, "error", err)
 	}
 }

@@ -45,11 +45,11 @@ func (b *Bot) reportBusy(ctx context.Context, evt *event.Event, backlog bool) {
 	if !b.wouldAnswer(ctx, evt, backlog) {
 		return
 	}
-	b.react(ctx, evt.RoomID, evt.ID, reactFailed)
+	b.mx.react(ctx, evt.RoomID, evt.ID, reactFailed)
 	if !b.busy.due(evt.RoomID, b.now()) {
 		return
 	}
-	if _, err := b.sendNotice(ctx, evt, "⚠️ Sorry, I am too busy in this room right now and could not take your message. "+
+	if _, err := b.mx.sendNotice(ctx, evt, "⚠️ Sorry, I am too busy in this room right now and could not take your message. "+
 		"Please send it again in a minute."); err != nil {
 		logFrom(ctx, b.log).Error("could not post the busy notice", "error", err)
 	}
@@ -59,7 +59,7 @@ func (b *Bot) reportBusy(ctx context.Context, evt *event.Event, backlog bool) {
 // message from an allowed user that is a command or activates the bot.
 func (b *Bot) wouldAnswer(ctx context.Context, evt *event.Event, backlog bool) bool {
 	content, ok := evt.Content.Parsed.(*event.MessageEventContent)
-	if !ok || backlog || evt.Sender == b.cli.UserID || !b.policy.userAllowed(evt.Sender) {
+	if !ok || backlog || evt.Sender == b.mx.cli.UserID || !b.policy.userAllowed(evt.Sender) {
 		return false
 	}
 	if _, isCommand := parseCommand(strings.TrimSpace(content.Body)); isCommand {
@@ -71,7 +71,7 @@ func (b *Bot) wouldAnswer(ctx context.Context, evt *event.Event, backlog bool) b
 // twoMembers is isDM from the state store alone, without fetching the
 // room's members (which only the room's own jobs may do).
 func (b *Bot) twoMembers(ctx context.Context, room id.RoomID) bool {
-	all, err := b.cli.StateStore.GetAllMembers(ctx, room)
+	all, err := b.mx.cli.StateStore.GetAllMembers(ctx, room)
 	if err != nil {
 		return false
 	}

@@ -33,7 +33,7 @@ func TestBridgeBusyNotice(t *testing.T) {
 	}
 	// Sends are done when reportBusy returns; a later message from the bot
 	// proves that everything before it has reached alice.
-	if _, err := b.sendNoticeTo(ctx, room, "marker"); err != nil {
+	if _, err := b.mx.sendNoticeTo(ctx, room, "marker"); err != nil {
 		t.Fatal(err)
 	}
 	f.alice.Wait("marker", func(e *event.Event) bool {

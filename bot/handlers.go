@@ -15,8 +15,8 @@ import (
 // and each recovers its own panics, because a panic escaping a listener ends
 // mautrix's sync loop for good.
 func (b *Bot) registerHandlers() {
-	syncer := b.cli.Syncer.(mautrix.ExtensibleSyncer)
-	syncer.OnSync(b.cli.MoveInviteState) // invite state goes into the invite event
+	syncer := b.mx.cli.Syncer.(mautrix.ExtensibleSyncer)
+	syncer.OnSync(b.mx.cli.MoveInviteState) // invite state goes into the invite event
 	syncer.OnSync(b.onSyncResponse)
 	syncer.OnEventType(event.StateMember, b.guard("member", b.onMember))
 	syncer.OnEventType(event.EventMessage, b.guard("message", b.onMessage))
@@ -71,7 +71,7 @@ func (b *Bot) onMember(ctx context.Context, evt *event.Event) {
 	log := eventLogger(b.log, evt)
 	ctx = withLogger(ctx, log)
 	switch {
-	case evt.GetStateKey() == b.cli.UserID.String() && content.Membership == event.MembershipInvite:
+	case evt.GetStateKey() == b.mx.cli.UserID.String() && content.Membership == event.MembershipInvite:
 		// An invite arrives in the invite section and may be seen again in
 		// the joined room's state: only the first kind is acted on, and
 		// handleInvite is idempotent anyway.
@@ -79,7 +79,7 @@ func (b *Bot) onMember(ctx context.Context, evt *event.Event) {
 			return
 		}
 		b.disp.enqueue(evt.RoomID, job{name: "invite", ctx: ctx, run: func(ctx context.Context) error { return b.handleInvite(ctx, evt) }})
-	case evt.GetStateKey() == b.cli.UserID.String() && content.Membership.IsLeaveOrBan():
+	case evt.GetStateKey() == b.mx.cli.UserID.String() && content.Membership.IsLeaveOrBan():
 		room := evt.RoomID
 		b.disp.enqueue(room, job{name: "left", ctx: ctx, run: func(context.Context) error { b.rooms.forget(room); return nil }})
 	case evt.Mautrix.EventSource&event.SourceJoin != 0 && content.Membership.IsLeaveOrBan():
@@ -111,7 +111,7 @@ func (b *Bot) onMessage(ctx context.Context, evt *event.Event) {
 			traceFrom(ctx).started = time.Now()
 			return b.handleMessage(ctx, evt, backlog)
 		},
-		onPanic: func(ctx context.Context) { b.react(ctx, evt.RoomID, evt.ID, reactFailed) },
+		onPanic: func(ctx context.Context) { b.mx.react(ctx, evt.RoomID, evt.ID, reactFailed) },
 		onDrop:  func(ctx context.Context) { b.reportBusy(ctx, evt, backlog) },
 	})
 }

@@ -33,13 +33,13 @@ const noTextFound = "(No text could be read in this image.)"
 // imageContext reads the question's image, if it has one, for the chat
 // request. An image that cannot be read stops being the sender's latest, so
 // that their next questions are not failed by it again.
-func (b *Bot) imageContext(ctx context.Context, room id.RoomID, q question) (*core.OCRResult, error) {
+func (md *media) imageContext(ctx context.Context, room id.RoomID, q question) (*core.OCRResult, error) {
 	if q.image == nil {
 		return nil, nil
 	}
-	text, err := b.readImage(ctx, q.image)
+	text, err := md.readImage(ctx, q.image)
 	if err != nil {
-		b.rooms.get(room).dropImage(q.image.id)
+		md.rooms.get(room).dropImage(q.image.id)
 		return nil, err
 	}
 	return &text, nil
@@ -48,8 +48,8 @@ func (b *Bot) imageContext(ctx context.Context, room id.RoomID, q question) (*co
 // readImage downloads an upload's media (decrypting it in encrypted rooms),
 // reads it with the backend's OCR, and lets the bytes go: they are never
 // written anywhere. Every error is an *imageError.
-func (b *Bot) readImage(ctx context.Context, up *upload) (core.OCRResult, error) {
-	res, err := b.ocrUpload(ctx, up)
+func (md *media) readImage(ctx context.Context, up *upload) (core.OCRResult, error) {
+	res, err := md.ocrUpload(ctx, up)
 	if err != nil {
 		return core.OCRResult{}, &imageError{err}
 	}
@@ -59,9 +59,9 @@ func (b *Bot) readImage(ctx context.Context, up *upload) (core.OCRResult, error)
 	return res, nil
 }
 
-func (b *Bot) ocrUpload(ctx context.Context, up *upload) (core.OCRResult, error) {
+func (md *media) ocrUpload(ctx context.Context, up *upload) (core.OCRResult, error) {
 	c := up.content
-	max := b.deps.Backend.OCRMaxBytes()
+	max := md.backend.OCRMaxBytes()
 	switch mime := mimeOf(c); {
 	case max <= 0:
 		return core.OCRResult{}, errNoOCR
@@ -71,11 +71,11 @@ func (b *Bot) ocrUpload(ctx context.Context, up *upload) (core.OCRResult, error)
 	case c.Info != nil && int64(c.Info.Size) > max:
 		return core.OCRResult{}, overLimit(max)
 	}
-	data, err := b.downloadMedia(ctx, c, max)
+	data, err := md.downloadMedia(ctx, c, max)
 	if err != nil {
 		return core.OCRResult{}, err
 	}
-	return b.deps.Backend.OCR(ctx, data)
+	return md.backend.OCR(ctx, data)
 }
 
 // imageFailureText is the notice for an image that could not be read.
@@ -105,8 +105,8 @@ var errNotUpload = errors.New("not an image or file message")
 
 // fetchUpload gets a message from the homeserver, decrypting it in an
 // encrypted room, and returns it if it is an upload.
-func (b *Bot) fetchUpload(ctx context.Context, room id.RoomID, eventID id.EventID) (*upload, error) {
-	evt, err := b.cli.GetEvent(ctx, room, eventID)
+func (md *media) fetchUpload(ctx context.Context, room id.RoomID, eventID id.EventID) (*upload, error) {
+	evt, err := md.mx.cli.GetEvent(ctx, room, eventID)
 	if err != nil {
 		return nil, err
 	}
@@ -115,10 +115,10 @@ func (b *Bot) fetchUpload(ctx context.Context, room id.RoomID, eventID id.EventI
 		return nil, err
 	}
 	if evt.Type == event.EventEncrypted {
-		if b.crypto == nil {
+		if md.mx.crypto == nil {
 			return nil, errors.New("the message is encrypted and encryption is not set up")
 		}
-		if evt, err = b.crypto.Decrypt(ctx, evt); err != nil {
+		if evt, err = md.mx.crypto.Decrypt(ctx, evt); err != nil {
 			return nil, fmt.Errorf("decrypt: %w", err)
 		}
 	}
@@ -135,7 +135,7 @@ func (b *Bot) fetchUpload(ctx context.Context, room id.RoomID, eventID id.EventI
 // reads without a bound, so the body is capped here, and a declared
 // Content-Length over the limit is refused before reading. AES-CTR keeps
 // the size, so the cap on the ciphertext is the cap on the image.
-func (b *Bot) downloadMedia(ctx context.Context, c *event.MessageEventContent, max int64) ([]byte, error) {
+func (md *media) downloadMedia(ctx context.Context, c *event.MessageEventContent, max int64) ([]byte, error) {
 	raw := c.URL
 	if c.File != nil {
 		raw = c.File.URL
@@ -150,7 +150,7 @@ func (b *Bot) downloadMedia(ctx context.Context, c *event.MessageEventContent, m
 	if err != nil {
 		return nil, core.Wrap(core.KindInvalid, err, "the message has no valid media address")
 	}
-	resp, err := b.cli.Download(ctx, uri)
+	resp, err := md.mx.cli.Download(ctx, uri)
 	if err != nil {
 		return nil, downloadError(ctx, err)
 	}

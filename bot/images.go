@@ -4,18 +4,31 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"regexp"
 	"strings"
 	"time"
 
 	"maunium.net/go/mautrix/event"
 	"maunium.net/go/mautrix/id"
-
-	"github.com/ada-chat/ada/storage"
 )
 
 // Images are read with OCR and their text becomes context for a question
 // (core.ChatRequest.OCRContext). Which image belongs to a question is
 // decided here; see doc.go for the rules as members see them.
+
+// media turns messages into questions, deciding which image belongs to
+// which (doc.go), and reads a question's image with OCR (image_read.go).
+type media struct {
+	mx      *matrix
+	backend Backend
+	rooms   *roomStates
+	act     *activation
+	// address matches "Ada:" at the start of a question (see promptText).
+	address      *regexp.Regexp
+	respondToDMs bool
+	log          *slog.Logger
+}
 
 // defaultImagePrompt is the question for an image sent to Ada without one.
 const defaultImagePrompt = "What does this image say?"
@@ -94,24 +107,24 @@ func uploadContextText(c *event.MessageEventContent) string {
 	return s
 }
 
-// handleUpload runs for a live m.image or m.file from an allowed member. It
-// notes an image as the sender's latest, and reads it at once when it is
-// addressed to Ada: in a direct chat, or with a caption that mentions Ada
-// or uses her name or a keyword.
-func (b *Bot) handleUpload(ctx context.Context, evt *event.Event, c *event.MessageEventContent, s storage.BridgeRoom) error {
+// uploadQuestion runs for a live m.image or m.file from an allowed member.
+// It notes an image as the sender's latest, and makes it a question when it
+// is addressed to Ada: in a direct chat, or with a caption that mentions
+// Ada or uses her name or a keyword.
+func (md *media) uploadQuestion(ctx context.Context, evt *event.Event, c *event.MessageEventContent) (question, bool) {
 	if declaredImage(c) {
-		b.rooms.get(evt.RoomID).noteImage(evt.Sender, recentImage{id: evt.ID, at: time.UnixMilli(evt.Timestamp)})
+		md.rooms.get(evt.RoomID).noteImage(evt.Sender, recentImage{id: evt.ID, at: time.UnixMilli(evt.Timestamp)})
 	}
-	trig := b.act.check(captionOnly(c), b.opts.RespondToDMs && b.isDM(ctx, evt.RoomID))
+	trig := md.act.check(captionOnly(c), md.respondToDMs && md.mx.isDM(ctx, evt.RoomID))
 	if trig == triggerNone {
-		return nil
+		return question{}, false
 	}
 	q := question{prompt: defaultImagePrompt, image: &upload{id: evt.ID, content: c}}
-	if rest := strings.TrimSpace(b.address.ReplaceAllString(caption(c), "")); rest != "" {
+	if rest := strings.TrimSpace(md.address.ReplaceAllString(caption(c), "")); rest != "" {
 		q.prompt = rest
 	}
-	logFrom(ctx, b.log).Info("answering an upload", "trigger", string(trig), "msgtype", string(c.MsgType))
-	return b.answer(ctx, evt, q, s)
+	logFrom(ctx, md.log).Info("answering an upload", "trigger", string(trig), "msgtype", string(c.MsgType))
+	return q, true
 }
 
 // questionFor turns a text message addressed to Ada into a question. A reply
@@ -119,11 +132,11 @@ func (b *Bot) handleUpload(ctx context.Context, evt *event.Event, c *event.Messa
 // message, not an image. Otherwise the sender's latest image in the room
 // from the last imageWindow comes along: members upload a picture first
 // and ask about it in the next message.
-func (b *Bot) questionFor(ctx context.Context, evt *event.Event, c *event.MessageEventContent) question {
-	q := question{prompt: b.promptText(c.Body)}
-	log := logFrom(ctx, b.log)
+func (md *media) questionFor(ctx context.Context, evt *event.Event, c *event.MessageEventContent) question {
+	q := question{prompt: md.promptText(c.Body)}
+	log := logFrom(ctx, md.log)
 	if target := c.RelatesTo.GetNonFallbackReplyTo(); target != "" {
-		up, err := b.fetchUpload(ctx, evt.RoomID, target)
+		up, err := md.fetchUpload(ctx, evt.RoomID, target)
 		switch {
 		case err != nil && !errors.Is(err, errNotUpload):
 			log.Warn("could not fetch the message replied to; answering without it", "reply_to", target.String(), "error", err)
@@ -132,12 +145,12 @@ func (b *Bot) questionFor(ctx context.Context, evt *event.Event, c *event.Messag
 		}
 		return q
 	}
-	rt := b.rooms.get(evt.RoomID)
+	rt := md.rooms.get(evt.RoomID)
 	img, ok := rt.latestImage(evt.Sender, time.UnixMilli(evt.Timestamp))
 	if !ok {
 		return q
 	}
-	up, err := b.fetchUpload(ctx, evt.RoomID, img.id)
+	up, err := md.fetchUpload(ctx, evt.RoomID, img.id)
 	if err != nil {
 		log.Warn("could not fetch the sender's latest image; answering without it", "image_event", img.id.String(), "error", err)
 		rt.dropImage(img.id)

@@ -48,7 +48,7 @@ func (b *Bot) login(ctx context.Context) error {
 	if err := b.bridge.SetState(ctx, stateDeviceID, cli.DeviceID.String()); err != nil {
 		return fmt.Errorf("save the bot's device id: %w", err)
 	}
-	b.cli = cli
+	b.mx.cli = cli
 	return nil
 }
 

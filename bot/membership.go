@@ -19,16 +19,16 @@ import (
 // idempotent: a second delivery of the invite finds the bot joined.
 func (b *Bot) handleInvite(ctx context.Context, evt *event.Event) error {
 	room, log := evt.RoomID, logFrom(ctx, b.log)
-	if b.cli.StateStore.IsMembership(ctx, room, b.cli.UserID, event.MembershipJoin) {
+	if b.mx.cli.StateStore.IsMembership(ctx, room, b.mx.cli.UserID, event.MembershipJoin) {
 		return nil
 	}
 	names := roomNames{ID: room, Aliases: b.inviteAliases(ctx, evt)}
 	if reason := b.policy.decide(names, evt.Sender); reason != "" {
 		log.Info("invite rejected", "reason", reason, "inviter", evt.Sender.String())
-		_, err := b.cli.LeaveRoom(ctx, room, &mautrix.ReqLeave{Reason: "Ada does not join here: " + reason})
+		_, err := b.mx.cli.LeaveRoom(ctx, room, &mautrix.ReqLeave{Reason: "Ada does not join here: " + reason})
 		return err
 	}
-	if _, err := b.cli.JoinRoomByID(ctx, room); err != nil {
+	if _, err := b.mx.cli.JoinRoomByID(ctx, room); err != nil {
 		return fmt.Errorf("join after invite: %w", err)
 	}
 	log.Info("joined room on invite", "inviter", evt.Sender.String())
@@ -40,7 +40,7 @@ func (b *Bot) handleInvite(ctx context.Context, evt *event.Event) error {
 	if !b.opts.SendIntro || s.IntroSent {
 		return nil
 	}
-	if _, err := b.sendNoticeTo(ctx, room, b.introText(s)); err != nil {
+	if _, err := b.mx.sendNoticeTo(ctx, room, b.introText(s)); err != nil {
 		return fmt.Errorf("send the introduction: %w", err)
 	}
 	_, err = b.bridge.ClaimIntro(ctx, room.String(), b.now())
@@ -69,7 +69,7 @@ func (b *Bot) inviteAliases(ctx context.Context, evt *event.Event) []string {
 		if slices.Contains(out, alias) {
 			continue
 		}
-		resp, err := b.cli.ResolveAlias(ctx, id.RoomAlias(alias))
+		resp, err := b.mx.cli.ResolveAlias(ctx, id.RoomAlias(alias))
 		if err != nil {
 			logFrom(ctx, b.log).Debug("could not resolve a configured alias", "alias", alias, "error", err)
 			continue
@@ -83,23 +83,23 @@ func (b *Bot) inviteAliases(ctx context.Context, evt *event.Event) []string {
 
 // leaveIfAlone leaves a room in which no one else is joined or invited.
 func (b *Bot) leaveIfAlone(ctx context.Context, room id.RoomID) error {
-	if !b.cli.StateStore.IsMembership(ctx, room, b.cli.UserID, event.MembershipJoin) {
+	if !b.mx.cli.StateStore.IsMembership(ctx, room, b.mx.cli.UserID, event.MembershipJoin) {
 		return nil
 	}
-	if err := b.prepareRoom(ctx, room); err != nil {
+	if err := b.mx.prepareRoom(ctx, room); err != nil {
 		return err
 	}
-	members, err := b.cli.StateStore.GetRoomJoinedOrInvitedMembers(ctx, room)
+	members, err := b.mx.cli.StateStore.GetRoomJoinedOrInvitedMembers(ctx, room)
 	if err != nil {
 		return err
 	}
 	for _, m := range members {
-		if m != b.cli.UserID {
+		if m != b.mx.cli.UserID {
 			return nil
 		}
 	}
 	logFrom(ctx, b.log).Info("leaving a room where the bot is alone")
-	_, err = b.cli.LeaveRoom(ctx, room, &mautrix.ReqLeave{Reason: "everyone else left"})
+	_, err = b.mx.cli.LeaveRoom(ctx, room, &mautrix.ReqLeave{Reason: "everyone else left"})
 	b.rooms.forget(room)
 	return err
 }
@@ -123,5 +123,5 @@ func (b *Bot) introText(s storage.BridgeRoom) string {
 	if len(ways) > 0 {
 		how = "To ask me something, " + strings.Join(ways, ", ") + ". " + how
 	}
-	return fmt.Sprintf("👋 Hi, I'm %s. %s\n\nIn this room, %s.", b.opts.DisplayName, how, b.storageText(s))
+	return fmt.Sprintf("👋 Hi, I'm %s. %s\n\nIn this room, %s.", b.opts.DisplayName, how, b.cmds.storageText(s))
 }

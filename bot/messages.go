@@ -35,29 +35,32 @@ func (b *Bot) handleMessage(ctx context.Context, evt *event.Event, backlog bool)
 	if err != nil {
 		return err
 	}
-	if !isCommand && evt.Sender != b.cli.UserID { // the bot's answers are recorded when sent
-		b.remember(ctx, s, storage.BridgeMessage{EventID: evt.ID.String(), Sender: evt.Sender.String(), Text: text, Time: time.UnixMilli(evt.Timestamp)})
+	if !isCommand && evt.Sender != b.mx.cli.UserID { // the bot's answers are recorded when sent
+		b.window.remember(ctx, s, storage.BridgeMessage{EventID: evt.ID.String(), Sender: evt.Sender.String(), Text: text, Time: time.UnixMilli(evt.Timestamp)})
 	}
 	log := logFrom(ctx, b.log)
 	switch {
-	case backlog || evt.Sender == b.cli.UserID:
+	case backlog || evt.Sender == b.mx.cli.UserID:
 		return nil
 	case !b.policy.userAllowed(evt.Sender):
 		log.Debug("ignoring a message from a user not in ALLOWED_USERS")
 		return nil
 	case isCommand:
-		return b.runCommand(ctx, evt, s, args)
+		return b.cmds.runCommand(ctx, evt, s, args)
 	case upload:
-		return b.handleUpload(ctx, evt, content, s)
+		if q, ok := b.media.uploadQuestion(ctx, evt, content); ok {
+			return b.answers.answer(ctx, evt, q, s)
+		}
+		return nil
 	}
-	trig := b.act.check(content, b.opts.RespondToDMs && b.isDM(ctx, evt.RoomID))
+	trig := b.act.check(content, b.opts.RespondToDMs && b.mx.isDM(ctx, evt.RoomID))
 	if trig == triggerNone {
 		// Why a message got no answer is the first question when debugging
 		// a room; the text itself is never logged.
 		log.Debug("not answering: no mention, display name, DM or keyword")
 		return nil
 	}
-	q := b.questionFor(ctx, evt, content)
+	q := b.media.questionFor(ctx, evt, content)
 	log.Info("answering", "trigger", string(trig), "with_image", q.image != nil)
-	return b.answer(ctx, evt, q, s)
+	return b.answers.answer(ctx, evt, q, s)
 }

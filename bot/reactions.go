@@ -18,8 +18,8 @@ const (
 // react annotates an event. Reactions are best effort: a failure is logged
 // and never stops the answer. mautrix sends m.reaction unencrypted even in
 // encrypted rooms, as clients do, so the server can aggregate them.
-func (b *Bot) react(ctx context.Context, room id.RoomID, target id.EventID, key string) {
-	if _, err := b.cli.SendReaction(ctx, room, target, key); err != nil && ctx.Err() == nil {
-		logFrom(ctx, b.log).Warn("could not add a reaction", "reaction", key, "error", err)
+func (mx *matrix) react(ctx context.Context, room id.RoomID, target id.EventID, key string) {
+	if _, err := mx.cli.SendReaction(ctx, room, target, key); err != nil && ctx.Err() == nil {
+		logFrom(ctx, mx.log).Warn("could not add a reaction", "reaction", key, "error", err)
 	}
 }

@@ -2,6 +2,8 @@ package bot
 
 import (
 	"context"
+	"log/slog"
+	"time"
 
 	"maunium.net/go/mautrix/event"
 	"maunium.net/go/mautrix/id"
@@ -9,6 +11,21 @@ import (
 	"github.com/ada-chat/ada/core"
 	"github.com/ada-chat/ada/storage"
 )
+
+// forgetting deletes what members take away: a redacted message and what
+// was stored because of it (redaction.go), and everything older than
+// DATA_RETENTION_DAYS (retention.go).
+type forgetting struct {
+	backend   Backend
+	bridge    *storage.Bridge
+	window    *window
+	rooms     *roomStates
+	retention RetentionSweeper // nil: the core's documents are left alone
+	// retentionDays is DATA_RETENTION_DAYS; 0 keeps everything.
+	retentionDays int
+	now           func() time.Time
+	log           *slog.Logger
+}
 
 // redactionReason is what the history of a memory deleted by a redaction
 // says.
@@ -22,12 +39,12 @@ func (b *Bot) onRedaction(ctx context.Context, evt *event.Event) {
 	if c, ok := evt.Content.Parsed.(*event.RedactionEventContent); ok && c.Redacts != "" {
 		target = c.Redacts // room versions 11+ carry it in the content
 	}
-	if target == "" || evt.Sender == b.cli.UserID {
+	if target == "" || evt.Sender == b.mx.cli.UserID {
 		return
 	}
 	ctx = withLogger(ctx, eventLogger(b.log, evt).With("redacts", target.String()))
 	b.disp.enqueue(evt.RoomID, job{name: "redaction", ctx: ctx, run: func(ctx context.Context) error {
-		return b.handleRedaction(ctx, evt.RoomID, target)
+		return b.forget.handleRedaction(ctx, evt.RoomID, target)
 	}})
 }
 
@@ -36,14 +53,14 @@ func (b *Bot) onRedaction(ctx context.Context, evt *event.Event) {
 // its answer, with the automatic memories learned only from them and the
 // summaries covering them (the core rewrites those), and a memory stored
 // with `!ada remember`.
-func (b *Bot) handleRedaction(ctx context.Context, room id.RoomID, target id.EventID) error {
-	log := logFrom(ctx, b.log)
-	b.dropFromContext(room, target)
-	b.rooms.get(room).dropWhy(target)
-	if err := b.bridge.DeleteMessage(ctx, room.String(), target.String()); err != nil {
+func (f *forgetting) handleRedaction(ctx context.Context, room id.RoomID, target id.EventID) error {
+	log := logFrom(ctx, f.log)
+	f.window.dropFromContext(room, target)
+	f.rooms.get(room).dropWhy(target)
+	if err := f.bridge.DeleteMessage(ctx, room.String(), target.String()); err != nil {
 		return err
 	}
-	links, err := b.bridge.LinksOf(ctx, room.String(), target.String())
+	links, err := f.bridge.LinksOf(ctx, room.String(), target.String())
 	if err != nil {
 		return err
 	}
@@ -51,9 +68,9 @@ func (b *Bot) handleRedaction(ctx context.Context, room id.RoomID, target id.Eve
 	for _, l := range links {
 		switch l.Kind {
 		case storage.LinkTurn:
-			err = b.deps.Backend.DeleteTurn(ctx, l.ConversationID, l.DocID, redactionReason)
+			err = f.backend.DeleteTurn(ctx, l.ConversationID, l.DocID, redactionReason)
 		case storage.LinkMemory:
-			err = b.deps.Backend.DeleteMemory(ctx, l.DocID)
+			err = f.backend.DeleteMemory(ctx, l.DocID)
 		}
 		switch {
 		case err == nil:
@@ -61,8 +78,8 @@ func (b *Bot) handleRedaction(ctx context.Context, room id.RoomID, target id.Eve
 		case core.KindOf(err) != core.KindNotFound: // already gone is fine
 			return err
 		}
-		b.rooms.get(room).dropWhy("", l.DocID)
-		if err := b.bridge.UnlinkDoc(ctx, room.String(), l.DocID); err != nil {
+		f.rooms.get(room).dropWhy("", l.DocID)
+		if err := f.bridge.UnlinkDoc(ctx, room.String(), l.DocID); err != nil {
 			return err
 		}
 	}
@@ -71,8 +88,8 @@ func (b *Bot) handleRedaction(ctx context.Context, room id.RoomID, target id.Eve
 }
 
 // dropFromContext removes the message from the room's in-memory window.
-func (b *Bot) dropFromContext(room id.RoomID, target id.EventID) {
-	rt := b.rooms.get(room)
+func (w *window) dropFromContext(room id.RoomID, target id.EventID) {
+	rt := w.rooms.get(room)
 	kept := rt.ring[:0]
 	for _, m := range rt.ring {
 		if m.EventID != target.String() {

@@ -48,7 +48,7 @@ func TestRetentionSweepRemovesRoomMemories(t *testing.T) {
 	}
 	clock.Set(0)
 
-	b.sweep(ctx)
+	b.forget.sweep(ctx)
 	page, err = svc.MemoryPage(ctx, scope)
 	if err != nil {
 		t.Fatal(err)

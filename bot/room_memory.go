@@ -67,10 +67,10 @@ func roomScope(room id.RoomID) string { return core.EntityScope(room.String()) }
 // stored turns to the Matrix events they came from, so that a redaction
 // deletes them: the question's redaction removes both turns (the answer
 // only exists because of it), the reply's removes the assistant's turn.
-func (b *Bot) recordAnswer(ctx context.Context, question *event.Event, prompt, asker string, reply id.EventID, res core.ChatResult) {
-	rt := b.rooms.get(question.RoomID)
+func (a *answerer) recordAnswer(ctx context.Context, question *event.Event, prompt, asker string, reply id.EventID, res core.ChatResult) {
+	rt := a.rooms.get(question.RoomID)
 	rt.lastAnswer = &lastAnswer{questionEvent: question.ID, replyEvent: reply,
-		question: prompt, asker: asker, at: b.now(), used: res.UsedContext}
+		question: prompt, asker: asker, at: a.now(), used: res.UsedContext}
 	if len(res.TurnIDs) != 2 {
 		return // nothing stored (privacy mode)
 	}
@@ -82,8 +82,8 @@ func (b *Bot) recordAnswer(ctx context.Context, question *event.Event, prompt, a
 	if reply != "" {
 		links = append(links, storage.BridgeLink{EventID: reply.String(), DocID: assistant, Kind: storage.LinkTurn, ConversationID: res.ConversationID})
 	}
-	if err := b.bridge.AddLinks(ctx, question.RoomID.String(), links, b.now()); err != nil {
-		logFrom(ctx, b.log).Error("could not link the stored turns to their messages; a redaction will not remove them", "error", err)
+	if err := a.bridge.AddLinks(ctx, question.RoomID.String(), links, a.now()); err != nil {
+		logFrom(ctx, a.log).Error("could not link the stored turns to their messages; a redaction will not remove them", "error", err)
 	}
 }
 
@@ -97,16 +97,16 @@ func messageBody(evt *event.Event) string {
 
 // cmdRemember stores what follows `!ada remember` as a memory of the room,
 // named after the member who said it.
-func (b *Bot) cmdRemember(ctx context.Context, c *commandEvent) (string, error) {
-	if !b.storageOn(c.room) {
-		return "🔒 I can't remember anything here: " + b.storageText(c.room) + ". A room moderator can turn storage on with `!ada privacy on`.", nil
+func (cs *commands) cmdRemember(ctx context.Context, c *commandEvent) (string, error) {
+	if !cs.window.storageOn(c.room) {
+		return "🔒 I can't remember anything here: " + cs.storageText(c.room) + ". A room moderator can turn storage on with `!ada privacy on`.", nil
 	}
 	text := strings.TrimSpace(c.raw)
 	if text == "" {
 		return "Usage: `!ada remember <text>`, for example `!ada remember the meeting is on Tuesdays`.", nil
 	}
-	name := b.displayName(ctx, c.evt.RoomID, c.evt.Sender)
-	m, err := b.deps.Backend.CreateMemory(ctx, core.MemoryInput{
+	name := cs.mx.displayName(ctx, c.evt.RoomID, c.evt.Sender)
+	m, err := cs.backend.CreateMemory(ctx, core.MemoryInput{
 		Text: name + ": " + text, Entity: c.evt.RoomID.String(), RoomID: c.evt.RoomID.String(),
 		UserID: c.evt.Sender.String(), Source: core.SourceChat, Tags: []string{tagRemembered},
 	})
@@ -123,23 +123,23 @@ func (b *Bot) cmdRemember(ctx context.Context, c *commandEvent) (string, error) 
 		return fmt.Sprintf("🧠 I already knew that; refreshed: “%s”", m.Text), nil
 	}
 	link := []storage.BridgeLink{{EventID: c.evt.ID.String(), DocID: m.ID, Kind: storage.LinkMemory}}
-	if err := b.bridge.AddLinks(ctx, c.evt.RoomID.String(), link, b.now()); err != nil {
-		logFrom(ctx, b.log).Error("could not link the memory to its message", "error", err)
+	if err := cs.bridge.AddLinks(ctx, c.evt.RoomID.String(), link, cs.now()); err != nil {
+		logFrom(ctx, cs.log).Error("could not link the memory to its message", "error", err)
 	}
 	return fmt.Sprintf("🧠 Remembered for this room: “%s”\n\n`!ada memories` lists what I keep here; `!ada forget` removes it.", m.Text), nil
 }
 
 // cmdMemories lists the room's memories, newest first and numbered; the
 // numbers stay valid for `!ada forget` until the next listing.
-func (b *Bot) cmdMemories(ctx context.Context, c *commandEvent) (string, error) {
-	page, err := b.roomMemories(ctx, c.evt.RoomID, "")
+func (cs *commands) cmdMemories(ctx context.Context, c *commandEvent) (string, error) {
+	page, err := cs.roomMemories(ctx, c.evt.RoomID, "")
 	if err != nil {
 		return "", err
 	}
-	rt := b.rooms.get(c.evt.RoomID)
+	rt := cs.rooms.get(c.evt.RoomID)
 	rt.listed = rt.listed[:0]
 	if len(page.Items) == 0 {
-		return "I keep no memories for this room. Tell me something with `!ada remember <text>`" + b.autoMemoryHint(c.room) + ".", nil
+		return "I keep no memories for this room. Tell me something with `!ada remember <text>`" + cs.autoMemoryHint(c.room) + ".", nil
 	}
 	var lines []string
 	for i, m := range page.Items {
@@ -153,8 +153,8 @@ func (b *Bot) cmdMemories(ctx context.Context, c *commandEvent) (string, error) 
 	return fmt.Sprintf("**What I remember in this room** (newest first)\n\n%s%s\n\n`!ada forget <number>` removes one.", strings.Join(lines, "\n"), more), nil
 }
 
-func (b *Bot) autoMemoryHint(s storage.BridgeRoom) string {
-	if b.storageOn(s) {
+func (cs *commands) autoMemoryHint(s storage.BridgeRoom) string {
+	if cs.window.storageOn(s) {
 		return ", or just talk to me: I note lasting facts from our conversations"
 	}
 	return ""
@@ -172,49 +172,49 @@ func memoryOrigin(m core.Memory) string {
 	return how + ", " + m.Meta.Timestamp.UTC().Format("2006-01-02")
 }
 
-func (b *Bot) roomMemories(ctx context.Context, room id.RoomID, cursor string) (core.MemoryPageResult, error) {
-	return b.deps.Backend.MemoryPage(ctx, core.MemoryQuery{Scope: roomScope(room), Limit: memoriesPerListing, Cursor: cursor})
+func (cs *commands) roomMemories(ctx context.Context, room id.RoomID, cursor string) (core.MemoryPageResult, error) {
+	return cs.backend.MemoryPage(ctx, core.MemoryQuery{Scope: roomScope(room), Limit: memoriesPerListing, Cursor: cursor})
 }
 
 // cmdForget deletes one memory of the room, by its number in the last
 // listing or by id; `forget all` (moderators) deletes every one.
-func (b *Bot) cmdForget(ctx context.Context, c *commandEvent) (string, error) {
+func (cs *commands) cmdForget(ctx context.Context, c *commandEvent) (string, error) {
 	arg := strings.TrimSpace(c.raw)
 	switch {
 	case arg == "":
 		return "Usage: `!ada forget <number>` (from `!ada memories`), `!ada forget <id>`, or `!ada forget all` (moderators).", nil
 	case strings.EqualFold(arg, "all"):
-		return b.forgetAll(ctx, c)
+		return cs.forgetAll(ctx, c)
 	}
-	memID, err := b.memoryByRef(ctx, c.evt.RoomID, arg)
+	memID, err := cs.memoryByRef(ctx, c.evt.RoomID, arg)
 	if err != nil || memID == "" {
-		return b.forgetNotFound(arg), err
+		return cs.forgetNotFound(arg), err
 	}
-	m, found, err := b.roomMemory(ctx, c.evt.RoomID, memID)
+	m, found, err := cs.roomMemory(ctx, c.evt.RoomID, memID)
 	if err != nil {
 		return "", err
 	}
 	if !found {
-		return b.forgetNotFound(arg), nil
+		return cs.forgetNotFound(arg), nil
 	}
-	if err := b.deps.Backend.DeleteMemory(ctx, memID); err != nil && core.KindOf(err) != core.KindNotFound {
+	if err := cs.backend.DeleteMemory(ctx, memID); err != nil && core.KindOf(err) != core.KindNotFound {
 		return "", err
 	}
-	if err := b.bridge.UnlinkDoc(ctx, c.evt.RoomID.String(), memID); err != nil {
-		logFrom(ctx, b.log).Error("could not unlink a forgotten memory", "error", err)
+	if err := cs.bridge.UnlinkDoc(ctx, c.evt.RoomID.String(), memID); err != nil {
+		logFrom(ctx, cs.log).Error("could not unlink a forgotten memory", "error", err)
 	}
-	b.rooms.get(c.evt.RoomID).dropWhy("", memID)
-	logFrom(ctx, b.log).Info("memory forgotten on request", "memory_id", memID, "by", c.evt.Sender.String())
+	cs.rooms.get(c.evt.RoomID).dropWhy("", memID)
+	logFrom(ctx, cs.log).Info("memory forgotten on request", "memory_id", memID, "by", c.evt.Sender.String())
 	return fmt.Sprintf("🗑️ Forgotten: “%s”", oneLine(m.Text, 300)), nil
 }
 
-func (b *Bot) forgetNotFound(arg string) string {
+func (cs *commands) forgetNotFound(arg string) string {
 	return fmt.Sprintf("This room has no memory %q. `!ada memories` lists them with their numbers.", arg)
 }
 
 // memoryByRef resolves a number of the last listing (listing the room now
 // if it was never listed) or takes a memory id as it is.
-func (b *Bot) memoryByRef(ctx context.Context, room id.RoomID, ref string) (string, error) {
+func (cs *commands) memoryByRef(ctx context.Context, room id.RoomID, ref string) (string, error) {
 	n, err := strconv.Atoi(ref)
 	if err != nil {
 		if core.ValidDocID(ref) {
@@ -222,9 +222,9 @@ func (b *Bot) memoryByRef(ctx context.Context, room id.RoomID, ref string) (stri
 		}
 		return "", nil
 	}
-	rt := b.rooms.get(room)
+	rt := cs.rooms.get(room)
 	if rt.listed == nil {
-		page, err := b.roomMemories(ctx, room, "")
+		page, err := cs.roomMemories(ctx, room, "")
 		if err != nil {
 			return "", err
 		}
@@ -240,8 +240,8 @@ func (b *Bot) memoryByRef(ctx context.Context, room id.RoomID, ref string) (stri
 
 // roomMemory gets the memory if it is one of the room's own, so that an id
 // from another room is never deleted from here.
-func (b *Bot) roomMemory(ctx context.Context, room id.RoomID, memID string) (core.Memory, bool, error) {
-	m, err := b.deps.Backend.GetMemory(ctx, memID)
+func (cs *commands) roomMemory(ctx context.Context, room id.RoomID, memID string) (core.Memory, bool, error) {
+	m, err := cs.backend.GetMemory(ctx, memID)
 	switch {
 	case core.KindOf(err) == core.KindNotFound:
 		return core.Memory{}, false, nil
@@ -252,8 +252,8 @@ func (b *Bot) roomMemory(ctx context.Context, room id.RoomID, memID string) (cor
 }
 
 // forgetAll deletes every memory of the room, for moderators only.
-func (b *Bot) forgetAll(ctx context.Context, c *commandEvent) (string, error) {
-	level, err := b.powerLevel(ctx, c.evt.RoomID, c.evt.Sender)
+func (cs *commands) forgetAll(ctx context.Context, c *commandEvent) (string, error) {
+	level, err := cs.mx.powerLevel(ctx, c.evt.RoomID, c.evt.Sender)
 	if err != nil {
 		return "", err
 	}
@@ -263,7 +263,7 @@ func (b *Bot) forgetAll(ctx context.Context, c *commandEvent) (string, error) {
 	n := 0
 	for range maxForgetAllPages {
 		// Always the first page: what was deleted is gone from it.
-		page, err := b.roomMemories(ctx, c.evt.RoomID, "")
+		page, err := cs.roomMemories(ctx, c.evt.RoomID, "")
 		if err != nil {
 			return "", err
 		}
@@ -271,18 +271,18 @@ func (b *Bot) forgetAll(ctx context.Context, c *commandEvent) (string, error) {
 			break
 		}
 		for _, m := range page.Items {
-			if err := b.deps.Backend.DeleteMemory(ctx, m.ID); err != nil && core.KindOf(err) != core.KindNotFound {
+			if err := cs.backend.DeleteMemory(ctx, m.ID); err != nil && core.KindOf(err) != core.KindNotFound {
 				return "", fmt.Errorf("forget all, after %d: %w", n, err)
 			}
 			n++
 		}
 	}
-	if err := b.bridge.UnlinkKind(ctx, c.evt.RoomID.String(), storage.LinkMemory); err != nil {
-		logFrom(ctx, b.log).Error("could not unlink the forgotten memories", "error", err)
+	if err := cs.bridge.UnlinkKind(ctx, c.evt.RoomID.String(), storage.LinkMemory); err != nil {
+		logFrom(ctx, cs.log).Error("could not unlink the forgotten memories", "error", err)
 	}
-	rt := b.rooms.get(c.evt.RoomID)
+	rt := cs.rooms.get(c.evt.RoomID)
 	rt.listed, rt.lastAnswer = nil, nil
-	logFrom(ctx, b.log).Info("all room memories forgotten on request", "count", n, "by", c.evt.Sender.String())
+	logFrom(ctx, cs.log).Info("all room memories forgotten on request", "count", n, "by", c.evt.Sender.String())
 	if n == 0 {
 		return "This room had no memories; nothing to forget.", nil
 	}
@@ -291,8 +291,8 @@ func (b *Bot) forgetAll(ctx context.Context, c *commandEvent) (string, error) {
 
 // cmdWhy shows what the room's last answer used, each item with its date,
 // score and why it was chosen.
-func (b *Bot) cmdWhy(_ context.Context, c *commandEvent) (string, error) {
-	last := b.rooms.get(c.evt.RoomID).lastAnswer
+func (cs *commands) cmdWhy(_ context.Context, c *commandEvent) (string, error) {
+	last := cs.rooms.get(c.evt.RoomID).lastAnswer
 	if last == nil {
 		return "I have not answered in this room since I started, so there is nothing to explain yet.", nil
 	}

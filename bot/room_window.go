@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"log/slog"
 	"time"
 
 	"maunium.net/go/mautrix/id"
@@ -10,9 +11,24 @@ import (
 	"github.com/ada-chat/ada/storage"
 )
 
+// window is each room's context window: the recent messages given to the
+// model with a question, kept in memory and, where storage is on, in
+// bridge_messages so that they survive a restart.
+type window struct {
+	bridge *storage.Bridge
+	rooms  *roomStates
+	mx     *matrix // for the senders' names
+	// keep is MAX_CONTEXT_MESSAGES; retentionDays bounds the age of what
+	// is given; storeInRAG is STORE_IN_RAG.
+	keep, retentionDays int
+	storeInRAG          bool
+	now                 func() time.Time
+	log                 *slog.Logger
+}
+
 // storageOn reports whether anything from the room may be written: the
 // operator allows it (STORE_IN_RAG) and the room is not in privacy mode.
-func (b *Bot) storageOn(s storage.BridgeRoom) bool { return b.opts.StoreInRAG && s.StorageEnabled }
+func (w *window) storageOn(s storage.BridgeRoom) bool { return w.storeInRAG && s.StorageEnabled }
 
 // maxContextRunes bounds one remembered message, so that a long answer or
 // paste cannot crowd everything else out of the model's context.
@@ -20,41 +36,41 @@ const maxContextRunes = 2000
 
 // remember adds a room message to the room's context window: always in
 // memory, and in bridge_messages only when storage is on.
-func (b *Bot) remember(ctx context.Context, s storage.BridgeRoom, m storage.BridgeMessage) {
-	keep := b.opts.MaxContextMessages
+func (w *window) remember(ctx context.Context, s storage.BridgeRoom, m storage.BridgeMessage) {
+	keep := w.keep
 	if keep <= 0 {
 		return
 	}
 	if r := []rune(m.Text); len(r) > maxContextRunes {
 		m.Text = string(r[:maxContextRunes]) + "…"
 	}
-	rt := b.rooms.get(id.RoomID(s.RoomID))
-	b.loadRing(ctx, rt, s)
+	rt := w.rooms.get(id.RoomID(s.RoomID))
+	w.loadRing(ctx, rt, s)
 	rt.ring = append(rt.ring, m)
 	if over := len(rt.ring) - keep; over > 0 {
 		rt.ring = append(rt.ring[:0:0], rt.ring[over:]...)
 	}
-	if !b.storageOn(s) {
+	if !w.storageOn(s) {
 		return
 	}
-	if err := b.bridge.AddMessage(ctx, s.RoomID, m, keep); err != nil {
-		logFrom(ctx, b.log).Error("could not store a room message", "error", err)
+	if err := w.bridge.AddMessage(ctx, s.RoomID, m, keep); err != nil {
+		logFrom(ctx, w.log).Error("could not store a room message", "error", err)
 	}
 }
 
 // loadRing fills the in-memory window from the table once per process, so
 // that context survives a restart where storage is allowed.
-func (b *Bot) loadRing(ctx context.Context, rt *roomRuntime, s storage.BridgeRoom) {
+func (w *window) loadRing(ctx context.Context, rt *roomRuntime, s storage.BridgeRoom) {
 	if rt.ringLoaded {
 		return
 	}
 	rt.ringLoaded = true
-	if !b.storageOn(s) {
+	if !w.storageOn(s) {
 		return
 	}
-	msgs, err := b.bridge.RecentMessages(ctx, s.RoomID, b.opts.MaxContextMessages)
+	msgs, err := w.bridge.RecentMessages(ctx, s.RoomID, w.keep)
 	if err != nil {
-		logFrom(ctx, b.log).Error("could not load the room's recent messages", "error", err)
+		logFrom(ctx, w.log).Error("could not load the room's recent messages", "error", err)
 		return
 	}
 	rt.ring = msgs
@@ -63,27 +79,27 @@ func (b *Bot) loadRing(ctx context.Context, rt *roomRuntime, s storage.BridgeRoo
 // contextFor returns the window as context for an answer to `asking`: the
 // room's recent messages before it, with sender names, none older than the
 // retention limit.
-func (b *Bot) contextFor(ctx context.Context, s storage.BridgeRoom, asking id.EventID) []core.ContextMessage {
-	rt := b.rooms.get(id.RoomID(s.RoomID))
-	b.loadRing(ctx, rt, s)
+func (w *window) contextFor(ctx context.Context, s storage.BridgeRoom, asking id.EventID) []core.ContextMessage {
+	rt := w.rooms.get(id.RoomID(s.RoomID))
+	w.loadRing(ctx, rt, s)
 	var cutoff time.Time
-	if b.opts.RetentionDays > 0 {
-		cutoff = b.now().AddDate(0, 0, -b.opts.RetentionDays)
+	if w.retentionDays > 0 {
+		cutoff = w.now().AddDate(0, 0, -w.retentionDays)
 	}
 	out := make([]core.ContextMessage, 0, len(rt.ring))
 	for _, m := range rt.ring {
 		if m.EventID == asking.String() || m.Time.Before(cutoff) {
 			continue
 		}
-		out = append(out, core.ContextMessage{Sender: b.displayName(ctx, id.RoomID(s.RoomID), id.UserID(m.Sender)), Text: m.Text, Timestamp: m.Time})
+		out = append(out, core.ContextMessage{Sender: w.mx.displayName(ctx, id.RoomID(s.RoomID), id.UserID(m.Sender)), Text: m.Text, Timestamp: m.Time})
 	}
 	return out
 }
 
 // forgetContext empties the room's window in memory and in the table
 // (!ada clear).
-func (b *Bot) forgetContext(ctx context.Context, room id.RoomID) error {
-	rt := b.rooms.get(room)
+func (w *window) forgetContext(ctx context.Context, room id.RoomID) error {
+	rt := w.rooms.get(room)
 	rt.ring, rt.ringLoaded, rt.images = nil, true, nil
-	return b.bridge.ClearMessages(ctx, room.String())
+	return w.bridge.ClearMessages(ctx, room.String())
 }

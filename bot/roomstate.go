@@ -59,18 +59,18 @@ func (r *roomStates) forget(room id.RoomID) {
 // members once per process. Sends wait for it: the bot must know whether a
 // room is encrypted before its first message there, and whom to share the
 // encryption session with. Later changes arrive through /sync.
-func (b *Bot) prepareRoom(ctx context.Context, room id.RoomID) error {
-	rt := b.rooms.get(room)
+func (mx *matrix) prepareRoom(ctx context.Context, room id.RoomID) error {
+	rt := mx.rooms.get(room)
 	if rt.prepared {
 		return nil
 	}
-	if _, err := b.cli.State(ctx, room); err != nil {
+	if _, err := mx.cli.State(ctx, room); err != nil {
 		return fmt.Errorf("read the room's state: %w", err)
 	}
-	if _, err := b.cli.Members(ctx, room); err != nil {
+	if _, err := mx.cli.Members(ctx, room); err != nil {
 		return fmt.Errorf("read the room's members: %w", err)
 	}
-	if err := b.cli.StateStore.MarkMembersFetched(ctx, room); err != nil {
+	if err := mx.cli.StateStore.MarkMembersFetched(ctx, room); err != nil {
 		return err
 	}
 	rt.prepared = true
@@ -78,11 +78,11 @@ func (b *Bot) prepareRoom(ctx context.Context, room id.RoomID) error {
 }
 
 // joinedMembers lists the room's joined members from the state store.
-func (b *Bot) joinedMembers(ctx context.Context, room id.RoomID) ([]id.UserID, error) {
-	if err := b.prepareRoom(ctx, room); err != nil {
+func (mx *matrix) joinedMembers(ctx context.Context, room id.RoomID) ([]id.UserID, error) {
+	if err := mx.prepareRoom(ctx, room); err != nil {
 		return nil, err
 	}
-	all, err := b.cli.StateStore.GetAllMembers(ctx, room)
+	all, err := mx.cli.StateStore.GetAllMembers(ctx, room)
 	if err != nil {
 		return nil, err
 	}
@@ -96,38 +96,38 @@ func (b *Bot) joinedMembers(ctx context.Context, room id.RoomID) ([]id.UserID, e
 }
 
 // isDM reports a direct chat: the bot and exactly one other member.
-func (b *Bot) isDM(ctx context.Context, room id.RoomID) bool {
-	members, err := b.joinedMembers(ctx, room)
+func (mx *matrix) isDM(ctx context.Context, room id.RoomID) bool {
+	members, err := mx.joinedMembers(ctx, room)
 	if err != nil {
-		logFrom(ctx, b.log).Warn("could not count the room's members", "error", err)
+		logFrom(ctx, mx.log).Warn("could not count the room's members", "error", err)
 		return false
 	}
 	return len(members) == 2
 }
 
 // displayName is a member's name in the room, for context lines.
-func (b *Bot) displayName(ctx context.Context, room id.RoomID, user id.UserID) string {
-	if user == b.cli.UserID {
-		return b.opts.DisplayName
+func (mx *matrix) displayName(ctx context.Context, room id.RoomID, user id.UserID) string {
+	if user == mx.cli.UserID {
+		return mx.name
 	}
-	if m, err := b.cli.StateStore.TryGetMember(ctx, room, user); err == nil && m != nil && m.Displayname != "" {
+	if m, err := mx.cli.StateStore.TryGetMember(ctx, room, user); err == nil && m != nil && m.Displayname != "" {
 		return m.Displayname
 	}
 	return user.Localpart()
 }
 
 // powerLevel is user's power level in the room.
-func (b *Bot) powerLevel(ctx context.Context, room id.RoomID, user id.UserID) (int, error) {
-	if err := b.prepareRoom(ctx, room); err != nil {
+func (mx *matrix) powerLevel(ctx context.Context, room id.RoomID, user id.UserID) (int, error) {
+	if err := mx.prepareRoom(ctx, room); err != nil {
 		return 0, err
 	}
-	pl, err := b.cli.StateStore.GetPowerLevels(ctx, room)
+	pl, err := mx.cli.StateStore.GetPowerLevels(ctx, room)
 	if err != nil {
 		return 0, err
 	}
 	if pl == nil {
 		pl = &event.PowerLevelsEventContent{}
-		if err := b.cli.StateEvent(ctx, room, event.StatePowerLevels, "", pl); err != nil {
+		if err := mx.cli.StateEvent(ctx, room, event.StatePowerLevels, "", pl); err != nil {
 			return 0, fmt.Errorf("read power levels: %w", err)
 		}
 	}

@@ -14,33 +14,33 @@ import (
 // sendContent sends one m.room.message. It learns the room's encryption state
 // first and, in an encrypted room, sends only the Megolm-encrypted event: if
 // encryption fails, nothing is sent, never plaintext.
-func (b *Bot) sendContent(ctx context.Context, room id.RoomID, content *event.MessageEventContent) (id.EventID, error) {
-	if err := b.prepareRoom(ctx, room); err != nil {
+func (mx *matrix) sendContent(ctx context.Context, room id.RoomID, content *event.MessageEventContent) (id.EventID, error) {
+	if err := mx.prepareRoom(ctx, room); err != nil {
 		return "", fmt.Errorf("not sending: %w", err)
 	}
-	encrypted, err := b.cli.StateStore.IsEncrypted(ctx, room)
+	encrypted, err := mx.cli.StateStore.IsEncrypted(ctx, room)
 	if err != nil {
 		return "", fmt.Errorf("not sending: cannot tell whether the room is encrypted: %w", err)
 	}
 	var resp *mautrix.RespSendEvent
 	if encrypted {
-		if b.crypto == nil {
+		if mx.crypto == nil {
 			return "", errors.New("not sending: the room is encrypted and encryption is not set up")
 		}
-		if err := b.gate.lock(ctx); err != nil {
+		if err := mx.gate.lock(ctx); err != nil {
 			return "", fmt.Errorf("not sending: %w", err)
 		}
-		enc, err := b.crypto.Encrypt(ctx, room, event.EventMessage, content)
-		b.gate.unlock()
+		enc, err := mx.crypto.Encrypt(ctx, room, event.EventMessage, content)
+		mx.gate.unlock()
 		if err != nil {
 			return "", fmt.Errorf("not sending: encryption failed: %w", err)
 		}
-		resp, err = b.cli.SendMessageEvent(ctx, room, event.EventEncrypted, enc)
+		resp, err = mx.cli.SendMessageEvent(ctx, room, event.EventEncrypted, enc)
 		if err != nil {
 			return "", err
 		}
 	} else {
-		resp, err = b.cli.SendMessageEvent(ctx, room, event.EventMessage, content, mautrix.ReqSendEvent{DontEncrypt: true})
+		resp, err = mx.cli.SendMessageEvent(ctx, room, event.EventMessage, content, mautrix.ReqSendEvent{DontEncrypt: true})
 		if err != nil {
 			return "", err
 		}
@@ -57,15 +57,15 @@ func notice(markdown string) *event.MessageEventContent {
 }
 
 // sendNoticeTo posts a notice into a room, not as a reply (the intro).
-func (b *Bot) sendNoticeTo(ctx context.Context, room id.RoomID, markdown string) (id.EventID, error) {
-	return b.sendContent(ctx, room, notice(markdown))
+func (mx *matrix) sendNoticeTo(ctx context.Context, room id.RoomID, markdown string) (id.EventID, error) {
+	return mx.sendContent(ctx, room, notice(markdown))
 }
 
 // sendNotice posts a notice as a reply to evt (in its thread, if any),
 // mentioning only evt's sender.
-func (b *Bot) sendNotice(ctx context.Context, evt *event.Event, markdown string) (id.EventID, error) {
+func (mx *matrix) sendNotice(ctx context.Context, evt *event.Event, markdown string) (id.EventID, error) {
 	c := notice(markdown)
 	relateTo(c, evt, true)
 	c.Mentions = &event.Mentions{UserIDs: []id.UserID{evt.Sender}}
-	return b.sendContent(ctx, evt.RoomID, c)
+	return mx.sendContent(ctx, evt.RoomID, c)
 }

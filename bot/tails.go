@@ -50,15 +50,15 @@ func (t *roomTails) start(room id.RoomID) (done func()) {
 // a context that ends with the bot rather than with the job. The room's
 // next job can start at once; members see its 🧠 without waiting for the
 // previous answer's ✅.
-func (b *Bot) afterAnswer(ctx context.Context, room id.RoomID, fn func(ctx context.Context)) {
-	done := b.tails.start(room)
+func (a *answerer) afterAnswer(ctx context.Context, room id.RoomID, fn func(ctx context.Context)) {
+	done := a.tails.start(room)
 	tctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	stop := context.AfterFunc(b.runCtx, cancel)
-	b.disp.spawn(func() {
+	stop := context.AfterFunc(a.mx.runCtx, cancel)
+	a.disp.spawn(func() {
 		defer done()
 		defer cancel()
 		defer stop()
-		defer b.recoverBackground(tctx, "end of answer")
+		defer a.recoverBackground(tctx, "end of answer")
 		fn(tctx)
 	})
 }
