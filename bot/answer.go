@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"regexp"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -174,35 +173,6 @@ func (a *answerer) ask(ctx context.Context, evt *event.Event, q question, s stor
 		return core.ChatResult{}, core.Errorf(core.KindUpstream, "the language model gave an empty answer")
 	}
 	return res, nil
-}
-
-// addressPattern matches a leading address to the bot ("Ada: ...",
-// "@ada:x, ..."). The user id comes first: "@ada:example.org" also starts
-// with "@ada".
-func addressPattern(o Options) *regexp.Regexp {
-	uid, name := regexp.QuoteMeta(o.UserID), regexp.QuoteMeta(o.DisplayName)
-	return regexp.MustCompile(`(?i)^\s*(?:` + uid + `|@?` + name + `)\s*[:,]\s*`)
-}
-
-// promptText drops a leading address to the bot so the model sees the
-// question, not its own name.
-func (md *media) promptText(body string) string {
-	if rest := md.address.ReplaceAllString(body, ""); strings.TrimSpace(rest) != "" {
-		return strings.TrimSpace(rest)
-	}
-	return strings.TrimSpace(body)
-}
-
-// fail marks the message ❌ and says in plain words what went wrong. When
-// the bot itself is stopping there is nobody to tell.
-func (mx *matrix) fail(ctx context.Context, evt *event.Event, reason string) {
-	if mx.runCtx.Err() != nil {
-		return
-	}
-	mx.react(ctx, evt.RoomID, evt.ID, reactFailed)
-	if _, err := mx.sendNotice(ctx, evt, "⚠️ Sorry, I could not answer: "+reason); err != nil {
-		logFrom(ctx, mx.log).Error("could not post the failure notice", "error", err)
-	}
 }
 
 // failureText turns a backend error into a short sentence for the room.

@@ -218,3 +218,11 @@ func textAfterFields(text string, n int) string {
 	}
 	return rest
 }
+
+// messageBody is the text of a message event, "" for other events.
+func messageBody(evt *event.Event) string {
+	if c, ok := evt.Content.Parsed.(*event.MessageEventContent); ok {
+		return c.Body
+	}
+	return ""
+}

@@ -5,6 +5,27 @@
 // import core, config and storage; it must not import apiserver or cmd (cmd
 // picks the Backend).
 //
+// # Layout
+//
+// A room event goes downhill, each place once: the sync handlers
+// (handlers.go) filter it and queue it per room (dispatcher.go); the room's
+// job handles it (messages.go, membership.go, busy.go for a full queue) and
+// hands it to the one type whose job it is; that type sends through matrix.
+// Each type holds only what it needs (Bot.build):
+//
+//   - matrix (matrix*.go): sending, encrypted where the room is; reactions;
+//     the room state sends depend on. It decides nothing.
+//   - window (window.go): each room's recent messages, the model's context.
+//   - media (media*.go): which image a question is about, and its OCR.
+//   - answerer (answer*.go): asks the backend, posts the reply, shows the
+//     state with reactions and typing, records what the answer stored.
+//   - commands (commands*.go): `!ada ...`, one file per family.
+//   - forgetting (forget*.go): redactions and retention.
+//
+// Bot itself (bot.go, login.go, crypto.go) connects, sets up encryption and
+// runs the sync loop; rooms.go is the per-room memory the types share, each
+// field touched by the room's own jobs only.
+//
 // # Images
 //
 // Ada reads the text in images (OCR, through Backend.OCR) and gives it to

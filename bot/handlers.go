@@ -115,3 +115,20 @@ func (b *Bot) onMessage(ctx context.Context, evt *event.Event) {
 		onDrop:  func(ctx context.Context) { b.reportBusy(ctx, evt, backlog) },
 	})
 }
+
+// onRedaction queues the handling of m.room.redaction in the room's order,
+// so that it cannot overtake the message it redacts. Redactions are handled
+// even from the catch-up sync: a member may redact while the bridge is down.
+func (b *Bot) onRedaction(ctx context.Context, evt *event.Event) {
+	target := evt.Redacts
+	if c, ok := evt.Content.Parsed.(*event.RedactionEventContent); ok && c.Redacts != "" {
+		target = c.Redacts // room versions 11+ carry it in the content
+	}
+	if target == "" || evt.Sender == b.mx.cli.UserID {
+		return
+	}
+	ctx = withLogger(ctx, eventLogger(b.log, evt).With("redacts", target.String()))
+	b.disp.enqueue(evt.RoomID, job{name: "redaction", ctx: ctx, run: func(ctx context.Context) error {
+		return b.forget.handleRedaction(ctx, evt.RoomID, target)
+	}})
+}

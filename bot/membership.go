@@ -123,5 +123,5 @@ func (b *Bot) introText(s storage.BridgeRoom) string {
 	if len(ways) > 0 {
 		how = "To ask me something, " + strings.Join(ways, ", ") + ". " + how
 	}
-	return fmt.Sprintf("👋 Hi, I'm %s. %s\n\nIn this room, %s.", b.opts.DisplayName, how, b.cmds.storageText(s))
+	return fmt.Sprintf("👋 Hi, I'm %s. %s\n\nIn this room, %s.", b.opts.DisplayName, how, b.opts.storageText(s))
 }

@@ -47,7 +47,7 @@ func (cs *commands) cmdStatus(ctx context.Context, c *commandEvent) (string, err
 	} else {
 		add("Joined rooms: unknown (%v)", err)
 	}
-	add("This room: %s", cs.storageText(c.room))
+	add("This room: %s", cs.opts.storageText(c.room))
 	if page, err := cs.roomMemories(hctx, c.evt.RoomID, ""); err == nil {
 		n := strconv.Itoa(len(page.Items))
 		if page.Next != "" {

@@ -7,15 +7,16 @@ import (
 	"github.com/ada-chat/ada/storage"
 )
 
-// storageText says plainly what is stored from the room.
-func (cs *commands) storageText(s storage.BridgeRoom) string {
+// storageText says plainly what is stored from the room; the commands and
+// the introduction say it in the same words.
+func (o Options) storageText(s storage.BridgeRoom) string {
 	switch {
-	case !cs.opts.StoreInRAG:
+	case !o.StoreInRAG:
 		return "nothing is stored: storage is off for every room on this bridge (STORE_IN_RAG=false)"
 	case !s.StorageEnabled:
 		return "privacy mode is on: nothing from this room is stored"
-	case cs.opts.RetentionDays > 0:
-		return fmt.Sprintf("memory storage is on: messages, conversation turns and memories from this room are stored and deleted after %d days", cs.opts.RetentionDays)
+	case o.RetentionDays > 0:
+		return fmt.Sprintf("memory storage is on: messages, conversation turns and memories from this room are stored and deleted after %d days", o.RetentionDays)
 	default:
 		return "memory storage is on: messages, conversation turns and memories from this room are stored"
 	}
@@ -23,7 +24,7 @@ func (cs *commands) storageText(s storage.BridgeRoom) string {
 
 // cmdPrivacyStatus may be asked by anyone.
 func (cs *commands) cmdPrivacyStatus(_ context.Context, c *commandEvent) (string, error) {
-	return "In this room, " + cs.storageText(c.room) + ".", nil
+	return "In this room, " + cs.opts.storageText(c.room) + ".", nil
 }
 
 // cmdPrivacySet handles `privacy on` (storage ENABLED) and `privacy off`
@@ -32,7 +33,7 @@ func (cs *commands) cmdPrivacyStatus(_ context.Context, c *commandEvent) (string
 func (cs *commands) cmdPrivacySet(enable bool) func(context.Context, *commandEvent) (string, error) {
 	return func(ctx context.Context, c *commandEvent) (string, error) {
 		if !cs.opts.AllowPrivacyOptOut {
-			return "Privacy settings cannot be changed on this bridge (ALLOW_PRIVACY_OPT_OUT=false). In this room, " + cs.storageText(c.room) + ".", nil
+			return "Privacy settings cannot be changed on this bridge (ALLOW_PRIVACY_OPT_OUT=false). In this room, " + cs.opts.storageText(c.room) + ".", nil
 		}
 		level, err := cs.mx.powerLevel(ctx, c.evt.RoomID, c.evt.Sender)
 		if err != nil {
@@ -40,7 +41,7 @@ func (cs *commands) cmdPrivacySet(enable bool) func(context.Context, *commandEve
 		}
 		if level < moderatorLevel {
 			return fmt.Sprintf("Only room moderators (power level %d or more) can change privacy; your level is %d. "+
-				"Nothing changed: in this room, %s.", moderatorLevel, level, cs.storageText(c.room)), nil
+				"Nothing changed: in this room, %s.", moderatorLevel, level, cs.opts.storageText(c.room)), nil
 		}
 		if err := cs.bridge.SetStorage(ctx, c.room.RoomID, enable, cs.now()); err != nil {
 			return "", err
@@ -48,7 +49,7 @@ func (cs *commands) cmdPrivacySet(enable bool) func(context.Context, *commandEve
 		c.room.StorageEnabled = enable
 		logFrom(ctx, cs.log).Info("room storage changed", "storage_enabled", enable, "by", c.evt.Sender.String())
 		if enable {
-			return "✅ Memory storage is now ON. In this room, " + cs.storageText(c.room) + ".", nil
+			return "✅ Memory storage is now ON. In this room, " + cs.opts.storageText(c.room) + ".", nil
 		}
 		return "🔒 Privacy mode is now ON: from now on nothing from this room is stored (no messages, turns, summaries or memories).", nil
 	}

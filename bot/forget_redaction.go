@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"time"
 
-	"maunium.net/go/mautrix/event"
 	"maunium.net/go/mautrix/id"
 
 	"github.com/ada-chat/ada/core"
@@ -30,23 +29,6 @@ type forgetting struct {
 // redactionReason is what the history of a memory deleted by a redaction
 // says.
 const redactionReason = "the message it was learned from was redacted in the room"
-
-// onRedaction queues the handling of m.room.redaction in the room's order,
-// so that it cannot overtake the message it redacts. Redactions are handled
-// even from the catch-up sync: a member may redact while the bridge is down.
-func (b *Bot) onRedaction(ctx context.Context, evt *event.Event) {
-	target := evt.Redacts
-	if c, ok := evt.Content.Parsed.(*event.RedactionEventContent); ok && c.Redacts != "" {
-		target = c.Redacts // room versions 11+ carry it in the content
-	}
-	if target == "" || evt.Sender == b.mx.cli.UserID {
-		return
-	}
-	ctx = withLogger(ctx, eventLogger(b.log, evt).With("redacts", target.String()))
-	b.disp.enqueue(evt.RoomID, job{name: "redaction", ctx: ctx, run: func(ctx context.Context) error {
-		return b.forget.handleRedaction(ctx, evt.RoomID, target)
-	}})
-}
 
 // handleRedaction deletes the redacted message's stored text and what was
 // stored only because of it (DECISIONS.md): the turns of a question and
@@ -85,16 +67,4 @@ func (f *forgetting) handleRedaction(ctx context.Context, room id.RoomID, target
 	}
 	log.Info("redaction handled", "linked_deleted", deleted)
 	return nil
-}
-
-// dropFromContext removes the message from the room's in-memory window.
-func (w *window) dropFromContext(room id.RoomID, target id.EventID) {
-	rt := w.rooms.get(room)
-	kept := rt.ring[:0]
-	for _, m := range rt.ring {
-		if m.EventID != target.String() {
-			kept = append(kept, m)
-		}
-	}
-	rt.ring = kept
 }

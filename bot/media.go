@@ -159,3 +159,20 @@ func (md *media) questionFor(ctx context.Context, evt *event.Event, c *event.Mes
 	q.image = up
 	return q
 }
+
+// addressPattern matches a leading address to the bot ("Ada: ...",
+// "@ada:x, ..."). The user id comes first: "@ada:example.org" also starts
+// with "@ada".
+func addressPattern(o Options) *regexp.Regexp {
+	uid, name := regexp.QuoteMeta(o.UserID), regexp.QuoteMeta(o.DisplayName)
+	return regexp.MustCompile(`(?i)^\s*(?:` + uid + `|@?` + name + `)\s*[:,]\s*`)
+}
+
+// promptText drops a leading address to the bot so the model sees the
+// question, not its own name.
+func (md *media) promptText(body string) string {
+	if rest := md.address.ReplaceAllString(body, ""); strings.TrimSpace(rest) != "" {
+		return strings.TrimSpace(rest)
+	}
+	return strings.TrimSpace(body)
+}

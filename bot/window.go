@@ -103,3 +103,15 @@ func (w *window) forgetContext(ctx context.Context, room id.RoomID) error {
 	rt.ring, rt.ringLoaded, rt.images = nil, true, nil
 	return w.bridge.ClearMessages(ctx, room.String())
 }
+
+// dropFromContext removes the message from the room's in-memory window.
+func (w *window) dropFromContext(room id.RoomID, target id.EventID) {
+	rt := w.rooms.get(room)
+	kept := rt.ring[:0]
+	for _, m := range rt.ring {
+		if m.EventID != target.String() {
+			kept = append(kept, m)
+		}
+	}
+	rt.ring = kept
+}

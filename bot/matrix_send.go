@@ -69,3 +69,15 @@ func (mx *matrix) sendNotice(ctx context.Context, evt *event.Event, markdown str
 	c.Mentions = &event.Mentions{UserIDs: []id.UserID{evt.Sender}}
 	return mx.sendContent(ctx, evt.RoomID, c)
 }
+
+// fail marks the message ❌ and says in plain words what went wrong. When
+// the bot itself is stopping there is nobody to tell.
+func (mx *matrix) fail(ctx context.Context, evt *event.Event, reason string) {
+	if mx.runCtx.Err() != nil {
+		return
+	}
+	mx.react(ctx, evt.RoomID, evt.ID, reactFailed)
+	if _, err := mx.sendNotice(ctx, evt, "⚠️ Sorry, I could not answer: "+reason); err != nil {
+		logFrom(ctx, mx.log).Error("could not post the failure notice", "error", err)
+	}
+}
