@@ -23,7 +23,8 @@ const moderatorLevel = 50
 
 // commands runs the `!ada` commands: the table, the dispatch to one
 // handler per command, and the reply. The handlers live in files named for
-// their family: privacy.go, status.go, room_memory.go.
+// their family: commands_privacy.go, commands_status.go, commands_memory.go,
+// commands_why.go.
 type commands struct {
 	mx      *matrix
 	backend Backend

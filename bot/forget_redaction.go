@@ -2,29 +2,12 @@ package bot
 
 import (
 	"context"
-	"log/slog"
-	"time"
 
 	"maunium.net/go/mautrix/id"
 
 	"github.com/ada-chat/ada/core"
 	"github.com/ada-chat/ada/storage"
 )
-
-// forgetting deletes what members take away: a redacted message and what
-// was stored because of it (redaction.go), and everything older than
-// DATA_RETENTION_DAYS (retention.go).
-type forgetting struct {
-	backend   Backend
-	bridge    *storage.Bridge
-	window    *window
-	rooms     *roomStates
-	retention RetentionSweeper // nil: the core's documents are left alone
-	// retentionDays is DATA_RETENTION_DAYS; 0 keeps everything.
-	retentionDays int
-	now           func() time.Time
-	log           *slog.Logger
-}
 
 // redactionReason is what the history of a memory deleted by a redaction
 // says.

@@ -18,7 +18,7 @@ import (
 // decided here; see doc.go for the rules as members see them.
 
 // media turns messages into questions, deciding which image belongs to
-// which (doc.go), and reads a question's image with OCR (image_read.go).
+// which (doc.go), and reads a question's image with OCR (media_read.go).
 type media struct {
 	mx      *matrix
 	backend Backend

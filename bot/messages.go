@@ -13,7 +13,7 @@ import (
 
 // handleMessage runs in the room's queue: it remembers the message as
 // context, then, for a live message from an allowed user, runs a command,
-// handles an upload (images.go), or answers when the message activates the
+// handles an upload (media.go), or answers when the message activates the
 // bot.
 func (b *Bot) handleMessage(ctx context.Context, evt *event.Event, backlog bool) error {
 	content, ok := evt.Content.Parsed.(*event.MessageEventContent)
