@@ -33,16 +33,16 @@ type Bot struct {
 
 	// The room handlers, each with one job, built by New; a message goes
 	// down from the dispatcher to them and from them to mx.
-	mx      *matrix
-	window  *window
-	media   *media
-	answers *answerer
-	cmds    *commands
-	forget  *forgetting
+	mx       *matrix
+	window   *window
+	media    *media
+	answers  *answerer
+	cmds     *commands
+	forget   *forgetting
+	messages *messageHandler
 
 	// Set by Run.
 	disp *dispatcher
-	busy busyNotices
 	// syncAt is when the latest /sync response arrived (unix ns; timings.go).
 	syncAt atomic.Int64
 	// startedAt divides the backlog from live messages (isBacklog).
@@ -126,6 +126,8 @@ func (b *Bot) build() {
 		slots: make(chan struct{}, opts.Workers), timeout: opts.ChatTimeout, now: now, log: log}
 	b.cmds = &commands{mx: b.mx, backend: deps.Backend, bridge: b.bridge, window: b.window, rooms: b.rooms, opts: opts, now: now, log: log}
 	b.cmds.table = b.cmds.commandTable()
+	b.messages = &messageHandler{mx: b.mx, window: b.window, media: b.media, answers: b.answers, cmds: b.cmds, bridge: b.bridge,
+		policy: b.policy, act: b.act, respondToDMs: opts.RespondToDMs, now: now, log: log}
 	b.forget = &forgetting{backend: deps.Backend, bridge: b.bridge, window: b.window, rooms: b.rooms, retention: deps.Retention,
 		retentionDays: opts.RetentionDays, now: now, log: log}
 }

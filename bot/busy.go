@@ -41,37 +41,37 @@ func (n *busyNotices) due(room id.RoomID, now time.Time) bool {
 // sender sees ❌ and a plain notice instead of silence. It runs beside the
 // room's jobs, so it reads only goroutine-safe state (the state store, not
 // the room's runtime).
-func (b *Bot) reportBusy(ctx context.Context, evt *event.Event, backlog bool) {
-	if !b.wouldAnswer(ctx, evt, backlog) {
+func (h *messageHandler) reportBusy(ctx context.Context, evt *event.Event, backlog bool) {
+	if !h.wouldAnswer(ctx, evt, backlog) {
 		return
 	}
-	b.mx.react(ctx, evt.RoomID, evt.ID, reactFailed)
-	if !b.busy.due(evt.RoomID, b.now()) {
+	h.mx.react(ctx, evt.RoomID, evt.ID, reactFailed)
+	if !h.busy.due(evt.RoomID, h.now()) {
 		return
 	}
-	if _, err := b.mx.sendNotice(ctx, evt, "⚠️ Sorry, I am too busy in this room right now and could not take your message. "+
+	if _, err := h.mx.sendNotice(ctx, evt, "⚠️ Sorry, I am too busy in this room right now and could not take your message. "+
 		"Please send it again in a minute."); err != nil {
-		logFrom(ctx, b.log).Error("could not post the busy notice", "error", err)
+		logFrom(ctx, h.log).Error("could not post the busy notice", "error", err)
 	}
 }
 
-// wouldAnswer is handleMessage's choice without its side effects: a live
+// wouldAnswer is handle's choice without its side effects: a live
 // message from an allowed user that is a command or activates the bot.
-func (b *Bot) wouldAnswer(ctx context.Context, evt *event.Event, backlog bool) bool {
+func (h *messageHandler) wouldAnswer(ctx context.Context, evt *event.Event, backlog bool) bool {
 	content, ok := evt.Content.Parsed.(*event.MessageEventContent)
-	if !ok || backlog || evt.Sender == b.mx.cli.UserID || !b.policy.userAllowed(evt.Sender) {
+	if !ok || backlog || evt.Sender == h.mx.cli.UserID || !h.policy.userAllowed(evt.Sender) {
 		return false
 	}
 	if _, isCommand := parseCommand(strings.TrimSpace(content.Body)); isCommand {
 		return true
 	}
-	return b.act.check(content, b.opts.RespondToDMs && b.twoMembers(ctx, evt.RoomID)) != triggerNone
+	return h.act.check(content, h.respondToDMs && h.twoMembers(ctx, evt.RoomID)) != triggerNone
 }
 
 // twoMembers is isDM from the state store alone, without fetching the
 // room's members (which only the room's own jobs may do).
-func (b *Bot) twoMembers(ctx context.Context, room id.RoomID) bool {
-	all, err := b.mx.cli.StateStore.GetAllMembers(ctx, room)
+func (h *messageHandler) twoMembers(ctx context.Context, room id.RoomID) bool {
+	all, err := h.mx.cli.StateStore.GetAllMembers(ctx, room)
 	if err != nil {
 		return false
 	}

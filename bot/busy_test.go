@@ -29,7 +29,7 @@ func TestBridgeBusyNotice(t *testing.T) {
 	ctx := context.Background()
 	b := f.bot.bot
 	for _, ev := range []id.EventID{first, second, chatter} {
-		b.reportBusy(ctx, seen(ev), false)
+		b.messages.reportBusy(ctx, seen(ev), false)
 	}
 	// Sends are done when reportBusy returns; a later message from the bot
 	// proves that everything before it has reached alice.

@@ -109,10 +109,10 @@ func (b *Bot) onMessage(ctx context.Context, evt *event.Event) {
 		name: "message", ctx: ctx,
 		run: func(ctx context.Context) error {
 			traceFrom(ctx).started = time.Now()
-			return b.handleMessage(ctx, evt, backlog)
+			return b.messages.handle(ctx, evt, backlog)
 		},
 		onPanic: func(ctx context.Context) { b.mx.react(ctx, evt.RoomID, evt.ID, reactFailed) },
-		onDrop:  func(ctx context.Context) { b.reportBusy(ctx, evt, backlog) },
+		onDrop:  func(ctx context.Context) { b.messages.reportBusy(ctx, evt, backlog) },
 	})
 }
 

@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -11,11 +12,30 @@ import (
 	"github.com/ada-chat/ada/storage"
 )
 
-// handleMessage runs in the room's queue: it remembers the message as
+// messageHandler handles a room message in the room's queue: it keeps it
+// as context and hands a question to the answerer, a command to commands.
+// It also answers for the messages a full queue refused (busy.go).
+type messageHandler struct {
+	mx      *matrix
+	window  *window
+	media   *media
+	answers *answerer
+	cmds    *commands
+	bridge  *storage.Bridge
+	policy  *invitePolicy
+	act     *activation
+	// respondToDMs is RESPOND_TO_DMS.
+	respondToDMs bool
+	busy         busyNotices
+	now          func() time.Time
+	log          *slog.Logger
+}
+
+// handle runs in the room's queue: it remembers the message as
 // context, then, for a live message from an allowed user, runs a command,
 // handles an upload (media.go), or answers when the message activates the
 // bot.
-func (b *Bot) handleMessage(ctx context.Context, evt *event.Event, backlog bool) error {
+func (h *messageHandler) handle(ctx context.Context, evt *event.Event, backlog bool) error {
 	content, ok := evt.Content.Parsed.(*event.MessageEventContent)
 	if !ok {
 		return nil
@@ -31,36 +51,36 @@ func (b *Bot) handleMessage(ctx context.Context, evt *event.Event, backlog bool)
 	}
 	args, isCommand := parseCommand(text)
 	isCommand = isCommand && !upload
-	s, err := b.bridge.Room(ctx, evt.RoomID.String(), core.NewConversationID(), b.now())
+	s, err := h.bridge.Room(ctx, evt.RoomID.String(), core.NewConversationID(), h.now())
 	if err != nil {
 		return err
 	}
-	if !isCommand && evt.Sender != b.mx.cli.UserID { // the bot's answers are recorded when sent
-		b.window.remember(ctx, s, storage.BridgeMessage{EventID: evt.ID.String(), Sender: evt.Sender.String(), Text: text, Time: time.UnixMilli(evt.Timestamp)})
+	if !isCommand && evt.Sender != h.mx.cli.UserID { // the bot's answers are recorded when sent
+		h.window.remember(ctx, s, storage.BridgeMessage{EventID: evt.ID.String(), Sender: evt.Sender.String(), Text: text, Time: time.UnixMilli(evt.Timestamp)})
 	}
-	log := logFrom(ctx, b.log)
+	log := logFrom(ctx, h.log)
 	switch {
-	case backlog || evt.Sender == b.mx.cli.UserID:
+	case backlog || evt.Sender == h.mx.cli.UserID:
 		return nil
-	case !b.policy.userAllowed(evt.Sender):
+	case !h.policy.userAllowed(evt.Sender):
 		log.Debug("ignoring a message from a user not in ALLOWED_USERS")
 		return nil
 	case isCommand:
-		return b.cmds.runCommand(ctx, evt, s, args)
+		return h.cmds.runCommand(ctx, evt, s, args)
 	case upload:
-		if q, ok := b.media.uploadQuestion(ctx, evt, content); ok {
-			return b.answers.answer(ctx, evt, q, s)
+		if q, ok := h.media.uploadQuestion(ctx, evt, content); ok {
+			return h.answers.answer(ctx, evt, q, s)
 		}
 		return nil
 	}
-	trig := b.act.check(content, b.opts.RespondToDMs && b.mx.isDM(ctx, evt.RoomID))
+	trig := h.act.check(content, h.respondToDMs && h.mx.isDM(ctx, evt.RoomID))
 	if trig == triggerNone {
 		// Why a message got no answer is the first question when debugging
 		// a room; the text itself is never logged.
 		log.Debug("not answering: no mention, display name, DM or keyword")
 		return nil
 	}
-	q := b.media.questionFor(ctx, evt, content)
+	q := h.media.questionFor(ctx, evt, content)
 	log.Info("answering", "trigger", string(trig), "with_image", q.image != nil)
-	return b.answers.answer(ctx, evt, q, s)
+	return h.answers.answer(ctx, evt, q, s)
 }
