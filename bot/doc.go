@@ -9,8 +9,8 @@
 //
 // A room event goes downhill, each place once: the sync handlers
 // (handlers.go) filter it and queue it per room (dispatcher.go); the room's
-// job handles it (messages.go, membership.go, busy.go for a full queue) and
-// hands it to the one type whose job it is; that type sends through matrix.
+// job handles it (messages.go, membership.go) and hands it to the one type
+// whose job it is; that type sends through matrix.
 // Each type holds only what it needs (Bot.build):
 //
 //   - matrix (matrix*.go): sending, encrypted where the room is; reactions;

@@ -109,7 +109,7 @@ func (b *Bot) onMessage(ctx context.Context, evt *event.Event) {
 		name: "message", ctx: ctx,
 		run: func(ctx context.Context) error {
 			traceFrom(ctx).started = time.Now()
-			return b.messages.handle(ctx, evt, backlog)
+			return b.messages.handleMessage(ctx, evt, backlog)
 		},
 		onPanic: func(ctx context.Context) { b.mx.react(ctx, evt.RoomID, evt.ID, reactFailed) },
 		onDrop:  func(ctx context.Context) { b.messages.reportBusy(ctx, evt, backlog) },

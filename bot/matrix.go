@@ -13,7 +13,7 @@ import (
 
 // matrix is the bottom of the bridge as the room handlers see it: sending
 // (encrypted where the room is), reactions and the room state the sends
-// depend on (matrix_send.go, matrix_react.go). It decides nothing.
+// depend on (matrix_send.go). It decides nothing.
 type matrix struct {
 	// cli and crypto are set by the login and the encryption set-up, runCtx
 	// by Run: the handlers only run after them.

@@ -20,7 +20,7 @@ type roomRuntime struct {
 	ringLoaded bool
 	// flaggedUndecryptable: the "could not decrypt" notice was posted.
 	flaggedUndecryptable bool
-	// images is each member's latest image (event id only; media_recent.go).
+	// images is each member's latest image (event id only; media.go).
 	images map[id.UserID]recentImage
 	// listed holds the memory ids of the last `!ada memories`, in the
 	// numbers shown, for `!ada forget <number>`.
