@@ -13,10 +13,10 @@
 // whose job it is; that type sends through matrix.
 // Each type holds only what it needs (Bot.build):
 //
-//   - matrix (matrix*.go): sending, encrypted where the room is; reactions;
+//   - matrix (matrix.go): sending, encrypted where the room is; reactions;
 //     the room state sends depend on. It decides nothing.
 //   - window (window.go): each room's recent messages, the model's context.
-//   - media (media*.go): which image a question is about, and its OCR.
+//   - media (media.go): which image a question is about, and its OCR.
 //   - answerer (answer*.go): asks the backend, posts the reply, shows the
 //     state with reactions and typing, records what the answer stored.
 //   - commands (commands*.go): `!ada ...`, one file per family.
