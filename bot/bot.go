@@ -40,6 +40,7 @@ type Bot struct {
 	cmds     *commands
 	forget   *forgetting
 	messages *messageHandler
+	members  *membership
 
 	// Set by Run.
 	disp *dispatcher
@@ -128,6 +129,7 @@ func (b *Bot) build() {
 	b.cmds.table = b.cmds.commandTable()
 	b.messages = &messageHandler{mx: b.mx, window: b.window, media: b.media, answers: b.answers, cmds: b.cmds, bridge: b.bridge,
 		policy: b.policy, act: b.act, respondToDMs: opts.RespondToDMs, now: now, log: log}
+	b.members = &membership{mx: b.mx, bridge: b.bridge, policy: b.policy, rooms: b.rooms, opts: opts, now: now, log: log}
 	b.forget = &forgetting{backend: deps.Backend, bridge: b.bridge, window: b.window, rooms: b.rooms, retention: deps.Retention,
 		retentionDays: opts.RetentionDays, now: now, log: log}
 }

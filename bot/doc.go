@@ -7,20 +7,22 @@
 //
 // # Layout
 //
-// A room event goes downhill, each place once: the sync handlers
-// (handlers.go) filter it and queue it per room (dispatcher.go); the room's
-// job handles it (messages.go, membership.go) and hands it to the one type
-// whose job it is; that type sends through matrix.
-// Each type holds only what it needs (Bot.build):
+// A room event goes downhill: the sync handlers (handlers.go) filter it and
+// queue it per room (dispatcher.go); the room's job hands it to the one type
+// whose job it is, and that type sends through matrix. Each type holds only
+// what it needs (Bot.build):
 //
-//   - matrix (matrix.go): sending, encrypted where the room is; reactions;
-//     the room state sends depend on. It decides nothing.
-//   - window (window.go): each room's recent messages, the model's context.
-//   - media (media.go): which image a question is about, and its OCR.
+//   - messageHandler (messages.go): a room message: context, then a command,
+//     an upload or a question; the busy reply for a full queue.
+//   - membership (membership.go): invites, the introduction, leaving.
 //   - answerer (answer*.go): asks the backend, posts the reply, shows the
 //     state with reactions and typing, records what the answer stored.
 //   - commands (commands*.go): `!ada ...`, one file per family.
+//   - media (media.go): which image a question is about, and its OCR.
+//   - window (window.go): each room's recent messages, the model's context.
 //   - forgetting (forget*.go): redactions and retention.
+//   - matrix (matrix.go): sending, encrypted where the room is; reactions;
+//     the room state sends depend on. It decides nothing.
 //
 // Bot itself (bot.go, login.go, crypto.go) connects, sets up encryption and
 // runs the sync loop; rooms.go is the per-room memory the types share, each

@@ -78,12 +78,12 @@ func (b *Bot) onMember(ctx context.Context, evt *event.Event) {
 		if evt.Mautrix.EventSource&event.SourceInvite == 0 {
 			return
 		}
-		b.disp.enqueue(evt.RoomID, job{name: "invite", ctx: ctx, run: func(ctx context.Context) error { return b.handleInvite(ctx, evt) }})
+		b.disp.enqueue(evt.RoomID, job{name: "invite", ctx: ctx, run: func(ctx context.Context) error { return b.members.handleInvite(ctx, evt) }})
 	case evt.GetStateKey() == b.mx.cli.UserID.String() && content.Membership.IsLeaveOrBan():
 		room := evt.RoomID
 		b.disp.enqueue(room, job{name: "left", ctx: ctx, run: func(context.Context) error { b.rooms.forget(room); return nil }})
 	case evt.Mautrix.EventSource&event.SourceJoin != 0 && content.Membership.IsLeaveOrBan():
-		b.disp.enqueue(evt.RoomID, job{name: "leave-if-alone", ctx: ctx, run: func(ctx context.Context) error { return b.leaveIfAlone(ctx, evt.RoomID) }})
+		b.disp.enqueue(evt.RoomID, job{name: "leave-if-alone", ctx: ctx, run: func(ctx context.Context) error { return b.members.leaveIfAlone(ctx, evt.RoomID) }})
 	}
 }
 
