@@ -27,20 +27,16 @@ type Bot struct {
 	quietZlog zerolog.Logger
 	now       func() time.Time
 	bridge    *storage.Bridge
-	policy    *invitePolicy
-	act       *activation
 	rooms     *roomStates
 
-	// The room handlers, each with one job, built by New; a message goes
-	// down from the dispatcher to them and from them to mx.
-	mx       *matrix
-	window   *window
-	media    *media
-	answers  *answerer
-	cmds     *commands
-	forget   *forgetting
+	// The room handlers the sync handlers dispatch to, built by New (build
+	// shows who holds what); they go down to the answerer, commands, media
+	// and window, and all of them to mx.
 	messages *messageHandler
 	members  *membership
+	forget   *forgetting
+	answers  *answerer // Run gives it the dispatcher
+	mx       *matrix
 
 	// Set by Run.
 	disp *dispatcher
@@ -104,8 +100,6 @@ func New(opts Options, deps Deps) (*Bot, error) {
 	b := &Bot{
 		opts: opts, deps: deps, log: deps.Logger, zlog: newZerolog(deps.Logger), quietZlog: newQuietZerolog(deps.Logger), now: deps.Now,
 		bridge: deps.State,
-		policy: newInvitePolicy(opts),
-		act:    newActivation(opts),
 		rooms:  &roomStates{m: make(map[id.RoomID]*roomRuntime)},
 		ready:  make(chan struct{}),
 		status: BridgeStatus{State: StateConnecting},
@@ -116,22 +110,24 @@ func New(opts Options, deps Deps) (*Bot, error) {
 
 // build makes the room handlers, each given only what it needs.
 func (b *Bot) build() {
-	opts, deps, log, now := b.opts, b.deps, b.log, b.now
+	opts, backend, log, now := b.opts, b.deps.Backend, b.log, b.now
+	policy, act := newInvitePolicy(opts), newActivation(opts)
 	gate := newCryptoGate()
-	b.mx = &matrix{gate: &gate, rooms: b.rooms, name: opts.DisplayName, log: log}
-	b.window = &window{bridge: b.bridge, rooms: b.rooms, mx: b.mx, keep: opts.MaxContextMessages,
+	mx := &matrix{gate: &gate, rooms: b.rooms, name: opts.DisplayName, log: log}
+	win := &window{bridge: b.bridge, rooms: b.rooms, mx: mx, keep: opts.MaxContextMessages,
 		retentionDays: opts.RetentionDays, storeInRAG: opts.StoreInRAG, now: now, log: log}
-	b.media = &media{mx: b.mx, backend: deps.Backend, rooms: b.rooms, act: b.act, address: addressPattern(opts),
+	med := &media{mx: mx, backend: backend, rooms: b.rooms, act: act, address: addressPattern(opts),
 		respondToDMs: opts.RespondToDMs, log: log}
-	b.answers = &answerer{mx: b.mx, backend: deps.Backend, window: b.window, media: b.media, bridge: b.bridge, rooms: b.rooms,
+	answers := &answerer{mx: mx, backend: backend, window: win, media: med, bridge: b.bridge, rooms: b.rooms,
 		slots: make(chan struct{}, opts.Workers), timeout: opts.ChatTimeout, now: now, log: log}
-	b.cmds = &commands{mx: b.mx, backend: deps.Backend, bridge: b.bridge, window: b.window, rooms: b.rooms, opts: opts, now: now, log: log}
-	b.cmds.table = b.cmds.commandTable()
-	b.messages = &messageHandler{mx: b.mx, window: b.window, media: b.media, answers: b.answers, cmds: b.cmds, bridge: b.bridge,
-		policy: b.policy, act: b.act, respondToDMs: opts.RespondToDMs, now: now, log: log}
-	b.members = &membership{mx: b.mx, bridge: b.bridge, policy: b.policy, rooms: b.rooms, opts: opts, now: now, log: log}
-	b.forget = &forgetting{backend: deps.Backend, bridge: b.bridge, window: b.window, rooms: b.rooms, retention: deps.Retention,
+	cmds := &commands{mx: mx, backend: backend, bridge: b.bridge, window: win, rooms: b.rooms, opts: opts, now: now, log: log}
+	cmds.table = cmds.commandTable()
+	b.messages = &messageHandler{mx: mx, window: win, media: med, answers: answers, cmds: cmds, bridge: b.bridge,
+		policy: policy, act: act, respondToDMs: opts.RespondToDMs, now: now, log: log}
+	b.members = &membership{mx: mx, bridge: b.bridge, policy: policy, rooms: b.rooms, opts: opts, now: now, log: log}
+	b.forget = &forgetting{backend: backend, bridge: b.bridge, window: win, rooms: b.rooms, retention: b.deps.Retention,
 		retentionDays: opts.RetentionDays, now: now, log: log}
+	b.answers, b.mx = answers, mx
 }
 
 // Ready is closed once the bot has logged in, set up encryption and
