@@ -13,6 +13,7 @@ import (
 	"maunium.net/go/mautrix/event"
 	"maunium.net/go/mautrix/id"
 
+	"github.com/ada-chat/ada/bot/roomqueue"
 	"github.com/ada-chat/ada/core"
 	"github.com/ada-chat/ada/storage"
 )
@@ -34,9 +35,9 @@ type answerer struct {
 	// timeout bounds one answer (REQUEST_TIMEOUT_SECONDS).
 	timeout time.Duration
 	// disp is set by Run: the ends of answers run beside the room's jobs.
-	disp *dispatcher
-	now  func() time.Time
-	log  *slog.Logger
+	queue *roomqueue.Queue
+	now   func() time.Time
+	log   *slog.Logger
 }
 
 // Typing notices last typingTimeout and are renewed every typingRenew while
@@ -104,7 +105,7 @@ func (a *answerer) answer(ctx context.Context, evt *event.Event, q question, s s
 
 // background runs fn in a goroutine and returns a channel closed when it is
 // done; callers always wait for it, so no goroutine outlives its job. A
-// panic in fn is logged and goes no further: the dispatcher's recover only
+// panic in fn is logged and goes no further: the room queue's recover only
 // covers the job's own goroutine, and a panic here would end the process.
 func (a *answerer) background(ctx context.Context, name string, fn func()) <-chan struct{} {
 	done := make(chan struct{})
@@ -284,7 +285,7 @@ func (t *roomTails) start(room id.RoomID) (done func()) {
 }
 
 // afterAnswer runs fn, the end of an answer, once the room's job has handed
-// it over: in a goroutine the dispatcher waits for when the bot stops, with
+// it over: in a goroutine the room queue waits for when the bot stops, with
 // a context that ends with the bot rather than with the job. The room's
 // next job can start at once; members see its 🧠 without waiting for the
 // previous answer's ✅.
@@ -292,7 +293,7 @@ func (a *answerer) afterAnswer(ctx context.Context, room id.RoomID, fn func(ctx 
 	done := a.tails.start(room)
 	tctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	stop := context.AfterFunc(a.mx.runCtx, cancel)
-	a.disp.spawn(func() {
+	a.queue.Spawn(func() {
 		defer done()
 		defer cancel()
 		defer stop()

@@ -9,7 +9,7 @@ import (
 
 // TestBackgroundWorkRecovers: the 🧠 reaction, the end of the typing notice
 // and the typing renewals run in goroutines of their own, outside the
-// dispatcher's recover; a panic there must be logged, not end the process.
+// room queue's recover; a panic there must be logged, not end the process.
 // A bot without a Matrix client makes the typing sends panic (nil pointer).
 func TestBackgroundWorkRecovers(t *testing.T) {
 	logs := &syncBuffer{}

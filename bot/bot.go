@@ -12,6 +12,7 @@ import (
 	"github.com/rs/zerolog"
 	"maunium.net/go/mautrix/id"
 
+	"github.com/ada-chat/ada/bot/roomqueue"
 	"github.com/ada-chat/ada/storage"
 )
 
@@ -35,11 +36,11 @@ type Bot struct {
 	messages *messageHandler
 	members  *membership
 	forget   *forgetting
-	answers  *answerer // Run gives it the dispatcher
+	answers  *answerer // Run gives it the room queue
 	mx       *matrix
 
 	// Set by Run.
-	disp *dispatcher
+	queue *roomqueue.Queue
 	// syncAt is when the latest /sync response arrived (unix ns; timings.go).
 	syncAt atomic.Int64
 	// startedAt divides the backlog from live messages (isBacklog).
@@ -152,8 +153,8 @@ func (b *Bot) Run(ctx context.Context) (err error) {
 		return err
 	}
 	b.setStatus(StateRunning, nil)
-	b.disp = newDispatcher(ctx, maxParallelJobs, b.log)
-	b.answers.disp = b.disp
+	b.queue = roomqueue.New(ctx, maxParallelJobs, b.log)
+	b.answers.queue = b.queue
 	b.registerHandlers()
 
 	var wg sync.WaitGroup
@@ -167,7 +168,7 @@ func (b *Bot) Run(ctx context.Context) (err error) {
 		"homeserver", b.opts.Homeserver)
 	err = b.mx.cli.SyncWithContext(ctx)
 	b.mx.cli.StopSync()
-	b.disp.close()
+	b.queue.Close()
 	wg.Wait()
 	b.log.Info("Matrix bridge stopped")
 	if ctx.Err() != nil {
@@ -175,6 +176,12 @@ func (b *Bot) Run(ctx context.Context) (err error) {
 	}
 	return fmt.Errorf("sync stopped: %w", err)
 }
+
+// maxParallelJobs bounds the room jobs running at once. Jobs mostly wait on
+// the homeserver; the expensive part, making an answer, has its own, smaller
+// bound (BOT_WORKERS), so reactions and commands in other rooms are not
+// stuck behind slow answers.
+const maxParallelJobs = 64
 
 // Retry delays while the homeserver cannot be reached at start.
 const (

@@ -12,7 +12,7 @@ import (
 )
 
 // TestBridgeBusyNotice: a message refused because its room's queue was full
-// (the dispatcher calls reportBusy; TestDispatcherReportsDrops) is never
+// (the room queue calls reportBusy; roomqueue's TestQueueReportsDrops) is never
 // dropped silently when it was meant for the bot: ❌ on each such message,
 // one plain "busy" notice for a flood rather than one per message, and
 // nothing on chatter the bot would not have answered anyway.

@@ -17,6 +17,8 @@ import (
 	"maunium.net/go/mautrix/crypto/ssss"
 	"maunium.net/go/mautrix/crypto/utils"
 	"maunium.net/go/mautrix/event"
+
+	"github.com/ada-chat/ada/bot/roomqueue"
 )
 
 // setupCrypto starts end-to-end encryption (pure-Go Olm, build tag goolm)
@@ -242,7 +244,7 @@ func (b *Bot) onUndecryptable(evt *event.Event, decErr error) {
 		return // backlog, or our own echo: nothing to flag
 	}
 	ctx := withLogger(b.mx.runCtx, eventLogger(b.log, evt))
-	b.disp.enqueue(evt.RoomID, job{name: "undecryptable", ctx: ctx, run: func(ctx context.Context) error {
+	b.queue.Enqueue(evt.RoomID, roomqueue.Job{Name: "undecryptable", Ctx: ctx, Run: func(ctx context.Context) error {
 		logFrom(ctx, b.log).Warn("could not decrypt a message", "error", decErr)
 		b.mx.react(ctx, evt.RoomID, evt.ID, reactUndecryptable)
 		rt := b.rooms.get(evt.RoomID)

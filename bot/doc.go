@@ -8,7 +8,7 @@
 // # Layout
 //
 // A room event goes downhill: the sync handlers (handlers.go) filter it and
-// queue it per room (dispatcher.go); the room's job hands it to the one type
+// queue it per room (the roomqueue package); the room's job hands it to the one type
 // whose job it is, and that type sends through matrix. Each type holds only
 // what it needs (Bot.build):
 //

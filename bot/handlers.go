@@ -8,6 +8,8 @@ import (
 
 	"maunium.net/go/mautrix"
 	"maunium.net/go/mautrix/event"
+
+	"github.com/ada-chat/ada/bot/roomqueue"
 )
 
 // registerHandlers is the bot's one table of event handlers. Handlers run
@@ -78,12 +80,12 @@ func (b *Bot) onMember(ctx context.Context, evt *event.Event) {
 		if evt.Mautrix.EventSource&event.SourceInvite == 0 {
 			return
 		}
-		b.disp.enqueue(evt.RoomID, job{name: "invite", ctx: ctx, run: func(ctx context.Context) error { return b.members.handleInvite(ctx, evt) }})
+		b.queue.Enqueue(evt.RoomID, roomqueue.Job{Name: "invite", Ctx: ctx, Run: func(ctx context.Context) error { return b.members.handleInvite(ctx, evt) }})
 	case evt.GetStateKey() == b.mx.cli.UserID.String() && content.Membership.IsLeaveOrBan():
 		room := evt.RoomID
-		b.disp.enqueue(room, job{name: "left", ctx: ctx, run: func(context.Context) error { b.rooms.forget(room); return nil }})
+		b.queue.Enqueue(room, roomqueue.Job{Name: "left", Ctx: ctx, Run: func(context.Context) error { b.rooms.forget(room); return nil }})
 	case evt.Mautrix.EventSource&event.SourceJoin != 0 && content.Membership.IsLeaveOrBan():
-		b.disp.enqueue(evt.RoomID, job{name: "leave-if-alone", ctx: ctx, run: func(ctx context.Context) error { return b.members.leaveIfAlone(ctx, evt.RoomID) }})
+		b.queue.Enqueue(evt.RoomID, roomqueue.Job{Name: "leave-if-alone", Ctx: ctx, Run: func(ctx context.Context) error { return b.members.leaveIfAlone(ctx, evt.RoomID) }})
 	}
 }
 
@@ -105,14 +107,14 @@ func (b *Bot) onMessage(ctx context.Context, evt *event.Event) {
 	}
 	backlog := b.isBacklog(evt)
 	ctx = b.withTrace(withLogger(ctx, eventLogger(b.log, evt)), evt)
-	b.disp.enqueue(evt.RoomID, job{
-		name: "message", ctx: ctx,
-		run: func(ctx context.Context) error {
+	b.queue.Enqueue(evt.RoomID, roomqueue.Job{
+		Name: "message", Ctx: ctx,
+		Run: func(ctx context.Context) error {
 			traceFrom(ctx).started = time.Now()
 			return b.messages.handleMessage(ctx, evt, backlog)
 		},
-		onPanic: func(ctx context.Context) { b.mx.react(ctx, evt.RoomID, evt.ID, reactFailed) },
-		onDrop:  func(ctx context.Context) { b.messages.reportBusy(ctx, evt, backlog) },
+		OnPanic: func(ctx context.Context) { b.mx.react(ctx, evt.RoomID, evt.ID, reactFailed) },
+		OnDrop:  func(ctx context.Context) { b.messages.reportBusy(ctx, evt, backlog) },
 	})
 }
 
@@ -128,7 +130,7 @@ func (b *Bot) onRedaction(ctx context.Context, evt *event.Event) {
 		return
 	}
 	ctx = withLogger(ctx, eventLogger(b.log, evt).With("redacts", target.String()))
-	b.disp.enqueue(evt.RoomID, job{name: "redaction", ctx: ctx, run: func(ctx context.Context) error {
+	b.queue.Enqueue(evt.RoomID, roomqueue.Job{Name: "redaction", Ctx: ctx, Run: func(ctx context.Context) error {
 		return b.forget.handleRedaction(ctx, evt.RoomID, target)
 	}})
 }
