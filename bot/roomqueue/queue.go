@@ -57,11 +57,18 @@ type Queue struct {
 }
 
 type roomLine struct {
-	pending []Job
+	pending []queued
 	// dropped are refused jobs waiting for their OnDrop; reporting is set
 	// while a goroutine runs them.
-	dropped   []Job
+	dropped   []queued
 	reporting bool
+}
+
+// queued is a job with its context filled in and its logger taken from it
+// once, when it was enqueued.
+type queued struct {
+	Job
+	log *slog.Logger
 }
 
 // New makes a queue whose jobs end with ctx, with at most parallel of them
@@ -73,6 +80,10 @@ func New(ctx context.Context, parallel int, log *slog.Logger) *Queue {
 // Enqueue adds j to the room's queue. It reports false when the queue is
 // stopping or the room's queue is full.
 func (d *Queue) Enqueue(room id.RoomID, j Job) bool {
+	if j.Ctx == nil {
+		j.Ctx = d.ctx
+	}
+	q := queued{Job: j, log: core.LoggerFrom(j.Ctx, d.log)}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.closed || d.ctx.Err() != nil {
@@ -84,11 +95,11 @@ func (d *Queue) Enqueue(room id.RoomID, j Job) bool {
 		d.lines[room] = line
 	}
 	if len(line.pending) >= maxPendingPerRoom {
-		core.LoggerFrom(j.Ctx, d.log).Warn("room queue full; event dropped", "job", j.Name, "room_id", room.String())
-		d.reportDrop(line, j)
+		q.log.Warn("room queue full; event dropped", "job", j.Name, "room_id", room.String())
+		d.reportDrop(line, q)
 		return false
 	}
-	line.pending = append(line.pending, j)
+	line.pending = append(line.pending, q)
 	if !running {
 		d.wg.Add(1)
 		go d.drain(room, line)
@@ -107,7 +118,7 @@ func (d *Queue) drain(room id.RoomID, line *roomLine) {
 			return
 		}
 		j := line.pending[0]
-		line.pending[0] = Job{}
+		line.pending[0] = queued{}
 		line.pending = line.pending[1:]
 		d.mu.Unlock()
 		d.runOne(j)
@@ -127,7 +138,7 @@ func (d *Queue) Spawn(fn func()) {
 
 // reportDrop queues j's OnDrop and starts the room's reporter if none runs.
 // The caller holds d.mu.
-func (d *Queue) reportDrop(line *roomLine, j Job) {
+func (d *Queue) reportDrop(line *roomLine, j queued) {
 	if j.OnDrop == nil || len(line.dropped) >= maxDropReports {
 		return
 	}
@@ -154,32 +165,24 @@ func (d *Queue) reportDrops(line *roomLine) {
 		j := line.dropped[0]
 		line.dropped = line.dropped[1:]
 		d.mu.Unlock()
-		ctx := j.Ctx
-		if ctx == nil {
-			ctx = d.ctx
-		}
-		d.safely(ctx, core.LoggerFrom(ctx, d.log), j.OnDrop)
+		d.safely(j.Ctx, j.log, j.OnDrop)
 	}
 }
 
 // runOne waits for a worker slot and runs j, recovering a panic so that one
 // bad event can never take down the room's queue, let alone the sync loop.
-func (d *Queue) runOne(j Job) {
+func (d *Queue) runOne(j queued) {
 	select {
 	case d.sem <- struct{}{}:
 	case <-d.ctx.Done():
 		return
 	}
 	defer func() { <-d.sem }()
-	ctx := j.Ctx
-	if ctx == nil {
-		ctx = d.ctx
-	}
-	ctx, cancel := context.WithCancel(ctx)
+	ctx, cancel := context.WithCancel(j.Ctx)
 	defer cancel()
 	stop := context.AfterFunc(d.ctx, cancel) // the job's context ends with the queue's
 	defer stop()
-	log := core.LoggerFrom(ctx, d.log)
+	log := j.log
 	defer func() {
 		if p := recover(); p != nil {
 			log.Error("panic in bot handler", "job", j.Name, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
