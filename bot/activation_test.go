@@ -65,7 +65,7 @@ func TestActivation(t *testing.T) {
 
 func TestPromptText(t *testing.T) {
 	o := Options{DisplayName: "Ada", UserID: "@ada:example.org"}
-	b := &Bot{opts: o, address: addressPattern(o)}
+	md := &media{address: addressPattern(o)}
 	for in, want := range map[string]string{
 		"Ada: what is 2+2?":                "what is 2+2?",
 		"@ada:example.org, hello there":    "hello there",
@@ -75,7 +75,7 @@ func TestPromptText(t *testing.T) {
 		"  plain question  ":               "plain question",
 		"Adam: this is not the bot's name": "Adam: this is not the bot's name",
 	} {
-		if got := b.promptText(in); got != want {
+		if got := md.promptText(in); got != want {
 			t.Errorf("promptText(%q) = %q, want %q", in, got, want)
 		}
 	}

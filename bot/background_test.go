@@ -9,15 +9,15 @@ import (
 
 // TestBackgroundWorkRecovers: the 🧠 reaction, the end of the typing notice
 // and the typing renewals run in goroutines of their own, outside the
-// dispatcher's recover; a panic there must be logged, not end the process.
+// room queue's recover; a panic there must be logged, not end the process.
 // A bot without a Matrix client makes the typing sends panic (nil pointer).
 func TestBackgroundWorkRecovers(t *testing.T) {
 	logs := &syncBuffer{}
-	b := &Bot{log: slog.New(slog.NewTextHandler(logs, nil))}
+	a := &answerer{mx: &matrix{}, log: slog.New(slog.NewTextHandler(logs, nil))}
 	ctx, cancel := context.WithCancel(context.Background())
 
-	<-b.background(ctx, "🧠 reaction", func() { panic("boom") })
-	stop := b.typing(ctx, "!r:x")
+	<-a.background(ctx, "🧠 reaction", func() { panic("boom") })
+	stop := a.typing(ctx, "!r:x")
 	cancel() // stop then skips its own final send, which runs in this goroutine
 	stop(ctx)
 

@@ -5,15 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"regexp"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
-	"maunium.net/go/mautrix"
-	"maunium.net/go/mautrix/crypto/cryptohelper"
 	"maunium.net/go/mautrix/id"
+
+	"github.com/ada-chat/ada/bot/roomqueue"
+	"github.com/ada-chat/ada/storage"
 )
 
 // Bot is the Matrix bridge. New checks the settings; Run logs in, sets up
@@ -27,25 +27,20 @@ type Bot struct {
 	// is used where Ada reports the failure itself (the login).
 	quietZlog zerolog.Logger
 	now       func() time.Time
-	store     *store
-	policy    *invitePolicy
-	act       *activation
-	// address matches "Ada:" at the start of a question (see promptText).
-	address *regexp.Regexp
-	cmds    map[string]*command
+	bridge    *storage.Bridge
+	rooms     *roomStates
+
+	// The room handlers the sync handlers dispatch to, built by New (build
+	// shows who holds what); they go down to the answerer, commands, media
+	// and window, and all of them to mx.
+	messages *messageHandler
+	members  *membership
+	forget   *forgetting
+	answers  *answerer // Run gives it the room queue
+	mx       *matrix
 
 	// Set by Run.
-	runCtx context.Context
-	cli    *mautrix.Client
-	crypto *cryptohelper.CryptoHelper
-	// gate serialises encryption with the sync loop's crypto work.
-	gate cryptoGate
-	disp *dispatcher
-	// answerSlots bounds the answers being made at once (BOT_WORKERS).
-	answerSlots chan struct{}
-	rooms       roomStates
-	busy        busyNotices
-	tails       roomTails
+	queue *roomqueue.Queue
 	// syncAt is when the latest /sync response arrived (unix ns; timings.go).
 	syncAt atomic.Int64
 	// startedAt divides the backlog from live messages (isBacklog).
@@ -105,18 +100,35 @@ func New(opts Options, deps Deps) (*Bot, error) {
 	deps.Backend = tracedBackend{deps.Backend}
 	b := &Bot{
 		opts: opts, deps: deps, log: deps.Logger, zlog: newZerolog(deps.Logger), quietZlog: newQuietZerolog(deps.Logger), now: deps.Now,
-		store:       &store{db: deps.State, now: deps.Now},
-		policy:      newInvitePolicy(opts),
-		act:         newActivation(opts),
-		address:     addressPattern(opts),
-		rooms:       roomStates{m: make(map[id.RoomID]*roomRuntime)},
-		gate:        newCryptoGate(),
-		ready:       make(chan struct{}),
-		answerSlots: make(chan struct{}, opts.Workers),
-		status:      BridgeStatus{State: StateConnecting},
+		bridge: deps.State,
+		rooms:  &roomStates{m: make(map[id.RoomID]*roomRuntime)},
+		ready:  make(chan struct{}),
+		status: BridgeStatus{State: StateConnecting},
 	}
-	b.cmds = b.commandTable()
+	b.build()
 	return b, nil
+}
+
+// build makes the room handlers, each given only what it needs.
+func (b *Bot) build() {
+	opts, backend, log, now := b.opts, b.deps.Backend, b.log, b.now
+	policy, act := newInvitePolicy(opts), newActivation(opts)
+	gate := newCryptoGate()
+	mx := &matrix{gate: &gate, rooms: b.rooms, name: opts.DisplayName, log: log}
+	win := &window{bridge: b.bridge, rooms: b.rooms, mx: mx, keep: opts.MaxContextMessages,
+		retentionDays: opts.RetentionDays, storeInRAG: opts.StoreInRAG, now: now, log: log}
+	med := &media{mx: mx, backend: backend, rooms: b.rooms, act: act, address: addressPattern(opts),
+		respondToDMs: opts.RespondToDMs, log: log}
+	answers := &answerer{mx: mx, backend: backend, window: win, media: med, bridge: b.bridge, rooms: b.rooms,
+		slots: make(chan struct{}, opts.Workers), timeout: opts.ChatTimeout, now: now, log: log}
+	cmds := &commands{mx: mx, backend: backend, bridge: b.bridge, window: win, rooms: b.rooms, opts: opts, now: now, log: log}
+	cmds.table = cmds.commandTable()
+	b.messages = &messageHandler{mx: mx, window: win, media: med, answers: answers, cmds: cmds, bridge: b.bridge,
+		policy: policy, act: act, respondToDMs: opts.RespondToDMs, now: now, log: log}
+	b.members = &membership{mx: mx, bridge: b.bridge, policy: policy, rooms: b.rooms, opts: opts, now: now, log: log}
+	b.forget = &forgetting{backend: backend, bridge: b.bridge, window: win, rooms: b.rooms, retention: b.deps.Retention,
+		retentionDays: opts.RetentionDays, now: now, log: log}
+	b.answers, b.mx = answers, mx
 }
 
 // Ready is closed once the bot has logged in, set up encryption and
@@ -125,14 +137,14 @@ func (b *Bot) Ready() <-chan struct{} { return b.ready }
 
 // UserID and DeviceID identify the bot's Matrix session (valid after Ready).
 func (b *Bot) UserID() id.UserID     { return id.UserID(b.opts.UserID) }
-func (b *Bot) DeviceID() id.DeviceID { return b.cli.DeviceID }
+func (b *Bot) DeviceID() id.DeviceID { return b.mx.cli.DeviceID }
 
 // Run connects and syncs until ctx ends, then stops cleanly: the sync loop
 // returns, queued room work is cancelled and waited for, the retention
 // sweeper stops. It returns nil on a normal stop. A Bot runs once.
 func (b *Bot) Run(ctx context.Context) (err error) {
 	defer func() { b.setStatus(StateStopped, err) }()
-	b.runCtx = ctx
+	b.mx.runCtx = ctx
 	b.startedAt = b.now()
 	if err := b.connectWithRetry(ctx); err != nil {
 		if ctx.Err() != nil {
@@ -141,21 +153,22 @@ func (b *Bot) Run(ctx context.Context) (err error) {
 		return err
 	}
 	b.setStatus(StateRunning, nil)
-	b.disp = newDispatcher(ctx, maxParallelJobs, b.log)
+	b.queue = roomqueue.New(ctx, maxParallelJobs, b.log)
+	b.answers.queue = b.queue
 	b.registerHandlers()
 
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		b.retentionLoop(ctx)
+		b.forget.retentionLoop(ctx)
 	}()
 
-	b.log.Info("Matrix bridge running", "user_id", b.opts.UserID, "device_id", b.cli.DeviceID.String(),
+	b.log.Info("Matrix bridge running", "user_id", b.opts.UserID, "device_id", b.mx.cli.DeviceID.String(),
 		"homeserver", b.opts.Homeserver)
-	err = b.cli.SyncWithContext(ctx)
-	b.cli.StopSync()
-	b.disp.close()
+	err = b.mx.cli.SyncWithContext(ctx)
+	b.mx.cli.StopSync()
+	b.queue.Close()
 	wg.Wait()
 	b.log.Info("Matrix bridge stopped")
 	if ctx.Err() != nil {
@@ -163,6 +176,12 @@ func (b *Bot) Run(ctx context.Context) (err error) {
 	}
 	return fmt.Errorf("sync stopped: %w", err)
 }
+
+// maxParallelJobs bounds the room jobs running at once. Jobs mostly wait on
+// the homeserver; the expensive part, making an answer, has its own, smaller
+// bound (BOT_WORKERS), so reactions and commands in other rooms are not
+// stuck behind slow answers.
+const maxParallelJobs = 64
 
 // Retry delays while the homeserver cannot be reached at start.
 const (
@@ -214,11 +233,11 @@ func (b *Bot) connect(ctx context.Context) error {
 // ensureDisplayName sets the profile name to BOT_DISPLAY_NAME, so that
 // members see the name that wakes the bot.
 func (b *Bot) ensureDisplayName(ctx context.Context) {
-	cur, err := b.cli.GetOwnDisplayName(ctx)
+	cur, err := b.mx.cli.GetOwnDisplayName(ctx)
 	if err == nil && cur.DisplayName == b.opts.DisplayName {
 		return
 	}
-	if err := b.cli.SetDisplayName(ctx, b.opts.DisplayName); err != nil {
+	if err := b.mx.cli.SetDisplayName(ctx, b.opts.DisplayName); err != nil {
 		b.log.Warn("could not set the bot's display name", "display_name", b.opts.DisplayName, "error", err)
 	}
 }

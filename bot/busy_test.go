@@ -12,7 +12,7 @@ import (
 )
 
 // TestBridgeBusyNotice: a message refused because its room's queue was full
-// (the dispatcher calls reportBusy; TestDispatcherReportsDrops) is never
+// (the room queue calls reportBusy; roomqueue's TestQueueReportsDrops) is never
 // dropped silently when it was meant for the bot: ❌ on each such message,
 // one plain "busy" notice for a flood rather than one per message, and
 // nothing on chatter the bot would not have answered anyway.
@@ -29,11 +29,11 @@ func TestBridgeBusyNotice(t *testing.T) {
 	ctx := context.Background()
 	b := f.bot.bot
 	for _, ev := range []id.EventID{first, second, chatter} {
-		b.reportBusy(ctx, seen(ev), false)
+		b.messages.reportBusy(ctx, seen(ev), false)
 	}
 	// Sends are done when reportBusy returns; a later message from the bot
 	// proves that everything before it has reached alice.
-	if _, err := b.sendNoticeTo(ctx, room, "marker"); err != nil {
+	if _, err := b.mx.sendNoticeTo(ctx, room, "marker"); err != nil {
 		t.Fatal(err)
 	}
 	f.alice.Wait("marker", func(e *event.Event) bool {

@@ -3,11 +3,16 @@ package bot
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"sort"
 	"strings"
+	"time"
 	"unicode"
 
 	"maunium.net/go/mautrix/event"
+
+	"github.com/ada-chat/ada/core"
+	"github.com/ada-chat/ada/storage"
 )
 
 // commandPrefix starts every room command.
@@ -15,6 +20,22 @@ const commandPrefix = "!ada"
 
 // moderatorLevel is the power level needed to change a room's privacy.
 const moderatorLevel = 50
+
+// commands runs the `!ada` commands: the table, the dispatch to one
+// handler per command, and the reply. The handlers live in files named for
+// their family: commands_privacy.go, commands_status.go, commands_memory.go,
+// commands_why.go.
+type commands struct {
+	mx      *matrix
+	backend Backend
+	bridge  *storage.Bridge
+	window  *window
+	rooms   *roomStates
+	opts    Options
+	table   map[string]*command
+	now     func() time.Time
+	log     *slog.Logger
+}
 
 // command is one `!ada` command, in the shape of mautrix's commands package:
 // a name, help text, a handler, and optional subcommands. A handler returns
@@ -30,27 +51,27 @@ type command struct {
 // commandEvent is one parsed command.
 type commandEvent struct {
 	evt  *event.Event
-	room roomSettings
+	room storage.BridgeRoom
 	args []string // after the command name, lower-cased
 	raw  string   // the same, as written (`!ada remember <text>`)
 }
 
 // commandTable lists every command in one place.
-func (b *Bot) commandTable() map[string]*command {
+func (cs *commands) commandTable() map[string]*command {
 	privacy := &command{name: "privacy", usage: "privacy on|off|status", help: "memory storage for this room", subs: map[string]*command{
-		"on":     {name: "on", usage: "privacy on", help: "store messages, turns and memories from this room (moderators)", run: b.cmdPrivacySet(true)},
-		"off":    {name: "off", usage: "privacy off", help: "privacy mode: store nothing from this room (moderators)", run: b.cmdPrivacySet(false)},
-		"status": {name: "status", usage: "privacy status", help: "say whether this room's messages are stored", run: b.cmdPrivacyStatus},
+		"on":     {name: "on", usage: "privacy on", help: "store messages, turns and memories from this room (moderators)", run: cs.cmdPrivacySet(true)},
+		"off":    {name: "off", usage: "privacy off", help: "privacy mode: store nothing from this room (moderators)", run: cs.cmdPrivacySet(false)},
+		"status": {name: "status", usage: "privacy status", help: "say whether this room's messages are stored", run: cs.cmdPrivacyStatus},
 	}}
 	return map[string]*command{
 		"privacy":  privacy,
-		"clear":    {name: "clear", usage: "clear", help: "start a new conversation; earlier messages are no longer used as context (this room's memories are kept)", run: b.cmdClear},
-		"remember": {name: "remember", usage: "remember <text>", help: "remember something for this room", run: b.cmdRemember},
-		"memories": {name: "memories", usage: "memories", help: "list what I remember in this room, newest first", run: b.cmdMemories},
-		"forget":   {name: "forget", usage: "forget <number|id|all>", help: "forget one memory of this room (`all`: every one, moderators)", run: b.cmdForget},
-		"why":      {name: "why", usage: "why", help: "show what my last answer here used: memories, recalled turns, summaries, with scores", run: b.cmdWhy},
-		"status":   {name: "status", usage: "status", help: "health of Ada, its language model and this room", run: b.cmdStatus},
-		"help":     {name: "help", usage: "help", help: "show this list", run: b.cmdHelp},
+		"clear":    {name: "clear", usage: "clear", help: "start a new conversation; earlier messages are no longer used as context (this room's memories are kept)", run: cs.cmdClear},
+		"remember": {name: "remember", usage: "remember <text>", help: "remember something for this room", run: cs.cmdRemember},
+		"memories": {name: "memories", usage: "memories", help: "list what I remember in this room, newest first", run: cs.cmdMemories},
+		"forget":   {name: "forget", usage: "forget <number|id|all>", help: "forget one memory of this room (`all`: every one, moderators)", run: cs.cmdForget},
+		"why":      {name: "why", usage: "why", help: "show what my last answer here used: memories, recalled turns, summaries, with scores", run: cs.cmdWhy},
+		"status":   {name: "status", usage: "status", help: "health of Ada, its language model and this room", run: cs.cmdStatus},
+		"help":     {name: "help", usage: "help", help: "show this list", run: cs.cmdHelp},
 	}
 }
 
@@ -70,12 +91,12 @@ func parseCommand(text string) ([]string, bool) {
 
 // runCommand finds the handler (walking subcommands) and posts its reply.
 // `!ada` alone shows the help; unknown commands get a hint.
-func (b *Bot) runCommand(ctx context.Context, evt *event.Event, s roomSettings, args []string) error {
-	log := logFrom(ctx, b.log)
+func (cs *commands) runCommand(ctx context.Context, evt *event.Event, s storage.BridgeRoom, args []string) error {
+	log := logFrom(ctx, cs.log)
 	if len(args) == 0 {
 		args = []string{"help"}
 	}
-	cmd, ok := b.cmds[args[0]]
+	cmd, ok := cs.table[args[0]]
 	path := []string{args[0]}
 	args = args[1:]
 	for ok && cmd.subs != nil {
@@ -99,10 +120,10 @@ func (b *Bot) runCommand(ctx context.Context, evt *event.Event, s roomSettings, 
 	reply, err := cmd.run(withLogger(ctx, log), &commandEvent{evt: evt, room: s, args: args, raw: raw})
 	if err != nil {
 		log.Error("command failed", "error", err)
-		b.fail(ctx, evt, "the command failed; it has been logged.")
+		cs.mx.fail(ctx, evt, "the command failed; it has been logged.")
 		return nil
 	}
-	if _, err := b.sendNotice(ctx, evt, reply); err != nil {
+	if _, err := cs.mx.sendNotice(ctx, evt, reply); err != nil {
 		return fmt.Errorf("post the command's reply: %w", err)
 	}
 	return nil
@@ -127,15 +148,15 @@ func usageOf(parent *command) func(context.Context, *commandEvent) (string, erro
 }
 
 // cmdHelp lists the commands and how to wake the bot.
-func (b *Bot) cmdHelp(context.Context, *commandEvent) (string, error) {
+func (cs *commands) cmdHelp(context.Context, *commandEvent) (string, error) {
 	var lines []string
 	var names []string
-	for n := range b.cmds {
+	for n := range cs.table {
 		names = append(names, n)
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		c := b.cmds[n]
+		c := cs.table[n]
 		if c.subs == nil {
 			lines = append(lines, fmt.Sprintf("- `%s %s`: %s", commandPrefix, c.usage, c.help))
 			continue
@@ -149,22 +170,22 @@ func (b *Bot) cmdHelp(context.Context, *commandEvent) (string, error) {
 			lines = append(lines, fmt.Sprintf("- `%s %s`: %s", commandPrefix, c.subs[s].usage, c.subs[s].help))
 		}
 	}
-	return fmt.Sprintf("**%s commands**\n\n%s\n\n%s", b.opts.DisplayName, strings.Join(lines, "\n"), b.howToAsk()), nil
+	return fmt.Sprintf("**%s commands**\n\n%s\n\n%s", cs.opts.DisplayName, strings.Join(lines, "\n"), cs.howToAsk()), nil
 }
 
 // howToAsk tells members how to wake the bot with the current settings.
-func (b *Bot) howToAsk() string {
+func (cs *commands) howToAsk() string {
 	var ways []string
-	if b.opts.RespondToMentions {
+	if cs.opts.RespondToMentions {
 		ways = append(ways, "mention me")
 	}
-	if b.opts.RespondToDisplayName {
+	if cs.opts.RespondToDisplayName {
 		ways = append(ways, "write my name")
 	}
-	if b.opts.RespondToKeywords && len(b.opts.Keywords) > 0 {
-		ways = append(ways, "use one of the words "+strings.Join(b.opts.Keywords, ", "))
+	if cs.opts.RespondToKeywords && len(cs.opts.Keywords) > 0 {
+		ways = append(ways, "use one of the words "+strings.Join(cs.opts.Keywords, ", "))
 	}
-	if b.opts.RespondToDMs {
+	if cs.opts.RespondToDMs {
 		ways = append(ways, "write to me in a direct chat")
 	}
 	if len(ways) == 0 {
@@ -175,11 +196,11 @@ func (b *Bot) howToAsk() string {
 }
 
 // cmdClear starts a new conversation for the room and forgets its context.
-func (b *Bot) cmdClear(ctx context.Context, c *commandEvent) (string, error) {
-	if _, err := b.store.newConversation(ctx, c.evt.RoomID); err != nil {
+func (cs *commands) cmdClear(ctx context.Context, c *commandEvent) (string, error) {
+	if err := cs.bridge.SetConversation(ctx, c.room.RoomID, core.NewConversationID(), cs.now()); err != nil {
 		return "", err
 	}
-	if err := b.forgetContext(ctx, c.evt.RoomID); err != nil {
+	if err := cs.window.forgetContext(ctx, c.evt.RoomID); err != nil {
 		return "", err
 	}
 	return "🧹 Started a new conversation: I will not use this room's earlier messages as context. This room's memories are kept (`!ada memories` lists them).", nil
@@ -197,4 +218,12 @@ func textAfterFields(text string, n int) string {
 		rest = strings.TrimSpace(rest[i:])
 	}
 	return rest
+}
+
+// messageBody is the text of a message event, "" for other events.
+func messageBody(evt *event.Event) string {
+	if c, ok := evt.Content.Parsed.(*event.MessageEventContent); ok {
+		return c.Body
+	}
+	return ""
 }

@@ -17,6 +17,8 @@ import (
 	"maunium.net/go/mautrix/crypto/ssss"
 	"maunium.net/go/mautrix/crypto/utils"
 	"maunium.net/go/mautrix/event"
+
+	"github.com/ada-chat/ada/bot/roomqueue"
 )
 
 // setupCrypto starts end-to-end encryption (pure-Go Olm, build tag goolm)
@@ -33,22 +35,22 @@ func (b *Bot) setupCrypto(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	helper, err := cryptohelper.NewCryptoHelper(b.cli, pickle, db)
+	helper, err := cryptohelper.NewCryptoHelper(b.mx.cli, pickle, db)
 	if err != nil {
 		return fmt.Errorf("set up encryption: %w", err)
 	}
-	helper.DBAccountID = b.cli.DeviceID.String()
+	helper.DBAccountID = b.mx.cli.DeviceID.String()
 	helper.DecryptErrorCallback = b.onUndecryptable
-	syncer, ok := b.cli.Syncer.(mautrix.ExtensibleSyncer)
+	syncer, ok := b.mx.cli.Syncer.(mautrix.ExtensibleSyncer)
 	if !ok {
 		return fmt.Errorf("set up encryption: the Matrix client's syncer cannot take listeners")
 	}
 	b.noteSyncs(syncer) // first, so that the crypto work of each sync is timed too
-	if err := b.gate.wrapSync(syncer, func() error { return helper.Init(ctx) }); err != nil {
+	if err := b.mx.gate.wrapSync(syncer, func() error { return helper.Init(ctx) }); err != nil {
 		return fmt.Errorf("set up encryption: %w", err)
 	}
-	b.cli.Crypto = helper
-	b.crypto = helper
+	b.mx.cli.Crypto = helper
+	b.mx.crypto = helper
 	return nil
 }
 
@@ -56,7 +58,7 @@ func (b *Bot) setupCrypto(ctx context.Context) error {
 // kept in bridge_state. It lives in the same file as what it protects, so it
 // guards against leaking single rows, not the file: protect DATA_DIR.
 func (b *Bot) pickleKey(ctx context.Context) ([]byte, error) {
-	v, err := b.store.state(ctx, statePickleKey)
+	v, err := b.bridge.State(ctx, statePickleKey)
 	if err != nil {
 		return nil, fmt.Errorf("read the pickle key: %w", err)
 	}
@@ -67,7 +69,7 @@ func (b *Bot) pickleKey(ctx context.Context) ([]byte, error) {
 	if _, err := rand.Read(key); err != nil {
 		return nil, err
 	}
-	if err := b.store.setState(ctx, statePickleKey, base64.StdEncoding.EncodeToString(key)); err != nil {
+	if err := b.bridge.SetState(ctx, statePickleKey, base64.StdEncoding.EncodeToString(key)); err != nil {
 		return nil, fmt.Errorf("save the pickle key: %w", err)
 	}
 	return key, nil
@@ -84,8 +86,8 @@ func (b *Bot) pickleKey(ctx context.Context) ([]byte, error) {
 //
 // Failures are logged, not fatal: encryption works without verification.
 func (b *Bot) ensureCrossSigning(ctx context.Context) {
-	mach := b.crypto.Machine()
-	log := b.log.With("device_id", b.cli.DeviceID.String())
+	mach := b.mx.crypto.Machine()
+	log := b.log.With("device_id", b.mx.cli.DeviceID.String())
 	hasKeys, verified, err := mach.GetOwnVerificationStatus(ctx)
 	switch {
 	case err != nil:
@@ -112,7 +114,7 @@ func (b *Bot) ensureCrossSigning(ctx context.Context) {
 // Uploading the first keys needs no interactive auth on Dendrite or on
 // Synapse (MSC3967); with MATRIX_PASSWORD it is offered when asked.
 func (b *Bot) bootstrapCrossSigning(ctx context.Context) (err error) {
-	mach := b.crypto.Machine()
+	mach := b.mx.crypto.Machine()
 	key, generated, err := b.secretStorageKey()
 	if err != nil {
 		return err
@@ -238,19 +240,19 @@ func (b *Bot) passwordAuth(resp *mautrix.RespUserInteractive) any {
 // notice. mautrix calls it from the sync loop or from its key-wait goroutine.
 func (b *Bot) onUndecryptable(evt *event.Event, decErr error) {
 	defer b.recoverIn("undecryptable", evt)
-	if evt.Timestamp < b.startedAt.UnixMilli() || evt.Sender == b.cli.UserID {
+	if evt.Timestamp < b.startedAt.UnixMilli() || evt.Sender == b.mx.cli.UserID {
 		return // backlog, or our own echo: nothing to flag
 	}
-	ctx := withLogger(b.runCtx, eventLogger(b.log, evt))
-	b.disp.enqueue(evt.RoomID, job{name: "undecryptable", ctx: ctx, run: func(ctx context.Context) error {
+	ctx := withLogger(b.mx.runCtx, eventLogger(b.log, evt))
+	b.queue.Enqueue(evt.RoomID, roomqueue.Job{Name: "undecryptable", Ctx: ctx, Run: func(ctx context.Context) error {
 		logFrom(ctx, b.log).Warn("could not decrypt a message", "error", decErr)
-		b.react(ctx, evt.RoomID, evt.ID, reactUndecryptable)
+		b.mx.react(ctx, evt.RoomID, evt.ID, reactUndecryptable)
 		rt := b.rooms.get(evt.RoomID)
 		if rt.flaggedUndecryptable {
 			return nil
 		}
 		rt.flaggedUndecryptable = true
-		_, err := b.sendNotice(ctx, evt, "🔒 I could not decrypt a message here. If it was meant for me, "+
+		_, err := b.mx.sendNotice(ctx, evt, "🔒 I could not decrypt a message here. If it was meant for me, "+
 			"please send it again; your client may need to share its keys with my device.")
 		return err
 	}})

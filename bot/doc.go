@@ -1,8 +1,32 @@
 // Package bot is Ada's Matrix bridge: an invitation-only bot that answers in
 // rooms and direct chats, encrypted ones included, by calling a Backend (the
-// chat core in-process, or Ada's HTTP API). It owns the bridge tables of
-// storage/migrations/0002_bridge.sql. It may import core and config; it must
-// not import apiserver, storage or cmd (cmd picks the Backend).
+// chat core in-process, or Ada's HTTP API). Its own state (bot facts, room
+// settings, recent messages, links) is storage.Bridge, used directly. It may
+// import core, config and storage; it must not import apiserver or cmd (cmd
+// picks the Backend).
+//
+// # Layout
+//
+// A room event goes downhill: the sync handlers (handlers.go) filter it and
+// queue it per room (the roomqueue package); the room's job hands it to the one type
+// whose job it is, and that type sends through matrix. Each type holds only
+// what it needs (Bot.build):
+//
+//   - messageHandler (messages.go): a room message: context, then a command,
+//     an upload or a question; the busy reply for a full queue.
+//   - membership (membership.go): invites, the introduction, leaving.
+//   - answerer (answer*.go): asks the backend, posts the reply, shows the
+//     state with reactions and typing, records what the answer stored.
+//   - commands (commands*.go): `!ada ...`, one file per family.
+//   - media (media.go): which image a question is about, and its OCR.
+//   - window (window.go): each room's recent messages, the model's context.
+//   - forgetting (forget*.go): redactions and retention.
+//   - matrix (matrix.go): sending, encrypted where the room is; reactions;
+//     the room state sends depend on. It decides nothing.
+//
+// Bot itself (bot.go, login.go, crypto.go) connects, sets up encryption and
+// runs the sync loop; rooms.go is the per-room memory the types share, each
+// field touched by the room's own jobs only.
 //
 // # Images
 //

@@ -38,8 +38,10 @@ func TestBridgeSurvivesHomeserverRestart(t *testing.T) {
 	alice.Wait("✅ after", bottest.ReactionTo(after, reactDone))
 	t.Logf("answered %s after the homeserver restart began", time.Since(restarted).Round(time.Millisecond))
 
-	// Let a replayed sync, if any, show itself before counting.
-	time.Sleep(2 * time.Second)
+	// A replayed sync, if any, would be answered in the room's order, before
+	// a later command: once its reply is here, the count is final.
+	marker := alice.Say(room, "!ada help")
+	alice.Wait("reply to the marker", bottest.ReplyTo(acct.UserID, marker, event.MsgNotice))
 	for _, q := range []id.EventID{before, after} {
 		if n := len(alice.Find(bottest.ReplyTo(acct.UserID, q, event.MsgText))); n != 1 {
 			t.Errorf("question %s got %d answers, want 1", q, n)

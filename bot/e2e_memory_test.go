@@ -128,7 +128,7 @@ func checkRoomMemory(t *testing.T, llm *llmtest.Server, bot *botEnv, m *bottest.
 		t.Errorf("the memory must name the member and carry her user id: %q, user_id %q", mems[0].Text, mems[0].Meta.UserID)
 	}
 	ex := llm.FormattedRequests()
-	if sys := ex[len(ex)-1].Messages[0].Content; !strings.Contains(sys, "is called "+bot.bot.displayName(context.Background(), roomA, m.Client.UserID)) {
+	if sys := ex[len(ex)-1].Messages[0].Content; !strings.Contains(sys, "is called "+bot.bot.mx.displayName(context.Background(), roomA, m.Client.UserID)) {
 		t.Errorf("the extraction must name the speaker, not the configured user:\n%s", sys)
 	}
 	ask(roomA, "Ada, what a nice day")

@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"maunium.net/go/mautrix"
 	"maunium.net/go/mautrix/event"
@@ -40,7 +39,10 @@ func TestBridgeRestart(t *testing.T) {
 		alice.Say(room, "Ada, this was asked while you were away"),
 		alice.Say(room, "hey ada, and this too"),
 	}
-	time.Sleep(300 * time.Millisecond) // let the homeserver file them into the sync stream
+	// The homeserver has filed them into the sync stream once alice sees them.
+	for _, ev := range backlog {
+		alice.Wait("backlog filed", func(e *event.Event) bool { return e.ID == ev })
+	}
 
 	second := startBot(t, settings)
 	if got := second.bot.DeviceID(); got != device {

@@ -377,7 +377,7 @@ func (f *roomsFixture) testLeavesWhenAlone(t *testing.T) {
 	// the homeserver for the bot's own rooms.
 	deadline := time.Now().Add(bottest.Timeout)
 	for {
-		joined, err := f.bot.bot.cli.JoinedRooms(t.Context())
+		joined, err := f.bot.bot.mx.cli.JoinedRooms(t.Context())
 		if err == nil && !slices.Contains(joined.JoinedRooms, room) {
 			return
 		}

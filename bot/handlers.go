@@ -8,6 +8,8 @@ import (
 
 	"maunium.net/go/mautrix"
 	"maunium.net/go/mautrix/event"
+
+	"github.com/ada-chat/ada/bot/roomqueue"
 )
 
 // registerHandlers is the bot's one table of event handlers. Handlers run
@@ -15,8 +17,8 @@ import (
 // and each recovers its own panics, because a panic escaping a listener ends
 // mautrix's sync loop for good.
 func (b *Bot) registerHandlers() {
-	syncer := b.cli.Syncer.(mautrix.ExtensibleSyncer)
-	syncer.OnSync(b.cli.MoveInviteState) // invite state goes into the invite event
+	syncer := b.mx.cli.Syncer.(mautrix.ExtensibleSyncer)
+	syncer.OnSync(b.mx.cli.MoveInviteState) // invite state goes into the invite event
 	syncer.OnSync(b.onSyncResponse)
 	syncer.OnEventType(event.StateMember, b.guard("member", b.onMember))
 	syncer.OnEventType(event.EventMessage, b.guard("message", b.onMessage))
@@ -71,19 +73,19 @@ func (b *Bot) onMember(ctx context.Context, evt *event.Event) {
 	log := eventLogger(b.log, evt)
 	ctx = withLogger(ctx, log)
 	switch {
-	case evt.GetStateKey() == b.cli.UserID.String() && content.Membership == event.MembershipInvite:
+	case evt.GetStateKey() == b.mx.cli.UserID.String() && content.Membership == event.MembershipInvite:
 		// An invite arrives in the invite section and may be seen again in
 		// the joined room's state: only the first kind is acted on, and
 		// handleInvite is idempotent anyway.
 		if evt.Mautrix.EventSource&event.SourceInvite == 0 {
 			return
 		}
-		b.disp.enqueue(evt.RoomID, job{name: "invite", ctx: ctx, run: func(ctx context.Context) error { return b.handleInvite(ctx, evt) }})
-	case evt.GetStateKey() == b.cli.UserID.String() && content.Membership.IsLeaveOrBan():
+		b.queue.Enqueue(evt.RoomID, roomqueue.Job{Name: "invite", Ctx: ctx, Run: func(ctx context.Context) error { return b.members.handleInvite(ctx, evt) }})
+	case evt.GetStateKey() == b.mx.cli.UserID.String() && content.Membership.IsLeaveOrBan():
 		room := evt.RoomID
-		b.disp.enqueue(room, job{name: "left", ctx: ctx, run: func(context.Context) error { b.rooms.forget(room); return nil }})
+		b.queue.Enqueue(room, roomqueue.Job{Name: "left", Ctx: ctx, Run: func(context.Context) error { b.rooms.forget(room); return nil }})
 	case evt.Mautrix.EventSource&event.SourceJoin != 0 && content.Membership.IsLeaveOrBan():
-		b.disp.enqueue(evt.RoomID, job{name: "leave-if-alone", ctx: ctx, run: func(ctx context.Context) error { return b.leaveIfAlone(ctx, evt.RoomID) }})
+		b.queue.Enqueue(evt.RoomID, roomqueue.Job{Name: "leave-if-alone", Ctx: ctx, Run: func(ctx context.Context) error { return b.members.leaveIfAlone(ctx, evt.RoomID) }})
 	}
 }
 
@@ -105,13 +107,30 @@ func (b *Bot) onMessage(ctx context.Context, evt *event.Event) {
 	}
 	backlog := b.isBacklog(evt)
 	ctx = b.withTrace(withLogger(ctx, eventLogger(b.log, evt)), evt)
-	b.disp.enqueue(evt.RoomID, job{
-		name: "message", ctx: ctx,
-		run: func(ctx context.Context) error {
+	b.queue.Enqueue(evt.RoomID, roomqueue.Job{
+		Name: "message", Ctx: ctx,
+		Run: func(ctx context.Context) error {
 			traceFrom(ctx).started = time.Now()
-			return b.handleMessage(ctx, evt, backlog)
+			return b.messages.handleMessage(ctx, evt, backlog)
 		},
-		onPanic: func(ctx context.Context) { b.react(ctx, evt.RoomID, evt.ID, reactFailed) },
-		onDrop:  func(ctx context.Context) { b.reportBusy(ctx, evt, backlog) },
+		OnPanic: func(ctx context.Context) { b.mx.react(ctx, evt.RoomID, evt.ID, reactFailed) },
+		OnDrop:  func(ctx context.Context) { b.messages.reportBusy(ctx, evt, backlog) },
 	})
+}
+
+// onRedaction queues the handling of m.room.redaction in the room's order,
+// so that it cannot overtake the message it redacts. Redactions are handled
+// even from the catch-up sync: a member may redact while the bridge is down.
+func (b *Bot) onRedaction(ctx context.Context, evt *event.Event) {
+	target := evt.Redacts
+	if c, ok := evt.Content.Parsed.(*event.RedactionEventContent); ok && c.Redacts != "" {
+		target = c.Redacts // room versions 11+ carry it in the content
+	}
+	if target == "" || evt.Sender == b.mx.cli.UserID {
+		return
+	}
+	ctx = withLogger(ctx, eventLogger(b.log, evt).With("redacts", target.String()))
+	b.queue.Enqueue(evt.RoomID, roomqueue.Job{Name: "redaction", Ctx: ctx, Run: func(ctx context.Context) error {
+		return b.forget.handleRedaction(ctx, evt.RoomID, target)
+	}})
 }

@@ -14,6 +14,7 @@ import (
 	"maunium.net/go/mautrix/id"
 
 	"github.com/ada-chat/ada/bot/bottest"
+	"github.com/ada-chat/ada/config"
 	"github.com/ada-chat/ada/core"
 	"github.com/ada-chat/ada/core/embed"
 	"github.com/ada-chat/ada/core/llm/llmtest"
@@ -87,10 +88,20 @@ type botSetup struct {
 // dbPath is the bridge's database in its DATA_DIR, as in cmd/ada.
 func (s botSetup) dbPath() string { return filepath.Join(s.DataDir, "ada.db") }
 
+// defaultOptions are the bridge's options from the default settings: the
+// bridge has none of its own (OptionsFrom).
+func defaultOptions() Options {
+	cfg, err := config.Load(func(string) string { return "" })
+	if err != nil {
+		panic(err) // the defaults are tested to load in config
+	}
+	return OptionsFrom(cfg, "")
+}
+
 // botSettings is a test bridge with the default options, logged in with
 // acct's password; each change then adjusts it.
 func botSettings(hs *bottest.Homeserver, llm *llmtest.Server, acct bottest.Account, dataDir string, change ...func(*botSetup)) botSetup {
-	s := botSetup{Options: DefaultOptions(), LogLevel: slog.LevelDebug, LLMURL: llm.URL(), OCRMaxBytes: 10 << 20,
+	s := botSetup{Options: defaultOptions(), LogLevel: slog.LevelDebug, LLMURL: llm.URL(), OCRMaxBytes: 10 << 20,
 		SummaryEveryN: 100} // no background summaries eating scripted replies
 	s.Homeserver, s.UserID, s.Password = hs.URL(), acct.UserID.String(), acct.Password
 	s.DataDir, s.Version = dataDir, "test-version"

@@ -16,10 +16,10 @@ import (
 	"github.com/ada-chat/ada/core"
 )
 
-// mediaBot is a Bot whose homeserver is a stub serving one media file
+// mediaBot is a media reader whose homeserver is a stub serving one media file
 // without a Content-Length (chunked), so that only the read cap can stop
 // an oversized download.
-func mediaBot(t *testing.T, status int, body []byte) *Bot {
+func mediaBot(t *testing.T, status int, body []byte) *media {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/_matrix/client/v1/media/download/example.org/abc" {
@@ -37,7 +37,7 @@ func mediaBot(t *testing.T, status int, body []byte) *Bot {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Bot{cli: cli}
+	return &media{mx: &matrix{cli: cli}}
 }
 
 func TestDownloadMedia(t *testing.T) {

@@ -33,7 +33,7 @@ func (b *Bot) login(ctx context.Context) error {
 	// homeserver is down: its failure is reported once per try by
 	// connectWithRetry, so mautrix's own request log is kept at debug.
 	ctx = b.quietZlog.WithContext(ctx)
-	stored, err := b.store.state(ctx, stateDeviceID)
+	stored, err := b.bridge.State(ctx, stateDeviceID)
 	if err != nil {
 		return fmt.Errorf("read the bot's device id: %w", err)
 	}
@@ -45,10 +45,10 @@ func (b *Bot) login(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := b.store.setState(ctx, stateDeviceID, cli.DeviceID.String()); err != nil {
+	if err := b.bridge.SetState(ctx, stateDeviceID, cli.DeviceID.String()); err != nil {
 		return fmt.Errorf("save the bot's device id: %w", err)
 	}
-	b.cli = cli
+	b.mx.cli = cli
 	return nil
 }
 
@@ -176,3 +176,9 @@ func respCode(err error) string {
 	}
 	return fmt.Sprintf("HTTP %d", he.Response.StatusCode)
 }
+
+// Keys of bridge_state.
+const (
+	stateDeviceID  = "device_id"
+	statePickleKey = "pickle_key"
+)

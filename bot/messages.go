@@ -2,17 +2,42 @@ package bot
 
 import (
 	"context"
+	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"maunium.net/go/mautrix/event"
+	"maunium.net/go/mautrix/id"
+
+	"github.com/ada-chat/ada/core"
+	"github.com/ada-chat/ada/storage"
 )
+
+// messageHandler handles a room message in the room's queue: it keeps it
+// as context and hands a question to the answerer, a command to commands.
+// It also speaks for the messages a full queue refused (reportBusy).
+type messageHandler struct {
+	mx      *matrix
+	window  *window
+	media   *media
+	answers *answerer
+	cmds    *commands
+	bridge  *storage.Bridge
+	policy  *invitePolicy
+	act     *activation
+	// respondToDMs is RESPOND_TO_DMS.
+	respondToDMs bool
+	busy         busyNotices
+	now          func() time.Time
+	log          *slog.Logger
+}
 
 // handleMessage runs in the room's queue: it remembers the message as
 // context, then, for a live message from an allowed user, runs a command,
-// handles an upload (images.go), or answers when the message activates the
+// handles an upload (media.go), or answers when the message activates the
 // bot.
-func (b *Bot) handleMessage(ctx context.Context, evt *event.Event, backlog bool) error {
+func (h *messageHandler) handleMessage(ctx context.Context, evt *event.Event, backlog bool) error {
 	content, ok := evt.Content.Parsed.(*event.MessageEventContent)
 	if !ok {
 		return nil
@@ -28,33 +53,110 @@ func (b *Bot) handleMessage(ctx context.Context, evt *event.Event, backlog bool)
 	}
 	args, isCommand := parseCommand(text)
 	isCommand = isCommand && !upload
-	s, err := b.store.room(ctx, evt.RoomID)
+	s, err := h.bridge.Room(ctx, evt.RoomID.String(), core.NewConversationID(), h.now())
 	if err != nil {
 		return err
 	}
-	if !isCommand && evt.Sender != b.cli.UserID { // the bot's answers are recorded when sent
-		b.remember(ctx, s, roomMessage{EventID: evt.ID, Sender: evt.Sender, Text: text, Time: time.UnixMilli(evt.Timestamp)})
+	if !isCommand && evt.Sender != h.mx.cli.UserID { // the bot's answers are recorded when sent
+		h.window.remember(ctx, s, storage.BridgeMessage{EventID: evt.ID.String(), Sender: evt.Sender.String(), Text: text, Time: time.UnixMilli(evt.Timestamp)})
 	}
-	log := logFrom(ctx, b.log)
+	log := logFrom(ctx, h.log)
 	switch {
-	case backlog || evt.Sender == b.cli.UserID:
+	case backlog || evt.Sender == h.mx.cli.UserID:
 		return nil
-	case !b.policy.userAllowed(evt.Sender):
+	case !h.policy.userAllowed(evt.Sender):
 		log.Debug("ignoring a message from a user not in ALLOWED_USERS")
 		return nil
 	case isCommand:
-		return b.runCommand(ctx, evt, s, args)
+		return h.cmds.runCommand(ctx, evt, s, args)
 	case upload:
-		return b.handleUpload(ctx, evt, content, s)
+		if q, ok := h.media.uploadQuestion(ctx, evt, content); ok {
+			return h.answers.answer(ctx, evt, q, s)
+		}
+		return nil
 	}
-	trig := b.act.check(content, b.opts.RespondToDMs && b.isDM(ctx, evt.RoomID))
+	trig := h.act.check(content, h.respondToDMs && h.mx.isDM(ctx, evt.RoomID))
 	if trig == triggerNone {
 		// Why a message got no answer is the first question when debugging
 		// a room; the text itself is never logged.
 		log.Debug("not answering: no mention, display name, DM or keyword")
 		return nil
 	}
-	q := b.questionFor(ctx, evt, content)
+	q := h.media.questionFor(ctx, evt, content)
 	log.Info("answering", "trigger", string(trig), "with_image", q.image != nil)
-	return b.answer(ctx, evt, q, s)
+	return h.answers.answer(ctx, evt, q, s)
+}
+
+// busyNoticeEvery bounds the "busy" notices: a flood that overflows a room's
+// queue gets ❌ on each question it refused but one notice a minute, so that
+// the bot's apology does not become a flood of its own.
+const busyNoticeEvery = time.Minute
+
+// busyNotices remembers when each room last got a "busy" notice; its zero
+// value is ready. Safe from any goroutine.
+type busyNotices struct {
+	mu   sync.Mutex
+	last map[id.RoomID]time.Time
+}
+
+// due reports whether room may get a notice now, and if so records it.
+func (n *busyNotices) due(room id.RoomID, now time.Time) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if last, ok := n.last[room]; ok && now.Sub(last) < busyNoticeEvery {
+		return false
+	}
+	if n.last == nil {
+		n.last = make(map[id.RoomID]time.Time)
+	}
+	n.last[room] = now
+	return true
+}
+
+// reportBusy is the onDrop of a room message: the room's queue was full,
+// so the message will never be handled. If it was meant for the bot, the
+// sender sees ❌ and a plain notice instead of silence. It runs beside the
+// room's jobs, so it reads only goroutine-safe state (the state store, not
+// the room's runtime).
+func (h *messageHandler) reportBusy(ctx context.Context, evt *event.Event, backlog bool) {
+	if !h.wouldAnswer(ctx, evt, backlog) {
+		return
+	}
+	h.mx.react(ctx, evt.RoomID, evt.ID, reactFailed)
+	if !h.busy.due(evt.RoomID, h.now()) {
+		return
+	}
+	if _, err := h.mx.sendNotice(ctx, evt, "⚠️ Sorry, I am too busy in this room right now and could not take your message. "+
+		"Please send it again in a minute."); err != nil {
+		logFrom(ctx, h.log).Error("could not post the busy notice", "error", err)
+	}
+}
+
+// wouldAnswer is handleMessage's choice without its side effects: a live
+// message from an allowed user that is a command or activates the bot.
+func (h *messageHandler) wouldAnswer(ctx context.Context, evt *event.Event, backlog bool) bool {
+	content, ok := evt.Content.Parsed.(*event.MessageEventContent)
+	if !ok || backlog || evt.Sender == h.mx.cli.UserID || !h.policy.userAllowed(evt.Sender) {
+		return false
+	}
+	if _, isCommand := parseCommand(strings.TrimSpace(content.Body)); isCommand {
+		return true
+	}
+	return h.act.check(content, h.respondToDMs && h.twoMembers(ctx, evt.RoomID)) != triggerNone
+}
+
+// twoMembers is isDM from the state store alone, without fetching the
+// room's members (which only the room's own jobs may do).
+func (h *messageHandler) twoMembers(ctx context.Context, room id.RoomID) bool {
+	all, err := h.mx.cli.StateStore.GetAllMembers(ctx, room)
+	if err != nil {
+		return false
+	}
+	joined := 0
+	for _, m := range all {
+		if m != nil && m.Membership == event.MembershipJoin {
+			joined++
+		}
+	}
+	return joined == 2
 }

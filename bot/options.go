@@ -6,11 +6,14 @@ import (
 	"log/slog"
 	"net/http"
 	"time"
+
+	"github.com/ada-chat/ada/config"
+	"github.com/ada-chat/ada/storage"
 )
 
-// Options are the bridge's settings. cmd/ada maps them from the parsed
-// configuration; DefaultOptions holds the documented defaults, and a test in
-// cmd/ada keeps the two in step.
+// Options are the bridge's settings, as OptionsFrom maps them from the
+// parsed configuration. The bridge sets no defaults of its own: config holds
+// them, once.
 type Options struct {
 	Homeserver  string
 	UserID      string
@@ -38,8 +41,6 @@ type Options struct {
 
 	// ChatTimeout bounds one answer (REQUEST_TIMEOUT_SECONDS).
 	ChatTimeout time.Duration
-	// RetentionEvery is the period of the retention sweep (default hourly).
-	RetentionEvery time.Duration
 	// Version is shown by !ada status.
 	Version string
 	// DataDir is DATA_DIR: a new recovery key is written under it, in
@@ -47,16 +48,21 @@ type Options struct {
 	DataDir string
 }
 
-// DefaultOptions are the bridge's settings when none is given (the defaults
-// of .env.example), without an account.
-func DefaultOptions() Options {
+// OptionsFrom maps the parsed settings onto the bridge's options; version
+// is shown by !ada status.
+func OptionsFrom(c *config.Config, version string) Options {
 	return Options{
-		DisplayName:       "Ada",
-		RespondToMentions: true, RespondToDMs: true, RespondToDisplayName: true, RespondToKeywords: true,
-		Keywords:           []string{"ada", "hey ada"},
-		MaxContextMessages: 10, StoreInRAG: true, AllowPrivacyOptOut: true, RetentionDays: 90,
-		SendIntro: true, Workers: 4,
-		ChatTimeout: 5 * time.Minute, RetentionEvery: time.Hour,
+		Homeserver: c.MatrixHomeserver, UserID: c.MatrixUserID,
+		AccessToken: c.MatrixAccessToken, Password: c.MatrixPassword, RecoveryKey: c.MatrixRecoveryKey,
+		DisplayName:  c.BotDisplayName,
+		AllowedRooms: c.AllowedRooms, NeverJoinRooms: c.NeverJoinRooms, AllowedUsers: c.AllowedUsers,
+		RespondToMentions: c.RespondToMentions, RespondToDMs: c.RespondToDMs,
+		RespondToDisplayName: c.RespondToDisplayName, RespondToKeywords: c.RespondToKeywords,
+		Keywords:           c.ActivationKeywords,
+		MaxContextMessages: c.MaxContextMessages, StoreInRAG: c.StoreInRAG,
+		AllowPrivacyOptOut: c.AllowPrivacyOptOut, RetentionDays: c.DataRetentionDays,
+		SendIntro: c.SendIntroOnJoin, Workers: c.BotWorkers,
+		ChatTimeout: c.RequestTimeout, Version: version, DataDir: c.DataDir,
 	}
 }
 
@@ -68,7 +74,7 @@ type Deps struct {
 	// there and version them themselves.
 	DB *sql.DB
 	// State is the bridge's own state (storage.DB.Bridge()).
-	State StateStore
+	State *storage.Bridge
 	// Retention deletes documents that rooms caused to be stored (turns,
 	// summaries, memories) older than a cutoff: core.Service.SweepRetention.
 	// Nil leaves them to whoever runs the core.
@@ -90,18 +96,6 @@ func (o *Options) validate() error {
 	}
 	if o.AccessToken == "" && o.Password == "" {
 		errs = append(errs, errors.New("MATRIX_ACCESS_TOKEN or MATRIX_PASSWORD is required"))
-	}
-	if o.Workers < 1 {
-		o.Workers = 1
-	}
-	if o.ChatTimeout <= 0 {
-		o.ChatTimeout = 5 * time.Minute
-	}
-	if o.RetentionEvery <= 0 {
-		o.RetentionEvery = time.Hour
-	}
-	if o.DisplayName == "" {
-		o.DisplayName = "Ada"
 	}
 	return errors.Join(errs...)
 }

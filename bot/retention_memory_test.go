@@ -9,6 +9,7 @@ import (
 
 	"github.com/ada-chat/ada/core"
 	"github.com/ada-chat/ada/core/llm/llmtest"
+	"github.com/ada-chat/ada/storage"
 )
 
 // TestRetentionSweepRemovesRoomMemories: the automatic memory learned from
@@ -32,25 +33,23 @@ func TestRetentionSweepRemovesRoomMemories(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := b.store.addDerived(ctx, room, []derived{{EventID: "$remember", DocID: remembered.ID, Kind: derivedMemory},
-		{EventID: "$question", DocID: res.TurnIDs[0], Kind: derivedTurn, ConversationID: res.ConversationID}}); err != nil {
+	if err := b.bridge.AddLinks(ctx, room.String(), []storage.BridgeLink{{EventID: "$remember", DocID: remembered.ID, Kind: storage.LinkMemory},
+		{EventID: "$question", DocID: res.TurnIDs[0], Kind: storage.LinkTurn, ConversationID: res.ConversationID}}, b.now()); err != nil {
 		t.Fatal(err)
 	}
-	var mems []core.Memory
-	for deadline := time.Now().Add(10 * time.Second); len(mems) < 2; time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the automatic memory was not made: %v", memoryTexts(mems))
-		}
-		page, err := svc.MemoryPage(ctx, scope)
-		if err != nil {
-			t.Fatal(err)
-		}
-		mems = page.Items
+	svc.Wait() // the automatic memory is learned in the background
+	page, err := svc.MemoryPage(ctx, scope)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mems := page.Items
+	if len(mems) < 2 {
+		t.Fatalf("the automatic memory was not made: %v", memoryTexts(mems))
 	}
 	clock.Set(0)
 
-	b.sweep(ctx)
-	page, err := svc.MemoryPage(ctx, scope)
+	b.forget.sweep(ctx)
+	page, err = svc.MemoryPage(ctx, scope)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +64,7 @@ func TestRetentionSweepRemovesRoomMemories(t *testing.T) {
 		}
 	}
 	var links int
-	if err := db.Reader().QueryRowContext(ctx, `SELECT count(*) FROM bridge_derived`).Scan(&links); err != nil || links != 0 {
+	if err := db.Reader().QueryRowContext(ctx, `SELECT count(*) FROM bridge_links`).Scan(&links); err != nil || links != 0 {
 		t.Errorf("the sweep left %d redaction links (%v)", links, err)
 	}
 }

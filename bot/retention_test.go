@@ -54,7 +54,7 @@ func TestRetentionSweep(t *testing.T) {
 		id  id.EventID
 		age time.Duration
 	}{{"$old", old}, {"$recent", recent}} {
-		if err := b.store.addMessage(ctx, room, roomMessage{EventID: m.id, Sender: "@a:x", Text: "t", Time: time.Now().Add(m.age)}, 10); err != nil {
+		if err := b.bridge.AddMessage(ctx, room.String(), storage.BridgeMessage{EventID: m.id.String(), Sender: "@a:x", Text: "t", Time: time.Now().Add(m.age)}, 10); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -71,7 +71,7 @@ func TestRetentionSweep(t *testing.T) {
 	chatAt(old, "")      // 2 old turns from the HTTP API: not the bridge's, kept
 	clock.Set(0)
 
-	messages, documents := b.sweep(ctx)
+	messages, documents := b.forget.sweep(ctx)
 	if messages != 1 || documents != 2 {
 		t.Errorf("sweep deleted %d messages and %d documents, want 1 and 2", messages, documents)
 	}
@@ -97,9 +97,9 @@ func TestRetentionSweep(t *testing.T) {
 	}
 
 	// DATA_RETENTION_DAYS=0 keeps everything: the loop returns at once.
-	b.opts.RetentionDays = 0
+	b.forget.retentionDays = 0
 	done := make(chan struct{})
-	go func() { b.retentionLoop(ctx); close(done) }()
+	go func() { b.forget.retentionLoop(ctx); close(done) }()
 	select {
 	case <-done:
 	case <-time.After(time.Second):

@@ -14,7 +14,7 @@ import (
 // answerTrace is when one message passed each step on its way to an answer.
 // The "answered" log line carries it, so that a slow room can be told apart
 // from a slow homeserver, a slow model or a full set of answer slots without
-// a profiler (issue 16 was found this way). Fields are written by the
+// a profiler. Fields are written by the
 // message's job, and reacted by its 🧠 goroutine, which the job waits for
 // before reading it.
 type answerTrace struct {

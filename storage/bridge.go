@@ -8,10 +8,10 @@ import (
 )
 
 // Bridge is the Matrix bridge's own state, in its tables beside the
-// documents (migrations/0002_bridge.sql, 0005_bridge_derived.sql): bot
-// facts, per-room settings, the rooms' recent messages, and what Ada stored
-// because of a room event. Its queries live here, beside their schema; the
-// bot reaches them through an interface it declares. (mautrix's crypto and
+// documents (migrations/0002_bridge.sql, 0005 and 0009 for the links): bot
+// facts, per-room settings, the rooms' recent messages, and the links from a
+// room event to what Ada stored because of it. Its queries live here, beside
+// their schema; the bot uses this type directly. (mautrix's crypto and
 // room-state stores share the file but own their tables and versions.)
 // Writes go to the single writer connection, so they queue in Go instead of
 // failing with "database is locked".
@@ -43,6 +43,12 @@ type BridgeLink struct {
 	EventID, DocID, Kind, ConversationID string
 }
 
+// The kinds of links (the table's CHECK constraint).
+const (
+	LinkTurn   = "turn"
+	LinkMemory = "memory"
+)
+
 const (
 	getStateSQL = `SELECT value FROM bridge_state WHERE key = ?`
 	setStateSQL = `INSERT INTO bridge_state (key, value) VALUES (?, ?)
@@ -68,15 +74,15 @@ const (
 	deleteMessageSQL     = `DELETE FROM bridge_messages WHERE room_id = ? AND event_id = ?`
 	deleteOldMessagesSQL = `DELETE FROM bridge_messages WHERE ts < ?`
 
-	addLinkSQL = `INSERT INTO bridge_derived (room_id, event_id, doc_id, kind, conversation_id, ts)
+	addLinkSQL = `INSERT INTO bridge_links (room_id, event_id, doc_id, kind, conversation_id, ts)
 		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`
-	linksOfSQL = `SELECT event_id, doc_id, kind, conversation_id FROM bridge_derived
+	linksOfSQL = `SELECT event_id, doc_id, kind, conversation_id FROM bridge_links
 		WHERE room_id = ? AND event_id = ?`
 	// A document may be linked to several events (a question and its
 	// reply): unlinking it removes every link.
-	unlinkDocSQL      = `DELETE FROM bridge_derived WHERE room_id = ? AND doc_id = ?`
-	unlinkKindSQL     = `DELETE FROM bridge_derived WHERE room_id = ? AND kind = ?`
-	deleteOldLinksSQL = `DELETE FROM bridge_derived WHERE ts < ?`
+	unlinkDocSQL      = `DELETE FROM bridge_links WHERE room_id = ? AND doc_id = ?`
+	unlinkKindSQL     = `DELETE FROM bridge_links WHERE room_id = ? AND kind = ?`
+	deleteOldLinksSQL = `DELETE FROM bridge_links WHERE ts < ?`
 )
 
 // State returns a bridge_state value, "" when unset.

@@ -10,7 +10,6 @@ import (
 	"github.com/ada-chat/ada/apiserver"
 	"github.com/ada-chat/ada/apiserver/client"
 	"github.com/ada-chat/ada/bot"
-	"github.com/ada-chat/ada/config"
 	"github.com/ada-chat/ada/core"
 )
 
@@ -23,30 +22,13 @@ func newBridge(a *app, log *slog.Logger) (*bot.Bot, error) {
 	if err != nil {
 		return nil, err
 	}
-	return bot.New(botOptions(a.cfg, buildVersion()), bot.Deps{
+	return bot.New(bot.OptionsFrom(a.cfg, buildVersion()), bot.Deps{
 		Backend:   backend,
 		DB:        a.db.Writer(),
 		State:     a.db.Bridge(),
 		Retention: a.core,
 		Logger:    log,
 	})
-}
-
-// botOptions maps the parsed settings onto the bridge's options.
-func botOptions(c *config.Config, version string) bot.Options {
-	return bot.Options{
-		Homeserver: c.MatrixHomeserver, UserID: c.MatrixUserID,
-		AccessToken: c.MatrixAccessToken, Password: c.MatrixPassword, RecoveryKey: c.MatrixRecoveryKey,
-		DisplayName:  c.BotDisplayName,
-		AllowedRooms: c.AllowedRooms, NeverJoinRooms: c.NeverJoinRooms, AllowedUsers: c.AllowedUsers,
-		RespondToMentions: c.RespondToMentions, RespondToDMs: c.RespondToDMs,
-		RespondToDisplayName: c.RespondToDisplayName, RespondToKeywords: c.RespondToKeywords,
-		Keywords:           c.ActivationKeywords,
-		MaxContextMessages: c.MaxContextMessages, StoreInRAG: c.StoreInRAG,
-		AllowPrivacyOptOut: c.AllowPrivacyOptOut, RetentionDays: c.DataRetentionDays,
-		SendIntro: c.SendIntroOnJoin, Workers: c.BotWorkers,
-		ChatTimeout: c.RequestTimeout, RetentionEvery: time.Hour, Version: version, DataDir: c.DataDir,
-	}
 }
 
 // bridgeHealth is the bridge's state for /v1/healthz (nil without a bridge).

@@ -19,25 +19,6 @@ const (
 	maxContentBytes = 28000
 )
 
-// relateTo makes c a reply to evt, inside evt's thread when it was in one.
-// Only the first part of a split reply is a reply; the rest follow in the
-// thread (or room).
-func relateTo(c *event.MessageEventContent, evt *event.Event, first bool) {
-	var thread id.EventID
-	if parent, ok := evt.Content.Parsed.(*event.MessageEventContent); ok {
-		thread = parent.RelatesTo.GetThreadParent()
-	}
-	switch {
-	case thread != "":
-		c.RelatesTo = (&event.RelatesTo{}).SetThread(thread, evt.ID)
-		if first {
-			c.RelatesTo.SetReplyTo(evt.ID) // a real reply, not just the thread fallback
-		}
-	case first:
-		c.RelatesTo = (&event.RelatesTo{}).SetReplyTo(evt.ID)
-	}
-}
-
 // replyContents renders the model's answer as one or more m.text events:
 // Markdown becomes HTML, raw HTML written by the model is escaped (never
 // rendered), and m.mentions names only the asker, so links or names in the

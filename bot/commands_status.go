@@ -14,10 +14,10 @@ const statusTimeout = 5 * time.Second
 // cmdStatus reports real health: the API, the LLM and the store as the
 // backend sees them now, the rooms the bot is in, this room's storage, and
 // the version.
-func (b *Bot) cmdStatus(ctx context.Context, c *commandEvent) (string, error) {
+func (cs *commands) cmdStatus(ctx context.Context, c *commandEvent) (string, error) {
 	hctx, cancel := context.WithTimeout(ctx, statusTimeout)
 	defer cancel()
-	st := b.deps.Backend.Health(hctx)
+	st := cs.backend.Health(hctx)
 	var lines []string
 	add := func(format string, args ...any) { lines = append(lines, "- "+fmt.Sprintf(format, args...)) }
 
@@ -42,24 +42,24 @@ func (b *Bot) cmdStatus(ctx context.Context, c *commandEvent) (string, error) {
 			add("Memory store: ❌ %s", st.StoreError)
 		}
 	}
-	if joined, err := b.cli.JoinedRooms(hctx); err == nil {
+	if joined, err := cs.mx.cli.JoinedRooms(hctx); err == nil {
 		add("Joined rooms: %d", len(joined.JoinedRooms))
 	} else {
 		add("Joined rooms: unknown (%v)", err)
 	}
-	add("This room: %s", b.storageText(c.room))
-	if page, err := b.roomMemories(hctx, c.evt.RoomID, ""); err == nil {
+	add("This room: %s", cs.opts.storageText(c.room))
+	if page, err := cs.roomMemories(hctx, c.evt.RoomID, ""); err == nil {
 		n := strconv.Itoa(len(page.Items))
 		if page.Next != "" {
 			n += " or more"
 		}
 		add("Memories of this room: %s (`!ada memories` lists them)", n)
 	}
-	if enc, err := b.cli.StateStore.IsEncrypted(ctx, c.evt.RoomID); err == nil && enc {
+	if enc, err := cs.mx.cli.StateStore.IsEncrypted(ctx, c.evt.RoomID); err == nil && enc {
 		add("Encryption: on (end-to-end)")
 	} else {
 		add("Encryption: off")
 	}
-	add("Version: %s", b.opts.Version)
-	return fmt.Sprintf("**%s status**\n\n%s", b.opts.DisplayName, strings.Join(lines, "\n")), nil
+	add("Version: %s", cs.opts.Version)
+	return fmt.Sprintf("**%s status**\n\n%s", cs.opts.DisplayName, strings.Join(lines, "\n")), nil
 }

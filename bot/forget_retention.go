@@ -11,16 +11,20 @@ type RetentionSweeper interface {
 	SweepRetention(ctx context.Context, cutoff time.Time) (int, error)
 }
 
+// retentionEvery is the period of the retention sweep: retention counts in
+// days, so an hour late is soon enough.
+const retentionEvery = time.Hour
+
 // retentionLoop enforces DATA_RETENTION_DAYS: once at start, then every
-// RetentionEvery, until ctx ends. 0 days keeps everything.
-func (b *Bot) retentionLoop(ctx context.Context) {
-	if b.opts.RetentionDays <= 0 {
+// retentionEvery, until ctx ends. 0 days keeps everything.
+func (f *forgetting) retentionLoop(ctx context.Context) {
+	if f.retentionDays <= 0 {
 		return
 	}
-	t := time.NewTicker(b.opts.RetentionEvery)
+	t := time.NewTicker(retentionEvery)
 	defer t.Stop()
 	for {
-		b.sweep(ctx)
+		f.sweep(ctx)
 		select {
 		case <-ctx.Done():
 			return
@@ -31,18 +35,18 @@ func (b *Bot) retentionLoop(ctx context.Context) {
 
 // sweep deletes the bridge's room messages and the room documents older
 // than the retention limit, and logs what it removed.
-func (b *Bot) sweep(ctx context.Context) (messages, documents int) {
-	cutoff := b.now().AddDate(0, 0, -b.opts.RetentionDays)
-	log := b.log.With("cutoff", cutoff.UTC().Format(time.RFC3339), "retention_days", b.opts.RetentionDays)
-	messages, err := b.store.deleteMessagesBefore(ctx, cutoff)
+func (f *forgetting) sweep(ctx context.Context) (messages, documents int) {
+	cutoff := f.now().AddDate(0, 0, -f.retentionDays)
+	log := f.log.With("cutoff", cutoff.UTC().Format(time.RFC3339), "retention_days", f.retentionDays)
+	messages, err := f.bridge.DeleteMessagesBefore(ctx, cutoff)
 	if err != nil && ctx.Err() == nil {
 		log.Error("retention: could not delete old room messages", "error", err)
 	}
-	if err := b.store.deleteDerivedBefore(ctx, cutoff); err != nil && ctx.Err() == nil {
+	if err := f.bridge.DeleteLinksBefore(ctx, cutoff); err != nil && ctx.Err() == nil {
 		log.Error("retention: could not delete old redaction links", "error", err)
 	}
-	if b.deps.Retention != nil {
-		documents, err = b.deps.Retention.SweepRetention(ctx, cutoff)
+	if f.retention != nil {
+		documents, err = f.retention.SweepRetention(ctx, cutoff)
 		if err != nil && ctx.Err() == nil {
 			log.Error("retention: could not delete old room documents", "error", err)
 		}

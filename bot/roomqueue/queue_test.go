@@ -1,28 +1,26 @@
-package bot
+package roomqueue
 
 import (
 	"context"
 	"log/slog"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"maunium.net/go/mautrix/event"
 	"maunium.net/go/mautrix/id"
 )
 
-func TestDispatcherOrderPerRoom(t *testing.T) {
+func TestQueueOrderPerRoom(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	d := newDispatcher(ctx, 3, slog.New(slog.DiscardHandler))
+	d := New(ctx, 3, slog.New(slog.DiscardHandler))
 	var mu sync.Mutex
 	got := map[id.RoomID][]int{}
 	var running, peak atomic.Int32
 	for i := 0; i < 30; i++ {
 		for _, room := range []id.RoomID{"!a", "!b", "!c", "!d", "!e"} {
-			d.enqueue(room, job{name: "n", run: func(context.Context) error {
+			d.Enqueue(room, Job{Name: "n", Run: func(context.Context) error {
 				n := running.Add(1)
 				for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
 				}
@@ -35,7 +33,7 @@ func TestDispatcherOrderPerRoom(t *testing.T) {
 			}})
 		}
 	}
-	d.close()
+	d.Close()
 	for room, seq := range got {
 		if len(seq) != 30 {
 			t.Errorf("%s ran %d jobs, want 30", room, len(seq))
@@ -51,16 +49,16 @@ func TestDispatcherOrderPerRoom(t *testing.T) {
 	}
 }
 
-func TestDispatcherRecoversPanics(t *testing.T) {
+func TestQueueRecoversPanics(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	d := newDispatcher(ctx, 1, slog.New(slog.DiscardHandler))
+	d := New(ctx, 1, slog.New(slog.DiscardHandler))
 	reported := make(chan struct{}, 1)
 	ran := make(chan struct{}, 1)
-	d.enqueue("!r", job{name: "boom", run: func(context.Context) error { panic("boom") },
-		onPanic: func(context.Context) { reported <- struct{}{} }})
-	d.enqueue("!r", job{name: "next", run: func(context.Context) error { ran <- struct{}{}; return nil }})
-	d.close()
+	d.Enqueue("!r", Job{Name: "boom", Run: func(context.Context) error { panic("boom") },
+		OnPanic: func(context.Context) { reported <- struct{}{} }})
+	d.Enqueue("!r", Job{Name: "next", Run: func(context.Context) error { ran <- struct{}{}; return nil }})
+	d.Close()
 	select {
 	case <-reported:
 	default:
@@ -73,21 +71,21 @@ func TestDispatcherRecoversPanics(t *testing.T) {
 	}
 }
 
-func TestDispatcherStopsWithContext(t *testing.T) {
+func TestQueueStopsWithContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	d := newDispatcher(ctx, 1, slog.New(slog.DiscardHandler))
+	d := New(ctx, 1, slog.New(slog.DiscardHandler))
 	started := make(chan struct{})
 	var later atomic.Bool
-	d.enqueue("!r", job{name: "long", run: func(ctx context.Context) error {
+	d.Enqueue("!r", Job{Name: "long", Run: func(ctx context.Context) error {
 		close(started)
 		<-ctx.Done() // a running answer is cancelled when the bot stops
 		return ctx.Err()
 	}})
-	d.enqueue("!r", job{name: "pending", run: func(context.Context) error { later.Store(true); return nil }})
+	d.Enqueue("!r", Job{Name: "pending", Run: func(context.Context) error { later.Store(true); return nil }})
 	<-started
 	cancel()
 	done := make(chan struct{})
-	go func() { d.close(); close(done) }()
+	go func() { d.Close(); close(done) }()
 	select {
 	case <-done:
 	case <-time.After(5 * time.Second):
@@ -96,18 +94,18 @@ func TestDispatcherStopsWithContext(t *testing.T) {
 	if later.Load() {
 		t.Error("a pending job ran after the bot stopped")
 	}
-	if d.enqueue("!r", job{name: "x", run: func(context.Context) error { return nil }}) {
+	if d.Enqueue("!r", Job{Name: "x", Run: func(context.Context) error { return nil }}) {
 		t.Error("enqueue accepted a job after close")
 	}
 }
 
-func TestDispatcherBound(t *testing.T) {
+func TestQueueBound(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	d := newDispatcher(ctx, 1, slog.New(slog.DiscardHandler))
+	d := New(ctx, 1, slog.New(slog.DiscardHandler))
 	block := make(chan struct{})
 	accepted := 0
 	for i := 0; i < maxPendingPerRoom+10; i++ {
-		if d.enqueue("!r", job{name: "j", run: func(context.Context) error { <-block; return nil }}) {
+		if d.Enqueue("!r", Job{Name: "j", Run: func(context.Context) error { <-block; return nil }}) {
 			accepted++
 		}
 	}
@@ -116,41 +114,29 @@ func TestDispatcherBound(t *testing.T) {
 	}
 	cancel()
 	close(block)
-	d.close()
+	d.Close()
 }
 
-// TestGuardRecovers: a panic in a sync-loop handler must never escape into
-// mautrix, where it would end the sync loop.
-func TestGuardRecovers(t *testing.T) {
-	logs := &syncBuffer{}
-	b := &Bot{log: slog.New(slog.NewTextHandler(logs, nil))}
-	h := b.guard("message", func(context.Context, *event.Event) { panic("boom") })
-	h(context.Background(), &event.Event{RoomID: "!r:x", ID: "$e"})
-	if !strings.Contains(logs.String(), "panic in sync handler") || !strings.Contains(logs.String(), "event_id=$e") {
-		t.Errorf("the panic should be logged with the event, got %q", logs.String())
-	}
-}
-
-// TestDispatcherReportsDrops: a job refused because its room's queue is full
+// TestQueueReportsDrops: a job refused because its room's queue is full
 // is reported through its onDrop at once, while the room is still busy,
 // never dropped silently; the reports waiting are bounded too.
-func TestDispatcherReportsDrops(t *testing.T) {
+func TestQueueReportsDrops(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	d := newDispatcher(ctx, 1, slog.New(slog.DiscardHandler))
+	d := New(ctx, 1, slog.New(slog.DiscardHandler))
 	block := make(chan struct{})
 	for range maxPendingPerRoom + 1 { // one running, a full queue behind it
-		d.enqueue("!r", job{name: "slow", run: func(context.Context) error { <-block; return nil }})
+		d.Enqueue("!r", Job{Name: "slow", Run: func(context.Context) error { <-block; return nil }})
 	}
 	var reported atomic.Int32
 	first, release := make(chan struct{}), make(chan struct{})
-	refused := job{name: "refused", run: func(context.Context) error { return nil }, onDrop: func(context.Context) {
+	refused := Job{Name: "refused", Run: func(context.Context) error { return nil }, OnDrop: func(context.Context) {
 		if reported.Add(1) == 1 {
 			close(first)
 			<-release // hold the reporter so that the next reports wait
 		}
 	}}
-	if d.enqueue("!r", refused) {
+	if d.Enqueue("!r", refused) {
 		t.Fatal("a job was accepted into a full queue")
 	}
 	select {
@@ -159,11 +145,11 @@ func TestDispatcherReportsDrops(t *testing.T) {
 		t.Fatal("the refused job was never reported")
 	}
 	for range maxDropReports + 5 {
-		d.enqueue("!r", refused)
+		d.Enqueue("!r", refused)
 	}
 	close(release)
 	close(block)
-	d.close()
+	d.Close()
 	if got, want := reported.Load(), int32(1+maxDropReports); got != want {
 		t.Errorf("%d drops reported, want %d (the first, then as many as may wait)", got, want)
 	}

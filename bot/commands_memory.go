@@ -1,0 +1,231 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"maunium.net/go/mautrix/id"
+
+	"github.com/ada-chat/ada/core"
+	"github.com/ada-chat/ada/storage"
+)
+
+// Each room is its own memory scope (DECISIONS.md, memory in rooms): the
+// commands here show and change only the room's own memories.
+
+// memoriesPerListing is how many memories `!ada memories` shows.
+const memoriesPerListing = core.MaxMemoryLimit
+
+// maxForgetAllPages bounds `!ada forget all` (20 memories a page).
+const maxForgetAllPages = 500
+
+// tagRemembered marks memories stored with `!ada remember`.
+const tagRemembered = "remembered"
+
+func roomScope(room id.RoomID) string { return core.EntityScope(room.String()) }
+
+// cmdRemember stores what follows `!ada remember` as a memory of the room,
+// named after the member who said it.
+func (cs *commands) cmdRemember(ctx context.Context, c *commandEvent) (string, error) {
+	if !cs.window.storageOn(c.room) {
+		return "🔒 I can't remember anything here: " + cs.opts.storageText(c.room) + ". A room moderator can turn storage on with `!ada privacy on`.", nil
+	}
+	text := strings.TrimSpace(c.raw)
+	if text == "" {
+		return "Usage: `!ada remember <text>`, for example `!ada remember the meeting is on Tuesdays`.", nil
+	}
+	name := cs.mx.displayName(ctx, c.evt.RoomID, c.evt.Sender)
+	m, err := cs.backend.CreateMemory(ctx, core.MemoryInput{
+		Text: name + ": " + text, Entity: c.evt.RoomID.String(), RoomID: c.evt.RoomID.String(),
+		UserID: c.evt.Sender.String(), Source: core.SourceChat, Tags: []string{tagRemembered},
+	})
+	if core.KindOf(err) == core.KindInvalid || core.KindOf(err) == core.KindTooLarge {
+		return "I could not remember that: " + core.SafeMessage(err), nil
+	}
+	if err != nil {
+		return "", err
+	}
+	if m.Deduplicated != nil && *m.Deduplicated {
+		// Not linked to this message: the memory came before it (maybe
+		// from another member), and redacting this message must not take
+		// it away.
+		return fmt.Sprintf("🧠 I already knew that; refreshed: “%s”", m.Text), nil
+	}
+	link := []storage.BridgeLink{{EventID: c.evt.ID.String(), DocID: m.ID, Kind: storage.LinkMemory}}
+	if err := cs.bridge.AddLinks(ctx, c.evt.RoomID.String(), link, cs.now()); err != nil {
+		logFrom(ctx, cs.log).Error("could not link the memory to its message", "error", err)
+	}
+	return fmt.Sprintf("🧠 Remembered for this room: “%s”\n\n`!ada memories` lists what I keep here; `!ada forget` removes it.", m.Text), nil
+}
+
+// cmdMemories lists the room's memories, newest first and numbered; the
+// numbers stay valid for `!ada forget` until the next listing.
+func (cs *commands) cmdMemories(ctx context.Context, c *commandEvent) (string, error) {
+	page, err := cs.roomMemories(ctx, c.evt.RoomID, "")
+	if err != nil {
+		return "", err
+	}
+	rt := cs.rooms.get(c.evt.RoomID)
+	rt.listed = rt.listed[:0]
+	if len(page.Items) == 0 {
+		return "I keep no memories for this room. Tell me something with `!ada remember <text>`" + cs.autoMemoryHint(c.room) + ".", nil
+	}
+	var lines []string
+	for i, m := range page.Items {
+		rt.listed = append(rt.listed, m.ID)
+		lines = append(lines, fmt.Sprintf("%d. %s — %s", i+1, oneLine(m.Text, 300), memoryOrigin(m)))
+	}
+	more := ""
+	if page.Next != "" {
+		more = fmt.Sprintf("\n\nThese are the newest %d; there are more.", len(page.Items))
+	}
+	return fmt.Sprintf("**What I remember in this room** (newest first)\n\n%s%s\n\n`!ada forget <number>` removes one.", strings.Join(lines, "\n"), more), nil
+}
+
+func (cs *commands) autoMemoryHint(s storage.BridgeRoom) string {
+	if cs.window.storageOn(s) {
+		return ", or just talk to me: I note lasting facts from our conversations"
+	}
+	return ""
+}
+
+// memoryOrigin says when and how a memory came about.
+func memoryOrigin(m core.Memory) string {
+	how := "saved"
+	switch {
+	case slices.Contains(m.Meta.Tags, core.TagAuto):
+		how = "learned from the conversation"
+	case slices.Contains(m.Meta.Tags, tagRemembered):
+		how = "remembered on request"
+	}
+	return how + ", " + m.Meta.Timestamp.UTC().Format("2006-01-02")
+}
+
+func (cs *commands) roomMemories(ctx context.Context, room id.RoomID, cursor string) (core.MemoryPageResult, error) {
+	return cs.backend.MemoryPage(ctx, core.MemoryQuery{Scope: roomScope(room), Limit: memoriesPerListing, Cursor: cursor})
+}
+
+// cmdForget deletes one memory of the room, by its number in the last
+// listing or by id; `forget all` (moderators) deletes every one.
+func (cs *commands) cmdForget(ctx context.Context, c *commandEvent) (string, error) {
+	arg := strings.TrimSpace(c.raw)
+	switch {
+	case arg == "":
+		return "Usage: `!ada forget <number>` (from `!ada memories`), `!ada forget <id>`, or `!ada forget all` (moderators).", nil
+	case strings.EqualFold(arg, "all"):
+		return cs.forgetAll(ctx, c)
+	}
+	memID, err := cs.memoryByRef(ctx, c.evt.RoomID, arg)
+	if err != nil || memID == "" {
+		return cs.forgetNotFound(arg), err
+	}
+	m, found, err := cs.roomMemory(ctx, c.evt.RoomID, memID)
+	if err != nil {
+		return "", err
+	}
+	if !found {
+		return cs.forgetNotFound(arg), nil
+	}
+	if err := cs.backend.DeleteMemory(ctx, memID); err != nil && core.KindOf(err) != core.KindNotFound {
+		return "", err
+	}
+	if err := cs.bridge.UnlinkDoc(ctx, c.evt.RoomID.String(), memID); err != nil {
+		logFrom(ctx, cs.log).Error("could not unlink a forgotten memory", "error", err)
+	}
+	cs.rooms.get(c.evt.RoomID).dropWhy("", memID)
+	logFrom(ctx, cs.log).Info("memory forgotten on request", "memory_id", memID, "by", c.evt.Sender.String())
+	return fmt.Sprintf("🗑️ Forgotten: “%s”", oneLine(m.Text, 300)), nil
+}
+
+func (cs *commands) forgetNotFound(arg string) string {
+	return fmt.Sprintf("This room has no memory %q. `!ada memories` lists them with their numbers.", arg)
+}
+
+// memoryByRef resolves a number of the last listing (listing the room now
+// if it was never listed) or takes a memory id as it is.
+func (cs *commands) memoryByRef(ctx context.Context, room id.RoomID, ref string) (string, error) {
+	n, err := strconv.Atoi(ref)
+	if err != nil {
+		if core.ValidDocID(ref) {
+			return ref, nil
+		}
+		return "", nil
+	}
+	rt := cs.rooms.get(room)
+	if rt.listed == nil {
+		page, err := cs.roomMemories(ctx, room, "")
+		if err != nil {
+			return "", err
+		}
+		for _, m := range page.Items {
+			rt.listed = append(rt.listed, m.ID)
+		}
+	}
+	if n < 1 || n > len(rt.listed) {
+		return "", nil
+	}
+	return rt.listed[n-1], nil
+}
+
+// roomMemory gets the memory if it is one of the room's own, so that an id
+// from another room is never deleted from here.
+func (cs *commands) roomMemory(ctx context.Context, room id.RoomID, memID string) (core.Memory, bool, error) {
+	m, err := cs.backend.GetMemory(ctx, memID)
+	switch {
+	case core.KindOf(err) == core.KindNotFound:
+		return core.Memory{}, false, nil
+	case err != nil:
+		return core.Memory{}, false, err
+	}
+	return m, m.Meta.Scope == roomScope(room), nil
+}
+
+// forgetAll deletes every memory of the room, for moderators only.
+func (cs *commands) forgetAll(ctx context.Context, c *commandEvent) (string, error) {
+	level, err := cs.mx.powerLevel(ctx, c.evt.RoomID, c.evt.Sender)
+	if err != nil {
+		return "", err
+	}
+	if level < moderatorLevel {
+		return fmt.Sprintf("Only room moderators (power level %d or more) can make me forget everything; your level is %d. `!ada forget <number>` removes one memory.", moderatorLevel, level), nil
+	}
+	n := 0
+	for range maxForgetAllPages {
+		// Always the first page: what was deleted is gone from it.
+		page, err := cs.roomMemories(ctx, c.evt.RoomID, "")
+		if err != nil {
+			return "", err
+		}
+		if len(page.Items) == 0 {
+			break
+		}
+		for _, m := range page.Items {
+			if err := cs.backend.DeleteMemory(ctx, m.ID); err != nil && core.KindOf(err) != core.KindNotFound {
+				return "", fmt.Errorf("forget all, after %d: %w", n, err)
+			}
+			n++
+		}
+	}
+	if err := cs.bridge.UnlinkKind(ctx, c.evt.RoomID.String(), storage.LinkMemory); err != nil {
+		logFrom(ctx, cs.log).Error("could not unlink the forgotten memories", "error", err)
+	}
+	rt := cs.rooms.get(c.evt.RoomID)
+	rt.listed, rt.lastAnswer = nil, nil
+	logFrom(ctx, cs.log).Info("all room memories forgotten on request", "count", n, "by", c.evt.Sender.String())
+	if n == 0 {
+		return "This room had no memories; nothing to forget.", nil
+	}
+	return fmt.Sprintf("🗑️ Forgot all %d memories of this room.", n), nil
+}
+
+// oneLine flattens text to one line of at most max runes.
+func oneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > max {
+		return string(r[:max-1]) + "…"
+	}
+	return s
+}

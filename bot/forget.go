@@ -1,0 +1,23 @@
+package bot
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/ada-chat/ada/storage"
+)
+
+// forgetting deletes what members take away: a redacted message and what
+// was stored because of it (forget_redaction.go), and everything older than
+// DATA_RETENTION_DAYS (forget_retention.go).
+type forgetting struct {
+	backend   Backend
+	bridge    *storage.Bridge
+	window    *window
+	rooms     *roomStates
+	retention RetentionSweeper // nil: the core's documents are left alone
+	// retentionDays is DATA_RETENTION_DAYS; 0 keeps everything.
+	retentionDays int
+	now           func() time.Time
+	log           *slog.Logger
+}

@@ -1,0 +1,218 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"maunium.net/go/mautrix"
+	"maunium.net/go/mautrix/crypto/cryptohelper"
+	"maunium.net/go/mautrix/event"
+	"maunium.net/go/mautrix/format"
+	"maunium.net/go/mautrix/id"
+)
+
+// matrix is the bottom of the bridge as the room handlers see it: sending
+// (encrypted where the room is), reactions and the room state the sends
+// depend on. It decides nothing.
+type matrix struct {
+	// cli and crypto are set by the login and the encryption set-up, runCtx
+	// by Run: the handlers only run after them.
+	cli    *mautrix.Client
+	crypto *cryptohelper.CryptoHelper
+	runCtx context.Context
+	// gate serialises encryption with the sync loop's crypto work.
+	gate  *cryptoGate
+	rooms *roomStates
+	// name is the bot's display name (BOT_DISPLAY_NAME).
+	name string
+	log  *slog.Logger
+}
+
+// prepareRoom fetches the room's state (encryption, power levels) and its
+// members once per process. Sends wait for it: the bot must know whether a
+// room is encrypted before its first message there, and whom to share the
+// encryption session with. Later changes arrive through /sync.
+func (mx *matrix) prepareRoom(ctx context.Context, room id.RoomID) error {
+	rt := mx.rooms.get(room)
+	if rt.prepared {
+		return nil
+	}
+	if _, err := mx.cli.State(ctx, room); err != nil {
+		return fmt.Errorf("read the room's state: %w", err)
+	}
+	if _, err := mx.cli.Members(ctx, room); err != nil {
+		return fmt.Errorf("read the room's members: %w", err)
+	}
+	if err := mx.cli.StateStore.MarkMembersFetched(ctx, room); err != nil {
+		return err
+	}
+	rt.prepared = true
+	return nil
+}
+
+// joinedMembers lists the room's joined members from the state store.
+func (mx *matrix) joinedMembers(ctx context.Context, room id.RoomID) ([]id.UserID, error) {
+	if err := mx.prepareRoom(ctx, room); err != nil {
+		return nil, err
+	}
+	all, err := mx.cli.StateStore.GetAllMembers(ctx, room)
+	if err != nil {
+		return nil, err
+	}
+	var out []id.UserID
+	for user, m := range all {
+		if m != nil && m.Membership == event.MembershipJoin {
+			out = append(out, user)
+		}
+	}
+	return out, nil
+}
+
+// isDM reports a direct chat: the bot and exactly one other member.
+func (mx *matrix) isDM(ctx context.Context, room id.RoomID) bool {
+	members, err := mx.joinedMembers(ctx, room)
+	if err != nil {
+		logFrom(ctx, mx.log).Warn("could not count the room's members", "error", err)
+		return false
+	}
+	return len(members) == 2
+}
+
+// displayName is a member's name in the room, for context lines.
+func (mx *matrix) displayName(ctx context.Context, room id.RoomID, user id.UserID) string {
+	if user == mx.cli.UserID {
+		return mx.name
+	}
+	if m, err := mx.cli.StateStore.TryGetMember(ctx, room, user); err == nil && m != nil && m.Displayname != "" {
+		return m.Displayname
+	}
+	return user.Localpart()
+}
+
+// powerLevel is user's power level in the room.
+func (mx *matrix) powerLevel(ctx context.Context, room id.RoomID, user id.UserID) (int, error) {
+	if err := mx.prepareRoom(ctx, room); err != nil {
+		return 0, err
+	}
+	pl, err := mx.cli.StateStore.GetPowerLevels(ctx, room)
+	if err != nil {
+		return 0, err
+	}
+	if pl == nil {
+		pl = &event.PowerLevelsEventContent{}
+		if err := mx.cli.StateEvent(ctx, room, event.StatePowerLevels, "", pl); err != nil {
+			return 0, fmt.Errorf("read power levels: %w", err)
+		}
+	}
+	return pl.GetUserLevel(user), nil
+}
+
+// sendContent sends one m.room.message. It learns the room's encryption state
+// first and, in an encrypted room, sends only the Megolm-encrypted event: if
+// encryption fails, nothing is sent, never plaintext.
+func (mx *matrix) sendContent(ctx context.Context, room id.RoomID, content *event.MessageEventContent) (id.EventID, error) {
+	if err := mx.prepareRoom(ctx, room); err != nil {
+		return "", fmt.Errorf("not sending: %w", err)
+	}
+	encrypted, err := mx.cli.StateStore.IsEncrypted(ctx, room)
+	if err != nil {
+		return "", fmt.Errorf("not sending: cannot tell whether the room is encrypted: %w", err)
+	}
+	var resp *mautrix.RespSendEvent
+	if encrypted {
+		if mx.crypto == nil {
+			return "", errors.New("not sending: the room is encrypted and encryption is not set up")
+		}
+		if err := mx.gate.lock(ctx); err != nil {
+			return "", fmt.Errorf("not sending: %w", err)
+		}
+		enc, err := mx.crypto.Encrypt(ctx, room, event.EventMessage, content)
+		mx.gate.unlock()
+		if err != nil {
+			return "", fmt.Errorf("not sending: encryption failed: %w", err)
+		}
+		resp, err = mx.cli.SendMessageEvent(ctx, room, event.EventEncrypted, enc)
+		if err != nil {
+			return "", err
+		}
+	} else {
+		resp, err = mx.cli.SendMessageEvent(ctx, room, event.EventMessage, content, mautrix.ReqSendEvent{DontEncrypt: true})
+		if err != nil {
+			return "", err
+		}
+	}
+	return resp.EventID, nil
+}
+
+// notice renders Markdown written by the bot itself as an m.notice.
+func notice(markdown string) *event.MessageEventContent {
+	c := format.RenderMarkdown(markdown, true, false)
+	c.MsgType = event.MsgNotice
+	c.Mentions = &event.Mentions{}
+	return &c
+}
+
+// sendNoticeTo posts a notice into a room, not as a reply (the intro).
+func (mx *matrix) sendNoticeTo(ctx context.Context, room id.RoomID, markdown string) (id.EventID, error) {
+	return mx.sendContent(ctx, room, notice(markdown))
+}
+
+// sendNotice posts a notice as a reply to evt (in its thread, if any),
+// mentioning only evt's sender.
+func (mx *matrix) sendNotice(ctx context.Context, evt *event.Event, markdown string) (id.EventID, error) {
+	c := notice(markdown)
+	relateTo(c, evt, true)
+	c.Mentions = &event.Mentions{UserIDs: []id.UserID{evt.Sender}}
+	return mx.sendContent(ctx, evt.RoomID, c)
+}
+
+// fail marks the message ❌ and says in plain words what went wrong. When
+// the bot itself is stopping there is nobody to tell.
+func (mx *matrix) fail(ctx context.Context, evt *event.Event, reason string) {
+	if mx.runCtx.Err() != nil {
+		return
+	}
+	mx.react(ctx, evt.RoomID, evt.ID, reactFailed)
+	if _, err := mx.sendNotice(ctx, evt, "⚠️ Sorry, I could not answer: "+reason); err != nil {
+		logFrom(ctx, mx.log).Error("could not post the failure notice", "error", err)
+	}
+}
+
+// relateTo makes c a reply to evt, inside evt's thread when it was in one.
+// Only the first part of a split reply is a reply; the rest follow in the
+// thread (or room).
+func relateTo(c *event.MessageEventContent, evt *event.Event, first bool) {
+	var thread id.EventID
+	if parent, ok := evt.Content.Parsed.(*event.MessageEventContent); ok {
+		thread = parent.RelatesTo.GetThreadParent()
+	}
+	switch {
+	case thread != "":
+		c.RelatesTo = (&event.RelatesTo{}).SetThread(thread, evt.ID)
+		if first {
+			c.RelatesTo.SetReplyTo(evt.ID) // a real reply, not just the thread fallback
+		}
+	case first:
+		c.RelatesTo = (&event.RelatesTo{}).SetReplyTo(evt.ID)
+	}
+}
+
+// Reactions show a message's state (SPEC.md: received → processing → done or
+// failed), plus a sign on messages that could not be decrypted.
+const (
+	reactThinking      = "🧠"
+	reactDone          = "✅"
+	reactFailed        = "❌"
+	reactUndecryptable = "🔒"
+)
+
+// react annotates an event. Reactions are best effort: a failure is logged
+// and never stops the answer. mautrix sends m.reaction unencrypted even in
+// encrypted rooms, as clients do, so the server can aggregate them.
+func (mx *matrix) react(ctx context.Context, room id.RoomID, target id.EventID, key string) {
+	if _, err := mx.cli.SendReaction(ctx, room, target, key); err != nil && ctx.Err() == nil {
+		logFrom(ctx, mx.log).Warn("could not add a reaction", "reaction", key, "error", err)
+	}
+}

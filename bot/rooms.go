@@ -1,0 +1,53 @@
+package bot
+
+import (
+	"sync"
+
+	"maunium.net/go/mautrix/id"
+
+	"github.com/ada-chat/ada/storage"
+)
+
+// roomRuntime is what the bot keeps in memory about a room. Its fields are
+// only touched by the room's own jobs, which run one at a time.
+type roomRuntime struct {
+	// prepared: the room's full state and member list were fetched once in
+	// this process, so its encryption and members are known before a send.
+	prepared bool
+	// ring holds the newest room messages, oldest first (context for the
+	// model). In privacy mode it is the only copy, and it is never persisted.
+	ring       []storage.BridgeMessage
+	ringLoaded bool
+	// flaggedUndecryptable: the "could not decrypt" notice was posted.
+	flaggedUndecryptable bool
+	// images is each member's latest image (event id only; media.go).
+	images map[id.UserID]recentImage
+	// listed holds the memory ids of the last `!ada memories`, in the
+	// numbers shown, for `!ada forget <number>`.
+	listed []string
+	// lastAnswer is what the room's last answer used (`!ada why`).
+	lastAnswer *lastAnswer
+}
+
+// roomStates maps rooms to their runtime state.
+type roomStates struct {
+	mu sync.Mutex
+	m  map[id.RoomID]*roomRuntime
+}
+
+func (r *roomStates) get(room id.RoomID) *roomRuntime {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rt := r.m[room]
+	if rt == nil {
+		rt = &roomRuntime{}
+		r.m[room] = rt
+	}
+	return rt
+}
+
+func (r *roomStates) forget(room id.RoomID) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.m, room)
+}
