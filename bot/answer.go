@@ -35,9 +35,10 @@ type answerer struct {
 	// timeout bounds one answer (REQUEST_TIMEOUT_SECONDS).
 	timeout time.Duration
 	// disp is set by Run: the ends of answers run beside the room's jobs.
-	queue *roomqueue.Queue
-	now   func() time.Time
-	log   *slog.Logger
+	queue   *roomqueue.Queue
+	observe Observer
+	now     func() time.Time
+	log     *slog.Logger
 }
 
 // Typing notices last typingTimeout and are renewed every typingRenew while
@@ -64,7 +65,11 @@ func (a *answerer) answer(ctx context.Context, evt *event.Event, q question, s s
 	asker := core.Speaker{Name: a.mx.displayName(ctx, evt.RoomID, evt.Sender), UserID: evt.Sender.String()}
 	res, err := a.ask(ctx, evt, q, s, asker)
 	<-reacted
+	if !tr.reacted.IsZero() && !tr.received.IsZero() {
+		a.observe.BotReaction(tr.reacted.Sub(tr.received))
+	}
 	if err != nil {
+		a.observe.BotAnswer(err)
 		stopTyping(ctx)
 		log.Warn("answer failed", "error", err, "kind", int(core.KindOf(err)))
 		a.mx.fail(ctx, evt, failureText(err))
@@ -74,6 +79,7 @@ func (a *answerer) answer(ctx context.Context, evt *event.Event, q question, s s
 	for i, c := range replyContents(res.Response, evt) {
 		sent, err := a.mx.sendContent(ctx, evt.RoomID, c)
 		if err != nil {
+			a.observe.BotAnswer(err)
 			stopTyping(ctx)
 			log.Error("could not post the reply", "error", err)
 			a.mx.fail(ctx, evt, "I had an answer but could not post it here.")
@@ -84,6 +90,7 @@ func (a *answerer) answer(ctx context.Context, evt *event.Event, q question, s s
 		}
 	}
 	tr.replied = time.Now()
+	a.observe.BotAnswer(nil)
 	// The answer is part of the room's context from now on; it is recorded
 	// here rather than from its echo in /sync, which comes later.
 	a.window.remember(ctx, s, storage.BridgeMessage{EventID: first.String(), Sender: a.mx.cli.UserID.String(), Text: res.Response, Time: a.now()})

@@ -97,6 +97,9 @@ func New(opts Options, deps Deps) (*Bot, error) {
 	if deps.Now == nil {
 		deps.Now = time.Now
 	}
+	if deps.Observer == nil {
+		deps.Observer = noObserver{}
+	}
 	deps.Backend = tracedBackend{deps.Backend}
 	b := &Bot{
 		opts: opts, deps: deps, log: deps.Logger, zlog: newZerolog(deps.Logger), quietZlog: newQuietZerolog(deps.Logger), now: deps.Now,
@@ -120,14 +123,14 @@ func (b *Bot) build() {
 	med := &media{mx: mx, backend: backend, rooms: b.rooms, act: act, address: addressPattern(opts),
 		respondToDMs: opts.RespondToDMs, log: log}
 	answers := &answerer{mx: mx, backend: backend, window: win, media: med, bridge: b.bridge, rooms: b.rooms,
-		slots: make(chan struct{}, opts.Workers), timeout: opts.ChatTimeout, now: now, log: log}
+		slots: make(chan struct{}, opts.Workers), timeout: opts.ChatTimeout, observe: b.deps.Observer, now: now, log: log}
 	cmds := &commands{mx: mx, backend: backend, bridge: b.bridge, window: win, rooms: b.rooms, opts: opts, now: now, log: log}
 	cmds.table = cmds.commandTable()
 	b.messages = &messageHandler{mx: mx, window: win, media: med, answers: answers, cmds: cmds, bridge: b.bridge,
-		policy: policy, act: act, respondToDMs: opts.RespondToDMs, now: now, log: log}
+		policy: policy, act: act, respondToDMs: opts.RespondToDMs, observe: b.deps.Observer, now: now, log: log}
 	b.members = &membership{mx: mx, bridge: b.bridge, policy: policy, rooms: b.rooms, opts: opts, now: now, log: log}
 	b.forget = &forgetting{backend: backend, bridge: b.bridge, window: win, rooms: b.rooms, retention: b.deps.Retention,
-		retentionDays: opts.RetentionDays, now: now, log: log}
+		retentionDays: opts.RetentionDays, observe: b.deps.Observer, now: now, log: log}
 	b.answers, b.mx = answers, mx
 }
 

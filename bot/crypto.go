@@ -240,6 +240,7 @@ func (b *Bot) passwordAuth(resp *mautrix.RespUserInteractive) any {
 // notice. mautrix calls it from the sync loop or from its key-wait goroutine.
 func (b *Bot) onUndecryptable(evt *event.Event, decErr error) {
 	defer b.recoverIn("undecryptable", evt)
+	b.deps.Observer.BotDecryptionFailure()
 	if evt.Timestamp < b.startedAt.UnixMilli() || evt.Sender == b.mx.cli.UserID {
 		return // backlog, or our own echo: nothing to flag
 	}

@@ -18,6 +18,7 @@ type forgetting struct {
 	retention RetentionSweeper // nil: the core's documents are left alone
 	// retentionDays is DATA_RETENTION_DAYS; 0 keeps everything.
 	retentionDays int
+	observe       Observer
 	now           func() time.Time
 	log           *slog.Logger
 }

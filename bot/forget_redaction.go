@@ -18,7 +18,7 @@ const redactionReason = "the message it was learned from was redacted in the roo
 // its answer, with the automatic memories learned only from them and the
 // summaries covering them (the core rewrites those), and a memory stored
 // with `!ada remember`.
-func (f *forgetting) handleRedaction(ctx context.Context, room id.RoomID, target id.EventID) error {
+func (f *forgetting) handleRedaction(ctx context.Context, room id.RoomID, target id.EventID) (err error) {
 	log := logFrom(ctx, f.log)
 	f.window.dropFromContext(room, target)
 	f.rooms.get(room).dropWhy(target)
@@ -28,6 +28,9 @@ func (f *forgetting) handleRedaction(ctx context.Context, room id.RoomID, target
 	links, err := f.bridge.LinksOf(ctx, room.String(), target.String())
 	if err != nil {
 		return err
+	}
+	if len(links) > 0 { // a cascade: the message had caused something stored
+		defer func() { f.observe.BotRedactionCascade(err) }()
 	}
 	deleted := 0
 	for _, l := range links {

@@ -31,6 +31,7 @@ func (b *Bot) registerHandlers() {
 func (b *Bot) guard(name string, fn mautrix.EventHandler) mautrix.EventHandler {
 	return func(ctx context.Context, evt *event.Event) {
 		defer b.recoverIn(name, evt)
+		b.deps.Observer.BotEvent(name)
 		fn(ctx, evt)
 	}
 }

@@ -29,6 +29,7 @@ type messageHandler struct {
 	// respondToDMs is RESPOND_TO_DMS.
 	respondToDMs bool
 	busy         busyNotices
+	observe      Observer
 	now          func() time.Time
 	log          *slog.Logger
 }
@@ -68,8 +69,10 @@ func (h *messageHandler) handleMessage(ctx context.Context, evt *event.Event, ba
 		log.Debug("ignoring a message from a user not in ALLOWED_USERS")
 		return nil
 	case isCommand:
+		h.observe.BotEvent("command")
 		return h.cmds.runCommand(ctx, evt, s, args)
 	case upload:
+		h.observe.BotEvent("image")
 		if q, ok := h.media.uploadQuestion(ctx, evt, content); ok {
 			return h.answers.answer(ctx, evt, q, s)
 		}

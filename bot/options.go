@@ -84,6 +84,8 @@ type Deps struct {
 	Now func() time.Time
 	// HTTPClient talks to the homeserver; nil = mautrix's default.
 	HTTPClient *http.Client
+	// Observer counts what the bridge does (metrics); nil = nothing.
+	Observer Observer
 }
 
 func (o *Options) validate() error {

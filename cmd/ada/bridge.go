@@ -28,6 +28,7 @@ func newBridge(a *app, log *slog.Logger) (*bot.Bot, error) {
 		State:     a.db.Bridge(),
 		Retention: a.core,
 		Logger:    log,
+		Observer:  a.metrics.botObserver(),
 	})
 }
 

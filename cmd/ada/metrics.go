@@ -7,6 +7,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/ada-chat/ada/apiserver"
+	"github.com/ada-chat/ada/bot"
 	"github.com/ada-chat/ada/config"
 	"github.com/ada-chat/ada/core"
 	"github.com/ada-chat/ada/core/metrics"
@@ -77,4 +78,13 @@ type meteredCore struct {
 
 func (c meteredCore) Chat(ctx context.Context, req core.ChatRequest, emit func(core.Event) error) (core.ChatResult, error) {
 	return c.chat(ctx, req, emit)
+}
+
+// botObserver counts what the bridge does; nil (the bridge's no-op) when
+// metrics are off.
+func (x *appMetrics) botObserver() bot.Observer {
+	if x == nil {
+		return nil
+	}
+	return x.m
 }

@@ -299,6 +299,20 @@ func TestMetricsCountABotAnswer(t *testing.T) {
 	if a := after.value("ada_chat_time_to_first_token_seconds", map[string]string{"source": "bot"}); a < 1 {
 		t.Errorf("bot time to first token: %v samples", a)
 	}
+	// The bridge's own series: the message handled, the answer posted, the
+	// time to its 🧠.
+	for _, c := range []struct {
+		name   string
+		labels map[string]string
+	}{
+		{"ada_bot_events_total", map[string]string{"kind": "message"}},
+		{"ada_bot_answers_total", map[string]string{"result": "ok"}},
+		{"ada_bot_reaction_seconds", nil},
+	} {
+		if b, a := max(before.value(c.name, c.labels), 0), after.value(c.name, c.labels); a-b < 1 {
+			t.Errorf("%s%v: %v -> %v, want it moved by the answer", c.name, c.labels, b, a)
+		}
+	}
 	ids := []string{room.String(), acct.UserID.String(), alice.Client.UserID.String(), asked.String(), "alice"}
 	for name, f := range after {
 		for _, m := range f.GetMetric() {
