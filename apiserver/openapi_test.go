@@ -27,6 +27,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
 
+	"github.com/ada-chat/ada/apiserver/mcp"
 	"github.com/ada-chat/ada/apiserver/wire"
 	"github.com/ada-chat/ada/config"
 	"github.com/ada-chat/ada/core"
@@ -270,6 +271,9 @@ func startLiveAPI(t *testing.T, doc *openapi3.T, cfg Config, opts core.Options, 
 	if deps.Music == nil {
 		deps.Music = music
 	}
+	if deps.MCP == nil {
+		deps.MCP = mcp.Handler(svc, mcp.Options{Version: "test"})
+	}
 	if cfg.PublicConfig == nil {
 		defaults, err := config.Load(func(string) string { return "" })
 		if err != nil {
@@ -320,6 +324,9 @@ func (a *liveAPI) newRequest(c call) *http.Request {
 	}
 	if c.contentType != "" {
 		req.Header.Set("Content-Type", c.contentType)
+	}
+	if c.pattern == "/mcp" {
+		req.Header.Set("Accept", mcpAccept) // MCP's transport refuses a POST without it
 	}
 	if a.key != "" && !c.noAuth {
 		req.Header.Set("Authorization", "Bearer "+a.key)
@@ -501,6 +508,11 @@ func TestOpenAPIResponsesMatchServer(t *testing.T) {
 		a.do(jsonCall("GET", "/v1/schema", "/v1/schema?doc_type=memory", nil, 200))
 		a.do(jsonCall("GET", "/v1/schema", "/v1/schema?doc_type=nope", nil, 400))
 		a.do(jsonCall("GET", "/v1/media/musicprovider", "/v1/media/musicprovider", nil, 200))
+	})
+
+	t.Run("mcp", func(t *testing.T) {
+		a.t = t
+		a.checkMCP()
 	})
 
 	var convID string

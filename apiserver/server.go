@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"strings"
 	"time"
 
@@ -45,6 +46,8 @@ type Deps struct {
 	// Matrix reports the Matrix bridge running in this process (ada up);
 	// nil without one.
 	Matrix func() MatrixStatus
+	// MCP serves /mcp (apiserver/mcp.Handler); nil answers 404.
+	MCP http.Handler
 }
 
 // Server is the HTTP API.
