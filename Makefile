@@ -63,18 +63,20 @@ lint:
 
 check: lint test
 
-deps: apt-deps dendrite
+deps: apt-deps dendrite mcpclient
 
 # Debian packages the tests use for real: tesseract for OCR, chromium for /docs,
 # nginx for deploy/nginx/ada.conf (Debian 12's "nginx" ships /usr/sbin/nginx),
-# systemd's systemd-analyze to verify deploy/systemd/ada.service.
-APT_PACKAGES := tesseract-ocr tesseract-ocr-eng chromium nginx systemd
+# systemd's systemd-analyze to verify deploy/systemd/ada.service, node and npm
+# to run the MCP TypeScript client (tools/mcpclient).
+APT_PACKAGES := tesseract-ocr tesseract-ocr-eng chromium nginx systemd nodejs npm
 apt-deps:
 	@missing=""; \
 	command -v tesseract >/dev/null || missing="$$missing tesseract-ocr tesseract-ocr-eng"; \
 	command -v chromium >/dev/null || missing="$$missing chromium"; \
 	command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing="$$missing nginx"; \
 	command -v systemd-analyze >/dev/null || missing="$$missing systemd"; \
+	command -v npm >/dev/null || missing="$$missing nodejs npm"; \
 	if [ -n "$$missing" ]; then \
 		echo "installing:$$missing"; \
 		SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
