@@ -22,15 +22,8 @@ func TestMCPRecallConversationFindsTheRelevantTurn(t *testing.T) {
 	ada.call("POST", "/v1/chat", map[string]any{"prompt": "I bought a red bicycle today", "conversation_id": conv}, nil)
 	ada.call("POST", "/v1/chat", map[string]any{"prompt": "Remind me to water the plants", "conversation_id": conv}, nil)
 
-	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-		"params": map[string]any{"name": "recall_conversation", "arguments": map[string]any{"conversation_id": conv, "query": "where does Ingrid live"}}})
-	req, _ := http.NewRequest("POST", ada.URL+"/mcp", bytes.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := mcpPost(t, ada.URL, "tools/call", map[string]any{"name": "recall_conversation",
+		"arguments": map[string]any{"conversation_id": conv, "query": "where does Ingrid live"}})
 	defer resp.Body.Close()
 	var rpc struct {
 		Result struct {
@@ -54,4 +47,18 @@ func TestMCPRecallConversationFindsTheRelevantTurn(t *testing.T) {
 	if best == nil || !strings.Contains(best.Text, "Trondheim") || best.Reason != core.ReasonRecalled || best.ID == "" {
 		t.Fatalf("the best recalled turn is %+v; all: %+v", best, turns)
 	}
+}
+
+// mcpPost sends one JSON-RPC request to base's /mcp as MCP clients do.
+func mcpPost(t *testing.T, base, method string, params any) *http.Response {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+	req, _ := http.NewRequest("POST", base+"/mcp", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
 }
