@@ -3,6 +3,8 @@ package mcp
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -157,5 +159,43 @@ func TestEntityScope(t *testing.T) {
 	}
 	if strings.Join(fake.patched, ",") != "doc-alice" || strings.Join(fake.deleted, ",") != "doc-alice" {
 		t.Errorf("writes: patched %v, deleted %v; want only doc-alice", fake.patched, fake.deleted)
+	}
+}
+
+// headerTransport adds a client configuration's headers to every request.
+type headerTransport struct{ header http.Header }
+
+func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	for k, vs := range h.header {
+		r.Header[k] = vs
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// Over HTTP, the client's X-Ada-Entity header is its scope, request by
+// request; a client without it names the entity in each call.
+func TestEntityHeaderScopesHTTPClients(t *testing.T) {
+	fake := &fakeMemories{memories: map[string]string{}}
+	srv := httptest.NewServer(Handler(fake, Options{}))
+	defer srv.Close()
+	dial := func(header http.Header) *sdk.ClientSession {
+		tr := &sdk.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: &http.Client{Transport: headerTransport{header}}}
+		cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).Connect(context.Background(), tr, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return cs
+	}
+	alice := dial(http.Header{EntityHeader: {"alice"}})
+	anyone := dial(nil)
+	call(t, alice, "search_memory", map[string]any{"query": "tea"})
+	call(t, anyone, "search_memory", map[string]any{"query": "tea", "entity": "bob"})
+	if _, isError := call(t, alice, "list_memories", map[string]any{"entity": "bob"}); !isError {
+		t.Error("alice's client listed bob's memories")
+	}
+	if len(fake.queries) != 2 || fake.queries[0].Entity != "alice" || fake.queries[1].Entity != "bob" {
+		t.Errorf("queries: %+v", fake.queries)
 	}
 }
