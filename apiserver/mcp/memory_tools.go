@@ -79,17 +79,14 @@ func (t *tools) delete(ctx context.Context, req *sdk.CallToolRequest, in deleteI
 // recall ranks the conversation's turns and summaries as the chat recalls
 // them (core's own prompt assembly, which stores nothing): with no recent
 // window, every turn is a candidate and each hit carries its explain; no
-// memories or FAQ entries are searched.
-func (t *tools) recall(ctx context.Context, req *sdk.CallToolRequest, in recallInput) (recallOutput, error) {
+// memories or FAQ entries are searched. A conversation is reached by its id
+// (an unguessable conv-<uuid>), whatever the client's entity scope.
+func (t *tools) recall(ctx context.Context, _ *sdk.CallToolRequest, in recallInput) (recallOutput, error) {
 	if strings.TrimSpace(in.ConversationID) == "" {
 		return recallOutput{}, core.Errorf(core.KindInvalid, "conversation_id: is required")
 	}
-	entity, err := t.scope(req, "")
-	if err != nil {
-		return recallOutput{}, err
-	}
 	none := 0
-	p, err := t.svc.DebugPrompt(ctx, core.ChatRequest{Prompt: in.Query, ConversationID: in.ConversationID, Entity: entity,
+	p, err := t.svc.DebugPrompt(ctx, core.ChatRequest{Prompt: in.Query, ConversationID: in.ConversationID,
 		TurnsK: &none, FAQK: &none, MemoryK: &none})
 	if err != nil {
 		return recallOutput{}, err

@@ -3,7 +3,9 @@ package mcp
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -11,8 +13,8 @@ import (
 	"github.com/ada-chat/ada/core"
 )
 
-// tools holds what every tool handler needs; one file per tool family
-// would be too thin, as each handler only maps its input onto core.
+// tools holds what every tool handler needs (memory_tools.go has the
+// handlers, each mapping its input onto one or two core calls).
 type tools struct {
 	svc    Memories
 	entity string // fixed scope of this server, or ""
@@ -107,7 +109,7 @@ func handle[In, Out any](t *tools, f func(ctx context.Context, req *sdk.CallTool
 	return func(ctx context.Context, req *sdk.CallToolRequest, in In) (_ *sdk.CallToolResult, out any, err error) {
 		defer func() {
 			if p := recover(); p != nil {
-				err = core.Errorf(core.KindInternal, "panic: %v", p)
+				err = core.Wrap(core.KindInternal, fmt.Errorf("panic: %v\n%s", p, debug.Stack()), "internal error")
 			}
 			if err != nil {
 				err = t.safe(ctx, req, err)
