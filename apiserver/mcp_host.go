@@ -32,11 +32,13 @@ func (s *Server) handleMCP(r *request) error {
 		return core.Wrap(core.KindInvalid, err, "malformed HTTP request")
 	}
 	stop := watchDisconnect(r.Conn(), r.clientGone)
+	defer func() { // also when the handler panics: wrap recovers it
+		if stop() {
+			r.SetConnectionClose()
+		}
+	}()
 	w := &bufferedResponse{header: http.Header{}}
 	s.deps.MCP.ServeHTTP(w, hr.WithContext(r.ctx))
-	if stop() {
-		r.SetConnectionClose()
-	}
 	if err := r.ctx.Err(); err != nil {
 		return err // wrap answers and logs why: 499, 503 or 504
 	}
