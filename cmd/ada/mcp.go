@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"sync/atomic"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -28,8 +30,9 @@ a running Ada's /mcp URL instead (README: Ada as an MCP server).
                   only NAME's memories can be changed.`
 
 // runMCP serves MCP on stdio until the client closes stdin or ctx ends.
-// The transport is the process's own stdin and stdout, which is what a
-// desktop app connects to; stdout carries nothing else.
+// The transport is the process's own stdin and stdout (not runEnv's
+// writers), which is what a desktop app connects to; stdout carries nothing
+// else.
 func runMCP(ctx context.Context, cfg *config.Config, log *slog.Logger, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("ada mcp", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -51,9 +54,33 @@ func runMCP(ctx context.Context, cfg *config.Config, log *slog.Logger, args []st
 	log = log.With("component", "mcp")
 	log.Info("ada mcp serving on stdio", "version", buildVersion(), "db", cfg.DBPath(), "entity", *entity)
 	srv := mcp.NewServer(a.core, mcp.Options{Entity: *entity, Version: buildVersion(), Log: log})
-	err = srv.Run(ctx, &sdk.StdioTransport{})
-	if err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {
+	in := &stdinReader{r: os.Stdin}
+	err = srv.Run(ctx, &sdk.IOTransport{Reader: in, Writer: nopCloser{os.Stdout}})
+	if err != nil && ctx.Err() == nil && !in.closed.Load() {
 		return fmt.Errorf("mcp: %w", err)
 	}
-	return nil
+	return nil // the client closed stdin, or Ada was stopped: the normal ends
 }
+
+// stdinReader remembers that the client closed stdin, the normal end of a
+// stdio session, which the SDK reports as an error like any broken pipe.
+type stdinReader struct {
+	r      io.Reader
+	closed atomic.Bool
+}
+
+func (s *stdinReader) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	if errors.Is(err, io.EOF) {
+		s.closed.Store(true)
+	}
+	return n, err
+}
+
+func (s *stdinReader) Close() error { return nil }
+
+// nopCloser leaves stdout open when the session ends: the process's log
+// and exit status still follow.
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
