@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net"
+	"net/http"
 	"strconv"
 	"strings"
 	"testing"
@@ -98,5 +99,28 @@ func TestMCPClientThatLeavesCancelsTheToolCall(t *testing.T) {
 	conn.Close()
 	if cause := <-mem.ended; cause != errClientGone {
 		t.Errorf("the search ended with %v, want errClientGone", cause)
+	}
+}
+
+// A browser MCP client of a CORS origin may send MCP's headers and the
+// entity scope to /mcp.
+func TestMCPPreflightAllowsMCPHeaders(t *testing.T) {
+	srv := New(nil, Deps{MCP: mcp.Handler(&blockingMemories{}, mcp.Options{})},
+		Config{CORSOrigins: []string{"https://app.example"}}, slog.New(slog.DiscardHandler))
+	url := serveOnLoopback(t, srv, nil)
+	req, _ := http.NewRequest("OPTIONS", url+"/mcp", nil)
+	req.Header.Set("Origin", "https://app.example")
+	req.Header.Set("Access-Control-Request-Method", "POST")
+	req.Header.Set("Access-Control-Request-Headers", "authorization, content-type, mcp-protocol-version, x-ada-entity")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	allowed := strings.ToLower(resp.Header.Get("Access-Control-Allow-Headers"))
+	for _, h := range []string{"authorization", "content-type", "mcp-protocol-version", "x-ada-entity"} {
+		if resp.StatusCode != 204 || !strings.Contains(allowed, h) {
+			t.Errorf("preflight: %d, Access-Control-Allow-Headers %q lacks %s", resp.StatusCode, allowed, h)
+		}
 	}
 }
