@@ -53,7 +53,7 @@ fuzz:
 bench: deps chroma
 	ADA_CHROMA_BIN=$(CHROMA_BIN) $(GO) test -run '^$$' -bench 'SearchTargets' -benchtime 1x -timeout 30m ./cmd/ada
 	$(GO) run ./cmd/adabench
-	$(GO) test -run '^$$' -bench 'ChatService|MemorySearchModes|LoadStreamsAndWrites|MemoryWriteSync|OpenAIOverhead|MetricsOverhead' -benchtime 1x ./cmd/ada
+	$(GO) test -run '^$$' -bench 'ChatService|MemorySearchModes|LoadStreamsAndWrites|MemoryWriteSync|OpenAIOverhead|MetricsOverhead|MCPSearch' -benchtime 1x ./cmd/ada
 	$(GO) test -run '^$$' -bench 'BridgeLatency' -benchtime 1x ./bot
 
 lint:
@@ -66,15 +66,17 @@ check: lint test
 deps: apt-deps dendrite node-deps
 
 # The official JavaScript clients the tests run (tools/*/package-lock.json,
-# pinned), installed with npm ci when their lock file changes.
-NODE_CLIENTS := tools/openaiclient
+# pinned: the OpenAI client and the MCP TypeScript SDK), installed with npm ci
+# when their lock file changes.
+NODE_CLIENTS := tools/openaiclient tools/mcpclient
 node-deps: $(addsuffix /node_modules/.package-lock.json,$(NODE_CLIENTS))
 tools/%/node_modules/.package-lock.json: tools/%/package-lock.json tools/%/package.json
 	cd tools/$* && npm ci --no-audit --no-fund
 
 # Debian packages the tests use for real: tesseract for OCR, chromium for /docs,
 # nginx for deploy/nginx/ada.conf (Debian 12's "nginx" ships /usr/sbin/nginx),
-# systemd's systemd-analyze to verify deploy/systemd/ada.service.
+# systemd's systemd-analyze to verify deploy/systemd/ada.service, node and npm
+# to run the OpenAI and MCP JavaScript clients (tools/).
 APT_PACKAGES := tesseract-ocr tesseract-ocr-eng chromium nginx systemd nodejs npm
 apt-deps:
 	@missing=""; \

@@ -35,7 +35,8 @@ func (s *Server) cors(next fasthttp.RequestHandler) fasthttp.RequestHandler {
 		h.Set("Access-Control-Allow-Origin", origin)
 		if c.IsOptions() && len(c.Request.Header.Peek("Access-Control-Request-Method")) > 0 {
 			h.Set("Access-Control-Allow-Methods", "GET, POST, PATCH, DELETE, OPTIONS")
-			h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Accept, X-Request-ID")
+			// The Mcp-* headers and X-Ada-Entity: browser MCP clients on /mcp.
+			h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Accept, X-Request-ID, Mcp-Protocol-Version, Mcp-Session-Id, X-Ada-Entity")
 			h.Set("Access-Control-Max-Age", strconv.Itoa(corsMaxAge))
 			c.SetStatusCode(fasthttp.StatusNoContent)
 			return

@@ -28,6 +28,7 @@ import (
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/ada-chat/ada/apiserver/mcp"
 	"github.com/ada-chat/ada/apiserver/wire"
 	"github.com/ada-chat/ada/core"
 	"github.com/ada-chat/ada/core/embed"
@@ -280,6 +281,9 @@ func startLiveAPI(t *testing.T, doc *openapi3.T, cfg Config, opts core.Options, 
 		promReg := prometheus.NewRegistry()
 		deps.Metrics, deps.Gatherer = metrics.New(promReg, "test"), promReg
 	}
+	if deps.MCP == nil {
+		deps.MCP = mcp.Handler(svc, mcp.Options{Version: "test"})
+	}
 	srv := New(svc, deps, cfg, slog.New(slog.DiscardHandler))
 	url := serveOnLoopback(t, srv, func() { svc.Close(); db.Close() })
 	return &liveAPI{t: t, doc: doc, url: url, key: cfg.APIKey, db: db, llm: fake, srv: srv, seen: map[string]bool{}}
@@ -323,6 +327,9 @@ func (a *liveAPI) newRequest(c call) *http.Request {
 	}
 	if c.contentType != "" {
 		req.Header.Set("Content-Type", c.contentType)
+	}
+	if c.pattern == "/mcp" {
+		req.Header.Set("Accept", mcpAccept) // MCP's transport refuses a POST without it
 	}
 	if a.key != "" && !c.noAuth {
 		req.Header.Set("Authorization", "Bearer "+a.key)
@@ -504,6 +511,11 @@ func TestOpenAPIResponsesMatchServer(t *testing.T) {
 		a.do(jsonCall("GET", "/v1/schema", "/v1/schema?doc_type=memory", nil, 200))
 		a.do(jsonCall("GET", "/v1/schema", "/v1/schema?doc_type=nope", nil, 400))
 		a.do(jsonCall("GET", "/v1/media/musicprovider", "/v1/media/musicprovider", nil, 200))
+	})
+
+	t.Run("mcp", func(t *testing.T) {
+		a.t = t
+		a.checkMCP()
 	})
 
 	var convID string

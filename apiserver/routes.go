@@ -30,6 +30,7 @@ func (s *Server) routeTable() []route {
 		{method: get, pattern: "/v1/debug/rag", handler: s.handleDebugRAG, summary: "Vector-store diagnostics (RAG_DEBUG)"},
 		{method: get, pattern: "/v1/debug/prompt", handler: s.handleDebugPrompt, summary: "Assembled prompt (RAG_DEBUG)"},
 		{method: get, pattern: "/metrics", handler: s.handleMetrics, summary: "Prometheus metrics"},
+		{method: post, pattern: "/mcp", handler: s.handleMCP, summary: "Model Context Protocol: Ada's memory tools (streamable HTTP, stateless)"},
 		{method: get, pattern: "/openapi.json", handler: s.handleOpenAPI, public: true, summary: "OpenAPI 3.0 document"},
 		{method: get, pattern: "/docs", handler: s.handleDocs, public: true, summary: "Interactive documentation"},
 		{method: get, pattern: "/docs/{asset}", handler: s.handleDocsAsset, public: true, summary: "Documentation assets"},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"strings"
 	"time"
 
@@ -50,6 +51,8 @@ type Deps struct {
 	// turns metrics off.
 	Metrics  Metrics
 	Gatherer prometheus.Gatherer
+	// MCP serves /mcp (apiserver/mcp.Handler); nil answers 404.
+	MCP http.Handler
 }
 
 // Server is the HTTP API.

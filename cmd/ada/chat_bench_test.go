@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"path/filepath"
 	"runtime"
 	"sort"
 	"strconv"
@@ -115,15 +114,8 @@ func benchChatService(b *testing.B, docs int) stageRun {
 // conversations of 100 turns, through the real storage path. It returns the
 // ids of the last three whole conversations.
 func seedStore(b testing.TB, dir string, n int) []string {
-	ctx := context.Background()
-	db, err := storage.Open(ctx, filepath.Join(dir, "ada.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
+	db := openSeedStore(b, dir)
 	defer db.Close()
-	if err := db.CheckEmbedder(ctx, embed.HashName); err != nil {
-		b.Fatal(err)
-	}
 	conv := core.NewConversationID()
 	var convs []string
 	putGenerated(b, db, n, func(i int, d *core.Document) {

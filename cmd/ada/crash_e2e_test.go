@@ -16,7 +16,7 @@ import (
 )
 
 // buildAda builds the real binary once per test.
-func buildAda(t *testing.T) string {
+func buildAda(t testing.TB) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "ada")
 	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()

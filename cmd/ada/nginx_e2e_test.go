@@ -100,6 +100,14 @@ func TestNginxProxiesTheAPI(t *testing.T) {
 		}
 	})
 
+	t.Run("mcp", func(t *testing.T) {
+		resp := mcpPost(t, px.URL, "tools/list", map[string]any{})
+		defer resp.Body.Close()
+		if body, _ := io.ReadAll(resp.Body); resp.StatusCode != 200 || !bytes.Contains(body, []byte(`"search_memory"`)) {
+			t.Fatalf("POST /mcp through the proxy: %d %.300s", resp.StatusCode, body)
+		}
+	})
+
 	t.Run("body over the proxy limit", func(t *testing.T) {
 		// nginx answers this itself; the body still has Ada's error shape.
 		req, _ := http.NewRequest("POST", px.URL+"/api/ocr/extract", bytes.NewReader(make([]byte, 12<<20)))

@@ -43,6 +43,7 @@ commands:
   bot       run the Matrix bridge only
   migrate   apply database migrations and exit
   reindex   re-embed every stored document with the configured embedder
+  mcp       serve the memory tools to an MCP client on stdio (see ada mcp --help)
   backup    write a checked copy of the database while Ada runs: ada backup FILE
   eval      measure retrieval on a benchmark: ada eval retrieval FILE (see ada eval retrieval --help)
   version   print the version
@@ -67,7 +68,7 @@ func run(ctx context.Context, env runEnv) error {
 	case "help", "--help", "-h":
 		fmt.Fprintln(env.stdout, usage)
 		return nil
-	case "up", "serve", "bot", "migrate", "reindex", "eval", "backup":
+	case "up", "serve", "bot", "migrate", "reindex", "eval", "backup", "mcp":
 	default:
 		fmt.Fprintln(env.stderr, usage)
 		return fmt.Errorf("unknown command %q", cmd)
@@ -88,6 +89,8 @@ func run(ctx context.Context, env runEnv) error {
 		return runReindex(ctx, cfg, log, env.stdout)
 	case "backup":
 		return runBackup(ctx, cfg, env.args[1:], env.stdout)
+	case "mcp":
+		return runMCP(ctx, cfg, log, env.args[1:], env.stdout)
 	case "eval":
 		return runEval(ctx, cfg, log, env.args[1:], env.stdout, env.stderr)
 	default:

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -18,10 +17,7 @@ import (
 // query's embedding included) over ADA_BENCH_MEMORIES memories (default
 // 100k), in each search mode, and prints a table. Run it with `make bench`.
 func BenchmarkMemorySearchModes(b *testing.B) {
-	n := 100_000
-	if v := os.Getenv("ADA_BENCH_MEMORIES"); v != "" {
-		fmt.Sscan(v, &n)
-	}
+	n := benchMemoryCount(100_000)
 	ctx := context.Background()
 	path := filepath.Join(b.TempDir(), "ada.db")
 	db, err := storage.Open(ctx, path)
@@ -39,8 +35,7 @@ func BenchmarkMemorySearchModes(b *testing.B) {
 	}
 	defer db.Close()
 	fmt.Printf("store opened (vector codes loaded) in %.0f ms\n", float64(time.Since(start).Microseconds())/1000)
-	queries := []string{"what about the coffee meeting", "remind me of the project deadline", "any news on the berlin train",
-		"what music do I like", "note 4711", "doctor birthday in paris", "invoice for the garden", "flight to berlin on friday"}
+	queries := benchQueries
 	fmt.Printf("\nMemory search through the core (%d memories, hash embedder, limit 10, GOMAXPROCS=%d)\n", n, runtime.GOMAXPROCS(0))
 	fmt.Printf("%-10s %10s %10s\n", "mode", "p50", "p99")
 	for _, mode := range []string{core.SearchVector, core.SearchKeyword, core.SearchHybrid} {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ada-chat/ada/apiserver"
+	"github.com/ada-chat/ada/apiserver/mcp"
 	"github.com/ada-chat/ada/bot"
 	"github.com/ada-chat/ada/config"
 	"github.com/ada-chat/ada/storage"
@@ -114,7 +115,8 @@ func reportLLM(ctx context.Context, a *app, log *slog.Logger) {
 
 func serveAPI(ctx context.Context, a *app, log *slog.Logger, env runEnv, bridge *bot.Bot) error {
 	cfg := a.cfg
-	srv := apiserver.New(a.metrics.chatter("api", a.core), a.metrics.apiDeps(apiserver.Deps{Music: a.music, OCR: a.ocr, Matrix: bridgeHealth(bridge)}), apiserver.Config{
+	srv := apiserver.New(a.metrics.chatter("api", a.core), a.metrics.apiDeps(apiserver.Deps{Music: a.music, OCR: a.ocr, Matrix: bridgeHealth(bridge),
+		MCP: mcp.Handler(a.core, mcp.Options{Version: buildVersion(), Log: log.With("component", "mcp")})}), apiserver.Config{
 		RequestTimeout: cfg.RequestTimeout, KeepAlive: cfg.SSEKeepAlive, MaxBodyBytes: cfg.MaxBodyBytes, UploadMaxBytes: cfg.OCRMaxBytes,
 		OCRConcurrency: cfg.OCRConcurrency,
 		APIKey:         cfg.APIKey, RAGDebug: cfg.RAGDebug, Version: buildVersion(),
