@@ -47,7 +47,7 @@ func TestRareNameIsFoundByKeywords(t *testing.T) {
 		if _, err := svc.CreateMemory(ctx, core.MemoryInput{Text: target}); err != nil {
 			t.Fatal(err)
 		}
-		got, err := svc.SearchMemories(ctx, core.MemoryQuery{Text: query, Limit: 3})
+		got, err := searchMemories(ctx, svc, core.MemoryQuery{Text: query, Limit: 3})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -70,7 +70,7 @@ func TestExplanationsAddUpToTheScore(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	got, err := svc.SearchMemories(ctx, core.MemoryQuery{Text: "what coffee does Sam drink", Limit: 5})
+	got, err := searchMemories(ctx, svc, core.MemoryQuery{Text: "what coffee does Sam drink", Limit: 5})
 	if err != nil || len(got) < 2 {
 		t.Fatalf("search: %v, %v", got, err)
 	}
@@ -137,4 +137,10 @@ func TestNearDuplicateRefreshes(t *testing.T) {
 	if err != nil || *other.Deduplicated || other.ID == first.ID {
 		t.Fatalf("unrelated memory: %+v, %v", other, err)
 	}
+}
+
+// searchMemories is the first page of a memory search.
+func searchMemories(ctx context.Context, svc *core.Service, q core.MemoryQuery) ([]core.Memory, error) {
+	page, err := svc.MemoryPage(ctx, q)
+	return page.Items, err
 }

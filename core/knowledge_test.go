@@ -108,7 +108,7 @@ func TestMemoryRankingUsesImportanceAndRecency(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	got, err := svc.SearchMemories(ctx, core.MemoryQuery{Text: "garden gate code", Limit: 5})
+	got, err := searchMemories(ctx, svc, core.MemoryQuery{Text: "garden gate code", Limit: 5})
 	if err != nil || len(got) != 2 {
 		t.Fatalf("%v %v", got, err)
 	}
@@ -138,7 +138,7 @@ func TestRecencyBonusHalvesEveryHalfLife(t *testing.T) {
 		want float64
 	}{{0, 0.1}, {7 * 24 * time.Hour, 0.05}, {14 * 24 * time.Hour, 0.025}} {
 		now = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(tc.age)
-		got, err := svc.SearchMemories(ctx, core.MemoryQuery{Text: "tea with milk", Limit: 1})
+		got, err := searchMemories(ctx, svc, core.MemoryQuery{Text: "tea with milk", Limit: 1})
 		if err != nil || len(got) != 1 {
 			t.Fatal(err)
 		}

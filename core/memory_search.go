@@ -11,13 +11,6 @@ import (
 // MaxMemoryLimit is the largest page of memories returned by one search.
 const MaxMemoryLimit = 20
 
-// SearchMemories finds memories by meaning (ranked) or lists them newest
-// first.
-func (s *Service) SearchMemories(ctx context.Context, q MemoryQuery) ([]Memory, error) {
-	page, err := s.MemoryPage(ctx, q)
-	return page.Items, err
-}
-
 // MemoryPageResult is one page of memories. Next, set when a listing may
 // continue, is the cursor of the following page.
 type MemoryPageResult struct {

@@ -45,7 +45,7 @@ func BenchmarkMemorySearchModes(b *testing.B) {
 		times := measure(200, func() time.Duration {
 			q := queries[time.Now().Nanosecond()%len(queries)]
 			t0 := time.Now()
-			if _, err := svc.SearchMemories(ctx, core.MemoryQuery{Text: q, Limit: 10}); err != nil {
+			if _, err := svc.MemoryPage(ctx, core.MemoryQuery{Text: q, Limit: 10}); err != nil {
 				b.Fatal(err)
 			}
 			return time.Since(t0)

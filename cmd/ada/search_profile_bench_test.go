@@ -39,7 +39,7 @@ func BenchmarkMemorySearchLoop(b *testing.B) {
 		"what music do I like", "note 4711", "doctor birthday in paris", "invoice for the garden", "flight to berlin on friday"}
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
-		if _, err := svc.SearchMemories(ctx, core.MemoryQuery{Text: queries[i%len(queries)], Limit: 10}); err != nil {
+		if _, err := svc.MemoryPage(ctx, core.MemoryQuery{Text: queries[i%len(queries)], Limit: 10}); err != nil {
 			b.Fatal(err)
 		}
 	}

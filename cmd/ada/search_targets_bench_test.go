@@ -315,7 +315,8 @@ func alternate(nq int, a, c func(i int)) (ta, tc []time.Duration) {
 }
 
 func searchInProcess(b *testing.B, svc *core.Service, text string, k int) []core.Memory {
-	items, err := svc.SearchMemories(context.Background(), core.MemoryQuery{Text: text, Limit: k})
+	page, err := svc.MemoryPage(context.Background(), core.MemoryQuery{Text: text, Limit: k})
+	items := page.Items
 	if err != nil {
 		b.Fatal(err)
 	}
