@@ -124,8 +124,27 @@ type Embedder interface {
 
 // Message is one entry of the conversation sent to the LLM.
 type Message struct {
-	Role    string `json:"role"` // system, user or assistant
+	Role    string `json:"role"` // system, user, assistant or tool
 	Content string `json:"content"`
+	// ToolCalls are an assistant message's calls of the client's own tools
+	// (the OpenAI-compatible endpoint's function calling).
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+	// ToolCallID names the call a tool message answers.
+	ToolCallID string `json:"tool_call_id,omitempty"`
+}
+
+// ToolCall is a call of a client's tool, in OpenAI's shape: Arguments is a
+// JSON object as a string.
+type ToolCall struct {
+	ID       string       `json:"id"`
+	Type     string       `json:"type"` // "function"
+	Function ToolFunction `json:"function"`
+}
+
+// ToolFunction is the function a tool call calls, and its arguments.
+type ToolFunction struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
 }
 
 // LLMRequest is one generation request.
@@ -141,6 +160,10 @@ type LLMRequest struct {
 	// Options are the client's sampling settings; unset ones are the
 	// backend's defaults.
 	Options GenOptions
+	// Tools are the client's own tools the model may call (OpenAI's
+	// "tools" array, passed as given), and ToolChoice its tool_choice.
+	Tools      json.RawMessage
+	ToolChoice json.RawMessage
 }
 
 // GenOptions are sampling settings a client may choose (the OpenAI-compatible
@@ -172,13 +195,25 @@ const (
 	// LLMUsage carries the call's token counts, once, at its end, when the
 	// backend reports them.
 	LLMUsage
+	// LLMToolCall carries a piece of a call of a client's tool: the first
+	// piece of a call has its ID and name, the next ones more of its
+	// arguments, all with the call's Index.
+	LLMToolCall
 )
 
 // LLMEvent is one streamed piece of the model's output.
 type LLMEvent struct {
-	Kind  LLMEventKind
-	Text  string
-	Usage Usage // LLMUsage only
+	Kind     LLMEventKind
+	Text     string
+	Usage    Usage          // LLMUsage only
+	ToolCall *ToolCallDelta // LLMToolCall only
+}
+
+// ToolCallDelta is a piece of a tool call as it streams.
+type ToolCallDelta struct {
+	Index     int
+	ID, Name  string // in the call's first piece
+	Arguments string // more of the arguments
 }
 
 // LLM streams a chat completion. Chat returns when the model is done, when

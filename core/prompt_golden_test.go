@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -74,7 +74,7 @@ func TestPromptGolden(t *testing.T) {
 			if _, err := u.svc.Chat(ctx, req, func(Event) error { return nil }); err != nil {
 				t.Fatal(err)
 			}
-			if sent := llm.calls()[0].Messages; !slices.Equal(sent, p.Messages) {
+			if sent := llm.calls()[0].Messages; !reflect.DeepEqual(sent, p.Messages) {
 				t.Errorf("Chat sent\n%+v\nbut DebugPrompt shows\n%+v", sent, p.Messages)
 			}
 		})

@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"errors"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -64,8 +65,8 @@ func TestSpecialistLoop(t *testing.T) {
 	}
 	first, second := calls[0].Messages, calls[1].Messages
 	tail := second[len(first):]
-	if !slices.Equal(second[:len(first)], first) || len(tail) != 2 ||
-		tail[0] != (Message{Role: "assistant", Content: `Let me look. SPECIALIST_REQUEST[weather:{"q":"Lyon"}]`}) ||
+	if !reflect.DeepEqual(second[:len(first)], first) || len(tail) != 2 ||
+		!reflect.DeepEqual(tail[0], Message{Role: "assistant", Content: `Let me look. SPECIALIST_REQUEST[weather:{"q":"Lyon"}]`}) ||
 		tail[1].Role != "user" || !strings.HasPrefix(tail[1].Content, "SPECIALIST_RESULT[weather] (ok=true):\n12°C and rain in Lyon\n") {
 		t.Errorf("resumed with %+v", tail)
 	}

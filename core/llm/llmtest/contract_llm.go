@@ -1,6 +1,7 @@
 package llmtest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -123,6 +124,7 @@ func RunLLMContract(t *testing.T, newLLM func(Config) core.LLM) {
 	t.Run("concurrent chats", func(t *testing.T) { contractConcurrent(t, newLLM) })
 	t.Run("keep-alive connection reused", func(t *testing.T) { contractReuse(t, newLLM) })
 	t.Run("sampling options and usage", func(t *testing.T) { contractOptionsAndUsage(t, newLLM) })
+	t.Run("client tools", func(t *testing.T) { contractTools(t, newLLM) })
 }
 
 func contractStreams(t *testing.T, newLLM func(Config) core.LLM) {
@@ -155,7 +157,7 @@ func contractStreams(t *testing.T, newLLM func(Config) core.LLM) {
 				t.Errorf("events = %v, want %v", got, tc.want)
 			}
 			reqs := srv.ChatRequests()
-			if len(reqs) != 1 || reqs[0].Model != "m" || len(reqs[0].Messages) != 1 || reqs[0].Messages[0] != hello.Messages[0] {
+			if len(reqs) != 1 || reqs[0].Model != "m" || len(reqs[0].Messages) != 1 || !reflect.DeepEqual(reqs[0].Messages[0], hello.Messages[0]) {
 				t.Errorf("fake received %+v", reqs)
 			}
 		})
@@ -421,5 +423,54 @@ func contractOptionsAndUsage(t *testing.T, newLLM func(Config) core.LLM) {
 		if _, ok := plain[k]; ok {
 			t.Errorf("a request without options sends %q: %s", k, reqs[1].Body)
 		}
+	}
+}
+
+// contractTools checks the client's tools round trip: the tools reach the
+// backend, its calls come back as LLMToolCall events (whole once joined by
+// index), and a history with an assistant's calls and a tool's result
+// reaches the backend in its protocol's shape.
+func contractTools(t *testing.T, newLLM func(Config) core.LLM) {
+	srv := New(t)
+	srv.Default(Reply{ToolCalls: []ToolCallReply{{Name: "get_weather", Arguments: `{"city":"Lyon"}`}}})
+	llm := newLLM(Config{BaseURL: srv.URL(), APIKey: testKey, Model: "m"})
+	tools := json.RawMessage(`[{"type":"function","function":{"name":"get_weather","parameters":{"type":"object"}}}]`)
+	req := core.LLMRequest{Tools: tools, Messages: []core.Message{
+		{Role: "user", Content: "weather in Paris?"},
+		{Role: "assistant", ToolCalls: []core.ToolCall{{ID: "c1", Type: "function", Function: core.ToolFunction{Name: "get_weather", Arguments: `{"city":"Paris"}`}}}},
+		{Role: "tool", ToolCallID: "c1", Content: "12°C"},
+		{Role: "user", Content: "and in Lyon?"},
+	}}
+	var calls []core.ToolCallDelta
+	err := llm.Chat(testCtx(t), req, func(ev core.LLMEvent) error {
+		if ev.Kind == core.LLMToolCall {
+			calls = append(calls, *ev.ToolCall)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	name, args := "", ""
+	for _, c := range calls {
+		if c.Index == 0 {
+			name += c.Name
+			args += c.Arguments
+		}
+	}
+	if name != "get_weather" || args != `{"city":"Lyon"}` || calls[0].ID == "" {
+		t.Errorf("tool calls %+v", calls)
+	}
+	rec := srv.ChatRequests()[0]
+	var body struct {
+		Tools json.RawMessage `json:"tools"`
+	}
+	_ = json.Unmarshal(rec.Body, &body)
+	if !bytes.Contains(body.Tools, []byte(`"get_weather"`)) {
+		t.Errorf("the tools did not reach the backend: %s", rec.Body)
+	}
+	if m := rec.Messages; len(m) != 4 || len(m[1].ToolCalls) != 1 || m[1].ToolCalls[0].Function.Name != "get_weather" ||
+		m[2].Role != "tool" || m[2].Content != "12°C" {
+		t.Errorf("the history reached the backend as %+v", m)
 	}
 }

@@ -20,7 +20,7 @@ func (s *Server) ollamaChat(w http.ResponseWriter, r *http.Request) {
 	rec, err := s.begin(r, "ollama")
 	var in struct {
 		Model    string          `json:"model"`
-		Messages []core.Message  `json:"messages"`
+		Messages []ollamaMessage `json:"messages"`
 		Stream   *bool           `json:"stream"`
 		Think    json.RawMessage `json:"think"`
 		Format   json.RawMessage `json:"format"`
@@ -28,7 +28,7 @@ func (s *Server) ollamaChat(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		err = json.Unmarshal(rec.Body, &in)
 	}
-	rec.Model, rec.Messages, rec.Format = in.Model, in.Messages, present(in.Format)
+	rec.Model, rec.Messages, rec.Format = in.Model, coreMessages(in.Messages), present(in.Format)
 	rec.Stream = in.Stream == nil || *in.Stream // Ollama streams by default
 	rec.Think = thinkFlag(in.Think)
 	s.add(rec)
@@ -134,9 +134,33 @@ type ollamaEncoder struct {
 }
 
 type ollamaMessage struct {
-	Role     string `json:"role"`
-	Content  string `json:"content"`
-	Thinking string `json:"thinking,omitempty"`
+	Role      string           `json:"role"`
+	Content   string           `json:"content"`
+	Thinking  string           `json:"thinking,omitempty"`
+	ToolCalls []ollamaToolCall `json:"tool_calls,omitempty"`
+	ToolName  string           `json:"tool_name,omitempty"`
+}
+
+// ollamaToolCall is a tool call as Ollama writes it: arguments an object.
+type ollamaToolCall struct {
+	Function struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	} `json:"function"`
+}
+
+// coreMessages records Ollama's messages in core's (OpenAI's) shape; a
+// tool result's ToolCallID holds the tool_name Ollama was sent.
+func coreMessages(in []ollamaMessage) []core.Message {
+	out := make([]core.Message, len(in))
+	for i, m := range in {
+		out[i] = core.Message{Role: m.Role, Content: m.Content, ToolCallID: m.ToolName}
+		for _, tc := range m.ToolCalls {
+			out[i].ToolCalls = append(out[i].ToolCalls, core.ToolCall{Type: "function",
+				Function: core.ToolFunction{Name: tc.Function.Name, Arguments: string(tc.Function.Arguments)}})
+		}
+	}
+	return out
 }
 
 type ollamaLine struct {
@@ -155,6 +179,12 @@ func (ollamaEncoder) contentType() string { return "application/x-ndjson" }
 
 func (e ollamaEncoder) chunk(p piece) []byte {
 	line := ollamaLine{Model: e.model, CreatedAt: time.Now().UTC(), Message: ollamaMessage{Role: "assistant"}}
+	if p.kind == core.LLMToolCall {
+		var tc ollamaToolCall
+		tc.Function.Name, tc.Function.Arguments = p.name, json.RawMessage(p.text)
+		line.Message.ToolCalls = []ollamaToolCall{tc}
+		return ndjson(line)
+	}
 	if p.kind == core.LLMThinking {
 		line.Message.Thinking = p.text
 	} else {
@@ -163,10 +193,10 @@ func (e ollamaEncoder) chunk(p piece) []byte {
 	return ndjson(line)
 }
 
-func (e ollamaEncoder) end(u core.Usage) []byte {
+func (e ollamaEncoder) end(finish string, u core.Usage) []byte {
 	return ndjson(ollamaLine{
 		Model: e.model, CreatedAt: time.Now().UTC(), Message: ollamaMessage{Role: "assistant"},
-		Done: true, DoneReason: "stop", TotalDuration: time.Since(e.start).Nanoseconds(),
+		Done: true, DoneReason: finish, TotalDuration: time.Since(e.start).Nanoseconds(),
 		PromptEvalCount: u.PromptTokens, EvalCount: u.CompletionTokens,
 	})
 }

@@ -2,6 +2,7 @@ package llmtest
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -97,7 +98,7 @@ type openaiEncoder struct {
 
 func (openaiEncoder) contentType() string { return "text/event-stream" }
 
-func (e openaiEncoder) event(delta map[string]string, finish *string) []byte {
+func (e openaiEncoder) event(delta map[string]any, finish *string) []byte {
 	b, _ := json.Marshal(map[string]any{
 		"id": "chatcmpl-llmtest", "object": "chat.completion.chunk", "created": e.created, "model": e.model,
 		"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}},
@@ -106,23 +107,28 @@ func (e openaiEncoder) event(delta map[string]string, finish *string) []byte {
 }
 
 func (e openaiEncoder) chunk(p piece) []byte {
+	if p.kind == core.LLMToolCall {
+		call := map[string]any{"index": p.index, "id": fmt.Sprintf("call_%d", p.index), "type": "function",
+			"function": map[string]string{"name": p.name, "arguments": p.text}}
+		return e.event(map[string]any{"role": "assistant", "tool_calls": []any{call}}, nil)
+	}
 	field := "content"
 	if p.kind == core.LLMThinking {
 		field = e.field
 	}
-	return e.event(map[string]string{"role": "assistant", field: p.text}, nil)
+	return e.event(map[string]any{"role": "assistant", field: p.text}, nil)
 }
 
 // end sends the finish, then a usage chunk with no choices, as llama.cpp
 // and OpenAI (with stream_options.include_usage) do.
-func (e openaiEncoder) end(u core.Usage) []byte {
-	stop := "stop"
+func (e openaiEncoder) end(finish string, u core.Usage) []byte {
+	stop := finish
 	usage, _ := json.Marshal(map[string]any{
 		"id": "chatcmpl-llmtest", "object": "chat.completion.chunk", "created": e.created, "model": e.model,
 		"choices": []any{}, "usage": map[string]int{
 			"prompt_tokens": u.PromptTokens, "completion_tokens": u.CompletionTokens, "total_tokens": u.PromptTokens + u.CompletionTokens},
 	})
-	return append(append(e.event(map[string]string{}, &stop), sse(usage)...), sse([]byte("[DONE]"))...)
+	return append(append(e.event(map[string]any{}, &stop), sse(usage)...), sse([]byte("[DONE]"))...)
 }
 
 func (openaiEncoder) streamError(msg string) []byte {

@@ -16,6 +16,9 @@ type Reply struct {
 	Thinking []string
 	// Tokens are the answer text, one chunk each.
 	Tokens []string
+	// ToolCalls follow the tokens, one chunk each: calls of the client's
+	// tools; the reply then finishes with "tool_calls".
+	ToolCalls []ToolCallReply
 	// ReasoningField names the OpenAI delta field for Thinking:
 	// "reasoning_content" (the default) or "reasoning".
 	ReasoningField string
@@ -50,21 +53,41 @@ type Reply struct {
 	Abort bool
 }
 
-// piece is one chunk of streamed text.
+// ToolCallReply is a scripted call of a tool; Arguments is a JSON object.
+type ToolCallReply struct {
+	Name      string
+	Arguments string
+}
+
+// piece is one chunk of streamed text, or a tool call (kind LLMToolCall,
+// text the arguments).
 type piece struct {
-	kind core.LLMEventKind
-	text string
+	kind  core.LLMEventKind
+	text  string
+	name  string // of the tool called
+	index int    // of the tool call
 }
 
 func (r Reply) pieces() []piece {
 	out := make([]piece, 0, len(r.Thinking)+len(r.Tokens))
 	for _, t := range r.Thinking {
-		out = append(out, piece{core.LLMThinking, t})
+		out = append(out, piece{kind: core.LLMThinking, text: t})
 	}
 	for _, t := range r.Tokens {
-		out = append(out, piece{core.LLMToken, t})
+		out = append(out, piece{kind: core.LLMToken, text: t})
+	}
+	for i, c := range r.ToolCalls {
+		out = append(out, piece{kind: core.LLMToolCall, text: c.Arguments, name: c.Name, index: i})
 	}
 	return out
+}
+
+// finish is how the reply ends: "tool_calls" when it calls tools.
+func (r Reply) finish() string {
+	if len(r.ToolCalls) > 0 {
+		return "tool_calls"
+	}
+	return "stop"
 }
 
 func (r Reply) errorText() string {

@@ -12,8 +12,9 @@ import (
 type encoder interface {
 	contentType() string
 	chunk(p piece) []byte
-	// end closes the stream, reporting the call's token counts.
-	end(u core.Usage) []byte
+	// end closes the stream with its finish reason, reporting the call's
+	// token counts.
+	end(finish string, u core.Usage) []byte
 	streamError(msg string) []byte
 	malformed() []byte
 }
@@ -63,7 +64,7 @@ func (s *Server) play(w http.ResponseWriter, r *http.Request, rec *Request, repl
 	case reply.Hang:
 		p.wait(nil)
 	default:
-		p.write(enc.end(usageOf(rec, pieces)))
+		p.write(enc.end(reply.finish(), usageOf(rec, pieces)))
 	}
 }
 

@@ -19,9 +19,10 @@ const maxLine = 1 << 20
 
 // chatRequest is the body of POST /api/chat.
 type chatRequest struct {
-	Model    string         `json:"model"`
-	Messages []core.Message `json:"messages"`
-	Stream   bool           `json:"stream"`
+	Model    string          `json:"model"`
+	Messages []chatMessage   `json:"messages"`
+	Tools    json.RawMessage `json:"tools,omitempty"`
+	Stream   bool            `json:"stream"`
 	// Think has no omitempty: thinking models think unless told not to, so
 	// false must be on the wire.
 	Think bool `json:"think"`
@@ -47,12 +48,49 @@ func optionsOf(o core.GenOptions) *chatOptions {
 	return &chatOptions{Temperature: o.Temperature, TopP: o.TopP, NumPredict: o.MaxTokens, Stop: o.Stop}
 }
 
+// chatMessage is a message in Ollama's shape: a tool call's arguments are
+// an object, not a string, and a tool's result names its tool.
+type chatMessage struct {
+	Role      string         `json:"role"`
+	Content   string         `json:"content"`
+	ToolCalls []chatToolCall `json:"tool_calls,omitempty"`
+	ToolName  string         `json:"tool_name,omitempty"`
+}
+
+type chatToolCall struct {
+	Function struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	} `json:"function"`
+}
+
+// messagesOf turns core's messages (OpenAI's shape) into Ollama's.
+func messagesOf(msgs []core.Message) []chatMessage {
+	out := make([]chatMessage, len(msgs))
+	names := map[string]string{} // tool call id -> tool name
+	for i, m := range msgs {
+		out[i] = chatMessage{Role: m.Role, Content: m.Content, ToolName: names[m.ToolCallID]}
+		for _, tc := range m.ToolCalls {
+			var c chatToolCall
+			c.Function.Name = tc.Function.Name
+			c.Function.Arguments = json.RawMessage(tc.Function.Arguments)
+			if !json.Valid(c.Function.Arguments) {
+				c.Function.Arguments = json.RawMessage("{}")
+			}
+			out[i].ToolCalls = append(out[i].ToolCalls, c)
+			names[tc.ID] = tc.Function.Name
+		}
+	}
+	return out
+}
+
 // chatChunk is one NDJSON line of the reply. A failure after the status line
 // was sent arrives as a line with only "error".
 type chatChunk struct {
 	Message struct {
-		Content  string `json:"content"`
-		Thinking string `json:"thinking"`
+		Content   string         `json:"content"`
+		Thinking  string         `json:"thinking"`
+		ToolCalls []chatToolCall `json:"tool_calls"`
 	} `json:"message"`
 	Done  bool   `json:"done"`
 	Error string `json:"error"`
@@ -69,8 +107,8 @@ func (c *Client) Chat(ctx context.Context, req core.LLMRequest, emit func(core.L
 	// when we stop early, whatever the state of the body.
 	callCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	body := chatRequest{Model: c.model, Messages: req.Messages, Stream: true, Think: req.Think, Format: req.Format,
-		Options: optionsOf(req.Options)}
+	body := chatRequest{Model: c.model, Messages: messagesOf(req.Messages), Stream: true, Think: req.Think, Format: req.Format,
+		Options: optionsOf(req.Options), Tools: req.Tools}
 	resp, err := c.ep.Do(callCtx, http.MethodPost, "/api/chat", body, "application/x-ndjson")
 	if err != nil {
 		// Ollama refuses think with 400 `"<model>" does not support thinking`
@@ -84,6 +122,7 @@ func (c *Client) Chat(ctx context.Context, req core.LLMRequest, emit func(core.L
 
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
+	calls := 0
 	for sc.Scan() {
 		if err := ctx.Err(); err != nil {
 			return c.ep.Fail(ctx, err)
@@ -104,6 +143,15 @@ func (c *Client) Chat(ctx context.Context, req core.LLMRequest, emit func(core.L
 		}
 		if err := send(emit, core.LLMToken, chunk.Message.Content); err != nil {
 			return err
+		}
+		// Ollama sends each tool call whole; it gets an id here, as
+		// OpenAI's clients need one to answer it.
+		for _, tc := range chunk.Message.ToolCalls {
+			d := &core.ToolCallDelta{Index: calls, ID: fmt.Sprintf("call_%d", calls), Name: tc.Function.Name, Arguments: string(tc.Function.Arguments)}
+			calls++
+			if err := emit(core.LLMEvent{Kind: core.LLMToolCall, ToolCall: d}); err != nil {
+				return err
+			}
 		}
 		if chunk.Done {
 			remote.Finish(resp.Body)

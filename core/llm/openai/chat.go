@@ -28,6 +28,9 @@ type chatRequest struct {
 	TopP        *float64 `json:"top_p,omitempty"`
 	MaxTokens   *int     `json:"max_tokens,omitempty"`
 	Stop        []string `json:"stop,omitempty"`
+	// The client's own tools, as it gave them.
+	Tools      json.RawMessage `json:"tools,omitempty"`
+	ToolChoice json.RawMessage `json:"tool_choice,omitempty"`
 }
 
 // responseFormat asks for a JSON Schema answer. Strict makes OpenAI enforce
@@ -59,6 +62,14 @@ type chatChunk struct {
 			Content          string `json:"content"`
 			ReasoningContent string `json:"reasoning_content"`
 			Reasoning        string `json:"reasoning"`
+			ToolCalls        []struct {
+				Index    int    `json:"index"`
+				ID       string `json:"id"`
+				Function struct {
+					Name      string `json:"name"`
+					Arguments string `json:"arguments"`
+				} `json:"function"`
+			} `json:"tool_calls"`
 		} `json:"delta"`
 		FinishReason *string `json:"finish_reason"`
 	} `json:"choices"`
@@ -83,7 +94,8 @@ func (c *Client) Chat(ctx context.Context, req core.LLMRequest, emit func(core.L
 	defer cancel()
 	o := req.Options
 	body := chatRequest{Model: c.model, Messages: req.Messages, Stream: true,
-		Temperature: o.Temperature, TopP: o.TopP, MaxTokens: o.MaxTokens, Stop: o.Stop}
+		Temperature: o.Temperature, TopP: o.TopP, MaxTokens: o.MaxTokens, Stop: o.Stop,
+		Tools: req.Tools, ToolChoice: req.ToolChoice}
 	if len(req.Format) > 0 {
 		body.ResponseFormat = &responseFormat{
 			Type:       "json_schema",
@@ -155,6 +167,12 @@ func emitChoice(chunk chatChunk, emit func(core.LLMEvent) error) (bool, error) {
 		}
 		if ch.Delta.Content != "" {
 			if err := emit(core.LLMEvent{Kind: core.LLMToken, Text: ch.Delta.Content}); err != nil {
+				return false, err
+			}
+		}
+		for _, tc := range ch.Delta.ToolCalls {
+			d := &core.ToolCallDelta{Index: tc.Index, ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments}
+			if err := emit(core.LLMEvent{Kind: core.LLMToolCall, ToolCall: d}); err != nil {
 				return false, err
 			}
 		}
