@@ -45,10 +45,16 @@ func (s *Server) handleCompletion(r *request) error {
 		if err != nil {
 			return err
 		}
-		stop := "stop"
+		msg := &wire.CompletionOutput{Role: "assistant", Content: &res.Response}
+		if len(res.ToolCalls) > 0 {
+			msg.ToolCalls = wire.CallsOf(res.ToolCalls)
+			if res.Response == "" {
+				msg.Content = nil
+			}
+		}
 		writeJSON(r.RequestCtx, 200, wire.Completion{
 			ID: id, Object: "chat.completion", Created: created, Model: body.Model,
-			Choices: []wire.CompletionChoice{{Message: &wire.CompletionOutput{Role: "assistant", Content: &res.Response}, FinishReason: &stop}},
+			Choices: []wire.CompletionChoice{{Message: msg, FinishReason: &res.FinishReason}},
 			Usage:   wire.UsageOf(res.Usage),
 			Ada:     wire.CompletionAda{ConversationID: res.ConversationID},
 		})
@@ -96,8 +102,9 @@ func firstHeader(r *request, names []string) string {
 }
 
 // openAIChunks writes a chat as OpenAI's chat.completion.chunk stream: a
-// role chunk, content chunks, a finish chunk, a usage chunk when asked for,
-// and [DONE]. Thinking and specialist results are Ada's own and not sent.
+// role chunk, content chunks (or pieces of calls of the client's tools), a
+// finish chunk, a usage chunk when asked for, and [DONE]. Thinking and
+// specialist results are Ada's own and not sent.
 type openAIChunks struct {
 	id      string
 	created int64
@@ -115,9 +122,19 @@ func (e *openAIChunks) event(ev core.Event) (string, error) {
 	case core.EventToken:
 		content := ev.Content
 		return e.chunk([]wire.CompletionChoice{{Delta: &wire.CompletionOutput{Content: &content}}}, nil), nil
+	case core.EventToolCall:
+		tc := ev.ToolCall
+		call := wire.CompletionCall{Index: &tc.Index, ID: tc.ID, Function: wire.CompletionCallFunc{Name: tc.Name, Arguments: tc.Arguments}}
+		if tc.ID != "" {
+			call.Type = "function"
+		}
+		return e.chunk([]wire.CompletionChoice{{Delta: &wire.CompletionOutput{ToolCalls: []wire.CompletionCall{call}}}}, nil), nil
 	case core.EventDone:
-		stop := "stop"
-		out := e.chunk([]wire.CompletionChoice{{Delta: &wire.CompletionOutput{}, FinishReason: &stop}}, nil)
+		finish := "stop"
+		if ev.Done != nil && ev.Done.FinishReason != "" {
+			finish = ev.Done.FinishReason
+		}
+		out := e.chunk([]wire.CompletionChoice{{Delta: &wire.CompletionOutput{}, FinishReason: &finish}}, nil)
 		if e.usage && ev.Done != nil {
 			u := wire.UsageOf(ev.Done.Usage)
 			out += e.chunk([]wire.CompletionChoice{}, &u)

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -29,6 +30,8 @@ func CheckChat(req *ChatRequest) error {
 		return Errorf(KindInvalid, "prompt: must be at most %d characters", MaxPromptChars)
 	case len([]rune(req.Instructions)) > MaxPromptChars:
 		return Errorf(KindInvalid, "instructions: must be at most %d characters", MaxPromptChars)
+	case len(req.Tools) > 0 && !isJSONArray(req.Tools):
+		return Errorf(KindInvalid, "tools: must be an array of tools")
 	case historyChars(req.History) > 4*MaxPromptChars:
 		return Errorf(KindInvalid, "history: must be at most %d characters in all", 4*MaxPromptChars)
 	case req.ConversationID != "" && !ValidConversationID(req.ConversationID):
@@ -52,6 +55,11 @@ func CheckChat(req *ChatRequest) error {
 		}
 	}
 	return nil
+}
+
+func isJSONArray(raw json.RawMessage) bool {
+	var a []json.RawMessage
+	return json.Unmarshal(raw, &a) == nil
 }
 
 func historyChars(h []Message) int {
@@ -111,14 +119,24 @@ func (s *Service) Chat(ctx context.Context, req ChatRequest, emit func(Event) er
 	if err != nil {
 		return ChatResult{}, err
 	}
-	var usage Usage
-	answer, thinking, note, err := s.answer(ctx, req, prompt.Messages, &usage, emit)
+	var tally modelTally
+	answer, thinking, note, err := s.answer(ctx, req, prompt.Messages, &tally, emit)
 	if err != nil {
 		return ChatResult{}, endedBy(ctx, err)
 	}
 	res := ChatResult{
-		Response: answer, Thinking: thinking, Note: note, ConversationID: req.ConversationID, Usage: usage,
+		Response: answer, Thinking: thinking, Note: note, ConversationID: req.ConversationID, Usage: tally.usage,
 		UserTimestamp: isoTime(userTime), AssistantTimestamp: isoTime(s.now()), UsedContext: prompt.Used,
+		FinishReason: "stop",
+	}
+	if calls := tally.toolCalls(); len(calls) > 0 {
+		// The client runs its tools and asks again with their results; the
+		// exchange is stored when it has its answer.
+		res.ToolCalls, res.FinishReason = calls, "tool_calls"
+		if err := emit(Event{Type: EventDone, Done: &res}); err != nil {
+			return ChatResult{}, err
+		}
+		return res, nil
 	}
 	var turns []Document
 	if req.Store && s.opts.RAGEnabled {
@@ -165,17 +183,24 @@ func (s *Service) buildPrompt(ctx context.Context, req ChatRequest) (Prompt, ret
 // generate runs the model, pausing at each specialist marker to run the
 // specialist and resuming with its result, up to SpecialistMaxTurns times.
 // Marker text is held back by the parser and never emitted.
-func (s *Service) generate(ctx context.Context, req ChatRequest, msgs []Message, usage *Usage, emit func(Event) error) (string, string, error) {
+func (s *Service) generate(ctx context.Context, req ChatRequest, msgs []Message, tally *modelTally, emit func(Event) error) (string, string, error) {
 	var answer, thinking strings.Builder
 	for round := 0; ; round++ {
 		var roundText strings.Builder
 		p := marker.NewParser()
 		var found *marker.Request
-		err := s.llm.Chat(ctx, LLMRequest{Messages: msgs, Think: req.IncludeThinking, Options: req.Options}, func(ev LLMEvent) error {
+		llmReq := LLMRequest{Messages: msgs, Think: req.IncludeThinking, Options: req.Options, Tools: req.Tools, ToolChoice: req.ToolChoice}
+		err := s.llm.Chat(ctx, llmReq, func(ev LLMEvent) error {
 			switch ev.Kind {
 			case LLMUsage:
-				*usage = usage.Add(ev.Usage)
+				tally.usage = tally.usage.Add(ev.Usage)
 				return nil
+			case LLMToolCall:
+				if ev.ToolCall == nil {
+					return nil
+				}
+				tally.addCall(*ev.ToolCall)
+				return emit(Event{Type: EventToolCall, ToolCall: ev.ToolCall})
 			case LLMThinking:
 				if !req.IncludeThinking {
 					return nil // the model thinks anyway; the client did not ask
@@ -204,8 +229,8 @@ func (s *Service) generate(ctx context.Context, req ChatRequest, msgs []Message,
 			found = m
 		}
 		answer.WriteString(roundText.String())
-		if found == nil {
-			break
+		if found == nil || len(tally.calls) > 0 {
+			break // done, or the client's tools answer first
 		}
 		if round >= s.opts.SpecialistMaxTurns {
 			s.logger(ctx).Warn("specialist limit reached; ending the answer", "limit", s.opts.SpecialistMaxTurns)
@@ -228,7 +253,7 @@ func (s *Service) generate(ctx context.Context, req ChatRequest, msgs []Message,
 				found.Name, ok, content)})
 	}
 	text := strings.TrimSpace(answer.String())
-	if text == "" {
+	if text == "" && len(tally.calls) == 0 {
 		return "", "", Errorf(KindUpstream, "the LLM backend %s returned an empty answer", s.llm.Backend())
 	}
 	return text, thinking.String(), nil

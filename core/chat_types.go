@@ -1,6 +1,9 @@
 package core
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
 // ChatRequest is one user turn. The HTTP adapter and the bridge fill it.
 type ChatRequest struct {
@@ -43,6 +46,15 @@ type ChatRequest struct {
 	Instructions string
 	// Options are the client's sampling settings, passed to the model.
 	Options GenOptions
+	// Tools are the client's own tools the model may call (OpenAI's "tools"
+	// array, as given), ToolChoice its tool_choice. When the model calls
+	// them, the answer ends with the calls and nothing is stored: the
+	// client runs them and asks again with their results.
+	Tools      json.RawMessage
+	ToolChoice json.RawMessage
+	// ToolTurns follow the prompt: the model's earlier calls of the
+	// client's tools in this exchange and their results.
+	ToolTurns []Message
 	// History is the conversation so far as the client holds it (an OpenAI
 	// client resends it with every request), oldest first. The prompt
 	// carries it only while Ada has stored no turn of the conversation:
@@ -132,6 +144,10 @@ type ChatResult struct {
 	// Usage sums the token counts of the answer's model calls, as far as
 	// the backend reports them (the OpenAI-compatible endpoint's "usage").
 	Usage Usage `json:"-"`
+	// ToolCalls are the model's calls of the client's tools; the answer
+	// then ends there, and FinishReason is "tool_calls".
+	ToolCalls    []ToolCall `json:"-"`
+	FinishReason string     `json:"-"`
 }
 
 // EventType is the closed set of stream events.
@@ -143,6 +159,9 @@ const (
 	EventSpecialistResult EventType = "specialist_result"
 	EventDone             EventType = "done"
 	EventError            EventType = "error"
+	// EventToolCall is a piece of a call of the client's tools (only with
+	// ChatRequest.Tools).
+	EventToolCall EventType = "tool_call"
 )
 
 // Event is one stream event. Which fields are set depends on Type:
@@ -151,6 +170,7 @@ const (
 // apiserver/wire's.
 type Event struct {
 	Type       EventType
+	ToolCall   *ToolCallDelta
 	Content    string
 	Specialist string
 	OK         bool

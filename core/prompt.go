@@ -70,6 +70,7 @@ func (s *Service) assemble(req ChatRequest, r retrieval, now time.Time) Prompt {
 		msgs = append(msgs, clientHistory(req.History)...)
 	}
 	msgs = append(msgs, Message{Role: "user", Content: req.Prompt})
+	msgs = append(msgs, req.ToolTurns...)
 	return Prompt{Messages: msgs, Sections: secs, Used: r.used}
 }
 

@@ -30,6 +30,7 @@ type CompletionRequest struct {
 	N                   *int                `json:"n"`
 	User                string              `json:"user"`
 	Tools               json.RawMessage     `json:"tools"`
+	ToolChoice          json.RawMessage     `json:"tool_choice"`
 }
 
 // StreamOptions asks for a usage chunk at the end of a stream.
@@ -42,6 +43,10 @@ type StreamOptions struct {
 type CompletionMessage struct {
 	Role    string          `json:"role"`
 	Content json.RawMessage `json:"content"`
+	// An assistant's calls of the client's tools, and the call a tool
+	// message answers.
+	ToolCalls  []core.ToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string          `json:"tool_call_id,omitempty"`
 }
 
 // text is the message's text: the string, or its text parts joined.
@@ -76,10 +81,12 @@ const (
 	maxStops              = 4
 )
 
-// ToCore makes the chat request: the last message, a user's, is the
-// prompt; the system and developer messages are the client's instructions;
-// the others are the client's history. user is the end user (a header of
-// the front-end, or the body's user field), who acts as the memory entity.
+// ToCore makes the chat request: the last user message is the prompt; the
+// system and developer messages are the client's instructions; the user and
+// assistant messages before the prompt are the client's history; after it
+// come the model's calls of the client's tools and their results, when the
+// client answers them. user is the end user (a header of the front-end, or
+// the body's user field), who acts as the memory entity.
 func (b *CompletionRequest) ToCore(user string) (core.ChatRequest, error) {
 	req := core.ChatRequest{Store: true, Entity: strings.TrimSpace(user)}
 	switch {
@@ -91,8 +98,18 @@ func (b *CompletionRequest) ToCore(user string) (core.ChatRequest, error) {
 		return req, core.Errorf(core.KindInvalid, "messages: must hold at most %d messages", maxCompletionMessages)
 	case b.N != nil && *b.N != 1:
 		return req, core.Errorf(core.KindInvalid, "n: Ada gives one answer; n must be 1")
-	case len(b.Tools) > 0 && string(b.Tools) != "null" && string(b.Tools) != "[]":
-		return req, core.Errorf(core.KindInvalid, "tools: function calling through Ada is not supported yet; send the request without tools")
+	}
+	if raw := strings.TrimSpace(string(b.Tools)); raw != "" && raw != "null" && raw != "[]" {
+		req.Tools, req.ToolChoice = b.Tools, present(b.ToolChoice)
+	}
+	prompt := -1
+	for i, m := range b.Messages {
+		if m.Role == "user" {
+			prompt = i
+		}
+	}
+	if last := b.Messages[len(b.Messages)-1].Role; prompt < 0 || (last != "user" && last != "tool") {
+		return req, core.Errorf(core.KindInvalid, "messages: the last message must be the user's, or a tool's result, got %q", Truncate(last, 20))
 	}
 	var instructions []string
 	for i, m := range b.Messages {
@@ -100,27 +117,32 @@ func (b *CompletionRequest) ToCore(user string) (core.ChatRequest, error) {
 		if err != nil {
 			return req, err
 		}
-		last := i == len(b.Messages)-1
+		after := i > prompt
 		switch m.Role {
 		case "system", "developer":
 			if strings.TrimSpace(text) != "" {
 				instructions = append(instructions, strings.TrimSpace(text))
 			}
 		case "user":
-			if last {
+			if i == prompt {
 				req.Prompt = text
 			} else {
 				req.History = append(req.History, core.Message{Role: "user", Content: text})
 			}
 		case "assistant":
-			req.History = append(req.History, core.Message{Role: "assistant", Content: text})
+			if after {
+				req.ToolTurns = append(req.ToolTurns, core.Message{Role: "assistant", Content: text, ToolCalls: m.ToolCalls})
+			} else {
+				req.History = append(req.History, core.Message{Role: "assistant", Content: text})
+			}
 		case "tool", "function":
-			// Results of the client's own tools: without tools there are none to read.
+			// A result of the client's own tool: the model reads it when
+			// it answers this prompt; older ones are done with.
+			if after {
+				req.ToolTurns = append(req.ToolTurns, core.Message{Role: "tool", Content: text, ToolCallID: m.ToolCallID})
+			}
 		default:
 			return req, core.Errorf(core.KindInvalid, "messages[%d].role: must be system, developer, user, assistant or tool, got %q", i, Truncate(m.Role, 20))
-		}
-		if last && m.Role != "user" {
-			return req, core.Errorf(core.KindInvalid, "messages: the last message must be the user's, got %q", Truncate(m.Role, 20))
 		}
 	}
 	req.Instructions = strings.Join(instructions, "\n\n")
@@ -130,6 +152,14 @@ func (b *CompletionRequest) ToCore(user string) (core.ChatRequest, error) {
 	}
 	req.Options = o
 	return req, nil
+}
+
+// present is raw, or nil for an absent or null field.
+func present(raw json.RawMessage) json.RawMessage {
+	if s := strings.TrimSpace(string(raw)); s == "" || s == "null" {
+		return nil
+	}
+	return raw
 }
 
 func (b *CompletionRequest) options() (core.GenOptions, error) {
@@ -214,8 +244,33 @@ type CompletionChoice struct {
 
 // CompletionOutput is an answer's message, or a stream chunk's delta.
 type CompletionOutput struct {
-	Role    string  `json:"role,omitempty"`
-	Content *string `json:"content,omitempty"`
+	Role      string           `json:"role,omitempty"`
+	Content   *string          `json:"content,omitempty"`
+	ToolCalls []CompletionCall `json:"tool_calls,omitempty"`
+}
+
+// CompletionCall is a call of a client's tool in an answer, or a piece of
+// one in a stream chunk (Index tells which).
+type CompletionCall struct {
+	Index    *int               `json:"index,omitempty"`
+	ID       string             `json:"id,omitempty"`
+	Type     string             `json:"type,omitempty"`
+	Function CompletionCallFunc `json:"function"`
+}
+
+// CompletionCallFunc is the function called, and (more of) its arguments.
+type CompletionCallFunc struct {
+	Name      string `json:"name,omitempty"`
+	Arguments string `json:"arguments"`
+}
+
+// CallsOf is the wire form of an answer's tool calls.
+func CallsOf(calls []core.ToolCall) []CompletionCall {
+	out := make([]CompletionCall, len(calls))
+	for i, c := range calls {
+		out[i] = CompletionCall{ID: c.ID, Type: "function", Function: CompletionCallFunc{Name: c.Function.Name, Arguments: c.Function.Arguments}}
+	}
+	return out
 }
 
 // CompletionUsage counts tokens as the backend reported them.

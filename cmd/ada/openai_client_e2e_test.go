@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ada-chat/ada/core"
 	"github.com/ada-chat/ada/core/llm/llmtest"
 )
 
@@ -21,6 +22,17 @@ func TestOpenAIClient(t *testing.T) {
 	node, dir := findOpenAIClient(t)
 	llm := llmtest.New(t)
 	llm.Default(llmtest.Reply{Tokens: []string{"Hello", " from", " Ada."}})
+	// With the client's tools: a question calls get_weather, its result
+	// gets the answer.
+	llm.Handle(func(r llmtest.Request) (llmtest.Reply, bool) {
+		if !strings.Contains(string(r.Body), `"get_weather"`) {
+			return llmtest.Reply{}, false
+		}
+		if r.Messages[len(r.Messages)-1].Role == "tool" {
+			return llmtest.Reply{Tokens: []string{"It is sunny", " in Lyon."}}, true
+		}
+		return llmtest.Reply{ToolCalls: []llmtest.ToolCallReply{{Name: "get_weather", Arguments: `{"city":"Lyon"}`}}}, true
+	})
 	const key = "test-key-openai"
 	ada := startAda(t, "serve", testEnv(t, map[string]string{
 		"LLM_BASE_URL": llm.URL(), "LLM_MODEL": "tiny", "API_KEY": key, "RAG_AUTO_MEMORY": "false"}))
@@ -97,6 +109,31 @@ func TestOpenAIClient(t *testing.T) {
 		t.Errorf("the client's system message is not beside the persona:\n%s", sys)
 	}
 
+	// The tools round trip, as JSON and streamed; the exchange is stored
+	// once, with its final answer.
+	tc := one("tools")
+	if tc["finish"] != "tool_calls" || tc["content"] != nil || tc["name"] != "get_weather" || tc["args"] != `{"city":"Lyon"}` || tc["id"] == "" ||
+		tc["final"] != "It is sunny in Lyon." || tc["streamFinish"] != "tool_calls" ||
+		toJSON(tc["streamed"]) != `[{"arguments":"{\"city\":\"Lyon\"}","id":"call_0","name":"get_weather"}]` {
+		t.Errorf("tools: %v", tc)
+	}
+	// (Ollama, this test's backend, names the tool a result answers, not
+	// the call's id.)
+	if sent := lastCallWith(t, llm, "sunny, 21°C"); sent == nil || sent[len(sent)-1].Role != "tool" || sent[len(sent)-1].ToolCallID != "get_weather" ||
+		len(sent[len(sent)-2].ToolCalls) != 1 || sent[len(sent)-2].ToolCalls[0].Function.Arguments != `{"city":"Lyon"}` {
+		t.Errorf("the model did not get the tool's result after its call: %+v", sent)
+	}
+	var toolTurns struct {
+		Turns []struct {
+			Role    string `json:"role"`
+			Content string `json:"content"`
+		} `json:"turns"`
+	}
+	authJSON(t, ada, key, "GET", "/v1/conversations/"+tc["conversation"].(string), nil, &toolTurns)
+	if len(toolTurns.Turns) != 2 || toolTurns.Turns[1].Content != "It is sunny in Lyon." {
+		t.Errorf("the tools exchange was stored as %+v, want the question and the final answer", toolTurns.Turns)
+	}
+
 	errs := map[string]map[string]any{}
 	for _, c := range checks["error"] {
 		errs[c["name"].(string)] = c
@@ -131,6 +168,19 @@ func systemPromptFor(t *testing.T, llm *llmtest.Server, marker string) string {
 	}
 	t.Fatalf("no model call for %q", marker)
 	return ""
+}
+
+// lastCallWith is the messages of the last model call whose last message
+// holds marker.
+func lastCallWith(t *testing.T, llm *llmtest.Server, marker string) []core.Message {
+	t.Helper()
+	var found []core.Message
+	for _, r := range llm.ChatRequests() {
+		if n := len(r.Messages); n > 0 && strings.Contains(r.Messages[n-1].Content, marker) {
+			found = r.Messages
+		}
+	}
+	return found
 }
 
 // authJSON is authCall decoding a JSON answer into out (if non-nil).

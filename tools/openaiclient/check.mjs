@@ -71,6 +71,35 @@ for (const [name, body] of [
   }
 }
 
+// The client's own tools: the model calls one, the client runs it and asks
+// again with the result; the same streamed.
+const tools = [{ type: "function", function: { name: "get_weather", description: "The weather in a city",
+  parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } } }];
+const ask = [{ role: "user", content: "What is the weather in Lyon? (tools)" }];
+const r1 = await client.chat.completions.create({ model: "ada", user: "dave", messages: ask, tools });
+const call = r1.choices[0].message.tool_calls?.[0];
+if (!call) fail("no tool call: " + JSON.stringify(r1));
+const r2 = await client.chat.completions.create({ model: "ada", user: "dave", tools, messages: [...ask, r1.choices[0].message,
+  { role: "tool", tool_call_id: call.id, content: "sunny, 21°C" }] }).withResponse();
+const streamed = await client.chat.completions.create({ model: "ada", user: "erin", tools, stream: true,
+  messages: [{ role: "user", content: "And the weather in Lyon, streamed? (tools)" }] });
+const calls = [];
+let streamFinish = null;
+for await (const chunk of streamed) {
+  for (const c of chunk.choices) {
+    streamFinish = c.finish_reason ?? streamFinish;
+    for (const d of c.delta.tool_calls ?? []) {
+      calls[d.index] ??= { id: "", name: "", arguments: "" };
+      calls[d.index].id += d.id ?? "";
+      calls[d.index].name += d.function?.name ?? "";
+      calls[d.index].arguments += d.function?.arguments ?? "";
+    }
+  }
+}
+out({ check: "tools", finish: r1.choices[0].finish_reason, content: r1.choices[0].message.content, id: call.id,
+  name: call.function.name, args: call.function.arguments, final: r2.data.choices[0].message.content,
+  conversation: r2.response.headers.get("x-ada-conversation-id"), streamed: calls, streamFinish });
+
 // The model list.
 const models = [];
 for await (const m of client.models.list()) models.push(m.id);
