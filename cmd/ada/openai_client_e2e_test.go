@@ -94,12 +94,7 @@ func TestOpenAIClient(t *testing.T) {
 	if conv == "" || h["second"] != conv || h["ada"].(map[string]any)["conversation_id"] != conv {
 		t.Fatalf("history: %v", h)
 	}
-	var turns struct {
-		Turns []struct {
-			Role    string `json:"role"`
-			Content string `json:"content"`
-		} `json:"turns"`
-	}
+	var turns storedTurns
 	authJSON(t, ada, key, "GET", "/v1/conversations/"+conv, nil, &turns)
 	if len(turns.Turns) != 4 {
 		t.Errorf("conversation %s holds %d turns, want 4: %+v", conv, len(turns.Turns), turns.Turns)
@@ -123,12 +118,7 @@ func TestOpenAIClient(t *testing.T) {
 		len(sent[len(sent)-2].ToolCalls) != 1 || sent[len(sent)-2].ToolCalls[0].Function.Arguments != `{"city":"Lyon"}` {
 		t.Errorf("the model did not get the tool's result after its call: %+v", sent)
 	}
-	var toolTurns struct {
-		Turns []struct {
-			Role    string `json:"role"`
-			Content string `json:"content"`
-		} `json:"turns"`
-	}
+	var toolTurns storedTurns
 	authJSON(t, ada, key, "GET", "/v1/conversations/"+tc["conversation"].(string), nil, &toolTurns)
 	if len(toolTurns.Turns) != 2 || toolTurns.Turns[1].Content != "It is sunny in Lyon." {
 		t.Errorf("the tools exchange was stored as %+v, want the question and the final answer", toolTurns.Turns)
@@ -168,6 +158,14 @@ func systemPromptFor(t *testing.T, llm *llmtest.Server, marker string) string {
 	}
 	t.Fatalf("no model call for %q", marker)
 	return ""
+}
+
+// storedTurns is GET /v1/conversations/{id}'s body, as far as these tests read it.
+type storedTurns struct {
+	Turns []struct {
+		Role    string `json:"role"`
+		Content string `json:"content"`
+	} `json:"turns"`
 }
 
 // lastCallWith is the messages of the last model call whose last message
