@@ -27,6 +27,8 @@ type jobQueue struct {
 	mu      sync.Mutex
 	pending map[string][]func(context.Context)
 	queued  int
+	// closing refuses new jobs while the queued ones finish (finish).
+	closing bool
 }
 
 func newJobQueue(workers int, log *slog.Logger) *jobQueue {
@@ -49,6 +51,12 @@ func (q *jobQueue) enqueue(origin context.Context, key, name string, job func(co
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.ctx.Err() != nil {
+		return
+	}
+	if q.closing {
+		log.Info("shutting down; background job not started", "job", name, "conversation_id", key)
+		q.obs.JobQueued(name)
+		q.obs.JobDone(name, ErrJobDropped)
 		return
 	}
 	if q.queued >= maxQueuedJobs {
@@ -117,6 +125,27 @@ func (q *jobQueue) drain(key string) {
 
 // wait blocks until every job submitted so far has run.
 func (q *jobQueue) wait() { q.wg.Wait() }
+
+// finish refuses new jobs and lets the running and queued ones end until
+// ctx does; then it closes the queue, cancelling what is left.
+func (q *jobQueue) finish(ctx context.Context) {
+	q.refuseNew()
+	done := make(chan struct{})
+	go func() { q.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		q.log.Warn("shutting down: background jobs still running are cancelled")
+	}
+	q.close()
+}
+
+// refuseNew drops the jobs submitted from now on.
+func (q *jobQueue) refuseNew() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.closing = true
+}
 
 // close cancels running jobs, drops queued ones and waits.
 func (q *jobQueue) close() {

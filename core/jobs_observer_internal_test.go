@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"maps"
 	"sync"
 	"testing"
 )
@@ -70,5 +71,48 @@ func TestJobObserverSeesEveryJobEnd(t *testing.T) {
 		if obs.queued[name] != 1 {
 			t.Errorf("queued %v", obs.queued)
 		}
+	}
+}
+
+// TestShutdownLetsQueuedJobsFinish: at shutdown the running and queued jobs
+// finish while the deadline lasts, and a job submitted meanwhile is refused;
+// at the deadline what still runs is cancelled.
+func TestShutdownLetsQueuedJobsFinish(t *testing.T) {
+	obs := &recordingObserver{queued: map[string]int{}, ended: map[string]int{}}
+	q := newJobQueue(1, slog.New(slog.DiscardHandler))
+	q.obs = obs
+	ctx := context.Background()
+	release, started := make(chan struct{}), make(chan struct{})
+	q.enqueue(ctx, "conv-a", "running", func(context.Context) error { close(started); <-release; return nil })
+	q.enqueue(ctx, "conv-a", "queued", func(context.Context) error { return nil })
+	<-started
+	q.refuseNew() // finish's first step, taken here to submit in between
+	q.enqueue(ctx, "conv-b", "late", func(context.Context) error { return nil })
+	finished := make(chan struct{})
+	go func() { q.finish(ctx); close(finished) }()
+	close(release)
+	<-finished
+	obs.mu.Lock()
+	got := maps.Clone(obs.ended)
+	obs.mu.Unlock()
+	if want := map[string]int{"running done": 1, "queued done": 1, "late dropped": 1}; !maps.Equal(got, want) {
+		t.Errorf("ended %v, want %v", got, want)
+	}
+
+	q2 := newJobQueue(1, slog.New(slog.DiscardHandler))
+	cancelled := make(chan error, 1)
+	running := make(chan struct{})
+	q2.enqueue(ctx, "conv-c", "stuck", func(ctx context.Context) error {
+		close(running)
+		<-ctx.Done()
+		cancelled <- ctx.Err()
+		return ctx.Err()
+	})
+	<-running
+	deadline, cancel := context.WithCancel(ctx)
+	cancel() // the grace period is over
+	q2.finish(deadline)
+	if err := <-cancelled; err == nil {
+		t.Error("a job still running at the deadline was not cancelled")
 	}
 }

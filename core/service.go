@@ -130,6 +130,12 @@ func (s *Service) Options() Options { return s.opts }
 // Close stops background work and waits for it.
 func (s *Service) Close() { s.bg.close() }
 
+// Shutdown lets the background work already started or queued (summaries,
+// memory extractions, cascades) finish until ctx ends, refusing new work,
+// then closes. What is cancelled is made again later where it can be: a
+// conversation's next turn makes the summary it lacks.
+func (s *Service) Shutdown(ctx context.Context) { s.bg.finish(ctx) }
+
 // Wait blocks until background work started so far has finished (tests and
 // graceful shutdown use it).
 func (s *Service) Wait() { s.bg.wait() }

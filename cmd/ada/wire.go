@@ -175,7 +175,11 @@ func (a *app) close() {
 	if a.stop != nil {
 		a.stop()
 	}
-	a.core.Close()
+	// The API and the bridge have stopped: the background work they caused
+	// gets the grace period to finish, then the store closes last.
+	ctx, cancel := context.WithTimeout(context.Background(), a.cfg.ShutdownGrace)
+	a.core.Shutdown(ctx)
+	cancel()
 	a.db.Close()
 	a.unlock()
 }
