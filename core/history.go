@@ -39,3 +39,17 @@ type Change struct {
 func historyOf(d Document, event string, at time.Time, reason string) HistoryEntry {
 	return HistoryEntry{MemoryID: d.ID, Event: event, Time: at.UTC(), Text: d.Text, Meta: d.Meta, Reason: reason}
 }
+
+// forgottenOf is the history entry of a memory that went (deleted or
+// expired): what kind of thing it was, when and why, never its text or its
+// tags (DECISIONS.md, Forgetting). The store also blanks the text of the
+// memory's earlier entries when it records one.
+func forgottenOf(d Document, event string, at time.Time, reason string) HistoryEntry {
+	h := historyOf(d, event, at, reason)
+	h.Text, h.Meta.Tags = "", nil
+	return h
+}
+
+// Forgets reports whether a history event is a memory's end: its record
+// keeps no text.
+func Forgets(event string) bool { return event == HistoryDelete || event == HistoryExpire }

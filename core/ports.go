@@ -96,8 +96,9 @@ type Store interface {
 	Apply(ctx context.Context, c Change) error
 	// History returns a memory's history, oldest first; it outlives the memory.
 	History(ctx context.Context, memoryID string) ([]HistoryEntry, error)
-	// PruneHistory deletes the history of memories a chat room caused to be
-	// stored, older than cutoff (retention).
+	// PruneHistory blanks the text of the history entries of memories a
+	// chat room caused to be stored, older than cutoff (retention): the
+	// record that they existed and why they went stays, their words go.
 	PruneHistory(ctx context.Context, cutoff time.Time) (int, error)
 	// Search returns up to q.K documents nearest to q.Vector, nearest first.
 	Search(ctx context.Context, q VectorQuery) ([]Hit, error)

@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strings"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/ada-chat/ada/core"
@@ -313,24 +314,63 @@ func (db *DB) DeleteWhere(ctx context.Context, f core.Filter) (int, error) {
 
 func deleteMatching(ctx context.Context, tx *writeTx, f core.Filter) (int, error) {
 	where, args := filterSQL(f)
-	rows, err := tx.QueryContext(ctx, "SELECT rowid FROM documents"+where, args...)
+	rows, err := tx.QueryContext(ctx, "SELECT rowid, id, type, metadata FROM documents"+where, args...)
 	if err != nil {
 		return 0, storeErr(err)
 	}
 	var rowids []int64
+	var memories []core.HistoryEntry // the record of each memory that goes
 	for rows.Next() {
-		var r int64
-		if err := rows.Scan(&r); err != nil {
+		var (
+			r            int64
+			id, typ, raw string
+		)
+		if err := rows.Scan(&r, &id, &typ, &raw); err != nil {
 			rows.Close()
 			return 0, storeErr(err)
 		}
 		rowids = append(rowids, r)
+		if core.DocType(typ) == core.DocMemory {
+			var m core.Metadata
+			if err := json.Unmarshal([]byte(raw), &m); err != nil {
+				rows.Close()
+				return 0, storeErr(err)
+			}
+			m.Tags = nil
+			memories = append(memories, core.HistoryEntry{MemoryID: id, Event: core.HistoryDelete, Meta: m, Reason: deletionReason(f)})
+		}
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return 0, storeErr(err)
 	}
-	return len(rowids), deleteRowids(ctx, tx, rowids, true)
+	if err := deleteRowids(ctx, tx, rowids, true); err != nil {
+		return 0, err
+	}
+	now := time.Now().UTC()
+	for _, h := range memories {
+		h.Time = now
+		meta, err := json.Marshal(h.Meta)
+		if err != nil {
+			return 0, storeErr(err)
+		}
+		if err := insertHistory(ctx, tx, h, string(meta)); err != nil {
+			return 0, err
+		}
+	}
+	return len(rowids), nil
+}
+
+// deletionReason is why a memory deleted by a filter went, for its history.
+func deletionReason(f core.Filter) string {
+	switch {
+	case !f.OlderThan.IsZero():
+		return "older than the retention period (DATA_RETENTION_DAYS)"
+	case f.ConversationID != "":
+		return "its conversation was deleted"
+	default:
+		return "deleted with the documents it belonged to"
+	}
 }
 
 // Replace deletes every document matching f and inserts docs, atomically.

@@ -98,12 +98,20 @@ func deleteOrphans(ctx context.Context, tx *writeTx, sources []any) error {
 			return err
 		}
 		var m core.Metadata
-		_ = json.Unmarshal([]byte(meta), &m) // only room_id is read; the row keeps the text as stored
+		if err := json.Unmarshal([]byte(meta), &m); err != nil {
+			return storeErr(err)
+		}
 		reason := "all the messages it was learned from were deleted"
 		if tx.cascadeReason != "" {
 			reason = tx.cascadeReason
 		}
-		h := core.HistoryEntry{MemoryID: id, Event: core.HistoryDelete, Time: now, Text: text, Meta: m, Reason: reason}
+		m.Tags = nil // the record of a memory that went keeps no words of it
+		h := core.HistoryEntry{MemoryID: id, Event: core.HistoryDelete, Time: now, Meta: m, Reason: reason}
+		metaJSON, err := json.Marshal(m)
+		if err != nil {
+			return storeErr(err)
+		}
+		meta = string(metaJSON)
 		if err := insertHistory(ctx, tx, h, meta); err != nil {
 			return err
 		}
@@ -121,7 +129,16 @@ func execChunks(ctx context.Context, tx *writeTx, stmtIn string, ids []any) erro
 	return nil
 }
 
+// insertHistory appends h. A memory's end (deletion, expiry) also blanks
+// the text of its earlier entries: what is forgotten leaves a record, never
+// its words.
 func insertHistory(ctx context.Context, tx *writeTx, h core.HistoryEntry, meta string) error {
+	if core.Forgets(h.Event) {
+		if _, err := tx.ExecContext(ctx, "UPDATE memory_history SET text = '', metadata = json_remove(metadata, '$.tags') WHERE memory_id = ?", h.MemoryID); err != nil {
+			return storeErr(err)
+		}
+		h.Text = ""
+	}
 	_, err := tx.ExecContext(ctx, `INSERT INTO memory_history (memory_id, ts, event, text, metadata, reason, room_id)
 		VALUES (?, ?, ?, ?, ?, ?, ?)`, h.MemoryID, h.Time.UnixNano(), h.Event, h.Text, meta, h.Reason, nullable(h.Meta.RoomID))
 	return storeErr(err)
@@ -152,11 +169,13 @@ func (db *DB) History(ctx context.Context, memoryID string) ([]core.HistoryEntry
 	return out, storeErr(rows.Err())
 }
 
-// PruneHistory deletes history entries of room memories older than cutoff.
+// PruneHistory blanks the text of the history entries of room memories
+// older than cutoff; the entries stay, as the record of what went.
 func (db *DB) PruneHistory(ctx context.Context, cutoff time.Time) (int, error) {
 	var n int64
 	err := db.inTx(ctx, func(tx *writeTx) error {
-		res, err := tx.ExecContext(ctx, "DELETE FROM memory_history WHERE room_id IS NOT NULL AND ts < ?", cutoff.UnixNano())
+		res, err := tx.ExecContext(ctx, `UPDATE memory_history SET text = '', metadata = json_remove(metadata, '$.tags')
+			WHERE room_id IS NOT NULL AND ts < ? AND (text != '' OR json_extract(metadata, '$.tags') IS NOT NULL)`, cutoff.UnixNano())
 		if err != nil {
 			return storeErr(err)
 		}

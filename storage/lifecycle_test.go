@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -48,11 +49,13 @@ func TestMemoryGoesWithTheLastOfItsSources(t *testing.T) {
 		t.Fatalf("the memory outlived its sources: %v", err)
 	}
 	hist, err := db.History(ctx, m.ID)
-	if err != nil || len(hist) != 2 || hist[1].Event != core.HistoryDelete || hist[1].Reason == "" || hist[1].Text != m.Text {
+	// The deletion is recorded, with its reason and without the memory's
+	// words, which are gone from its earlier entries too.
+	if err != nil || len(hist) != 2 || hist[1].Event != core.HistoryDelete || hist[1].Reason == "" || hist[0].Text != "" || hist[1].Text != "" {
 		t.Fatalf("history = %+v, %v", hist, err)
 	}
-	if n, err := db.PruneHistory(ctx, time.Now().Add(time.Hour)); err != nil || n != 2 {
-		t.Fatalf("pruning the room memory's history: %d, %v", n, err)
+	if n, err := db.PruneHistory(ctx, time.Now().Add(time.Hour)); err != nil || n != 0 {
+		t.Fatalf("pruning a history whose text is already gone: %d, %v", n, err)
 	}
 }
 
@@ -123,5 +126,32 @@ func TestExpiredFilter(t *testing.T) {
 	docs, err := db.List(ctx, core.Filter{Type: core.DocMemory, Expired: time.Now()}, 10)
 	if err != nil || len(docs) != 1 || docs[0].ID != gone.ID {
 		t.Fatalf("expired = %+v, %v", docs, err)
+	}
+}
+
+// TestRetentionLeavesARecordWithoutTheText: a room memory deleted by the
+// retention sweep keeps a history entry that says it went and why, and no
+// entry of its history keeps its words.
+func TestRetentionLeavesARecordWithoutTheText(t *testing.T) {
+	ctx := context.Background()
+	db := openTestDB(t)
+	room, old := "!room:example.org", time.Now().Add(-48*time.Hour)
+	m := memoryDoc("the locker code is 4417", core.EntityScope(room), 3)
+	m.Meta.RoomID, m.Meta.Timestamp, m.Meta.Tags = room, old, []string{"locker 4417"}
+	if err := db.Apply(ctx, core.Change{Put: []core.Document{m},
+		History: []core.HistoryEntry{{MemoryID: m.ID, Event: core.HistoryCreate, Time: old, Text: m.Text, Meta: m.Meta}}}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := db.DeleteWhere(ctx, core.Filter{AnyRoom: true, OlderThan: time.Now().Add(-time.Hour)}); err != nil || n != 1 {
+		t.Fatalf("retention deleted %d: %v", n, err)
+	}
+	hist, err := db.History(ctx, m.ID)
+	if err != nil || len(hist) != 2 || hist[1].Event != core.HistoryDelete || !strings.Contains(hist[1].Reason, "retention") {
+		t.Fatalf("history = %+v, %v", hist, err)
+	}
+	for _, h := range hist {
+		if strings.Contains(h.Text, "4417") || len(h.Meta.Tags) > 0 {
+			t.Errorf("the history keeps the forgotten words: %+v", h)
+		}
 	}
 }
