@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"maunium.net/go/mautrix"
 	"maunium.net/go/mautrix/event"
 	"maunium.net/go/mautrix/id"
 
@@ -86,6 +87,10 @@ func (f *roomsFixture) testEdits(t *testing.T) {
 	if p := lastPrompt(t, f.llm); !strings.Contains(p, "lunch at noon?") || strings.Contains(p, "* hey") {
 		t.Errorf("the model must get the edited text, not the fallback:\n%s", p)
 	}
+	f.command(t, f.alice, room, "!ada status") // anything more about the edit would have come before this
+	if n := len(f.alice.Find(bottest.ReplyTo(f.botID, plain, event.MsgText))); n != 1 {
+		t.Errorf("the edit must be answered once, got %d answers", n)
+	}
 
 	f.llm.Script(llmtest.Reply{Tokens: []string{"Rex is a fine name."}})
 	asked, reply := f.ask(t, f.alice, room, &event.MessageEventContent{MsgType: event.MsgText, Body: "hey assistant, my dog is Rex"})
@@ -150,4 +155,34 @@ func (f *roomsFixture) testForgetByNumberAndID(t *testing.T) {
 	if mems := memoryTexts(f.bot.roomMemories(t, room)); len(mems) != 1 || !strings.Contains(mems[0], "newest") {
 		t.Errorf("only the newest fact should be left: %v", mems)
 	}
+}
+
+// checkTakingBackEncrypted is items 4 and 5 in an encrypted room (a
+// subtest of TestBridgeEncrypted): the edit arrives encrypted (m.new_content
+// inside the ciphertext), Ada answers it encrypted, and a redaction of the
+// question takes her answer.
+// bob makes it a group room, not a direct chat where everything is answered.
+func checkTakingBackEncrypted(t *testing.T, llm *llmtest.Server, alice, bob *bottest.Member, botID id.UserID) {
+	room := alice.CreateRoom(&mautrix.ReqCreateRoom{Name: "secret edits", InitialState: bottest.EncryptedRoom(),
+		Invite: []id.UserID{bob.Client.UserID, botID}})
+	bob.Join(room)
+	alice.Wait("bot joins", bottest.MembershipOf(room, botID, event.MembershipJoin))
+	alice.Wait("intro", bottest.MessageFrom(room, botID, event.MsgNotice))
+
+	plain := alice.Say(room, "my locker code is 4417")
+	status := alice.Say(room, "!ada status")
+	alice.Wait("status: the plain message was handled", bottest.ReplyTo(botID, status, event.MsgNotice))
+	llm.Script(llmtest.Reply{Tokens: []string{"Noted: 4417."}})
+	edit(alice, room, plain, "Ada, my locker code is 4417")
+	reply := alice.Wait("the encrypted edit is answered", bottest.ReplyTo(botID, plain, event.MsgText))
+	if body := reply.Content.AsMessage().Body; body != "Noted: 4417." {
+		t.Errorf("the edit's answer: %q", body)
+	}
+	if reply.Mautrix.EventSource&event.SourceDecrypted == 0 {
+		t.Errorf("the answer to the edit was not encrypted")
+	}
+	if _, err := alice.Client.RedactEvent(context.Background(), room, plain); err != nil {
+		t.Fatal(err)
+	}
+	alice.Wait("Ada's answer is redacted with the question", bottest.RedactionOf(reply.ID))
 }

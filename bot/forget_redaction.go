@@ -25,12 +25,12 @@ const (
 // with `!ada remember`. Ada's own replies to the message are redacted too:
 // they may quote it (issue 27).
 func (f *forgetting) handleRedaction(ctx context.Context, room id.RoomID, target id.EventID) (err error) {
-	n, err := f.forgetEvent(ctx, room, target, redactionReason)
-	if n > 0 { // a cascade: the message had caused something
+	linked, err := f.forgetEvent(ctx, room, target, redactionReason)
+	if linked > 0 { // a cascade: the message had caused something
 		f.observe.BotRedactionCascade(err)
 	}
 	if err == nil {
-		logFrom(ctx, f.log).Info("redaction handled", "linked_deleted", n)
+		logFrom(ctx, f.log).Info("redaction handled", "linked", linked)
 	}
 	return err
 }
@@ -38,7 +38,8 @@ func (f *forgetting) handleRedaction(ctx context.Context, room id.RoomID, target
 // forgetEvent takes away a room message and everything it caused, for a
 // redaction or an edit (messages_edit.go): its text in the room's context,
 // the documents linked to it, and Ada's replies to it, which are redacted
-// and leave the context too. It returns how many linked things went.
+// and leave the context too. It returns how many things were linked to it
+// (some may have been gone already).
 func (f *forgetting) forgetEvent(ctx context.Context, room id.RoomID, target id.EventID, reason string) (int, error) {
 	f.window.dropFromContext(room, target)
 	f.rooms.get(room).dropWhy(target)
@@ -49,7 +50,6 @@ func (f *forgetting) forgetEvent(ctx context.Context, room id.RoomID, target id.
 	if err != nil {
 		return 0, err
 	}
-	deleted := 0
 	for _, l := range links {
 		switch l.Kind {
 		case storage.LinkTurn:
@@ -59,18 +59,15 @@ func (f *forgetting) forgetEvent(ctx context.Context, room id.RoomID, target id.
 		case storage.LinkReply:
 			err = f.redactReply(ctx, room, id.EventID(l.DocID))
 		}
-		switch {
-		case err == nil:
-			deleted++
-		case core.KindOf(err) != core.KindNotFound: // already gone is fine
-			return deleted, err
+		if err != nil && core.KindOf(err) != core.KindNotFound { // already gone is fine
+			return len(links), err
 		}
 		f.rooms.get(room).dropWhy(id.EventID(l.DocID), l.DocID)
 		if err := f.bridge.UnlinkDoc(ctx, room.String(), l.DocID); err != nil {
-			return deleted, err
+			return len(links), err
 		}
 	}
-	return deleted, f.bridge.UnlinkEvent(ctx, room.String(), target.String())
+	return len(links), f.bridge.UnlinkEvent(ctx, room.String(), target.String())
 }
 
 // redactReply redacts one of Ada's replies and removes it from the room's

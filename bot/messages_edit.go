@@ -31,11 +31,11 @@ func (h *messageHandler) handleEdit(ctx context.Context, evt *event.Event, backl
 		logFrom(ctx, h.log).Debug("ignoring an edit of another member's message or of a redacted one")
 		return nil
 	}
-	n, err := h.forget.forgetEvent(ctx, evt.RoomID, original, editReason)
+	linked, err := h.forget.forgetEvent(ctx, evt.RoomID, original, editReason)
 	if err != nil {
 		return err
 	}
-	logFrom(ctx, h.log).Info("edit: the old text's consequences undone", "linked_deleted", n)
+	logFrom(ctx, h.log).Info("edit: what the old text caused is undone", "linked", linked)
 	replaced := *evt
 	replaced.ID = original
 	nc := *content.NewContent
