@@ -126,16 +126,21 @@ func saidText(m core.Memory) string {
 	return m.Text
 }
 
-// excerpt is the start of a text a confirmation may show: at most
-// excerptWords words and never the whole text of more than one word, so a
-// secret told to Ada is not posted again in full.
+// excerpt is the start of a text a confirmation may show, so that a secret
+// told to Ada is not posted again in full: half of its words (rounded up),
+// at most excerptWords, so never all of them; of a single word, its first
+// third.
 func excerpt(s string) string {
 	const excerptWords = 4
 	words := strings.Fields(s)
-	n := min(excerptWords, (len(words)+1)/2)
-	if n == len(words) {
-		return oneLine(s, 40)
+	switch len(words) {
+	case 0:
+		return ""
+	case 1:
+		r := []rune(words[0])
+		return oneLine(string(r[:len(r)/3]), 40) + "…"
 	}
+	n := min(excerptWords, len(words)/2+len(words)%2)
 	return oneLine(strings.Join(words[:n], " "), 40) + "…"
 }
 
