@@ -47,8 +47,10 @@
 // when it addresses Ada. An edit that newly addresses Ada is therefore
 // answered once, as a reply to the original; an edit of an answered
 // question replaces the answer and what was learned from it; an edit of
-// other chatter only updates the context. Edits of uploads, notices and
-// Ada's own edits are ignored.
+// other chatter only updates the context. An edit that arrives as backlog
+// (sent while the bridge was down) is undone and kept as context but not
+// answered, like any backlog message. Edits of uploads, notices and Ada's
+// own edits are ignored.
 //
 // `!ada forget <number>` uses the numbers of the listing the member saw
 // (each member's last `!ada memories`); the short id beside each memory
