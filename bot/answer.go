@@ -75,20 +75,21 @@ func (a *answerer) answer(ctx context.Context, evt *event.Event, q question, s s
 		a.mx.fail(ctx, evt, failureText(err))
 		return nil
 	}
-	var first id.EventID
-	for i, c := range replyContents(res.Response, evt) {
-		sent, err := a.mx.sendContent(ctx, evt.RoomID, c)
+	var sent []id.EventID
+	for _, c := range replyContents(res.Response, evt) {
+		part, err := a.mx.sendContent(ctx, evt.RoomID, c)
 		if err != nil {
+			linkReplies(ctx, a.bridge, a.log, evt, sent, a.now())
 			a.observe.BotAnswer(err)
 			stopTyping(ctx)
 			log.Error("could not post the reply", "error", err)
 			a.mx.fail(ctx, evt, "I had an answer but could not post it here.")
 			return nil
 		}
-		if i == 0 {
-			first = sent
-		}
+		sent = append(sent, part)
 	}
+	first := sent[0]
+	linkReplies(ctx, a.bridge, a.log, evt, sent, a.now())
 	tr.replied = time.Now()
 	a.observe.BotAnswer(nil)
 	// The answer is part of the room's context from now on; it is recorded

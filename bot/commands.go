@@ -10,6 +10,7 @@ import (
 	"unicode"
 
 	"maunium.net/go/mautrix/event"
+	"maunium.net/go/mautrix/id"
 
 	"github.com/ada-chat/ada/core"
 	"github.com/ada-chat/ada/storage"
@@ -123,9 +124,11 @@ func (cs *commands) runCommand(ctx context.Context, evt *event.Event, s storage.
 		cs.mx.fail(ctx, evt, "the command failed; it has been logged.")
 		return nil
 	}
-	if _, err := cs.mx.sendNotice(ctx, evt, reply); err != nil {
+	sent, err := cs.mx.sendNotice(ctx, evt, reply)
+	if err != nil {
 		return fmt.Errorf("post the command's reply: %w", err)
 	}
+	linkReplies(ctx, cs.bridge, cs.log, evt, []id.EventID{sent}, cs.now())
 	return nil
 }
 

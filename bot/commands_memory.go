@@ -52,37 +52,96 @@ func (cs *commands) cmdRemember(ctx context.Context, c *commandEvent) (string, e
 		// Not linked to this message: the memory came before it (maybe
 		// from another member), and redacting this message must not take
 		// it away.
-		return fmt.Sprintf("🧠 I already knew that; refreshed: “%s”", m.Text), nil
+		return fmt.Sprintf("🧠 I already knew that (`%s`); refreshed: “%s”", shortID(m.ID), excerpt(text)), nil
 	}
 	link := []storage.BridgeLink{{EventID: c.evt.ID.String(), DocID: m.ID, Kind: storage.LinkMemory}}
 	if err := cs.bridge.AddLinks(ctx, c.evt.RoomID.String(), link, cs.now()); err != nil {
 		logFrom(ctx, cs.log).Error("could not link the memory to its message", "error", err)
 	}
-	return fmt.Sprintf("🧠 Remembered for this room: “%s”\n\n`!ada memories` lists what I keep here; `!ada forget` removes it.", m.Text), nil
+	// Only an excerpt: the member's message may hold a secret, and a
+	// redaction of it must not leave the secret in Ada's reply (issue 27).
+	return fmt.Sprintf("🧠 Remembered for this room: “%s” (`%s`)\n\n`!ada memories` lists what I keep here; `!ada forget %s` removes it.",
+		excerpt(text), shortID(m.ID), shortID(m.ID)), nil
 }
 
-// cmdMemories lists the room's memories, newest first and numbered; the
-// numbers stay valid for `!ada forget` until the next listing.
+// cmdMemories lists the room's memories, newest first, numbered and with
+// their short ids; the numbers stay valid for the member's `!ada forget`
+// until that member's next listing.
 func (cs *commands) cmdMemories(ctx context.Context, c *commandEvent) (string, error) {
 	page, err := cs.roomMemories(ctx, c.evt.RoomID, "")
 	if err != nil {
 		return "", err
 	}
-	rt := cs.rooms.get(c.evt.RoomID)
-	rt.listed = rt.listed[:0]
-	if len(page.Items) == 0 {
+	listed := cs.setListing(c.evt.RoomID, c.evt.Sender, page.Items)
+	if len(listed) == 0 {
 		return "I keep no memories for this room. Tell me something with `!ada remember <text>`" + cs.autoMemoryHint(c.room) + ".", nil
 	}
 	var lines []string
 	for i, m := range page.Items {
-		rt.listed = append(rt.listed, m.ID)
-		lines = append(lines, fmt.Sprintf("%d. %s — %s", i+1, oneLine(m.Text, 300), memoryOrigin(m)))
+		lines = append(lines, fmt.Sprintf("%d. %s — %s · `%s`", i+1, oneLine(m.Text, 300), memoryOrigin(m), shortID(m.ID)))
 	}
 	more := ""
 	if page.Next != "" {
 		more = fmt.Sprintf("\n\nThese are the newest %d; there are more.", len(page.Items))
 	}
-	return fmt.Sprintf("**What I remember in this room** (newest first)\n\n%s%s\n\n`!ada forget <number>` removes one.", strings.Join(lines, "\n"), more), nil
+	return fmt.Sprintf("**What I remember in this room** (newest first)\n\n%s%s\n\n`!ada forget <number>` or `!ada forget <id>` removes one.", strings.Join(lines, "\n"), more), nil
+}
+
+// setListing records the numbers a member was shown.
+func (cs *commands) setListing(room id.RoomID, member id.UserID, mems []core.Memory) []string {
+	rt := cs.rooms.get(room)
+	if rt.listed == nil {
+		rt.listed = make(map[id.UserID][]string)
+	}
+	ids := make([]string, 0, len(mems))
+	for _, m := range mems {
+		ids = append(ids, m.ID)
+	}
+	rt.listed[member] = ids
+	return ids
+}
+
+// shortIDLen is how many hex digits of a memory's id `!ada memories` shows
+// and `!ada forget` accepts: random (UUIDv4), so unique within a room.
+const shortIDLen = 8
+
+// shortID is a memory's id as members see it: "doc-1a2b3c4d-…" → "1a2b3c4d".
+func shortID(docID string) string {
+	s := strings.TrimPrefix(docID, "doc-")
+	if len(s) > shortIDLen {
+		s = s[:shortIDLen]
+	}
+	return s
+}
+
+// saidText is a memory's text without the "Name: " that `!ada remember`
+// puts before what the member said.
+func saidText(m core.Memory) string {
+	if !slices.Contains(m.Meta.Tags, tagRemembered) {
+		return m.Text
+	}
+	if _, said, ok := strings.Cut(m.Text, ": "); ok {
+		return said
+	}
+	return m.Text
+}
+
+// excerpt is the start of a text a confirmation may show, so that a secret
+// told to Ada is not posted again in full: half of its words (rounded up),
+// at most excerptWords, so never all of them; of a single word, its first
+// third.
+func excerpt(s string) string {
+	const excerptWords = 4
+	words := strings.Fields(s)
+	switch len(words) {
+	case 0:
+		return ""
+	case 1:
+		r := []rune(words[0])
+		return oneLine(string(r[:len(r)/3]), 40) + "…"
+	}
+	n := min(excerptWords, len(words)/2+len(words)%2)
+	return oneLine(strings.Join(words[:n], " "), 40) + "…"
 }
 
 func (cs *commands) autoMemoryHint(s storage.BridgeRoom) string {
@@ -108,25 +167,32 @@ func (cs *commands) roomMemories(ctx context.Context, room id.RoomID, cursor str
 	return cs.backend.MemoryPage(ctx, core.MemoryQuery{Scope: roomScope(room), Limit: memoriesPerListing, Cursor: cursor})
 }
 
-// cmdForget deletes one memory of the room, by its number in the last
-// listing or by id; `forget all` (moderators) deletes every one.
+// cmdForget deletes one memory of the room, by its number in the member's
+// last listing, its short id or its id; `forget all` (moderators) deletes
+// every one. Forgetting a memory that is gone says so.
 func (cs *commands) cmdForget(ctx context.Context, c *commandEvent) (string, error) {
-	arg := strings.TrimSpace(c.raw)
+	arg := strings.Trim(strings.TrimSpace(c.raw), "`")
 	switch {
 	case arg == "":
 		return "Usage: `!ada forget <number>` (from `!ada memories`), `!ada forget <id>`, or `!ada forget all` (moderators).", nil
 	case strings.EqualFold(arg, "all"):
 		return cs.forgetAll(ctx, c)
 	}
-	memID, err := cs.memoryByRef(ctx, c.evt.RoomID, arg)
-	if err != nil || memID == "" {
-		return cs.forgetNotFound(arg), err
-	}
-	m, found, err := cs.roomMemory(ctx, c.evt.RoomID, memID)
+	memID, err := cs.memoryByRef(ctx, c.evt.RoomID, c.evt.Sender, arg)
 	if err != nil {
 		return "", err
 	}
-	if !found {
+	rt := cs.rooms.get(c.evt.RoomID)
+	if memID == "" {
+		return cs.forgetNotFound(arg), nil
+	}
+	m, found, err := cs.roomMemory(ctx, c.evt.RoomID, memID)
+	switch {
+	case err != nil:
+		return "", err
+	case !found && (rt.forgotten[memID] || cs.wasListed(rt, memID)):
+		return fmt.Sprintf("Memory %s (`%s`) is already gone; nothing to forget. `!ada memories` lists what I keep now.", arg, shortID(memID)), nil
+	case !found:
 		return cs.forgetNotFound(arg), nil
 	}
 	if err := cs.backend.DeleteMemory(ctx, memID); err != nil && core.KindOf(err) != core.KindNotFound {
@@ -135,39 +201,84 @@ func (cs *commands) cmdForget(ctx context.Context, c *commandEvent) (string, err
 	if err := cs.bridge.UnlinkDoc(ctx, c.evt.RoomID.String(), memID); err != nil {
 		logFrom(ctx, cs.log).Error("could not unlink a forgotten memory", "error", err)
 	}
-	cs.rooms.get(c.evt.RoomID).dropWhy("", memID)
+	if rt.forgotten == nil {
+		rt.forgotten = make(map[string]bool)
+	}
+	rt.forgotten[memID] = true
+	rt.dropWhy("", memID)
 	logFrom(ctx, cs.log).Info("memory forgotten on request", "memory_id", memID, "by", c.evt.Sender.String())
-	return fmt.Sprintf("🗑️ Forgotten: “%s”", oneLine(m.Text, 300)), nil
+	// Only an excerpt: the memory may hold a secret (issue 27).
+	return fmt.Sprintf("🗑️ Forgotten: “%s” (`%s`)", excerpt(saidText(m)), shortID(memID)), nil
+}
+
+// wasListed reports whether a member was shown the memory in a listing of
+// this process: it existed, so its absence now means it is gone.
+func (cs *commands) wasListed(rt *roomRuntime, memID string) bool {
+	for _, ids := range rt.listed {
+		if slices.Contains(ids, memID) {
+			return true
+		}
+	}
+	return false
 }
 
 func (cs *commands) forgetNotFound(arg string) string {
-	return fmt.Sprintf("This room has no memory %q. `!ada memories` lists them with their numbers.", arg)
+	return fmt.Sprintf("This room has no memory %q. `!ada memories` lists them with their numbers and ids.", arg)
 }
 
-// memoryByRef resolves a number of the last listing (listing the room now
-// if it was never listed) or takes a memory id as it is.
-func (cs *commands) memoryByRef(ctx context.Context, room id.RoomID, ref string) (string, error) {
+// memoryByRef resolves a number of the member's last listing (listing the
+// room for them now if they never listed it), a short id (among the room's
+// memories, or those forgotten here), or takes a memory id as it is.
+func (cs *commands) memoryByRef(ctx context.Context, room id.RoomID, member id.UserID, ref string) (string, error) {
 	n, err := strconv.Atoi(ref)
-	if err != nil {
-		if core.ValidDocID(ref) {
+	if err != nil || len(ref) == shortIDLen {
+		switch {
+		case core.ValidDocID(ref):
 			return ref, nil
+		case len(ref) == shortIDLen:
+			return cs.memoryByShortID(ctx, room, strings.ToLower(ref))
 		}
 		return "", nil
 	}
 	rt := cs.rooms.get(room)
-	if rt.listed == nil {
+	listed, ok := rt.listed[member]
+	if !ok {
 		page, err := cs.roomMemories(ctx, room, "")
 		if err != nil {
 			return "", err
 		}
-		for _, m := range page.Items {
-			rt.listed = append(rt.listed, m.ID)
-		}
+		listed = cs.setListing(room, member, page.Items)
 	}
-	if n < 1 || n > len(rt.listed) {
+	if n < 1 || n > len(listed) {
 		return "", nil
 	}
-	return rt.listed[n-1], nil
+	return listed[n-1], nil
+}
+
+// memoryByShortID finds the room's memory whose id starts with short.
+func (cs *commands) memoryByShortID(ctx context.Context, room id.RoomID, short string) (string, error) {
+	for memID := range cs.rooms.get(room).forgotten {
+		if shortID(memID) == short {
+			return memID, nil
+		}
+	}
+	cursor := ""
+	for range maxForgetAllPages {
+		page, err := cs.roomMemories(ctx, room, cursor)
+		if err != nil {
+			return "", err
+		}
+		for _, m := range page.Items {
+			if shortID(m.ID) == short {
+				return m.ID, nil
+			}
+		}
+		if page.Next == "" {
+			break
+		}
+		cursor = page.Next
+	}
+	return "", nil
 }
 
 // roomMemory gets the memory if it is one of the room's own, so that an id

@@ -20,13 +20,42 @@
 //   - commands (commands*.go): `!ada ...`, one file per family.
 //   - media (media.go): which image a question is about, and its OCR.
 //   - window (window.go): each room's recent messages, the model's context.
-//   - forgetting (forget*.go): redactions and retention.
+//   - forgetting (forget*.go): redactions and retention; the links from a
+//     room event to what it caused (turns, memories, Ada's replies).
 //   - matrix (matrix.go): sending, encrypted where the room is; reactions;
 //     the room state sends depend on. It decides nothing.
 //
 // Bot itself (bot.go, login.go, crypto.go) connects, sets up encryption and
 // runs the sync loop; rooms.go is the per-room memory the types share, each
 // field touched by the room's own jobs only.
+//
+// # Redactions and edits
+//
+// Everything a member's message causes is linked to it (storage.BridgeLink):
+// the turns of its answer, the memory of a `!ada remember`, and each of Ada's
+// replies to it (her answer's parts, a command's confirmation). A redaction
+// deletes the message's stored text and what is linked to it, and redacts
+// Ada's linked replies, which leave the room's context too: they may quote
+// what the member took back. Confirmations of `remember` and `forget` quote
+// only an excerpt (at most four words, never the whole text) and the
+// memory's short id.
+//
+// An edit (m.replace) by the message's own sender replaces the message
+// (messages_edit.go): what the old text caused is undone as for a
+// redaction, then the new text (m.new_content) is handled as a new message
+// with the original's id: kept as context, run as a command, or answered
+// when it addresses Ada. An edit that newly addresses Ada is therefore
+// answered once, as a reply to the original; an edit of an answered
+// question replaces the answer and what was learned from it; an edit of
+// other chatter only updates the context. An edit that arrives as backlog
+// (sent while the bridge was down) is undone and kept as context but not
+// answered, like any backlog message. Edits of uploads, notices and Ada's
+// own edits are ignored.
+//
+// `!ada forget <number>` uses the numbers of the listing the member saw
+// (each member's last `!ada memories`); the short id beside each memory
+// (its first 8 hex digits) and the full id work too; forgetting a memory
+// that is gone says so.
 //
 // # Images
 //

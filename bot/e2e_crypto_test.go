@@ -93,6 +93,8 @@ func TestBridgeEncrypted(t *testing.T) {
 		checkRoomMemory(t, llm, bot, alice, acct.UserID, rooms[0], rooms[1])
 	})
 
+	t.Run("TakingBack", func(t *testing.T) { checkTakingBackEncrypted(t, llm, alice, bob, acct.UserID) })
+
 	t.Run("DM", func(t *testing.T) {
 		dm := alice.CreateRoom(&mautrix.ReqCreateRoom{IsDirect: true, Preset: "trusted_private_chat",
 			InitialState: bottest.EncryptedRoom(), Invite: []id.UserID{acct.UserID}})

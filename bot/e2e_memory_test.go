@@ -160,8 +160,8 @@ func checkRoomMemory(t *testing.T, llm *llmtest.Server, bot *botEnv, m *bottest.
 	if !strings.Contains(list, "1. "+name+"'s cat is called Miso") {
 		t.Fatalf("!ada memories should list the fact as number 1:\n%s", list)
 	}
-	if got := command(roomA, "!ada forget 1"); !strings.Contains(got, "Forgotten") || !strings.Contains(got, "Miso") {
-		t.Fatalf("!ada forget 1: %q", got)
+	if got := command(roomA, "!ada forget 1"); !strings.Contains(got, "Forgotten") || !strings.Contains(got, shortID(mems[0].ID)) || strings.Contains(got, "Miso") {
+		t.Fatalf("!ada forget 1 names the memory by its short id and an excerpt, not in full: %q", got)
 	}
 	if got := bot.roomMemories(t, roomA); holding("Miso")(got) {
 		t.Fatalf("the memory is still there: %v", memoryTexts(got))
@@ -176,13 +176,15 @@ func checkRoomMemory(t *testing.T, llm *llmtest.Server, bot *botEnv, m *bottest.
 
 	// A redaction (sent in the clear, also in an encrypted room) takes the
 	// memory its message made with it.
+	// Ada's confirmation goes too (issue 27): it quoted the message.
 	remember := m.Say(roomA, "!ada remember the spare key is under the blue pot")
-	m.Wait("remember reply", bottest.ReplyTo(botID, remember, event.MsgNotice))
+	conf := m.Wait("remember reply", bottest.ReplyTo(botID, remember, event.MsgNotice))
 	bot.waitMemories(t, roomA, "remembered", holding("blue pot"))
 	if _, err := m.Client.RedactEvent(context.Background(), roomA, remember); err != nil {
 		t.Fatal(err)
 	}
 	bot.waitMemories(t, roomA, "the memory goes with its redacted message", func(mems []core.Memory) bool { return !holding("blue pot")(mems) })
+	m.Wait("Ada's confirmation is redacted with the command", bottest.RedactionOf(conf.ID))
 }
 
 // testRememberCommand: !ada remember stores a memory for the room, named
@@ -190,7 +192,7 @@ func checkRoomMemory(t *testing.T, llm *llmtest.Server, bot *botEnv, m *bottest.
 func (f *roomsFixture) testRememberCommand(t *testing.T) {
 	room := f.groupRoom(t, "remember")
 	got := f.command(t, f.bob, room, "!ada remember The Build Server is at 10.0.0.7")
-	if !strings.Contains(got, "Remembered for this room") || !strings.Contains(got, "The Build Server is at 10.0.0.7") {
+	if !strings.Contains(got, "Remembered for this room") || !strings.Contains(got, "The Build Server…") || strings.Contains(got, "10.0.0.7") {
 		t.Fatalf("!ada remember: %q", got)
 	}
 	mems := f.bot.roomMemories(t, room)

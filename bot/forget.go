@@ -11,6 +11,7 @@ import (
 // was stored because of it (forget_redaction.go), and everything older than
 // DATA_RETENTION_DAYS (forget_retention.go).
 type forgetting struct {
+	mx        *matrix
 	backend   Backend
 	bridge    *storage.Bridge
 	window    *window

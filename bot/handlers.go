@@ -99,8 +99,11 @@ func (b *Bot) onMessage(ctx context.Context, evt *event.Event) {
 		return
 	}
 	switch {
-	case evt.Unsigned.RedactedBecause != nil, content.RelatesTo.GetReplaceID() != "":
-		return // redacted, or an edit: never re-answered
+	case evt.Unsigned.RedactedBecause != nil:
+		return
+	case content.RelatesTo.GetReplaceID() != "":
+		b.onEdit(ctx, evt, content)
+		return
 	case content.MsgType == event.MsgNotice:
 		return // notices are bot output by convention (ours included); answering them loops bots
 	case content.MsgType != event.MsgText && content.MsgType != event.MsgEmote && !isUpload(content):
@@ -116,6 +119,26 @@ func (b *Bot) onMessage(ctx context.Context, evt *event.Event) {
 		},
 		OnPanic: func(ctx context.Context) { b.mx.react(ctx, evt.RoomID, evt.ID, reactFailed) },
 		OnDrop:  func(ctx context.Context) { b.messages.reportBusy(ctx, evt, backlog) },
+	})
+}
+
+// onEdit queues an edit (m.replace) of a member's text message in the
+// room's order, after the message it edits (messages_edit.go).
+func (b *Bot) onEdit(ctx context.Context, evt *event.Event, content *event.MessageEventContent) {
+	nc := content.NewContent
+	if nc == nil || evt.Sender == b.mx.cli.UserID || (nc.MsgType != event.MsgText && nc.MsgType != event.MsgEmote) {
+		return // the bot's own edits, and edits of uploads or notices
+	}
+	backlog := b.isBacklog(evt)
+	original := content.RelatesTo.GetReplaceID()
+	ctx = b.withTrace(withLogger(ctx, eventLogger(b.log, evt).With("edits", original.String())), evt)
+	b.queue.Enqueue(evt.RoomID, roomqueue.Job{
+		Name: "edit", Ctx: ctx,
+		Run: func(ctx context.Context) error {
+			traceFrom(ctx).started = time.Now()
+			return b.messages.handleEdit(ctx, evt, backlog)
+		},
+		OnPanic: func(ctx context.Context) { b.mx.react(ctx, evt.RoomID, original, reactFailed) },
 	})
 }
 

@@ -199,6 +199,13 @@ func relateTo(c *event.MessageEventContent, evt *event.Event, first bool) {
 	}
 }
 
+// redact redacts one of the bot's own events (a reply to a message that a
+// member redacted or edited). Redactions are never encrypted.
+func (mx *matrix) redact(ctx context.Context, room id.RoomID, evt id.EventID) error {
+	_, err := mx.cli.RedactEvent(ctx, room, evt)
+	return err
+}
+
 // Reactions show a message's state (SPEC.md: received → processing → done or
 // failed), plus a sign on messages that could not be decrypted.
 const (

@@ -23,6 +23,7 @@ type messageHandler struct {
 	media   *media
 	answers *answerer
 	cmds    *commands
+	forget  *forgetting
 	bridge  *storage.Bridge
 	policy  *invitePolicy
 	act     *activation

@@ -22,9 +22,13 @@ type roomRuntime struct {
 	flaggedUndecryptable bool
 	// images is each member's latest image (event id only; media.go).
 	images map[id.UserID]recentImage
-	// listed holds the memory ids of the last `!ada memories`, in the
-	// numbers shown, for `!ada forget <number>`.
-	listed []string
+	// listed holds, per member, the memory ids of the last `!ada memories`
+	// that member saw, in the numbers shown, for `!ada forget <number>`:
+	// another member's listing never renumbers them.
+	listed map[id.UserID][]string
+	// forgotten holds the ids of memories `!ada forget` deleted here, so
+	// that forgetting one again by its short id says it is already gone.
+	forgotten map[string]bool
 	// lastAnswer is what the room's last answer used (`!ada why`).
 	lastAnswer *lastAnswer
 }

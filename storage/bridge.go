@@ -37,8 +37,10 @@ type BridgeMessage struct {
 	Time                  time.Time
 }
 
-// BridgeLink ties a document (a turn or a memory) to the room event it came
-// from, so that a redaction of the event deletes it.
+// BridgeLink ties what a room event caused to the event: a document (a turn
+// or a memory) stored because of it, or a message Ada posted in reply to it
+// (LinkReply, DocID holding Ada's event id), so that a redaction or an edit
+// of the event deletes or redacts them.
 type BridgeLink struct {
 	EventID, DocID, Kind, ConversationID string
 }
@@ -47,6 +49,7 @@ type BridgeLink struct {
 const (
 	LinkTurn   = "turn"
 	LinkMemory = "memory"
+	LinkReply  = "reply"
 )
 
 const (
@@ -82,6 +85,7 @@ const (
 	// reply): unlinking it removes every link.
 	unlinkDocSQL      = `DELETE FROM bridge_links WHERE room_id = ? AND doc_id = ?`
 	unlinkKindSQL     = `DELETE FROM bridge_links WHERE room_id = ? AND kind = ?`
+	unlinkEventSQL    = `DELETE FROM bridge_links WHERE room_id = ? AND event_id = ?`
 	deleteOldLinksSQL = `DELETE FROM bridge_links WHERE ts < ?`
 )
 
@@ -240,6 +244,13 @@ func (b *Bridge) LinksOf(ctx context.Context, roomID, eventID string) ([]BridgeL
 // UnlinkDoc removes every link of the room to the document.
 func (b *Bridge) UnlinkDoc(ctx context.Context, roomID, docID string) error {
 	_, err := b.w.ExecContext(ctx, unlinkDocSQL, roomID, docID)
+	return err
+}
+
+// UnlinkEvent removes every link from the event (an edit, once what the
+// old text caused is undone).
+func (b *Bridge) UnlinkEvent(ctx context.Context, roomID, eventID string) error {
+	_, err := b.w.ExecContext(ctx, unlinkEventSQL, roomID, eventID)
 	return err
 }
 

@@ -60,7 +60,7 @@ func NewMember(t testing.TB, hs *Homeserver, localpart string, e2ee bool) *Membe
 		}
 		m.Client.Crypto, m.Crypto = helper, helper
 	}
-	for _, typ := range []event.Type{event.EventMessage, event.EventReaction, event.StateMember, event.EphemeralEventTyping} {
+	for _, typ := range []event.Type{event.EventMessage, event.EventReaction, event.EventRedaction, event.StateMember, event.EphemeralEventTyping} {
 		syncer.OnEventType(typ, m.record)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -225,6 +225,20 @@ func ReactionTo(target id.EventID, key string) func(*event.Event) bool {
 		}
 		rel := evt.Content.AsReaction().RelatesTo
 		return rel.EventID == target && rel.Key == key
+	}
+}
+
+// RedactionOf matches a redaction of target (in the content from room
+// version 11, at the top level before).
+func RedactionOf(target id.EventID) func(*event.Event) bool {
+	return func(evt *event.Event) bool {
+		if evt.Type != event.EventRedaction {
+			return false
+		}
+		if c, ok := evt.Content.Parsed.(*event.RedactionEventContent); ok && c.Redacts == target {
+			return true
+		}
+		return evt.Redacts == target
 	}
 }
 

@@ -1,0 +1,188 @@
+package bot
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+
+	"maunium.net/go/mautrix"
+	"maunium.net/go/mautrix/event"
+	"maunium.net/go/mautrix/id"
+
+	"github.com/ada-chat/ada/bot/bottest"
+	"github.com/ada-chat/ada/core"
+	"github.com/ada-chat/ada/core/llm/llmtest"
+)
+
+// TestBridgeTakingBack is issue 27's items 4, 5 and 8 on a real homeserver:
+// what members take back (a redaction, an edit, a forget) leaves nothing of
+// it in the room or the store.
+func TestBridgeTakingBack(t *testing.T) {
+	f := newRoomsFixture(t)
+	t.Run("RedactionTakesAdasReplies", f.testRedactionTakesAdasReplies)
+	t.Run("Edits", f.testEdits)
+	t.Run("ForgetByNumberAndID", f.testForgetByNumberAndID)
+}
+
+// testRedactionTakesAdasReplies (item 4): after a member redacts a secret,
+// Ada's answer to it and her `remember` confirmation are redacted too, and
+// her confirmations never quote the secret in full.
+func (f *roomsFixture) testRedactionTakesAdasReplies(t *testing.T) {
+	room := f.groupRoom(t, "redacted secret")
+	ctx := context.Background()
+	f.llm.Script(llmtest.Reply{Tokens: []string{"Noted: your locker code is 4417."}})
+	asked, reply := f.ask(t, f.alice, room, &event.MessageEventContent{MsgType: event.MsgText, Body: "hey assistant, my locker code is 4417"})
+	if _, err := f.alice.Client.RedactEvent(ctx, room, asked); err != nil {
+		t.Fatal(err)
+	}
+	f.alice.Wait("Ada's answer quoting the redacted question is redacted", bottest.RedactionOf(reply.ID))
+	if n := f.bot.count(`SELECT count(*) FROM bridge_messages WHERE room_id = ? AND text LIKE '%4417%'`, room.String()); n != 0 {
+		t.Errorf("the room's context still holds the secret %d times", n)
+	}
+
+	remember := f.alice.Say(room, "!ada remember my locker code is 4417")
+	conf := f.alice.Wait("remember reply", bottest.ReplyTo(f.botID, remember, event.MsgNotice))
+	if body := conf.Content.AsMessage().Body; strings.Contains(body, "4417") || !strings.Contains(body, "Remembered") {
+		t.Errorf("the confirmation must not echo the secret in full: %q", body)
+	}
+	if _, err := f.alice.Client.RedactEvent(ctx, room, remember); err != nil {
+		t.Fatal(err)
+	}
+	f.alice.Wait("the remember confirmation is redacted", bottest.RedactionOf(conf.ID))
+	f.bot.waitMemories(t, room, "the memory goes with its command", func(m []core.Memory) bool { return !holding("4417")(m) })
+
+	f.command(t, f.alice, room, "!ada remember the safe code is 2024")
+	list := f.command(t, f.alice, room, "!ada memories")
+	if !strings.Contains(list, "2024") {
+		t.Fatalf("the listing shows what the member asks for: %q", list)
+	}
+	if got := f.command(t, f.alice, room, "!ada forget 1"); strings.Contains(got, "2024") || !strings.Contains(got, "Forgotten") {
+		t.Errorf("the forget confirmation must not echo the secret in full: %q", got)
+	}
+}
+
+// edit sends an m.replace of original with the new text.
+func edit(m *bottest.Member, room id.RoomID, original id.EventID, text string) id.EventID {
+	c := &event.MessageEventContent{MsgType: event.MsgText, Body: text}
+	c.SetEdit(original) // m.new_content is a copy of c as it is now
+	c.Body = "* " + text
+	return m.Send(room, c)
+}
+
+// testEdits (item 5): an edit that newly addresses Ada is answered once,
+// as a reply to the original; an edit of an answered message undoes what
+// came from the old text (its turns, its memory, Ada's reply) and handles
+// the new text, which is stored and learned from instead.
+func (f *roomsFixture) testEdits(t *testing.T) {
+	room := f.groupRoom(t, "edits")
+	extractFacts(t, f.llm, map[string]string{"my dog is Rex": "member-alice's dog is Rex", "my dog is Max": "member-alice's dog is Max"})
+
+	plain := f.alice.Say(room, "lunch at noon?")
+	f.command(t, f.alice, room, "!ada status") // the plain message was handled: the room's work is in order
+	f.llm.Script(llmtest.Reply{Tokens: []string{"Noon works."}})
+	edit(f.alice, room, plain, "hey assistant, lunch at noon?")
+	f.alice.Wait("the edit that addresses Ada is answered, as a reply to the original", bottest.ReplyTo(f.botID, plain, event.MsgText))
+	f.alice.Wait("✅ on the original", bottest.ReactionTo(plain, reactDone))
+	if p := lastPrompt(t, f.llm); !strings.Contains(p, "lunch at noon?") || strings.Contains(p, "* hey") {
+		t.Errorf("the model must get the edited text, not the fallback:\n%s", p)
+	}
+	f.command(t, f.alice, room, "!ada status") // anything more about the edit would have come before this
+	if n := len(f.alice.Find(bottest.ReplyTo(f.botID, plain, event.MsgText))); n != 1 {
+		t.Errorf("the edit must be answered once, got %d answers", n)
+	}
+
+	f.llm.Script(llmtest.Reply{Tokens: []string{"Rex is a fine name."}})
+	asked, reply := f.ask(t, f.alice, room, &event.MessageEventContent{MsgType: event.MsgText, Body: "hey assistant, my dog is Rex"})
+	f.bot.waitMemories(t, room, "Rex is learned", holding("dog is Rex"))
+	f.llm.Script(llmtest.Reply{Tokens: []string{"Max is a fine name."}})
+	edit(f.alice, room, asked, "hey assistant, my dog is Max")
+	f.alice.Wait("the answer to the old text is redacted", bottest.RedactionOf(reply.ID))
+	f.alice.Wait("the new text is answered", func(e *event.Event) bool {
+		return bottest.ReplyTo(f.botID, asked, event.MsgText)(e) && e.ID != reply.ID
+	})
+	mems := f.bot.waitMemories(t, room, "Max replaces Rex", func(m []core.Memory) bool { return holding("dog is Max")(m) && !holding("dog is Rex")(m) })
+	t.Logf("memories after the edit: %v", memoryTexts(mems))
+	var turns []string
+	rows, err := f.bot.reader().Query(`SELECT text FROM documents WHERE room_id = ? AND type = 'turn'`, room.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		turns = append(turns, s)
+	}
+	if all := strings.Join(turns, "\n"); strings.Contains(all, "Rex") || !strings.Contains(all, "my dog is Max") {
+		t.Errorf("the stored turns must hold the edited text only:\n%s", all)
+	}
+	if n := f.bot.count(`SELECT count(*) FROM bridge_messages WHERE room_id = ? AND text LIKE '%Rex%'`, room.String()); n != 0 {
+		t.Errorf("the room's context still holds the old text %d times", n)
+	}
+}
+
+// testForgetByNumberAndID (item 8): a member's numbers are those of the
+// listing they saw, whatever others list meanwhile; the listing shows short
+// ids that forget accepts; forgetting a memory twice says it is gone.
+func (f *roomsFixture) testForgetByNumberAndID(t *testing.T) {
+	room := f.groupRoom(t, "forget by number")
+	f.command(t, f.alice, room, "!ada remember the oldest fact")
+	f.command(t, f.alice, room, "!ada remember the middle fact")
+	aliceList := f.command(t, f.alice, room, "!ada memories") // 1. middle 2. oldest
+	f.command(t, f.bob, room, "!ada remember the newest fact")
+	f.command(t, f.bob, room, "!ada memories") // 1. newest 2. middle 3. oldest
+	if got := f.command(t, f.alice, room, "!ada forget 2"); !strings.Contains(got, "Forgotten") || !strings.Contains(got, "oldest") {
+		t.Fatalf("alice's number 2 is the oldest fact she saw: %q", got)
+	}
+	if got := f.command(t, f.alice, room, "!ada forget 2"); !strings.Contains(got, "already gone") {
+		t.Errorf("a second forget of the same memory: %q", got)
+	}
+
+	short := regexp.MustCompile("`([0-9a-f]{8})`").FindAllStringSubmatch(aliceList, -1)
+	if len(short) != 2 {
+		t.Fatalf("the listing must show a short id beside each memory:\n%s", aliceList)
+	}
+	middle := short[0][1]
+	if got := f.command(t, f.bob, room, "!ada forget "+middle); !strings.Contains(got, "Forgotten") || !strings.Contains(got, "middle") {
+		t.Fatalf("forget by short id: %q", got)
+	}
+	if got := f.command(t, f.bob, room, "!ada forget "+middle); !strings.Contains(got, "already gone") {
+		t.Errorf("a second forget by short id: %q", got)
+	}
+	if mems := memoryTexts(f.bot.roomMemories(t, room)); len(mems) != 1 || !strings.Contains(mems[0], "newest") {
+		t.Errorf("only the newest fact should be left: %v", mems)
+	}
+}
+
+// checkTakingBackEncrypted is items 4 and 5 in an encrypted room (a
+// subtest of TestBridgeEncrypted): the edit arrives encrypted (m.new_content
+// inside the ciphertext), Ada answers it encrypted, and a redaction of the
+// question takes her answer.
+// bob makes it a group room, not a direct chat where everything is answered.
+func checkTakingBackEncrypted(t *testing.T, llm *llmtest.Server, alice, bob *bottest.Member, botID id.UserID) {
+	room := alice.CreateRoom(&mautrix.ReqCreateRoom{Name: "secret edits", InitialState: bottest.EncryptedRoom(),
+		Invite: []id.UserID{bob.Client.UserID, botID}})
+	bob.Join(room)
+	alice.Wait("bot joins", bottest.MembershipOf(room, botID, event.MembershipJoin))
+	alice.Wait("intro", bottest.MessageFrom(room, botID, event.MsgNotice))
+
+	plain := alice.Say(room, "my locker code is 4417")
+	status := alice.Say(room, "!ada status")
+	alice.Wait("status: the plain message was handled", bottest.ReplyTo(botID, status, event.MsgNotice))
+	llm.Script(llmtest.Reply{Tokens: []string{"Noted: 4417."}})
+	edit(alice, room, plain, "Ada, my locker code is 4417")
+	reply := alice.Wait("the encrypted edit is answered", bottest.ReplyTo(botID, plain, event.MsgText))
+	if body := reply.Content.AsMessage().Body; body != "Noted: 4417." {
+		t.Errorf("the edit's answer: %q", body)
+	}
+	if reply.Mautrix.EventSource&event.SourceDecrypted == 0 {
+		t.Errorf("the answer to the edit was not encrypted")
+	}
+	if _, err := alice.Client.RedactEvent(context.Background(), room, plain); err != nil {
+		t.Fatal(err)
+	}
+	alice.Wait("Ada's answer is redacted with the question", bottest.RedactionOf(reply.ID))
+}

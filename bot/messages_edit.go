@@ -1,0 +1,45 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+
+	"maunium.net/go/mautrix/event"
+)
+
+// handleEdit handles an edit (m.replace) as the message it now is (issue
+// 27): what the old text caused is undone exactly as for a redaction (its
+// text in the room's context, the turns and memories stored because of it,
+// Ada's replies to it, which are redacted), then the new text is handled
+// like a new message under the original's id: kept as context, run as a
+// command, or answered when it addresses Ada. So an edit that newly
+// addresses Ada is answered once, an edit of an answered question gets a
+// new answer in place of the old one (and what is learned from it), and an
+// edit of plain chatter only updates the context. Only the sender's own
+// edits count, as in clients.
+func (h *messageHandler) handleEdit(ctx context.Context, evt *event.Event, backlog bool) error {
+	content, ok := evt.Content.Parsed.(*event.MessageEventContent)
+	if !ok || content.NewContent == nil {
+		return nil
+	}
+	original := content.RelatesTo.GetReplaceID()
+	orig, err := h.mx.cli.GetEvent(ctx, evt.RoomID, original)
+	if err != nil {
+		return fmt.Errorf("fetch the edited message: %w", err)
+	}
+	if orig.Sender != evt.Sender || orig.Unsigned.RedactedBecause != nil {
+		logFrom(ctx, h.log).Debug("ignoring an edit of another member's message or of a redacted one")
+		return nil
+	}
+	linked, err := h.forget.forgetEvent(ctx, evt.RoomID, original, editReason)
+	if err != nil {
+		return err
+	}
+	logFrom(ctx, h.log).Info("edit: what the old text caused is undone", "linked", linked)
+	replaced := *evt
+	replaced.ID = original
+	nc := *content.NewContent
+	nc.RelatesTo = nil // m.new_content carries no relation; the original's thread is not kept
+	replaced.Content = event.Content{Parsed: &nc}
+	return h.handleMessage(ctx, &replaced, backlog)
+}
