@@ -10,6 +10,7 @@ import (
 	"unicode"
 
 	"maunium.net/go/mautrix/event"
+	"maunium.net/go/mautrix/id"
 
 	"github.com/ada-chat/ada/core"
 	"github.com/ada-chat/ada/storage"
@@ -32,6 +33,10 @@ type commands struct {
 	window  *window
 	rooms   *roomStates
 	opts    Options
+	// health and waiting are the answerer's: how the latest chats went,
+	// and how many of a room's questions wait for the model (!ada status).
+	health  *chatHealth
+	waiting func(id.RoomID) int
 	table   map[string]*command
 	now     func() time.Time
 	log     *slog.Logger

@@ -16,7 +16,13 @@
 //     an upload or a question; the busy reply for a full queue.
 //   - membership (membership.go): invites, the introduction, leaving.
 //   - answerer (answer*.go): asks the backend, posts the reply, shows the
-//     state with reactions and typing, records what the answer stored.
+//     state with reactions and typing, records what the answer stored. A
+//     question waits for the model in its room's answer line (a second
+//     roomqueue, answer_line.go), not in the room's queue: commands and
+//     other messages of the room go on meanwhile, a question behind another
+//     says that it waits, and answers are posted, back in the room's queue,
+//     in the order of their questions. !ada status shows how the latest
+//     chats went (chat_health.go), not only whether the model is there.
 //   - commands (commands*.go): `!ada ...`, one file per family.
 //   - media (media.go): which image a question is about, and its OCR.
 //   - window (window.go): each room's recent messages, the model's context.

@@ -116,6 +116,7 @@ func (b *Bot) onMessage(ctx context.Context, evt *event.Event) {
 		},
 		OnPanic: func(ctx context.Context) { b.mx.react(ctx, evt.RoomID, evt.ID, reactFailed) },
 		OnDrop:  func(ctx context.Context) { b.messages.reportBusy(ctx, evt, backlog) },
+		OnStop:  func(ctx context.Context) { b.messages.reportStopped(ctx, evt, backlog) },
 	})
 }
 

@@ -135,6 +135,15 @@ func (h *messageHandler) reportBusy(ctx context.Context, evt *event.Event, backl
 	}
 }
 
+// reportStopped is the onStop of a room message: the bridge stopped before
+// handling it, and the next start will take it for backlog. If it was meant
+// for the bot, the sender sees ❌ and a notice to ask again.
+func (h *messageHandler) reportStopped(ctx context.Context, evt *event.Event, backlog bool) {
+	if h.wouldAnswer(ctx, evt, backlog) {
+		h.mx.failStopped(ctx, evt)
+	}
+}
+
 // wouldAnswer is handleMessage's choice without its side effects: a live
 // message from an allowed user that is a command or activates the bot.
 func (h *messageHandler) wouldAnswer(ctx context.Context, evt *event.Event, backlog bool) bool {
