@@ -48,6 +48,11 @@ type Bot struct {
 
 	ready     chan struct{}
 	readyOnce sync.Once
+	// synced is set by the first /sync (sync loop only); resumedCatchUp
+	// while the events of a resumed bridge's first /sync, sent while it was
+	// down, are dispatched (offline.go).
+	synced         bool
+	resumedCatchUp atomic.Bool
 
 	statusMu sync.Mutex
 	status   BridgeStatus

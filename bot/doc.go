@@ -34,6 +34,16 @@
 // runs the sync loop; rooms.go is the per-room memory the types share, each
 // field touched by the room's own jobs only.
 //
+// # Stops and what came while down
+//
+// A question accepted but not answered when the bridge stops gets ❌ and a
+// notice to ask again, sent as it stops (roomqueue's OnStop, answerer's
+// interrupted; at most roomqueue.StopReportTime each): it is not answered
+// after the restart. Messages sent before the process started are backlog
+// (isBacklog): context, never answered. In a direct chat the first message
+// the catch-up /sync of a resumed bridge brings, sent while it was down,
+// gets one "I was offline" notice (offline.go); group rooms stay silent.
+//
 // # Images
 //
 // Ada reads the text in images (OCR, through Backend.OCR) and gives it to

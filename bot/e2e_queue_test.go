@@ -28,11 +28,7 @@ func noticeReplyTo(sender id.UserID, target id.EventID, text string) func(*event
 // the chats have timed out or failed with HTTP 500, the status shows the
 // model ❌ with why, and ✅ again after an answer, noting the failures.
 func TestHungModelLeavesCommandsFree(t *testing.T) {
-	hs := bottest.StartHomeserver(t)
-	llm := llmtest.New(t)
-	acct := bottest.RegisterAccount(t, hs, "ada")
-	settings := botSettings(hs, llm, acct, t.TempDir(), func(s *botSetup) { s.ChatTimeout = 6 * time.Second })
-	alice := bottest.NewMember(t, hs, "alice", false)
+	_, llm, acct, settings, alice := newOneMember(t, func(s *botSetup) { s.ChatTimeout = 6 * time.Second })
 	startBot(t, settings)
 	room := alice.CreateRoom(&mautrix.ReqCreateRoom{Name: "hung model", Invite: []id.UserID{acct.UserID}})
 	alice.Wait("bot joins", bottest.MembershipOf(room, acct.UserID, event.MembershipJoin))

@@ -43,8 +43,11 @@ func (b *Bot) recoverIn(name string, evt *event.Event) {
 }
 
 // onSyncResponse marks the bot ready once the first /sync (the catch-up)
-// has been received.
+// has been received. Its events are dispatched after it returns: a resumed
+// bridge's catch-up brings what was sent while it was down (offline.go).
 func (b *Bot) onSyncResponse(ctx context.Context, _ *mautrix.RespSync, since string) bool {
+	b.resumedCatchUp.Store(!b.synced && since != "")
+	b.synced = true
 	b.readyOnce.Do(func() {
 		b.log.Info("Matrix bridge caught up", "resumed", since != "")
 		close(b.ready)
@@ -118,6 +121,12 @@ func (b *Bot) onMessage(ctx context.Context, evt *event.Event) {
 		OnDrop:  func(ctx context.Context) { b.messages.reportBusy(ctx, evt, backlog) },
 		OnStop:  func(ctx context.Context) { b.messages.reportStopped(ctx, evt, backlog) },
 	})
+	if backlog && b.resumedCatchUp.Load() {
+		// Sent while the bridge was down (offline.go).
+		b.queue.Enqueue(evt.RoomID, roomqueue.Job{Name: "offline", Ctx: ctx, Run: func(ctx context.Context) error {
+			return b.messages.noteOffline(ctx, evt)
+		}})
+	}
 }
 
 // onRedaction queues the handling of m.room.redaction in the room's order,

@@ -29,6 +29,7 @@ type messageHandler struct {
 	// respondToDMs is RESPOND_TO_DMS.
 	respondToDMs bool
 	busy         busyNotices
+	offline      offlineNotices
 	observe      Observer
 	now          func() time.Time
 	log          *slog.Logger
