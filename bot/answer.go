@@ -34,11 +34,18 @@ type answerer struct {
 	tails roomTails
 	// timeout bounds one answer (REQUEST_TIMEOUT_SECONDS).
 	timeout time.Duration
-	// disp is set by Run: the ends of answers run beside the room's jobs.
-	queue   *roomqueue.Queue
-	observe Observer
-	now     func() time.Time
-	log     *slog.Logger
+	// queue is the room queue and lines the rooms' answer lines (both set
+	// by Run; answer_line.go): the ends of answers run beside the room's
+	// jobs, and questions wait for the model in lines.
+	queue *roomqueue.Queue
+	lines *roomqueue.Queue
+	// health is how the latest chats went (!ada status).
+	health *chatHealth
+	// waitNotices bounds the "still answering an earlier question" notices.
+	waitNotices busyNotices
+	observe     Observer
+	now         func() time.Time
+	log         *slog.Logger
 }
 
 // Typing notices last typingTimeout and are renewed every typingRenew while
@@ -47,69 +54,6 @@ const (
 	typingTimeout = 30 * time.Second
 	typingRenew   = 20 * time.Second
 )
-
-// answer is the whole life of one question: 🧠 at once, a typing notice
-// while the backend works, the event stream consumed here, then one complete
-// reply and ✅; or ❌ and a plain notice. Nothing partial is ever posted.
-// The 🧠 reaction goes out as soon as the message is accepted, before an
-// answer slot is free, and the reply waits for it, so members always see 🧠
-// first. ✅ and the end of typing go out after the room's job (afterAnswer).
-func (a *answerer) answer(ctx context.Context, evt *event.Event, q question, s storage.BridgeRoom) error {
-	log := logFrom(ctx, a.log)
-	tr := traceFrom(ctx)
-	tr.accepted = time.Now()
-	reacted := a.background(ctx, "🧠 reaction", func() { a.mx.react(ctx, evt.RoomID, evt.ID, reactThinking); tr.reacted = time.Now() })
-	stopTyping := a.typing(ctx, evt.RoomID)
-	// Who asks, looked up once: the model and the memories name them, and
-	// !ada why says whose question it was.
-	asker := core.Speaker{Name: a.mx.displayName(ctx, evt.RoomID, evt.Sender), UserID: evt.Sender.String()}
-	res, err := a.ask(ctx, evt, q, s, asker)
-	<-reacted
-	if !tr.reacted.IsZero() && !tr.received.IsZero() {
-		a.observe.BotReaction(tr.reacted.Sub(tr.received))
-	}
-	if err != nil {
-		a.observe.BotAnswer(err)
-		stopTyping(ctx)
-		log.Warn("answer failed", "error", err, "kind", int(core.KindOf(err)))
-		a.mx.fail(ctx, evt, failureText(err))
-		return nil
-	}
-	var sent []id.EventID
-	for _, c := range replyContents(res.Response, evt) {
-		part, err := a.mx.sendContent(ctx, evt.RoomID, c)
-		if err != nil {
-			linkReplies(ctx, a.bridge, a.log, evt, sent, a.now())
-			a.observe.BotAnswer(err)
-			stopTyping(ctx)
-			log.Error("could not post the reply", "error", err)
-			a.mx.fail(ctx, evt, "I had an answer but could not post it here.")
-			return nil
-		}
-		sent = append(sent, part)
-	}
-	first := sent[0]
-	linkReplies(ctx, a.bridge, a.log, evt, sent, a.now())
-	tr.replied = time.Now()
-	a.observe.BotAnswer(nil)
-	// The answer is part of the room's context from now on; it is recorded
-	// here rather than from its echo in /sync, which comes later.
-	a.window.remember(ctx, s, storage.BridgeMessage{EventID: first.String(), Sender: a.mx.cli.UserID.String(), Text: res.Response, Time: a.now()})
-	a.recordAnswer(ctx, evt, q.prompt, asker.Name, first, res)
-	// ✅ and the end of the typing notice finish the answer, but need not
-	// hold the room: its next message gets 🧠 without waiting for them (they
-	// are two homeserver round trips, slow when the homeserver is busy).
-	// They are independent of each other, so both go at once.
-	a.afterAnswer(ctx, evt.RoomID, func(ctx context.Context) {
-		typingStopped := a.background(ctx, "end of typing", func() { stopTyping(ctx) })
-		a.mx.react(ctx, evt.RoomID, evt.ID, reactDone)
-		tr.done = time.Now()
-		<-typingStopped
-		log.Info("answered", append([]any{"conversation_id", res.ConversationID,
-			"chars", len(res.Response)}, tr.attrs()...)...)
-	})
-	return nil
-}
 
 // background runs fn in a goroutine and returns a channel closed when it is
 // done; callers always wait for it, so no goroutine outlives its job. A
@@ -133,16 +77,15 @@ func (a *answerer) recoverBackground(ctx context.Context, name string) {
 	}
 }
 
-// ask reads the question's image, if any, builds the chat request and
-// consumes the event stream. Only a stream that ended with done and a
-// non-blank answer counts.
-func (a *answerer) ask(ctx context.Context, evt *event.Event, q question, s storage.BridgeRoom, asker core.Speaker) (core.ChatResult, error) {
+// request builds the chat request, in the room's job: the room's context
+// is read there.
+func (a *answerer) request(ctx context.Context, evt *event.Event, s storage.BridgeRoom, prompt string, asker core.Speaker) core.ChatRequest {
 	// The room is the memory scope (entity:<room id>): the chat retrieves
 	// the room's memories and the global ones, and what is learned here stays
 	// here. The speaker is named, so that the model knows who asks and the
 	// automatic memories name the member, never "the user".
-	req := core.ChatRequest{
-		Prompt:          q.prompt,
+	return core.ChatRequest{
+		Prompt:          prompt,
 		ConversationID:  s.ConversationID,
 		Entity:          evt.RoomID.String(),
 		Speaker:         &asker,
@@ -151,6 +94,12 @@ func (a *answerer) ask(ctx context.Context, evt *event.Event, q question, s stor
 		ContextMessages: a.window.contextFor(ctx, s, evt.ID),
 		RoomID:          evt.RoomID.String(),
 	}
+}
+
+// ask reads the question's image, if any, and consumes the event stream.
+// Only a stream that ended with done and a non-blank answer counts.
+func (a *answerer) ask(ctx context.Context, p *pendingAnswer) (core.ChatResult, error) {
+	req := p.req
 	ctx, cancel := context.WithTimeout(ctx, a.timeout)
 	defer cancel()
 	// BOT_WORKERS bounds how many answers are being made at once.
@@ -162,7 +111,7 @@ func (a *answerer) ask(ctx context.Context, evt *event.Event, q question, s stor
 	}
 	// OCR runs inside the slot too: tesseract is the heaviest work here.
 	var err error
-	if req.OCRContext, err = a.media.imageContext(ctx, evt.RoomID, q); err != nil {
+	if req.OCRContext, err = a.media.imageContext(ctx, p.q); err != nil {
 		return core.ChatResult{}, err
 	}
 	var done *core.ChatResult

@@ -48,6 +48,11 @@ type Bot struct {
 
 	ready     chan struct{}
 	readyOnce sync.Once
+	// synced is set by the first /sync (sync loop only); resumedCatchUp
+	// while the events of a resumed bridge's first /sync, sent while it was
+	// down, are dispatched (offline.go).
+	synced         bool
+	resumedCatchUp atomic.Bool
 
 	statusMu sync.Mutex
 	status   BridgeStatus
@@ -123,8 +128,10 @@ func (b *Bot) build() {
 	med := &media{mx: mx, backend: backend, rooms: b.rooms, act: act, address: addressPattern(opts),
 		respondToDMs: opts.RespondToDMs, log: log}
 	answers := &answerer{mx: mx, backend: backend, window: win, media: med, bridge: b.bridge, rooms: b.rooms,
-		slots: make(chan struct{}, opts.Workers), timeout: opts.ChatTimeout, observe: b.deps.Observer, now: now, log: log}
-	cmds := &commands{mx: mx, backend: backend, bridge: b.bridge, window: win, rooms: b.rooms, opts: opts, now: now, log: log}
+		slots: make(chan struct{}, opts.Workers), timeout: opts.ChatTimeout, health: &chatHealth{},
+		observe: b.deps.Observer, now: now, log: log}
+	cmds := &commands{mx: mx, backend: backend, bridge: b.bridge, window: win, rooms: b.rooms, opts: opts,
+		health: answers.health, waiting: answers.waiting, now: now, log: log}
 	cmds.table = cmds.commandTable()
 	b.forget = &forgetting{mx: mx, backend: backend, bridge: b.bridge, window: win, rooms: b.rooms, retention: b.deps.Retention,
 		retentionDays: opts.RetentionDays, observe: b.deps.Observer, now: now, log: log}
@@ -158,6 +165,7 @@ func (b *Bot) Run(ctx context.Context) (err error) {
 	b.setStatus(StateRunning, nil)
 	b.queue = roomqueue.New(ctx, maxParallelJobs, b.log)
 	b.answers.queue = b.queue
+	b.answers.lines = roomqueue.New(ctx, maxParallelJobs, b.log)
 	b.registerHandlers()
 
 	var wg sync.WaitGroup
@@ -171,7 +179,10 @@ func (b *Bot) Run(ctx context.Context) (err error) {
 		"homeserver", b.opts.Homeserver)
 	err = b.mx.cli.SyncWithContext(ctx)
 	b.mx.cli.StopSync()
+	// Both queues stop at once: a question not answered gets ❌ and a
+	// notice from whichever holds it (answer_line.go).
 	b.queue.Close()
+	b.answers.lines.Close()
 	wg.Wait()
 	b.log.Info("Matrix bridge stopped")
 	if ctx.Err() != nil {

@@ -33,6 +33,10 @@ type commands struct {
 	window  *window
 	rooms   *roomStates
 	opts    Options
+	// health and waiting are the answerer's: how the latest chats went,
+	// and how many of a room's questions wait for the model (!ada status).
+	health  *chatHealth
+	waiting func(id.RoomID) int
 	table   map[string]*command
 	now     func() time.Time
 	log     *slog.Logger

@@ -31,10 +31,18 @@ func (cs *commands) cmdStatus(ctx context.Context, c *commandEvent) (string, err
 	}
 	if st.APIOK {
 		model := strings.Trim(st.LLMBackend+" · "+st.LLMModel, " ·")
-		if st.LLMOK {
-			add("Language model: ✅ %s", model)
-		} else {
+		// The probe only asks whether the model is there; how the latest
+		// chats went says whether it answers.
+		failing, note := cs.health.summary(cs.now())
+		switch {
+		case !st.LLMOK:
 			add("Language model: ❌ %s: %s", model, st.LLMError)
+		case failing:
+			add("Language model: ❌ %s: %s", model, note)
+		case note != "":
+			add("Language model: ✅ %s (%s)", model, note)
+		default:
+			add("Language model: ✅ %s", model)
 		}
 		if st.StoreOK {
 			add("Memory store: ✅")
@@ -46,6 +54,9 @@ func (cs *commands) cmdStatus(ctx context.Context, c *commandEvent) (string, err
 		add("Joined rooms: %d", len(joined.JoinedRooms))
 	} else {
 		add("Joined rooms: unknown (%v)", err)
+	}
+	if n := cs.waiting(c.evt.RoomID); n > 0 {
+		add("Questions here being answered or waiting: %d", n)
 	}
 	add("This room: %s", cs.opts.storageText(c.room))
 	if page, err := cs.roomMemories(hctx, c.evt.RoomID, ""); err == nil {

@@ -16,7 +16,13 @@
 //     an upload or a question; the busy reply for a full queue.
 //   - membership (membership.go): invites, the introduction, leaving.
 //   - answerer (answer*.go): asks the backend, posts the reply, shows the
-//     state with reactions and typing, records what the answer stored.
+//     state with reactions and typing, records what the answer stored. A
+//     question waits for the model in its room's answer line (a second
+//     roomqueue, answer_line.go), not in the room's queue: commands and
+//     other messages of the room go on meanwhile, a question behind another
+//     says that it waits, and answers are posted, back in the room's queue,
+//     in the order of their questions. !ada status shows how the latest
+//     chats went (chat_health.go), not only whether the model is there.
 //   - commands (commands*.go): `!ada ...`, one file per family.
 //   - media (media.go): which image a question is about, and its OCR.
 //   - window (window.go): each room's recent messages, the model's context.
@@ -56,6 +62,16 @@
 // (each member's last `!ada memories`); the short id beside each memory
 // (its first 8 hex digits) and the full id work too; forgetting a memory
 // that is gone says so.
+//
+// # Stops and what came while down
+//
+// A question accepted but not answered when the bridge stops gets ❌ and a
+// notice to ask again, sent as it stops (roomqueue's OnStop, answerer's
+// interrupted; at most roomqueue.StopReportTime each): it is not answered
+// after the restart. Messages sent before the process started are backlog
+// (isBacklog): context, never answered. In a direct chat the first message
+// the catch-up /sync of a resumed bridge brings, sent while it was down,
+// gets one "I was offline" notice (offline.go); group rooms stay silent.
 //
 // # Images
 //

@@ -3,6 +3,7 @@ package bot
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -66,8 +67,15 @@ func TestBridgeRestart(t *testing.T) {
 	if prompt := reqs[len(reqs)-1].Messages; !strings.Contains(strings.ToLower(fmtMessages(prompt)), "asked while you were away") {
 		t.Errorf("the backlog should be context for the next answer")
 	}
-	if intros := alice.Find(bottest.MessageFrom(room, acct.UserID, event.MsgNotice)); len(intros) != 1 {
+	notices := alice.Find(bottest.MessageFrom(room, acct.UserID, event.MsgNotice))
+	intros := slices.DeleteFunc(slices.Clone(notices), func(e *event.Event) bool { return e.Content.AsMessage().RelatesTo.GetReplyTo() != "" })
+	if len(intros) != 1 {
 		t.Errorf("want one intro across restarts, got %d", len(intros))
+	}
+	// The room is a direct chat (alice and the bot): the first message of
+	// the backlog, and only it, is told that Ada was offline (offline.go).
+	if offline := alice.Find(noticeReplyTo(acct.UserID, backlog[0], "offline when you wrote this")); len(offline) != 1 || len(notices) != 2 {
+		t.Errorf("want one offline notice, on the first message sent while the bridge was down; got %d of %d notices", len(offline), len(notices))
 	}
 	assertNoPlaintextFrom(t, alice, room, acct.UserID)
 	if strings.Contains(second.logs.String(), "recovery key was written") {
@@ -105,17 +113,23 @@ func TestBridgeRestart(t *testing.T) {
 	}
 }
 
+// newOneMember is what a test of one member and the bridge needs: a
+// homeserver, the fake LLM, the bridge's account and its settings on a fresh
+// DATA_DIR (changed by change), and alice, unencrypted.
+func newOneMember(t *testing.T, change ...func(*botSetup)) (*bottest.Homeserver, *llmtest.Server, bottest.Account, botSetup, *bottest.Member) {
+	hs := bottest.StartHomeserver(t)
+	llm := llmtest.New(t)
+	acct := bottest.RegisterAccount(t, hs, "ada")
+	return hs, llm, acct, botSettings(hs, llm, acct, t.TempDir(), change...), bottest.NewMember(t, hs, "alice", false)
+}
+
 // TestQuietRestartAnswersFirstMessage restarts the bridge with nothing posted
 // while it was down (issue 27, item 1): the first message after start-up must
 // be answered. The catch-up /sync then hands back the token it was given, so
 // the first live /sync resumes from the same token as the catch-up did, and
 // its messages were once taken for backlog and dropped without a sign.
 func TestQuietRestartAnswersFirstMessage(t *testing.T) {
-	hs := bottest.StartHomeserver(t)
-	llm := llmtest.New(t)
-	acct := bottest.RegisterAccount(t, hs, "ada")
-	settings := botSettings(hs, llm, acct, t.TempDir())
-	alice := bottest.NewMember(t, hs, "alice", false)
+	_, llm, acct, settings, alice := newOneMember(t)
 
 	first := startBot(t, settings)
 	room := alice.CreateRoom(&mautrix.ReqCreateRoom{Name: "quiet restart", Invite: []id.UserID{acct.UserID}})
@@ -141,4 +155,58 @@ func TestQuietRestartAnswersFirstMessage(t *testing.T) {
 		t.Errorf("the question before the restart was answered %d times, want once", len(got))
 	}
 	second.stop()
+}
+
+// TestQuestionsCaughtByAStop (issue 27, item 3): questions accepted and not
+// answered when the bridge stops, the one being answered and the one
+// waiting behind it, get ❌ and a notice to ask again, not a 🧠 for ever;
+// after the restart, the first message of a direct chat sent while the
+// bridge was down gets one "I was offline" notice, and a group room's
+// backlog stays silent.
+func TestQuestionsCaughtByAStop(t *testing.T) {
+	hs, llm, acct, settings, alice := newOneMember(t)
+	bob := bottest.NewMember(t, hs, "bob", false)
+
+	first := startBot(t, settings)
+	room := alice.CreateRoom(&mautrix.ReqCreateRoom{Name: "stop", Invite: []id.UserID{acct.UserID, bob.Client.UserID}})
+	bob.Join(room)
+	dm := alice.CreateRoom(&mautrix.ReqCreateRoom{IsDirect: true, Preset: "trusted_private_chat", Invite: []id.UserID{acct.UserID}})
+	alice.Wait("bot joins the room", bottest.MembershipOf(room, acct.UserID, event.MembershipJoin))
+	alice.Wait("bot joins the DM", bottest.MembershipOf(dm, acct.UserID, event.MembershipJoin))
+
+	llm.Default(llmtest.Reply{Hang: true})
+	hung := alice.Say(room, "Ada, a question the model hangs on")
+	alice.Wait("🧠 on the hung question", bottest.ReactionTo(hung, reactThinking))
+	waiting := alice.Say(room, "Ada, a question waiting behind it")
+	alice.Wait("🧠 on the waiting question", bottest.ReactionTo(waiting, reactThinking))
+	first.stop()
+	for _, q := range []id.EventID{hung, waiting} {
+		alice.Wait("❌ at the stop", bottest.ReactionTo(q, reactFailed))
+		alice.Wait("the stop notice", noticeReplyTo(acct.UserID, q, "restarted before I could answer"))
+	}
+
+	// Written while the bridge is down.
+	llm.Default(llmtest.Reply{Tokens: []string{"here again"}})
+	inDM := []id.EventID{alice.Say(dm, "are you there?"), alice.Say(dm, "hello?")}
+	inRoom := alice.Say(room, "Ada, asked while you were away")
+	for _, ev := range append(inDM, inRoom) {
+		alice.Wait("backlog filed", func(e *event.Event) bool { return e.ID == ev })
+	}
+
+	startBot(t, settings)
+	alice.Wait("the offline notice in the DM", noticeReplyTo(acct.UserID, inDM[0], "offline when you wrote this"))
+	live := alice.Say(dm, "and now?")
+	alice.Wait("a live answer in the DM", bottest.ReplyTo(acct.UserID, live, event.MsgText))
+	alice.Wait("✅ on the live question", bottest.ReactionTo(live, reactDone))
+	if got := alice.Find(bottest.ReplyTo(acct.UserID, inDM[1], event.MsgNotice)); len(got) > 0 {
+		t.Errorf("one offline notice per chat, but the second message got %s", bottest.Describe(got[0]))
+	}
+	for _, ev := range append(inDM, inRoom) {
+		if got := alice.Find(bottest.ReplyTo(acct.UserID, ev, event.MsgText)); len(got) > 0 {
+			t.Errorf("the backlog was answered: %s", bottest.Describe(got[0]))
+		}
+	}
+	if got := alice.Find(bottest.ReplyTo(acct.UserID, inRoom, event.MsgNotice)); len(got) > 0 {
+		t.Errorf("a group room's backlog should stay silent, got %s", bottest.Describe(got[0]))
+	}
 }

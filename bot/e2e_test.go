@@ -284,6 +284,10 @@ func (f *roomsFixture) testLLMDown(t *testing.T) {
 	if got := f.alice.Find(bottest.ReactionTo(asked, reactDone)); len(got) > 0 {
 		t.Errorf("no ✅ on failure")
 	}
+	// The model answers again: `!ada status` shows it ✅ from now on (with
+	// the failed chat noted).
+	f.llm.Script(llmtest.Reply{Tokens: []string{"working again"}})
+	f.ask(t, f.alice, room, &event.MessageEventContent{MsgType: event.MsgText, Body: "Ada, are you back?"})
 }
 
 // command sends a command as m and returns the bot's notice reply body.

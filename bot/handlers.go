@@ -43,8 +43,11 @@ func (b *Bot) recoverIn(name string, evt *event.Event) {
 }
 
 // onSyncResponse marks the bot ready once the first /sync (the catch-up)
-// has been received.
+// has been received. Its events are dispatched after it returns: a resumed
+// bridge's catch-up brings what was sent while it was down (offline.go).
 func (b *Bot) onSyncResponse(ctx context.Context, _ *mautrix.RespSync, since string) bool {
+	b.resumedCatchUp.Store(!b.synced && since != "")
+	b.synced = true
 	b.readyOnce.Do(func() {
 		b.log.Info("Matrix bridge caught up", "resumed", since != "")
 		close(b.ready)
@@ -119,7 +122,14 @@ func (b *Bot) onMessage(ctx context.Context, evt *event.Event) {
 		},
 		OnPanic: func(ctx context.Context) { b.mx.react(ctx, evt.RoomID, evt.ID, reactFailed) },
 		OnDrop:  func(ctx context.Context) { b.messages.reportBusy(ctx, evt, backlog) },
+		OnStop:  func(ctx context.Context) { b.messages.reportStopped(ctx, evt, backlog) },
 	})
+	if backlog && b.resumedCatchUp.Load() {
+		// Sent while the bridge was down (offline.go).
+		b.queue.Enqueue(evt.RoomID, roomqueue.Job{Name: "offline", Ctx: ctx, Run: func(ctx context.Context) error {
+			return b.messages.noteOffline(ctx, evt)
+		}})
+	}
 }
 
 // onEdit queues an edit (m.replace) of a member's text message in the

@@ -180,6 +180,19 @@ func (mx *matrix) fail(ctx context.Context, evt *event.Event, reason string) {
 	}
 }
 
+// stoppedNotice is posted on a question the bridge accepted and did not
+// answer before it stopped.
+const stoppedNotice = "⚠️ Sorry, I was restarted before I could answer this. Please ask again."
+
+// failStopped marks a question ❌ and says that the bridge stopped before
+// answering it. It runs while the bridge stops, with a context of its own.
+func (mx *matrix) failStopped(ctx context.Context, evt *event.Event) {
+	mx.react(ctx, evt.RoomID, evt.ID, reactFailed)
+	if _, err := mx.sendNotice(ctx, evt, stoppedNotice); err != nil {
+		logFrom(ctx, mx.log).Error("could not tell the room that a question was not answered before the stop", "error", err)
+	}
+}
+
 // relateTo makes c a reply to evt, inside evt's thread when it was in one.
 // Only the first part of a split reply is a reply; the rest follow in the
 // thread (or room).

@@ -249,18 +249,27 @@ func (e *imageError) Unwrap() error { return e.err }
 const noTextFound = "(No text could be read in this image.)"
 
 // imageContext reads the question's image, if it has one, for the chat
-// request. An image that cannot be read stops being the sender's latest, so
-// that their next questions are not failed by it again.
-func (md *media) imageContext(ctx context.Context, room id.RoomID, q question) (*core.OCRResult, error) {
+// request. It runs in the room's answer line, beside the room's jobs, so it
+// leaves the room's runtime alone: the answer's post drops an image that
+// could not be read (dropUnreadable).
+func (md *media) imageContext(ctx context.Context, q question) (*core.OCRResult, error) {
 	if q.image == nil {
 		return nil, nil
 	}
 	text, err := md.readImage(ctx, q.image)
 	if err != nil {
-		md.rooms.get(room).dropImage(q.image.id)
 		return nil, err
 	}
 	return &text, nil
+}
+
+// dropUnreadable makes an image that could not be read stop being the
+// sender's latest, so that their next questions are not failed by it again.
+// It runs in the room's job.
+func (md *media) dropUnreadable(room id.RoomID, q question, err error) {
+	if ie := (*imageError)(nil); q.image != nil && errors.As(err, &ie) {
+		md.rooms.get(room).dropImage(q.image.id)
+	}
 }
 
 // readImage downloads an upload's media (decrypting it in encrypted rooms),

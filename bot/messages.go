@@ -30,6 +30,7 @@ type messageHandler struct {
 	// respondToDMs is RESPOND_TO_DMS.
 	respondToDMs bool
 	busy         busyNotices
+	offline      offlineNotices
 	observe      Observer
 	now          func() time.Time
 	log          *slog.Logger
@@ -133,6 +134,15 @@ func (h *messageHandler) reportBusy(ctx context.Context, evt *event.Event, backl
 	if _, err := h.mx.sendNotice(ctx, evt, "⚠️ Sorry, I am too busy in this room right now and could not take your message. "+
 		"Please send it again in a minute."); err != nil {
 		logFrom(ctx, h.log).Error("could not post the busy notice", "error", err)
+	}
+}
+
+// reportStopped is the onStop of a room message: the bridge stopped before
+// handling it, and the next start will take it for backlog. If it was meant
+// for the bot, the sender sees ❌ and a notice to ask again.
+func (h *messageHandler) reportStopped(ctx context.Context, evt *event.Event, backlog bool) {
+	if h.wouldAnswer(ctx, evt, backlog) {
+		h.mx.failStopped(ctx, evt)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"sync"
+	"time"
 
 	"maunium.net/go/mautrix/id"
 
@@ -39,7 +40,14 @@ type Job struct {
 	// will not run. It runs at once, beside the room's jobs rather than in
 	// their order, so it must only touch what is safe from any goroutine.
 	OnDrop func(ctx context.Context)
+	// OnStop, if set, reports that the queue stopped before the job could
+	// run. It gets a context that outlives the queue's by StopReportTime,
+	// enough to tell the room (❌ and a notice) within the shutdown grace.
+	OnStop func(ctx context.Context)
 }
+
+// StopReportTime bounds one OnStop: the homeserver may be gone too.
+const StopReportTime = 5 * time.Second
 
 // Queue runs jobs in order per room, with at most `parallel` jobs
 // running at once across all rooms. The sync loop only enqueues, so a slow answer in
@@ -175,6 +183,7 @@ func (d *Queue) runOne(j queued) {
 	select {
 	case d.sem <- struct{}{}:
 	case <-d.ctx.Done():
+		d.reportStop(j)
 		return
 	}
 	defer func() { <-d.sem }()
@@ -191,12 +200,39 @@ func (d *Queue) runOne(j queued) {
 			}
 		}
 	}()
+	if d.ctx.Err() != nil {
+		d.reportStop(j)
+		return
+	}
 	if ctx.Err() != nil {
 		return
 	}
 	if err := j.Run(ctx); err != nil && d.ctx.Err() == nil {
 		log.Error("bot handler failed", "job", j.Name, "error", err)
 	}
+}
+
+// reportStop runs j's OnStop, if any, with a context of its own: the
+// queue's has ended.
+func (d *Queue) reportStop(j queued) {
+	if j.OnStop == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(j.Ctx), StopReportTime)
+	defer cancel()
+	d.safely(ctx, j.log, j.OnStop)
+}
+
+// Pending is the number of the room's jobs queued or running: 0 when it
+// has none. Safe from any goroutine.
+func (d *Queue) Pending(room id.RoomID) int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	line, ok := d.lines[room]
+	if !ok {
+		return 0
+	}
+	return len(line.pending) + 1 // the one running
 }
 
 // safely runs a failure report, which must not panic in turn.

@@ -154,3 +154,40 @@ func TestQueueReportsDrops(t *testing.T) {
 		t.Errorf("%d drops reported, want %d (the first, then as many as may wait)", got, want)
 	}
 }
+
+// TestQueueReportsStop: jobs still queued when the queue's context ends
+// are not run, and each reports through its OnStop with a live context.
+func TestQueueReportsStop(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	d := New(ctx, 1, slog.New(slog.DiscardHandler))
+	started, release := make(chan struct{}), make(chan struct{})
+	d.Enqueue("!a", Job{Name: "running", Run: func(ctx context.Context) error {
+		close(started)
+		<-ctx.Done()
+		<-release
+		return nil
+	}})
+	var stopped, ran atomic.Int32
+	for range 3 {
+		d.Enqueue("!a", Job{Name: "queued",
+			Run: func(context.Context) error { ran.Add(1); return nil },
+			OnStop: func(ctx context.Context) {
+				if ctx.Err() == nil {
+					stopped.Add(1)
+				}
+			}})
+	}
+	<-started
+	if n := d.Pending("!a"); n != 4 {
+		t.Errorf("Pending = %d, want 4 (one running, three queued)", n)
+	}
+	cancel()
+	close(release)
+	d.Close()
+	if stopped.Load() != 3 || ran.Load() != 0 {
+		t.Errorf("stopped %d, ran %d; want 3 reported and none run", stopped.Load(), ran.Load())
+	}
+	if n := d.Pending("!a"); n != 0 {
+		t.Errorf("Pending after Close = %d", n)
+	}
+}

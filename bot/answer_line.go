@@ -1,0 +1,199 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"maunium.net/go/mautrix/event"
+	"maunium.net/go/mautrix/id"
+
+	"github.com/ada-chat/ada/bot/roomqueue"
+	"github.com/ada-chat/ada/core"
+	"github.com/ada-chat/ada/storage"
+)
+
+// A question goes through three steps, so that a slow or hung model holds
+// only the questions behind it, never the room (issue 27):
+//
+//  1. answer, in the room's job: 🧠, the request with the room's context,
+//     and the question joins the room's answer line (answerer.lines). A
+//     question that has to wait there says so.
+//  2. think, in the answer line, one question at a time per room: the
+//     typing notice, OCR and the backend's answer. Commands, uploads and
+//     other messages of the room go on meanwhile in the room's queue.
+//  3. post, back in the room's queue: the reply (or ❌ and a notice), the
+//     room's context and `!ada why`. The line waits for it, so that answers
+//     come in the order of their questions.
+//
+// When the bridge stops, a question not yet answered gets ❌ and a notice
+// (interrupted): it is not answered after the restart.
+
+// pendingAnswer is one accepted question on its way through the steps.
+type pendingAnswer struct {
+	// ctx is the message's context (logger, trace), outliving its job.
+	ctx     context.Context
+	evt     *event.Event
+	q       question
+	s       storage.BridgeRoom
+	asker   core.Speaker
+	req     core.ChatRequest
+	reacted <-chan struct{} // closed once 🧠 is sent
+}
+
+// waitingNotice tells a member that their question waits behind another.
+const waitingNotice = "⏳ I am still answering an earlier question here; I will answer this one after it."
+
+// answer accepts a question in the room's job: 🧠 at once, the request
+// built from the room's context, and the question handed to the room's
+// answer line. Nothing partial is ever posted: the reply comes whole, then
+// ✅; or ❌ and a plain notice.
+func (a *answerer) answer(ctx context.Context, evt *event.Event, q question, s storage.BridgeRoom) error {
+	tr := traceFrom(ctx)
+	tr.accepted = time.Now()
+	p := &pendingAnswer{ctx: context.WithoutCancel(ctx), evt: evt, q: q, s: s}
+	p.reacted = a.background(p.ctx, "🧠 reaction", func() {
+		a.mx.react(p.ctx, evt.RoomID, evt.ID, reactThinking)
+		tr.reacted = time.Now()
+	})
+	// Who asks, looked up once: the model and the memories name them, and
+	// !ada why says whose question it was.
+	p.asker = core.Speaker{Name: a.mx.displayName(ctx, evt.RoomID, evt.Sender), UserID: evt.Sender.String()}
+	p.req = a.request(ctx, evt, s, q.prompt, p.asker)
+	waiting := a.lines.Pending(evt.RoomID) > 0
+	queued := a.lines.Enqueue(evt.RoomID, roomqueue.Job{
+		Name: "answer", Ctx: p.ctx,
+		Run:     func(ctx context.Context) error { a.think(ctx, p); return nil },
+		OnPanic: func(ctx context.Context) { a.mx.react(ctx, evt.RoomID, evt.ID, reactFailed) },
+		OnStop:  func(ctx context.Context) { a.interrupted(ctx, p) },
+	})
+	switch {
+	case !queued && a.mx.runCtx.Err() != nil:
+		sctx, cancel := context.WithTimeout(p.ctx, roomqueue.StopReportTime)
+		defer cancel()
+		a.interrupted(sctx, p)
+	case !queued:
+		<-p.reacted
+		a.mx.fail(ctx, evt, "I am too busy in this room right now. Please send it again in a minute.")
+	case waiting && a.waitNotices.due(evt.RoomID, a.now()):
+		if _, err := a.mx.sendNotice(ctx, evt, waitingNotice); err != nil {
+			logFrom(ctx, a.log).Warn("could not post the waiting notice", "error", err)
+		}
+	}
+	return nil
+}
+
+// think makes the answer in the room's answer line, then hands it to the
+// room's queue to be posted and waits until it is, so that the next
+// question of the room starts after it.
+func (a *answerer) think(ctx context.Context, p *pendingAnswer) {
+	room := p.evt.RoomID
+	stopTyping := a.typing(ctx, room)
+	res, err := a.ask(ctx, p)
+	if a.mx.runCtx.Err() != nil {
+		sctx, cancel := context.WithTimeout(p.ctx, roomqueue.StopReportTime)
+		defer cancel()
+		a.interrupted(sctx, p)
+		return
+	}
+	if ie := (*imageError)(nil); !errors.As(err, &ie) {
+		a.health.record(a.now(), err)
+	}
+	posted := make(chan struct{})
+	queued := a.queue.Enqueue(room, roomqueue.Job{
+		Name: "reply", Ctx: p.ctx,
+		Run: func(ctx context.Context) error {
+			defer close(posted)
+			a.post(ctx, p, res, err, stopTyping)
+			return nil
+		},
+		OnPanic: func(ctx context.Context) { a.mx.react(ctx, room, p.evt.ID, reactFailed) },
+		OnStop: func(ctx context.Context) {
+			defer close(posted)
+			stopTyping(ctx)
+			a.interrupted(ctx, p)
+		},
+	})
+	if !queued {
+		stopTyping(ctx)
+		a.mx.fail(ctx, p.evt, "I had an answer but could not post it here.")
+		return
+	}
+	select {
+	case <-posted:
+	case <-ctx.Done():
+	}
+}
+
+// post ends the answer in the room's job: the reply and ✅, or ❌ and a
+// plain notice; the answer becomes part of the room's context.
+func (a *answerer) post(ctx context.Context, p *pendingAnswer, res core.ChatResult, err error, stopTyping func(context.Context)) {
+	evt, log, tr := p.evt, logFrom(ctx, a.log), traceFrom(ctx)
+	<-p.reacted // members always see 🧠 first
+	if !tr.reacted.IsZero() && !tr.received.IsZero() {
+		a.observe.BotReaction(tr.reacted.Sub(tr.received))
+	}
+	if err != nil {
+		a.media.dropUnreadable(evt.RoomID, p.q, err)
+		a.observe.BotAnswer(err)
+		stopTyping(ctx)
+		log.Warn("answer failed", "error", err, "kind", int(core.KindOf(err)))
+		a.mx.fail(ctx, evt, failureText(err))
+		return
+	}
+	var sent []id.EventID
+	for _, c := range replyContents(res.Response, evt) {
+		part, err := a.mx.sendContent(ctx, evt.RoomID, c)
+		if err != nil {
+			linkReplies(ctx, a.bridge, a.log, evt, sent, a.now())
+			a.observe.BotAnswer(err)
+			stopTyping(ctx)
+			log.Error("could not post the reply", "error", err)
+			a.mx.fail(ctx, evt, "I had an answer but could not post it here.")
+			return
+		}
+		sent = append(sent, part)
+	}
+	first := sent[0]
+	// A redaction of the question takes the answer with it.
+	linkReplies(ctx, a.bridge, a.log, evt, sent, a.now())
+	tr.replied = time.Now()
+	a.observe.BotAnswer(nil)
+	// The answer is part of the room's context from now on; it is recorded
+	// here rather than from its echo in /sync, which comes later.
+	a.window.remember(ctx, p.s, storage.BridgeMessage{EventID: first.String(), Sender: a.mx.cli.UserID.String(), Text: res.Response, Time: a.now()})
+	a.recordAnswer(ctx, evt, p.q.prompt, p.asker.Name, first, res)
+	// ✅ and the end of the typing notice finish the answer, but need not
+	// hold the room: its next message gets 🧠 without waiting for them (they
+	// are two homeserver round trips, slow when the homeserver is busy).
+	// They are independent of each other, so both go at once.
+	a.afterAnswer(ctx, evt.RoomID, func(ctx context.Context) {
+		typingStopped := a.background(ctx, "end of typing", func() { stopTyping(ctx) })
+		a.mx.react(ctx, evt.RoomID, evt.ID, reactDone)
+		tr.done = time.Now()
+		<-typingStopped
+		log.Info("answered", append([]any{"conversation_id", res.ConversationID,
+			"chars", len(res.Response)}, tr.attrs()...)...)
+	})
+}
+
+// interrupted tells the asker, within the shutdown grace (ctx), that the
+// bridge stopped before their question was answered: ❌ and a notice. It
+// is not answered after the restart: the member decides whether the
+// question still matters.
+func (a *answerer) interrupted(ctx context.Context, p *pendingAnswer) {
+	select {
+	case <-p.reacted:
+	case <-ctx.Done():
+	}
+	a.mx.failStopped(ctx, p.evt)
+}
+
+// waiting is the number of the room's questions being answered or waiting
+// for the model (!ada status).
+func (a *answerer) waiting(room id.RoomID) int {
+	if a.lines == nil {
+		return 0
+	}
+	return a.lines.Pending(room)
+}
