@@ -56,11 +56,17 @@ func TestRetentionSweepRemovesRoomMemories(t *testing.T) {
 	if len(page.Items) != 0 {
 		t.Fatalf("the room's old memories survived the sweep: %v", memoryTexts(page.Items))
 	}
-	// Retention keeps no trace of the text: the history goes too.
+	// Retention keeps no trace of the text, only the record that the
+	// memory went and why (DECISIONS.md, Forgetting).
 	for _, m := range mems {
 		hist, err := svc.MemoryHistory(ctx, m.ID)
-		if core.KindOf(err) != core.KindNotFound {
-			t.Errorf("the history of %q should be gone with it: %+v (%v)", m.Text, hist, err)
+		if err != nil || len(hist) == 0 || hist[len(hist)-1].Event != core.HistoryDelete || hist[len(hist)-1].Reason == "" {
+			t.Errorf("the history of %q should record its deletion: %+v (%v)", m.Text, hist, err)
+		}
+		for _, h := range hist {
+			if h.Text != "" {
+				t.Errorf("the history of %q keeps its text in its %s entry", m.Text, h.Event)
+			}
 		}
 	}
 	var links int
