@@ -54,6 +54,28 @@ func TestActivation(t *testing.T) {
 		{"keywords off", only(func(o *Options) { o.Keywords = nil }), text("ada"), false, triggerNone},
 		{"unrelated", all, text("the weather is nice"), false, triggerNone},
 		{"unicode word boundary", all, text("Adaé"), false, triggerNone},
+		// Issue 27, item 6: the name and keywords count in prose only.
+		{"e-mail address", all, text("mail me at ada@example.org"), false, triggerNone},
+		{"e-mail address with the name as domain", all, text("write to bob@ada.org"), false, triggerNone},
+		{"URL", all, text("see https://example.org/ada/docs"), false, triggerNone},
+		{"URL without a scheme", all, text("see www.ada.org or example.org/ada/docs"), false, triggerNone},
+		{"domain", all, text("it is on ada.org now"), false, triggerNone},
+		{"hashed word", all, text("ask in #ada-dev"), false, triggerNone},
+		{"hyphenated word", all, text("ada-lovelace was first"), false, triggerNone},
+		{"inline code", all, text("run `ada --help` first"), false, triggerNone},
+		{"code block", all, text("look:\n```\nada serve\n```\nit fails"), false, triggerNone},
+		{"quote of another member", all, text("> ada said hi\n\nreally?"), false, triggerNone},
+		{"markdown link", all, text("read [the ada docs](https://x.org) now"), false, triggerNone},
+		{"HTML code", all, html("run `ada` now", "run <code>ada</code> now"), false, triggerNone},
+		{"HTML code block", all, html("```\nhey ada\n```", "<pre><code>hey ada\n</code></pre>"), false, triggerNone},
+		{"HTML quote", all, html("> ada said hi\n\nreally?", "<blockquote><p>ada said hi</p></blockquote><p>really?</p>"), false, triggerNone},
+		{"HTML link", all, html("the docs", `<a href="https://example.org/ada">ada docs</a>`), false, triggerNone},
+		{"the HTML is what counts", all, html("ada", "<code>ada</code>"), false, triggerNone},
+		{"prose beside a quote", all, html("> x\n\nAda, what now?", "<blockquote>x</blockquote><p>Ada, what now?</p>"), false, triggerDisplayName},
+		{"prose in bold", only(func(o *Options) { o.RespondToKeywords = true }), html("**hey ada** hi", "<strong>hey ada</strong> hi"), false, triggerKeyword},
+		{"name at the end of a sentence", all, text("thanks, ada."), false, triggerDisplayName},
+		{"possessive", all, text("what is Ada's view?"), false, triggerDisplayName},
+		{"user id in a quote", all, text("> <@ada:example.org> an old answer\n\nok"), false, triggerNone},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := newActivation(tc.opts).check(tc.content, tc.dm); got != tc.want {

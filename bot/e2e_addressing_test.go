@@ -1,0 +1,85 @@
+package bot
+
+import (
+	"testing"
+
+	"maunium.net/go/mautrix/event"
+	"maunium.net/go/mautrix/id"
+
+	"github.com/ada-chat/ada/bot/bottest"
+	"github.com/ada-chat/ada/core/llm/llmtest"
+)
+
+// newAddressingFixture is a bridge with the default name and keywords (Ada;
+// "ada", "hey ada"), as members meet it, for issue 27's tests of what wakes
+// it and what it hears.
+func newAddressingFixture(t *testing.T) *roomsFixture {
+	hs := bottest.StartHomeserver(t)
+	llm := llmtest.New(t)
+	acct := bottest.RegisterAccount(t, hs, "ada")
+	env := botSettings(hs, llm, acct, t.TempDir(), func(s *botSetup) {
+		s.AllowedUsers = []string{"@member-*:localhost"}
+	})
+	f := &roomsFixture{hs: hs, llm: llm, bot: startBot(t, env), botID: acct.UserID}
+	f.alice = bottest.NewMember(t, hs, "member-alice", false)
+	f.bob = bottest.NewMember(t, hs, "member-bob", false)
+	return f
+}
+
+// TestBridgeAddressing is issue 27's items 6, 7, 9 and 10 on a real
+// homeserver with real member clients.
+func TestBridgeAddressing(t *testing.T) {
+	f := newAddressingFixture(t)
+	t.Run("KeywordsInProseOnly", f.testKeywordsInProseOnly)
+}
+
+// lastPrompt is the last message of the last answer the model was asked for.
+func (f *roomsFixture) lastPrompt(t *testing.T) string {
+	t.Helper()
+	reqs := f.llm.ChatRequests()
+	if len(reqs) == 0 || len(reqs[len(reqs)-1].Messages) == 0 {
+		t.Fatal("the model was not asked")
+	}
+	msgs := reqs[len(reqs)-1].Messages
+	return msgs[len(msgs)-1].Content
+}
+
+// assertSilent checks that the bot did not react to any of events; call it
+// after a later question was answered (a room's messages are handled in
+// order).
+func (f *roomsFixture) assertSilent(t *testing.T, events map[string]id.EventID) {
+	t.Helper()
+	for what, ev := range events {
+		if got := f.alice.Find(bottest.AnyReactionTo(ev)); len(got) > 0 {
+			t.Errorf("%s woke the bot: %s", what, bottest.Describe(got[0]))
+		}
+		if got := f.alice.Find(bottest.ReplyTo(f.botID, ev, event.MsgText)); len(got) > 0 {
+			t.Errorf("%s was answered", what)
+		}
+	}
+}
+
+// testKeywordsInProseOnly (item 6): the name and keywords wake Ada in prose
+// only: not in code, quotes of others, links, URLs, e-mail addresses, or
+// hyphenated and hashed words; the formatted body counts where there is one.
+func (f *roomsFixture) testKeywordsInProseOnly(t *testing.T) {
+	room := f.groupRoom(t, "prose")
+	html := func(body, formatted string) *event.MessageEventContent {
+		return &event.MessageEventContent{MsgType: event.MsgText, Body: body, Format: event.FormatHTML, FormattedBody: formatted}
+	}
+	silent := map[string]id.EventID{
+		"an e-mail address": f.alice.Say(room, "mail me at ada@example.org"),
+		"inline code":       f.alice.Say(room, "run `ada --version` and paste it"),
+		"a code block":      f.alice.Say(room, "my config:\n```\nname: ada\n```\nlooks fine"),
+		"a quote":           f.alice.Say(room, "> ada said hi\n\nshe did"),
+		"a URL":             f.alice.Say(room, "the manual is at https://example.org/ada/docs"),
+		"a hashed word":     f.alice.Say(room, "ask in #ada-dev please"),
+		"a hyphenated word": f.alice.Say(room, "ada-lovelace wrote the first program"),
+		"HTML inline code":  f.alice.Send(room, html("run `hey ada` in a shell", "run <code>hey ada</code> in a shell")),
+		"an HTML quote":     f.alice.Send(room, html("> Ada said hi\n\nshe did", "<blockquote>\n<p>Ada said hi</p>\n</blockquote>\n<p>she did</p>")),
+		"an HTML link":      f.alice.Send(room, html("docs: the Ada manual", `docs: <a href="https://example.org/docs">the Ada manual</a>`)),
+	}
+	f.ask(t, f.alice, room, &event.MessageEventContent{MsgType: event.MsgText, Body: "Ada, and this one?"})
+	f.ask(t, f.bob, room, html("> a quote\n\nhey ada, and prose beside a quote?", "<blockquote><p>a quote</p></blockquote><p>hey ada, and prose beside a quote?</p>"))
+	f.assertSilent(t, silent)
+}
