@@ -1,6 +1,8 @@
 package bot
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"maunium.net/go/mautrix/event"
@@ -31,6 +33,7 @@ func newAddressingFixture(t *testing.T) *roomsFixture {
 func TestBridgeAddressing(t *testing.T) {
 	f := newAddressingFixture(t)
 	t.Run("KeywordsInProseOnly", f.testKeywordsInProseOnly)
+	t.Run("RepliesToAda", f.testRepliesToAda)
 }
 
 // lastPrompt is the last message of the last answer the model was asked for.
@@ -81,5 +84,58 @@ func (f *roomsFixture) testKeywordsInProseOnly(t *testing.T) {
 	}
 	f.ask(t, f.alice, room, &event.MessageEventContent{MsgType: event.MsgText, Body: "Ada, and this one?"})
 	f.ask(t, f.bob, room, html("> a quote\n\nhey ada, and prose beside a quote?", "<blockquote><p>a quote</p></blockquote><p>hey ada, and prose beside a quote?</p>"))
+	f.assertSilent(t, silent)
+}
+
+// testRepliesToAda (item 7): a reply to one of Ada's answers wakes her
+// whatever the client sends with it (m.mentions; only the relation with an
+// <mx-reply> fallback; only the relation with a plain-text fallback), and
+// the fallback quote reaches neither the model nor the store. A reply to
+// another member's message does not wake her.
+func (f *roomsFixture) testRepliesToAda(t *testing.T) {
+	room := f.groupRoom(t, "replies")
+	f.llm.Script(llmtest.Reply{Tokens: []string{"Octopuses have three hearts."}})
+	_, answer := f.ask(t, f.alice, room, &event.MessageEventContent{MsgType: event.MsgText, Body: "Ada, tell me a fact"})
+	quoted := fmt.Sprintf("> <%s> Octopuses have three hearts.\n\n", f.botID)
+	htmlQuote := fmt.Sprintf(`<mx-reply><blockquote><a href="https://matrix.to/#/%s/%s">In reply to</a> `+
+		`<a href="https://matrix.to/#/%s">%s</a><br>Octopuses have three hearts.</blockquote></mx-reply>`, room, answer.ID, f.botID, f.botID)
+	reply := func(c *event.MessageEventContent) *event.MessageEventContent {
+		c.MsgType = event.MsgText
+		c.RelatesTo = (&event.RelatesTo{}).SetReplyTo(answer.ID)
+		return c
+	}
+	cases := []struct {
+		name, question string
+		content        *event.MessageEventContent
+	}{
+		{"m.mentions", "how many arms do they have?", reply(&event.MessageEventContent{Body: "how many arms do they have?",
+			Mentions: &event.Mentions{UserIDs: []id.UserID{f.botID}}})},
+		{"mx-reply fallback only", "and how many brains?", reply(&event.MessageEventContent{Body: quoted + "and how many brains?",
+			Format: event.FormatHTML, FormattedBody: htmlQuote + "and how many brains?"})},
+		{"plain-text fallback only", "what colour is their blood?", reply(&event.MessageEventContent{Body: quoted + "what colour is their blood?"})},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			asked, _ := f.ask(t, f.bob, room, c.content)
+			if prompt := f.lastPrompt(t); !strings.Contains(prompt, c.question) || strings.Contains(prompt, "three hearts") || strings.Contains(prompt, "> <") {
+				t.Errorf("the model should get the question without the quote of the answer, got %q", prompt)
+			}
+			var stored string
+			if err := f.bot.reader().QueryRow(`SELECT text FROM bridge_messages WHERE event_id = ?`, asked.String()).Scan(&stored); err != nil {
+				t.Fatalf("the reply is not in the room's stored messages: %v", err)
+			}
+			if stored != c.question {
+				t.Errorf("stored %q, want the question alone, %q", stored, c.question)
+			}
+			if n := f.bot.count(`SELECT count(*) FROM documents WHERE room_id = ? AND text LIKE '%> <%'`, room.String()); n > 0 {
+				t.Errorf("%d stored turns hold a reply's fallback quote", n)
+			}
+		})
+	}
+	other := f.alice.Say(room, "lunch at noon?")
+	toBob := reply(&event.MessageEventContent{Body: fmt.Sprintf("> <%s> lunch at noon?\n\nsure", f.alice.Client.UserID)})
+	toBob.RelatesTo = (&event.RelatesTo{}).SetReplyTo(other)
+	silent := map[string]id.EventID{"a reply to another member": f.bob.Send(room, toBob)}
+	f.ask(t, f.alice, room, &event.MessageEventContent{MsgType: event.MsgText, Body: "Ada, done?"})
 	f.assertSilent(t, silent)
 }
