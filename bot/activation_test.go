@@ -86,8 +86,8 @@ func TestActivation(t *testing.T) {
 }
 
 func TestPromptText(t *testing.T) {
-	o := Options{DisplayName: "Ada", UserID: "@ada:example.org"}
-	md := &media{address: addressPattern(o)}
+	o := Options{DisplayName: "Ada", UserID: "@ada:example.org", Keywords: []string{"ada", "hey ada", "hey assistant"}}
+	md := &media{address: newAddress(o)}
 	for in, want := range map[string]string{
 		"Ada: what is 2+2?":                "what is 2+2?",
 		"@ada:example.org, hello there":    "hello there",
@@ -96,6 +96,18 @@ func TestPromptText(t *testing.T) {
 		"Ada:":                             "Ada:",
 		"  plain question  ":               "plain question",
 		"Adam: this is not the bot's name": "Adam: this is not the bot's name",
+		// Issue 27, item 9: the wake phrase is not part of the question.
+		"hey ada, what is my dog called?": "what is my dog called?",
+		"Hey Ada what is my dog called?":  "what is my dog called?",
+		"hi ada! how are you?":            "how are you?",
+		"hey assistant tell me a joke":    "tell me a joke",
+		"hey   ADA,   what now":           "what now",
+		"what is 2+2, Ada?":               "what is 2+2?",
+		"thanks, @ada:example.org":        "thanks",
+		"Ada is a name":                   "Ada is a name",
+		"hey adam, hi":                    "hey adam, hi",
+		"ada-lovelace: hi":                "ada-lovelace: hi",
+		"hey ada":                         "hey ada",
 	} {
 		if got := md.promptText(in); got != want {
 			t.Errorf("promptText(%q) = %q, want %q", in, got, want)

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
+	"maunium.net/go/mautrix"
 	"maunium.net/go/mautrix/event"
 	"maunium.net/go/mautrix/id"
 
@@ -34,17 +36,26 @@ func TestBridgeAddressing(t *testing.T) {
 	f := newAddressingFixture(t)
 	t.Run("KeywordsInProseOnly", f.testKeywordsInProseOnly)
 	t.Run("RepliesToAda", f.testRepliesToAda)
+	t.Run("WhyShowsSummaries", f.testWhyShowsSummaries)
 }
 
-// lastPrompt is the last message of the last answer the model was asked for.
+// lastPrompt is the last message of the last answer the model was asked
+// for (not a background summary).
 func (f *roomsFixture) lastPrompt(t *testing.T) string {
 	t.Helper()
 	reqs := f.llm.ChatRequests()
-	if len(reqs) == 0 || len(reqs[len(reqs)-1].Messages) == 0 {
-		t.Fatal("the model was not asked")
+	for i := len(reqs) - 1; i >= 0; i-- {
+		if msgs := reqs[i].Messages; len(msgs) > 0 && !isSummaryRequest(reqs[i]) {
+			return msgs[len(msgs)-1].Content
+		}
 	}
-	msgs := reqs[len(reqs)-1].Messages
-	return msgs[len(msgs)-1].Content
+	t.Fatal("the model was not asked")
+	return ""
+}
+
+// isSummaryRequest tells the core's background summaries from answers.
+func isSummaryRequest(r llmtest.Request) bool {
+	return len(r.Messages) > 0 && strings.Contains(r.Messages[0].Content, "summaries of conversations")
 }
 
 // assertSilent checks that the bot did not react to any of events; call it
@@ -138,4 +149,53 @@ func (f *roomsFixture) testRepliesToAda(t *testing.T) {
 	silent := map[string]id.EventID{"a reply to another member": f.bob.Send(room, toBob)}
 	f.ask(t, f.alice, room, &event.MessageEventContent{MsgType: event.MsgText, Body: "Ada, done?"})
 	f.assertSilent(t, silent)
+}
+
+// testWhyShowsSummaries (item 9): a second bridge that summarises after
+// every exchange. The wake phrase ("hey ada, ") is not part of the question
+// the model, the store and recall get, and `!ada why` labels each summary
+// by the turns it covers and shows its text.
+func (f *roomsFixture) testWhyShowsSummaries(t *testing.T) {
+	acct := bottest.RegisterAccount(t, f.hs, "ada-why")
+	why := startBot(t, botSettings(f.hs, f.llm, acct, t.TempDir(), func(s *botSetup) {
+		s.AllowedUsers, s.SummaryEveryN = []string{"@member-*:localhost"}, 1
+	}))
+	const summary = "Alice said that her dog is called Rex."
+	f.llm.Handle(func(r llmtest.Request) (llmtest.Reply, bool) {
+		if isSummaryRequest(r) {
+			return llmtest.Reply{Tokens: []string{summary}}, true
+		}
+		return llmtest.Reply{}, false
+	})
+	t.Cleanup(func() { f.llm.Handle(nil) })
+	room := f.alice.CreateRoom(&mautrix.ReqCreateRoom{Name: "why", Invite: []id.UserID{acct.UserID}})
+	f.alice.Wait("joins", bottest.MembershipOf(room, acct.UserID, event.MembershipJoin))
+	ask := func(text string) {
+		asked := f.alice.Say(room, text)
+		f.alice.Wait("reply to "+text, bottest.ReplyTo(acct.UserID, asked, event.MsgText))
+		f.alice.Wait("✅ on "+text, bottest.ReactionTo(asked, reactDone))
+	}
+
+	ask("hey ada, my dog is called Rex")
+	if p := f.lastPrompt(t); strings.Contains(strings.ToLower(p), "hey ada") || !strings.Contains(p, "my dog is called Rex") {
+		t.Errorf("the model should get the question without the wake phrase, got %q", p)
+	}
+	deadline := time.Now().Add(bottest.Timeout)
+	for why.count(`SELECT count(*) FROM documents WHERE type = 'summary' AND room_id = ?`, room.String()) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("no summary was written")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	ask("Hey Ada what is my dog called?")
+	if n := why.count(`SELECT count(*) FROM documents WHERE type = 'turn' AND room_id = ? AND lower(text) LIKE '%hey ada%'`, room.String()); n > 0 {
+		t.Errorf("%d stored turns hold the wake phrase", n)
+	}
+	asked := f.alice.Say(room, "!ada why")
+	body := f.alice.Wait("why", bottest.ReplyTo(acct.UserID, asked, event.MsgNotice)).Content.AsMessage().Body
+	for _, want := range []string{"“what is my dog called?”", "Summaries (1)", "turns 1–2", summary} {
+		if !strings.Contains(body, want) {
+			t.Errorf("!ada why lacks %q:\n%s", want, body)
+		}
+	}
 }
