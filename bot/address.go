@@ -1,8 +1,12 @@
 package bot
 
 import (
+	"html"
 	"regexp"
 	"strings"
+
+	"maunium.net/go/mautrix/event"
+	"maunium.net/go/mautrix/id"
 )
 
 // address finds how a member addressed Ada in a question, so that the
@@ -19,6 +23,8 @@ type address struct {
 	bare *regexp.Regexp
 	// trail is the name at the end after a comma: "what is 2+2, Ada?".
 	trail *regexp.Regexp
+	// user is the bot, whose mention pill at the start is an address too.
+	user id.UserID
 }
 
 // greeting is an optional word before the name.
@@ -44,6 +50,7 @@ func newAddress(o Options) *address {
 		lead:  regexp.MustCompile(`(?i)^\s*(?:` + greeting + `[\s,]+)?(?:` + strings.Join(all, "|") + `)\s*[:,;!]+\s*`),
 		bare:  regexp.MustCompile(`(?i)^\s*(?:` + strings.Join(multi, "|") + `)\s+`),
 		trail: regexp.MustCompile(`(?i)\s*,\s*` + named + `\s*([?!.]*)\s*$`),
+		user:  id.UserID(o.UserID),
 	}
 }
 
@@ -63,4 +70,29 @@ func (a *address) strip(text string) string {
 		rest = a.bare.ReplaceAllString(text, "")
 	}
 	return strings.TrimSpace(a.trail.ReplaceAllString(rest, "$1"))
+}
+
+// leadingPill is a link at the start of a formatted body: its target and text.
+var leadingPill = regexp.MustCompile(`(?is)^\s*(?:<p>)?\s*<a\s[^>]*href\s*=\s*["']([^"']+)["'][^>]*>(.*?)</a>`)
+
+// tags matches HTML tags, to read a pill's text.
+var tags = regexp.MustCompile(`<[^>]*>`)
+
+// withoutPill is c's body without a mention pill of the bot at its start
+// (the pill's text, whatever the client made it: "Ada", "@ada:x"), with the
+// punctuation after it.
+func (a *address) withoutPill(c *event.MessageEventContent) string {
+	if c.Format != event.FormatHTML {
+		return c.Body
+	}
+	m := leadingPill.FindStringSubmatch(c.FormattedBody)
+	if m == nil || !linkTargetsUser(m[1], a.user) {
+		return c.Body
+	}
+	text := strings.TrimSpace(html.UnescapeString(tags.ReplaceAllString(m[2], "")))
+	body := strings.TrimSpace(c.Body)
+	if text == "" || !strings.HasPrefix(strings.ToLower(body), strings.ToLower(text)) {
+		return c.Body
+	}
+	return strings.TrimLeft(body[len(text):], " \t\n:,;!")
 }

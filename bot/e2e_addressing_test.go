@@ -170,11 +170,12 @@ func (f *roomsFixture) testWhyShowsSummaries(t *testing.T) {
 	t.Cleanup(func() { f.llm.Handle(nil) })
 	room := f.alice.CreateRoom(&mautrix.ReqCreateRoom{Name: "why", Invite: []id.UserID{acct.UserID}})
 	f.alice.Wait("joins", bottest.MembershipOf(room, acct.UserID, event.MembershipJoin))
-	ask := func(text string) {
-		asked := f.alice.Say(room, text)
-		f.alice.Wait("reply to "+text, bottest.ReplyTo(acct.UserID, asked, event.MsgText))
-		f.alice.Wait("✅ on "+text, bottest.ReactionTo(asked, reactDone))
+	askContent := func(c *event.MessageEventContent) {
+		asked := f.alice.Send(room, c)
+		f.alice.Wait("reply to "+c.Body, bottest.ReplyTo(acct.UserID, asked, event.MsgText))
+		f.alice.Wait("✅ on "+c.Body, bottest.ReactionTo(asked, reactDone))
 	}
+	ask := func(text string) { askContent(&event.MessageEventContent{MsgType: event.MsgText, Body: text}) }
 
 	ask("hey ada, my dog is called Rex")
 	if p := f.lastPrompt(t); strings.Contains(strings.ToLower(p), "hey ada") || !strings.Contains(p, "my dog is called Rex") {
@@ -191,9 +192,15 @@ func (f *roomsFixture) testWhyShowsSummaries(t *testing.T) {
 	if n := why.count(`SELECT count(*) FROM documents WHERE type = 'turn' AND room_id = ? AND lower(text) LIKE '%hey ada%'`, room.String()); n > 0 {
 		t.Errorf("%d stored turns hold the wake phrase", n)
 	}
+	pill := &event.MessageEventContent{MsgType: event.MsgText, Body: "Ada what else do you know?", Format: event.FormatHTML,
+		FormattedBody: `<a href="https://matrix.to/#/` + acct.UserID.String() + `">Ada</a> what else do you know?`}
+	askContent(pill)
+	if p := f.lastPrompt(t); !strings.HasSuffix(p, "what else do you know?") || strings.Contains(p, "Ada what") {
+		t.Errorf("the model should get the question without the mention pill, got %q", p)
+	}
 	asked := f.alice.Say(room, "!ada why")
 	body := f.alice.Wait("why", bottest.ReplyTo(acct.UserID, asked, event.MsgNotice)).Content.AsMessage().Body
-	for _, want := range []string{"“what is my dog called?”", "Summaries (1)", "turns 1–2", summary} {
+	for _, want := range []string{"“what else do you know?”", "Summaries", "turns 1–2", summary} {
 		if !strings.Contains(body, want) {
 			t.Errorf("!ada why lacks %q:\n%s", want, body)
 		}

@@ -137,7 +137,7 @@ func (md *media) uploadQuestion(ctx context.Context, evt *event.Event, c *event.
 // from the last imageWindow comes along: members upload a picture first
 // and ask about it in the next message.
 func (md *media) questionFor(ctx context.Context, evt *event.Event, c *event.MessageEventContent) question {
-	q := question{prompt: md.promptText(c.Body)}
+	q := question{prompt: md.promptText(md.address.withoutPill(c))}
 	log := logFrom(ctx, md.log)
 	if target := c.RelatesTo.GetNonFallbackReplyTo(); target != "" {
 		up, err := md.fetchUpload(ctx, evt.RoomID, target)
