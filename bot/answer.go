@@ -71,7 +71,7 @@ func (a *answerer) answer(ctx context.Context, evt *event.Event, q question, s s
 	if err != nil {
 		a.observe.BotAnswer(err)
 		stopTyping(ctx)
-		log.Warn("answer failed", "error", err, "kind", int(core.KindOf(err)))
+		log.Warn("answer failed", "error", err, "kind", core.KindOf(err).String())
 		a.mx.fail(ctx, evt, failureText(err))
 		return nil
 	}

@@ -37,6 +37,12 @@ func TestBridgeAddressing(t *testing.T) {
 	t.Run("KeywordsInProseOnly", f.testKeywordsInProseOnly)
 	t.Run("RepliesToAda", f.testRepliesToAda)
 	t.Run("WhyShowsSummaries", f.testWhyShowsSummaries)
+	t.Run("PrivacyTwice", f.testPrivacyTwice)
+	t.Run("ExtraWordsGetUsage", f.testExtraWordsGetUsage)
+	t.Run("RememberInPlainWords", f.testRememberInPlainWords)
+	t.Run("IntroReadsAsSentence", f.testIntroReadsAsSentence)
+	t.Run("TablesRender", f.testTablesRender)
+	t.Run("LogNamesErrorKinds", f.testLogNamesErrorKinds)
 }
 
 // lastPrompt is the last message of the last answer the model was asked
@@ -204,5 +210,100 @@ func (f *roomsFixture) testWhyShowsSummaries(t *testing.T) {
 		if !strings.Contains(body, want) {
 			t.Errorf("!ada why lacks %q:\n%s", want, body)
 		}
+	}
+}
+
+// testPrivacyTwice (item 10): asking for the state the room already has
+// says so, instead of announcing a change.
+func (f *roomsFixture) testPrivacyTwice(t *testing.T) {
+	room := f.groupRoom(t, "privacy twice")
+	for _, step := range []struct{ cmd, want string }{
+		{"!ada privacy off", "Privacy mode is now ON"},
+		{"!ada privacy off", "already off"},
+		{"!ada privacy on", "Memory storage is now ON"},
+		{"!ada privacy on", "already on"},
+	} {
+		if got := f.command(t, f.alice, room, step.cmd); !strings.Contains(got, step.want) {
+			t.Errorf("%s: want %q, got %q", step.cmd, step.want, got)
+		}
+	}
+}
+
+// testExtraWordsGetUsage (item 10): a command that takes no words answers
+// extra words with its usage line and does nothing.
+func (f *roomsFixture) testExtraWordsGetUsage(t *testing.T) {
+	room := f.groupRoom(t, "extra words")
+	conv := f.conversation(room)
+	for cmd, usage := range map[string]string{
+		"!ada clear everything":      "Usage: `!ada clear`",
+		"!ada why not":               "Usage: `!ada why`",
+		"!ada privacy status please": "Usage: `!ada privacy status`",
+	} {
+		if got := f.command(t, f.alice, room, cmd); !strings.Contains(got, usage) {
+			t.Errorf("%s: want the usage line %q, got %q", cmd, usage, got)
+		}
+	}
+	if f.conversation(room) != conv {
+		t.Errorf("!ada clear with extra words started a new conversation")
+	}
+}
+
+// testRememberInPlainWords (item 10): `remember` stores its text with the
+// white space normalised, as the confirmation shows it, and a text over the
+// limit is refused in plain words, not with the API's message.
+func (f *roomsFixture) testRememberInPlainWords(t *testing.T) {
+	room := f.groupRoom(t, "remember")
+	f.command(t, f.alice, room, "!ada remember   the  boiler\n  code   is 4417  ")
+	mems := f.bot.roomMemories(t, room)
+	if len(mems) != 1 || !strings.HasSuffix(mems[0].Text, ": the boiler code is 4417") {
+		t.Errorf("want one memory with normalised white space, got %q", memoryTexts(mems))
+	}
+	long := f.command(t, f.alice, room, "!ada remember "+strings.Repeat("word ", 2100))
+	if !strings.Contains(long, "too long") || !strings.Contains(long, "10000 characters") || strings.Contains(long, "text:") {
+		t.Errorf("an over-long memory should be refused in plain words, got %q", long)
+	}
+}
+
+// testIntroReadsAsSentence (item 10): the intro lists the ways to ask as a
+// sentence ("…, … or …"), and a direct chat gets a direct chat's wording.
+func (f *roomsFixture) testIntroReadsAsSentence(t *testing.T) {
+	room := f.groupRoom(t, "intro")
+	intro := f.alice.Find(bottest.MessageFrom(room, f.botID, event.MsgNotice))[0].Content.AsMessage().Body
+	if !strings.Contains(intro, "use a keyword (“ada”, “hey ada”) or write to me in a direct chat.") {
+		t.Errorf("the intro's list should read as a sentence, got %q", intro)
+	}
+	dm := f.alice.CreateRoom(&mautrix.ReqCreateRoom{IsDirect: true, Preset: "trusted_private_chat", Invite: []id.UserID{f.botID}})
+	intro = f.alice.Wait("intro in the DM", bottest.MessageFrom(dm, f.botID, event.MsgNotice)).Content.AsMessage().Body
+	if !strings.Contains(intro, "direct chat: just write to me") || strings.Contains(intro, "mention me") {
+		t.Errorf("a direct chat's intro should say every message is for me, got %q", intro)
+	}
+}
+
+// testTablesRender (item 10): a Markdown table in an answer is posted as an
+// HTML table.
+func (f *roomsFixture) testTablesRender(t *testing.T) {
+	room := f.groupRoom(t, "tables")
+	f.llm.Script(llmtest.Reply{Tokens: []string{"Here you are:\n\n| Day | Food |\n|-----|------|\n", "| Mon | soup |\n| Tue | rice |\n"}})
+	_, reply := f.ask(t, f.alice, room, &event.MessageEventContent{MsgType: event.MsgText, Body: "Ada, the menu as a table"})
+	if html := reply.Content.AsMessage().FormattedBody; !strings.Contains(html, "<table>") || !strings.Contains(html, "<td>soup</td>") {
+		t.Errorf("the table should be rendered as HTML, got %q", html)
+	}
+}
+
+// testLogNamesErrorKinds (item 10): a failed answer's log line names the
+// error's kind, not its number.
+func (f *roomsFixture) testLogNamesErrorKinds(t *testing.T) {
+	room := f.groupRoom(t, "log kinds")
+	f.llm.Script(llmtest.Reply{Status: 500, Error: "model crashed"})
+	asked := f.alice.Say(room, "Ada, are you broken?")
+	f.alice.Wait("❌", bottest.ReactionTo(asked, reactFailed))
+	var line string
+	for _, l := range strings.Split(f.bot.logs.String(), "\n") {
+		if strings.Contains(l, `msg="answer failed"`) && strings.Contains(l, asked.String()) {
+			line = l
+		}
+	}
+	if !strings.Contains(line, "kind=upstream") {
+		t.Errorf("the log line should name the kind, got %q", line)
 	}
 }
