@@ -64,16 +64,16 @@ func isSummaryRequest(r llmtest.Request) bool {
 	return len(r.Messages) > 0 && strings.Contains(r.Messages[0].Content, "summaries of conversations")
 }
 
-// assertSilent checks that the bot did not react to any of events; call it
+// assertSilent checks, as m sees the room, that the bot did not react to any of events; call it
 // after a later question was answered (a room's messages are handled in
 // order).
-func (f *roomsFixture) assertSilent(t *testing.T, events map[string]id.EventID) {
+func (f *roomsFixture) assertSilent(t *testing.T, m *bottest.Member, events map[string]id.EventID) {
 	t.Helper()
 	for what, ev := range events {
-		if got := f.alice.Find(bottest.AnyReactionTo(ev)); len(got) > 0 {
+		if got := m.Find(bottest.AnyReactionTo(ev)); len(got) > 0 {
 			t.Errorf("%s woke the bot: %s", what, bottest.Describe(got[0]))
 		}
-		if got := f.alice.Find(bottest.ReplyTo(f.botID, ev, event.MsgText)); len(got) > 0 {
+		if got := m.Find(bottest.ReplyTo(f.botID, ev, event.MsgText)); len(got) > 0 {
 			t.Errorf("%s was answered", what)
 		}
 	}
@@ -101,39 +101,55 @@ func (f *roomsFixture) testKeywordsInProseOnly(t *testing.T) {
 	}
 	f.ask(t, f.alice, room, &event.MessageEventContent{MsgType: event.MsgText, Body: "Ada, and this one?"})
 	f.ask(t, f.bob, room, html("> a quote\n\nhey ada, and prose beside a quote?", "<blockquote><p>a quote</p></blockquote><p>hey ada, and prose beside a quote?</p>"))
-	f.assertSilent(t, silent)
+	f.assertSilent(t, f.alice, silent)
 }
 
 // testRepliesToAda (item 7): a reply to one of Ada's answers wakes her
 // whatever the client sends with it (m.mentions; only the relation with an
 // <mx-reply> fallback; only the relation with a plain-text fallback), and
 // the fallback quote reaches neither the model nor the store. A reply to
-// another member's message does not wake her.
+// another member's message does not wake her. In a plain room and in an
+// encrypted one (the replied-to event's sender is read without decrypting).
 func (f *roomsFixture) testRepliesToAda(t *testing.T) {
-	room := f.groupRoom(t, "replies")
+	t.Run("plain", func(t *testing.T) { f.checkReplies(t, f.alice, f.bob, f.groupRoom(t, "replies")) })
+	t.Run("encrypted", func(t *testing.T) {
+		carol := bottest.NewMember(t, f.hs, "member-carol", true)
+		dave := bottest.NewMember(t, f.hs, "member-dave", true)
+		room := carol.CreateRoom(&mautrix.ReqCreateRoom{Name: "secret replies", InitialState: bottest.EncryptedRoom(),
+			Invite: []id.UserID{dave.Client.UserID, f.botID}})
+		dave.Join(room)
+		carol.Wait("bot joins", bottest.MembershipOf(room, f.botID, event.MembershipJoin))
+		carol.Wait("intro", bottest.MessageFrom(room, f.botID, event.MsgNotice))
+		f.checkReplies(t, carol, dave, room)
+	})
+}
+
+// checkReplies is testRepliesToAda in one room: asker asks, replier replies
+// to the answer.
+func (f *roomsFixture) checkReplies(t *testing.T, asker, replier *bottest.Member, room id.RoomID) {
 	f.llm.Script(llmtest.Reply{Tokens: []string{"Octopuses have three hearts."}})
-	_, answer := f.ask(t, f.alice, room, &event.MessageEventContent{MsgType: event.MsgText, Body: "Ada, tell me a fact"})
+	_, answer := f.ask(t, asker, room, &event.MessageEventContent{MsgType: event.MsgText, Body: "Ada, tell me a fact"})
 	quoted := fmt.Sprintf("> <%s> Octopuses have three hearts.\n\n", f.botID)
 	htmlQuote := fmt.Sprintf(`<mx-reply><blockquote><a href="https://matrix.to/#/%s/%s">In reply to</a> `+
 		`<a href="https://matrix.to/#/%s">%s</a><br>Octopuses have three hearts.</blockquote></mx-reply>`, room, answer.ID, f.botID, f.botID)
-	reply := func(c *event.MessageEventContent) *event.MessageEventContent {
+	reply := func(to id.EventID, c *event.MessageEventContent) *event.MessageEventContent {
 		c.MsgType = event.MsgText
-		c.RelatesTo = (&event.RelatesTo{}).SetReplyTo(answer.ID)
+		c.RelatesTo = (&event.RelatesTo{}).SetReplyTo(to)
 		return c
 	}
 	cases := []struct {
 		name, question string
 		content        *event.MessageEventContent
 	}{
-		{"m.mentions", "how many arms do they have?", reply(&event.MessageEventContent{Body: "how many arms do they have?",
+		{"m.mentions", "how many arms do they have?", reply(answer.ID, &event.MessageEventContent{Body: "how many arms do they have?",
 			Mentions: &event.Mentions{UserIDs: []id.UserID{f.botID}}})},
-		{"mx-reply fallback only", "and how many brains?", reply(&event.MessageEventContent{Body: quoted + "and how many brains?",
+		{"mx-reply fallback only", "and how many brains?", reply(answer.ID, &event.MessageEventContent{Body: quoted + "and how many brains?",
 			Format: event.FormatHTML, FormattedBody: htmlQuote + "and how many brains?"})},
-		{"plain-text fallback only", "what colour is their blood?", reply(&event.MessageEventContent{Body: quoted + "what colour is their blood?"})},
+		{"plain-text fallback only", "what colour is their blood?", reply(answer.ID, &event.MessageEventContent{Body: quoted + "what colour is their blood?"})},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			asked, _ := f.ask(t, f.bob, room, c.content)
+			asked, _ := f.ask(t, replier, room, c.content)
 			if prompt := f.lastPrompt(t); !strings.Contains(prompt, c.question) || strings.Contains(prompt, "three hearts") || strings.Contains(prompt, "> <") {
 				t.Errorf("the model should get the question without the quote of the answer, got %q", prompt)
 			}
@@ -149,12 +165,11 @@ func (f *roomsFixture) testRepliesToAda(t *testing.T) {
 			}
 		})
 	}
-	other := f.alice.Say(room, "lunch at noon?")
-	toBob := reply(&event.MessageEventContent{Body: fmt.Sprintf("> <%s> lunch at noon?\n\nsure", f.alice.Client.UserID)})
-	toBob.RelatesTo = (&event.RelatesTo{}).SetReplyTo(other)
-	silent := map[string]id.EventID{"a reply to another member": f.bob.Send(room, toBob)}
-	f.ask(t, f.alice, room, &event.MessageEventContent{MsgType: event.MsgText, Body: "Ada, done?"})
-	f.assertSilent(t, silent)
+	other := asker.Say(room, "lunch at noon?")
+	toOther := reply(other, &event.MessageEventContent{Body: fmt.Sprintf("> <%s> lunch at noon?\n\nsure", asker.Client.UserID)})
+	silent := map[string]id.EventID{"a reply to another member": replier.Send(room, toOther)}
+	f.ask(t, asker, room, &event.MessageEventContent{MsgType: event.MsgText, Body: "Ada, done?"})
+	f.assertSilent(t, asker, silent)
 }
 
 // testWhyShowsSummaries (item 9): a second bridge that summarises after
