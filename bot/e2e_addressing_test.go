@@ -303,6 +303,27 @@ func (f *roomsFixture) testTablesRender(t *testing.T) {
 	if html := reply.Content.AsMessage().FormattedBody; !strings.Contains(html, "<table>") || !strings.Contains(html, "<td>soup</td>") {
 		t.Errorf("the table should be rendered as HTML, got %q", html)
 	}
+
+	// A table longer than one message: each part is a table of its own,
+	// with the header repeated, never rows shown as text.
+	rows := []string{"A long one:\n\n| Day | Soup |\n|-----|------|\n"}
+	for i := range 500 {
+		rows = append(rows, fmt.Sprintf("| day %d | the soup of the day number %d |\n", i, i))
+	}
+	f.llm.Script(llmtest.Reply{Tokens: rows})
+	_, first := f.ask(t, f.alice, room, &event.MessageEventContent{MsgType: event.MsgText, Body: "Ada, a long table"})
+	parts := f.alice.Find(func(e *event.Event) bool {
+		return e.RoomID == room && e.Sender == f.botID && e.Type == event.EventMessage &&
+			e.Content.AsMessage().MsgType == event.MsgText && e.Timestamp >= first.Timestamp
+	})
+	if len(parts) < 2 {
+		t.Fatalf("a long table should be split, got %d part(s)", len(parts))
+	}
+	for i, p := range parts {
+		if html := p.Content.AsMessage().FormattedBody; !strings.Contains(html, "<table>") || strings.Contains(html, "| day") {
+			t.Errorf("part %d is not a table of its own: %.200q", i, html)
+		}
+	}
 }
 
 // testLogNamesErrorKinds (item 10): a failed answer's log line names the
