@@ -310,15 +310,7 @@ func (f *roomsFixture) testTablesRender(t *testing.T) {
 	for i := range 500 {
 		rows = append(rows, fmt.Sprintf("| day %d | the soup of the day number %d |\n", i, i))
 	}
-	f.llm.Script(llmtest.Reply{Tokens: rows})
-	_, first := f.ask(t, f.alice, room, &event.MessageEventContent{MsgType: event.MsgText, Body: "Ada, a long table"})
-	parts := f.alice.Find(func(e *event.Event) bool {
-		return e.RoomID == room && e.Sender == f.botID && e.Type == event.EventMessage &&
-			e.Content.AsMessage().MsgType == event.MsgText && e.Timestamp >= first.Timestamp
-	})
-	if len(parts) < 2 {
-		t.Fatalf("a long table should be split, got %d part(s)", len(parts))
-	}
+	_, parts := f.askLong(t, room, "Ada, a long table", rows)
 	for i, p := range parts {
 		if html := p.Content.AsMessage().FormattedBody; !strings.Contains(html, "<table>") || strings.Contains(html, "| day") {
 			t.Errorf("part %d is not a table of its own: %.200q", i, html)
@@ -342,4 +334,20 @@ func (f *roomsFixture) testLogNamesErrorKinds(t *testing.T) {
 	if !strings.Contains(line, "kind=upstream") {
 		t.Errorf("the log line should name the kind, got %q", line)
 	}
+}
+
+// askLong has alice ask question, scripts the answer's tokens, and returns
+// the parts of the answer, which must be more than one message.
+func (f *roomsFixture) askLong(t *testing.T, room id.RoomID, question string, tokens []string) (id.EventID, []*event.Event) {
+	t.Helper()
+	f.llm.Script(llmtest.Reply{Tokens: tokens})
+	asked, first := f.ask(t, f.alice, room, &event.MessageEventContent{MsgType: event.MsgText, Body: question})
+	parts := f.alice.Find(func(e *event.Event) bool {
+		return e.RoomID == room && e.Sender == f.botID && e.Type == event.EventMessage &&
+			e.Content.AsMessage().MsgType == event.MsgText && e.Timestamp >= first.Timestamp
+	})
+	if len(parts) < 2 {
+		t.Fatalf("a %d-byte answer should be split, got %d message(s)", len(strings.Join(tokens, "")), len(parts))
+	}
+	return asked, parts
 }
