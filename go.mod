@@ -19,6 +19,7 @@ require (
 	github.com/valyala/fasthttp v1.77.0
 	go.mau.fi/util v0.10.0
 	golang.org/x/image v0.22.0
+	golang.org/x/net v0.61.0
 	golang.org/x/text v0.43.0
 	gopkg.in/yaml.v3 v3.0.1
 	maunium.net/go/mautrix v0.30.0
@@ -64,7 +65,6 @@ require (
 	github.com/yuin/goldmark v1.8.5 // indirect
 	golang.org/x/crypto v0.58.0 // indirect
 	golang.org/x/exp v0.0.0-20260813180055-c1d0aacb2297 // indirect
-	golang.org/x/net v0.61.0 // indirect
 	golang.org/x/oauth2 v0.37.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect

@@ -48,29 +48,38 @@ func newActivation(o Options) *activation {
 
 // wholeWord matches phrase as whole words in any case; inner spaces match any
 // run of white space. Go's regexp has no \b for Unicode letters, so the
-// boundaries are spelled out as "start or a non-word rune".
+// boundaries are spelled out as "start or a non-word rune". A word joined to
+// another by a hyphen or a slash, or after # ("ada-lovelace", "#ada-dev",
+// "docs/ada"), or followed by @ or by a dot and more ("ada@x", "ada.org"), is
+// part of a name, not an address to the bot.
 func wholeWord(phrase string) *regexp.Regexp {
 	words := strings.Fields(phrase)
 	for i, w := range words {
 		words[i] = regexp.QuoteMeta(w)
 	}
-	return regexp.MustCompile(`(?i)(?:^|[^\p{L}\p{N}_])` + strings.Join(words, `\s+`) + `(?:$|[^\p{L}\p{N}_])`)
+	return regexp.MustCompile(`(?i)(?:^|[^\p{L}\p{N}_\-#/])` + strings.Join(words, `\s+`) +
+		`(?:$|[^\p{L}\p{N}_\-/@.]|\.(?:$|[^\p{L}\p{N}_]))`)
 }
 
 // check returns the first matching trigger for a message. content must be a
 // text message whose reply fallback was removed; isDM says whether the room
-// is a direct chat (two members).
+// is a direct chat (two members). The name and keywords count only in the
+// member's own prose (prose.go).
 func (a *activation) check(content *event.MessageEventContent, isDM bool) trigger {
 	switch {
 	case a.mentions && a.mentioned(content):
 		return triggerMention
 	case a.dms && isDM:
 		return triggerDM
-	case a.displayName != nil && a.displayName.MatchString(content.Body):
+	case a.displayName == nil && len(a.keywords) == 0:
+		return triggerNone
+	}
+	text := prose(content)
+	if a.displayName != nil && a.displayName.MatchString(text) {
 		return triggerDisplayName
 	}
 	for _, k := range a.keywords {
-		if k.MatchString(content.Body) {
+		if k.MatchString(text) {
 			return triggerKeyword
 		}
 	}
@@ -81,7 +90,8 @@ func (a *activation) check(content *event.MessageEventContent, isDM bool) trigge
 var pillHref = regexp.MustCompile(`(?i)href\s*=\s*["']([^"']+)["']`)
 
 // mentioned reports an intentional mention: m.mentions, a pill (a matrix.to
-// or matrix: link to the bot in the HTML), or the full user id in the text.
+// or matrix: link to the bot in the HTML), or the full user id in the
+// member's own text (not in a quote or code).
 func (a *activation) mentioned(c *event.MessageEventContent) bool {
 	if c.Mentions != nil && c.Mentions.Has(a.userID) {
 		return true
@@ -93,7 +103,7 @@ func (a *activation) mentioned(c *event.MessageEventContent) bool {
 			}
 		}
 	}
-	return strings.Contains(c.Body, a.userID.String())
+	return strings.Contains(prose(c), a.userID.String())
 }
 
 // linkTargetsUser parses a matrix.to or matrix: URI and compares its user.

@@ -54,6 +54,28 @@ func TestActivation(t *testing.T) {
 		{"keywords off", only(func(o *Options) { o.Keywords = nil }), text("ada"), false, triggerNone},
 		{"unrelated", all, text("the weather is nice"), false, triggerNone},
 		{"unicode word boundary", all, text("Adaé"), false, triggerNone},
+		// Issue 27, item 6: the name and keywords count in prose only.
+		{"e-mail address", all, text("mail me at ada@example.org"), false, triggerNone},
+		{"e-mail address with the name as domain", all, text("write to bob@ada.org"), false, triggerNone},
+		{"URL", all, text("see https://example.org/ada/docs"), false, triggerNone},
+		{"URL without a scheme", all, text("see www.ada.org or example.org/ada/docs"), false, triggerNone},
+		{"domain", all, text("it is on ada.org now"), false, triggerNone},
+		{"hashed word", all, text("ask in #ada-dev"), false, triggerNone},
+		{"hyphenated word", all, text("ada-lovelace was first"), false, triggerNone},
+		{"inline code", all, text("run `ada --help` first"), false, triggerNone},
+		{"code block", all, text("look:\n```\nada serve\n```\nit fails"), false, triggerNone},
+		{"quote of another member", all, text("> ada said hi\n\nreally?"), false, triggerNone},
+		{"markdown link", all, text("read [the ada docs](https://x.org) now"), false, triggerNone},
+		{"HTML code", all, html("run `ada` now", "run <code>ada</code> now"), false, triggerNone},
+		{"HTML code block", all, html("```\nhey ada\n```", "<pre><code>hey ada\n</code></pre>"), false, triggerNone},
+		{"HTML quote", all, html("> ada said hi\n\nreally?", "<blockquote><p>ada said hi</p></blockquote><p>really?</p>"), false, triggerNone},
+		{"HTML link", all, html("the docs", `<a href="https://example.org/ada">ada docs</a>`), false, triggerNone},
+		{"the HTML is what counts", all, html("ada", "<code>ada</code>"), false, triggerNone},
+		{"prose beside a quote", all, html("> x\n\nAda, what now?", "<blockquote>x</blockquote><p>Ada, what now?</p>"), false, triggerDisplayName},
+		{"prose in bold", only(func(o *Options) { o.RespondToKeywords = true }), html("**hey ada** hi", "<strong>hey ada</strong> hi"), false, triggerKeyword},
+		{"name at the end of a sentence", all, text("thanks, ada."), false, triggerDisplayName},
+		{"possessive", all, text("what is Ada's view?"), false, triggerDisplayName},
+		{"user id in a quote", all, text("> <@ada:example.org> an old answer\n\nok"), false, triggerNone},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := newActivation(tc.opts).check(tc.content, tc.dm); got != tc.want {
@@ -64,8 +86,8 @@ func TestActivation(t *testing.T) {
 }
 
 func TestPromptText(t *testing.T) {
-	o := Options{DisplayName: "Ada", UserID: "@ada:example.org"}
-	md := &media{address: addressPattern(o)}
+	o := Options{DisplayName: "Ada", UserID: "@ada:example.org", Keywords: []string{"ada", "hey ada", "hey assistant"}}
+	md := &media{address: newAddress(o)}
 	for in, want := range map[string]string{
 		"Ada: what is 2+2?":                "what is 2+2?",
 		"@ada:example.org, hello there":    "hello there",
@@ -74,6 +96,18 @@ func TestPromptText(t *testing.T) {
 		"Ada:":                             "Ada:",
 		"  plain question  ":               "plain question",
 		"Adam: this is not the bot's name": "Adam: this is not the bot's name",
+		// Issue 27, item 9: the wake phrase is not part of the question.
+		"hey ada, what is my dog called?": "what is my dog called?",
+		"Hey Ada what is my dog called?":  "what is my dog called?",
+		"hi ada! how are you?":            "how are you?",
+		"hey assistant tell me a joke":    "tell me a joke",
+		"hey   ADA,   what now":           "what now",
+		"what is 2+2, Ada?":               "what is 2+2?",
+		"thanks, @ada:example.org":        "thanks",
+		"Ada is a name":                   "Ada is a name",
+		"hey adam, hi":                    "hey adam, hi",
+		"ada-lovelace: hi":                "ada-lovelace: hi",
+		"hey ada":                         "hey ada",
 	} {
 		if got := md.promptText(in); got != want {
 			t.Errorf("promptText(%q) = %q, want %q", in, got, want)

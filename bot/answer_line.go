@@ -137,7 +137,7 @@ func (a *answerer) post(ctx context.Context, p *pendingAnswer, res core.ChatResu
 		a.media.dropUnreadable(evt.RoomID, p.q, err)
 		a.observe.BotAnswer(err)
 		stopTyping(ctx)
-		log.Warn("answer failed", "error", err, "kind", int(core.KindOf(err)))
+		log.Warn("answer failed", "error", err, "kind", core.KindOf(err).String())
 		a.mx.fail(ctx, evt, failureText(err))
 		return
 	}

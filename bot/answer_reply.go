@@ -2,6 +2,7 @@ package bot
 
 import (
 	"encoding/json"
+	"regexp"
 	"strings"
 	"unicode/utf8"
 
@@ -57,8 +58,10 @@ func renderPart(part string) []*event.MessageEventContent {
 }
 
 // splitMarkdown cuts text into parts of at most about max bytes, at line
-// breaks where possible, else at spaces, else between runes. A part that ends inside a ``` code block closes it, and the next
-// part reopens it with the same fence line, so each renders on its own.
+// breaks where possible, else at spaces, else between runes. A part that
+// ends inside a ``` code block closes it, and the next part reopens it with
+// the same fence line; a part that starts inside a table repeats the
+// table's header, so each part renders on its own.
 func splitMarkdown(text string, max int) []string {
 	text = strings.TrimSpace(text)
 	if len(text) <= max {
@@ -67,6 +70,7 @@ func splitMarkdown(text string, max int) []string {
 	var parts []string
 	var cur strings.Builder
 	fence := "" // the opening line of the code block we are in, if any
+	table := "" // the header and delimiter rows of the table we are in, if any
 	flush := func() {
 		s := strings.TrimRight(cur.String(), "\n")
 		if fence != "" {
@@ -78,27 +82,39 @@ func splitMarkdown(text string, max int) []string {
 		cur.Reset()
 		if fence != "" {
 			cur.WriteString(fence + "\n")
+		} else {
+			cur.WriteString(table)
 		}
 	}
+	prev := ""
 	for _, line := range strings.SplitAfter(text, "\n") {
-		for _, piece := range cutLine(line, max-len(fence)-8) {
-			if cur.Len()+len(piece) > max-4 && cur.Len() > len(fence)+1 {
+		t := strings.TrimSpace(line)
+		if table != "" && !strings.Contains(t, "|") {
+			table = "" // the table ended before this line
+		}
+		for _, piece := range cutLine(line, max-len(fence)-len(table)-8) {
+			if cur.Len()+len(piece) > max-4 && cur.Len() > len(fence)+len(table)+1 {
 				flush()
 			}
 			cur.WriteString(piece)
 		}
-		if t := strings.TrimSpace(line); strings.HasPrefix(t, "```") {
-			if fence == "" {
-				fence = t
-			} else {
-				fence = ""
-			}
+		switch {
+		case strings.HasPrefix(t, "```") && fence == "":
+			fence, table = t, ""
+		case strings.HasPrefix(t, "```"):
+			fence = ""
+		case fence == "" && table == "" && tableDelimiter.MatchString(t) && strings.Contains(prev, "|"):
+			table = strings.TrimRight(prev, "\n") + "\n" + strings.TrimRight(line, "\n") + "\n"
 		}
+		prev = line
 	}
-	fence = "" // the text's own closing fence (if any) is already in cur
+	fence, table = "", "" // the text's own closing fence (if any) is already in cur
 	flush()
 	return parts
 }
+
+// tableDelimiter is a Markdown table's delimiter row: "|---|:--:|".
+var tableDelimiter = regexp.MustCompile(`^\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?$`)
 
 // cutLine splits one over-long line at spaces, else between runes.
 func cutLine(line string, max int) []string {

@@ -125,7 +125,7 @@ func (b *Bot) build() {
 	mx := &matrix{gate: &gate, rooms: b.rooms, name: opts.DisplayName, log: log}
 	win := &window{bridge: b.bridge, rooms: b.rooms, mx: mx, keep: opts.MaxContextMessages,
 		retentionDays: opts.RetentionDays, storeInRAG: opts.StoreInRAG, now: now, log: log}
-	med := &media{mx: mx, backend: backend, rooms: b.rooms, act: act, address: addressPattern(opts),
+	med := &media{mx: mx, backend: backend, rooms: b.rooms, act: act, address: newAddress(opts),
 		respondToDMs: opts.RespondToDMs, log: log}
 	answers := &answerer{mx: mx, backend: backend, window: win, media: med, bridge: b.bridge, rooms: b.rooms,
 		slots: make(chan struct{}, opts.Workers), timeout: opts.ChatTimeout, health: &chatHealth{},

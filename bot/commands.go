@@ -51,6 +51,10 @@ type command struct {
 	help  string
 	run   func(ctx context.Context, c *commandEvent) (string, error)
 	subs  map[string]*command
+	// takesText is set for the commands that read words after their name;
+	// the others answer extra words with their usage ("!ada clear
+	// everything" clears nothing).
+	takesText bool
 }
 
 // commandEvent is one parsed command.
@@ -71,9 +75,9 @@ func (cs *commands) commandTable() map[string]*command {
 	return map[string]*command{
 		"privacy":  privacy,
 		"clear":    {name: "clear", usage: "clear", help: "start a new conversation; earlier messages are no longer used as context (this room's memories are kept)", run: cs.cmdClear},
-		"remember": {name: "remember", usage: "remember <text>", help: "remember something for this room", run: cs.cmdRemember},
+		"remember": {name: "remember", usage: "remember <text>", help: "remember something for this room", run: cs.cmdRemember, takesText: true},
 		"memories": {name: "memories", usage: "memories", help: "list what I remember in this room, newest first", run: cs.cmdMemories},
-		"forget":   {name: "forget", usage: "forget <number|id|all>", help: "forget one memory of this room (`all`: every one, moderators)", run: cs.cmdForget},
+		"forget":   {name: "forget", usage: "forget <number|id|all>", help: "forget one memory of this room (`all`: every one, moderators)", run: cs.cmdForget, takesText: true},
 		"why":      {name: "why", usage: "why", help: "show what my last answer here used: memories, recalled turns, summaries, with scores", run: cs.cmdWhy},
 		"status":   {name: "status", usage: "status", help: "health of Ada, its language model and this room", run: cs.cmdStatus},
 		"help":     {name: "help", usage: "help", help: "show this list", run: cs.cmdHelp},
@@ -116,8 +120,11 @@ func (cs *commands) runCommand(ctx context.Context, evt *event.Event, s storage.
 		}
 		cmd, path, args = sub, append(path, args[0]), args[1:]
 	}
-	if !ok {
+	switch {
+	case !ok:
 		cmd = &command{run: unknownCommand(path[0])}
+	case len(args) > 0 && cmd.usage != "" && !cmd.takesText:
+		cmd = &command{run: usageOf(cmd)}
 	}
 	log = log.With("command", strings.Join(path, " "))
 	log.Info("running command")
@@ -155,7 +162,7 @@ func usageOf(parent *command) func(context.Context, *commandEvent) (string, erro
 }
 
 // cmdHelp lists the commands and how to wake the bot.
-func (cs *commands) cmdHelp(context.Context, *commandEvent) (string, error) {
+func (cs *commands) cmdHelp(ctx context.Context, c *commandEvent) (string, error) {
 	var lines []string
 	var names []string
 	for n := range cs.table {
@@ -177,28 +184,13 @@ func (cs *commands) cmdHelp(context.Context, *commandEvent) (string, error) {
 			lines = append(lines, fmt.Sprintf("- `%s %s`: %s", commandPrefix, c.subs[s].usage, c.subs[s].help))
 		}
 	}
-	return fmt.Sprintf("**%s commands**\n\n%s\n\n%s", cs.opts.DisplayName, strings.Join(lines, "\n"), cs.howToAsk()), nil
+	return fmt.Sprintf("**%s commands**\n\n%s\n\n%s", cs.opts.DisplayName, strings.Join(lines, "\n"), cs.howToAsk(ctx, c)), nil
 }
 
-// howToAsk tells members how to wake the bot with the current settings.
-func (cs *commands) howToAsk() string {
-	var ways []string
-	if cs.opts.RespondToMentions {
-		ways = append(ways, "mention me")
-	}
-	if cs.opts.RespondToDisplayName {
-		ways = append(ways, "write my name")
-	}
-	if cs.opts.RespondToKeywords && len(cs.opts.Keywords) > 0 {
-		ways = append(ways, "use one of the words "+strings.Join(cs.opts.Keywords, ", "))
-	}
-	if cs.opts.RespondToDMs {
-		ways = append(ways, "write to me in a direct chat")
-	}
-	if len(ways) == 0 {
-		return "I only answer commands here."
-	}
-	return "To ask me something, " + strings.Join(ways, ", or ") + ". " +
+// howToAsk is Options.howToAsk for the room of c, and what Ada does with
+// images.
+func (cs *commands) howToAsk(ctx context.Context, c *commandEvent) string {
+	return cs.opts.howToAsk(cs.mx.isDM(ctx, c.evt.RoomID)) + " " +
 		"I can read the text in images: ask in the image's caption, reply to the image, or ask right after sending it."
 }
 

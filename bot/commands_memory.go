@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"maunium.net/go/mautrix/id"
 
@@ -33,13 +34,19 @@ func (cs *commands) cmdRemember(ctx context.Context, c *commandEvent) (string, e
 	if !cs.window.storageOn(c.room) {
 		return "🔒 I can't remember anything here: " + cs.opts.storageText(c.room) + ". A room moderator can turn storage on with `!ada privacy on`.", nil
 	}
-	text := strings.TrimSpace(c.raw)
+	// Stored as it is shown: one line, single spaces (issue 27).
+	text := strings.Join(strings.Fields(c.raw), " ")
 	if text == "" {
 		return "Usage: `!ada remember <text>`, for example `!ada remember the meeting is on Tuesdays`.", nil
 	}
 	name := cs.mx.displayName(ctx, c.evt.RoomID, c.evt.Sender)
+	text = name + ": " + text
+	if n := utf8.RuneCountInString(text); n > core.MaxMemoryText {
+		return fmt.Sprintf("That is too long for me to remember: a memory can be at most %d characters, and this one has %d "+
+			"(with your name). Please send a shorter version.", core.MaxMemoryText, n), nil
+	}
 	m, err := cs.backend.CreateMemory(ctx, core.MemoryInput{
-		Text: name + ": " + text, Entity: c.evt.RoomID.String(), RoomID: c.evt.RoomID.String(),
+		Text: text, Entity: c.evt.RoomID.String(), RoomID: c.evt.RoomID.String(),
 		UserID: c.evt.Sender.String(), Source: core.SourceChat, Tags: []string{tagRemembered},
 	})
 	if core.KindOf(err) == core.KindInvalid || core.KindOf(err) == core.KindTooLarge {

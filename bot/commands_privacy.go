@@ -43,6 +43,9 @@ func (cs *commands) cmdPrivacySet(enable bool) func(context.Context, *commandEve
 			return fmt.Sprintf("Only room moderators (power level %d or more) can change privacy; your level is %d. "+
 				"Nothing changed: in this room, %s.", moderatorLevel, level, cs.opts.storageText(c.room)), nil
 		}
+		if c.room.StorageEnabled == enable {
+			return alreadyText(enable, cs.opts.storageText(c.room)), nil
+		}
 		if err := cs.bridge.SetStorage(ctx, c.room.RoomID, enable, cs.now()); err != nil {
 			return "", err
 		}
@@ -53,4 +56,13 @@ func (cs *commands) cmdPrivacySet(enable bool) func(context.Context, *commandEve
 		}
 		return "🔒 Privacy mode is now ON: from now on nothing from this room is stored (no messages, turns, summaries or memories).", nil
 	}
+}
+
+// alreadyText answers a privacy change to what the room already has: it
+// says that nothing changed, and what is true.
+func alreadyText(enable bool, state string) string {
+	if enable {
+		return "Memory storage is already on; nothing changed. In this room, " + state + "."
+	}
+	return "Memory storage is already off (privacy mode is on); nothing changed: nothing from this room is stored."
 }

@@ -47,7 +47,7 @@ func (cs *commands) cmdWhy(_ context.Context, c *commandEvent) (string, error) {
 		return fmt.Sprintf("%s, %s: “%s” · score %s · %s", roleName(it.Role), dateOf(it.Timestamp), oneLine(it.Text, 160), num(it.Score), whyChosen(it))
 	})
 	section("Summaries", u.Summaries, func(it core.ContextItem) string {
-		return fmt.Sprintf("turns %s, %s · %s", it.TurnRange, dateOf(it.Timestamp), summaryWhy(it))
+		return fmt.Sprintf("%s, written %s: “%s” · %s", turnsLabel(it.TurnRange), dateOf(it.Timestamp), oneLine(it.Text, 300), summaryWhy(it))
 	})
 	section("FAQ", u.FAQs, func(it core.ContextItem) string {
 		return fmt.Sprintf("“%s” · similarity %s · %s", oneLine(it.Text, 120), num(it.Similarity), whyChosen(it))
@@ -59,6 +59,24 @@ func (cs *commands) cmdWhy(_ context.Context, c *commandEvent) (string, error) {
 		out.WriteString("\nNo memory, recalled turn, summary or FAQ: only the recent conversation and this room's messages.\n")
 	}
 	return strings.TrimSpace(out.String()), nil
+}
+
+// turnsLabel names the turns a summary covers as members count them, from
+// one: the stored range "0-3" (from zero) is "turns 1–4".
+func turnsLabel(turnRange string) string {
+	first, last, ok := strings.Cut(turnRange, "-")
+	a, errA := strconv.Atoi(first)
+	b, errB := strconv.Atoi(last)
+	switch {
+	case !ok || errA != nil || errB != nil:
+		if turnRange == "" {
+			return "a summary"
+		}
+		return "turns " + turnRange
+	case a == b:
+		return fmt.Sprintf("turn %d", a+1)
+	}
+	return fmt.Sprintf("turns %d–%d", a+1, b+1)
 }
 
 func roleName(role string) string {

@@ -227,15 +227,7 @@ func (f *roomsFixture) testLongReply(t *testing.T) {
 	for i := 0; i < 40; i++ { // about 68 KB: over one event's size limit
 		tokens = append(tokens, fmt.Sprintf("Paragraph %d. %s", i, para))
 	}
-	f.llm.Script(llmtest.Reply{Tokens: tokens})
-	asked, first := f.ask(t, f.alice, room, &event.MessageEventContent{MsgType: event.MsgText, Body: "Ada, write a lot"})
-	parts := f.alice.Find(func(e *event.Event) bool {
-		return e.RoomID == room && e.Sender == f.botID && e.Type == event.EventMessage &&
-			e.Content.AsMessage().MsgType == event.MsgText && e.Timestamp >= first.Timestamp
-	})
-	if len(parts) < 2 {
-		t.Fatalf("a %d-byte answer should be split, got %d message(s)", len(strings.Join(tokens, "")), len(parts))
-	}
+	asked, parts := f.askLong(t, room, "Ada, write a lot", tokens)
 	var all strings.Builder
 	for _, p := range parts {
 		all.WriteString(p.Content.AsMessage().Body)

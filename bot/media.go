@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"regexp"
 	"strings"
 	"time"
 
@@ -29,8 +28,8 @@ type media struct {
 	backend Backend
 	rooms   *roomStates
 	act     *activation
-	// address matches "Ada:" at the start of a question (see promptText).
-	address      *regexp.Regexp
+	// address finds "Ada:", "hey ada, ..." in a question (see promptText).
+	address      *address
 	respondToDMs bool
 	log          *slog.Logger
 }
@@ -125,7 +124,7 @@ func (md *media) uploadQuestion(ctx context.Context, evt *event.Event, c *event.
 		return question{}, false
 	}
 	q := question{prompt: defaultImagePrompt, image: &upload{id: evt.ID, content: c}}
-	if rest := strings.TrimSpace(md.address.ReplaceAllString(caption(c), "")); rest != "" {
+	if rest := md.address.strip(caption(c)); rest != "" {
 		q.prompt = rest
 	}
 	logFrom(ctx, md.log).Info("answering an upload", "trigger", string(trig), "msgtype", string(c.MsgType))
@@ -138,7 +137,7 @@ func (md *media) uploadQuestion(ctx context.Context, evt *event.Event, c *event.
 // from the last imageWindow comes along: members upload a picture first
 // and ask about it in the next message.
 func (md *media) questionFor(ctx context.Context, evt *event.Event, c *event.MessageEventContent) question {
-	q := question{prompt: md.promptText(c.Body)}
+	q := question{prompt: md.promptText(md.address.withoutPill(c))}
 	log := logFrom(ctx, md.log)
 	if target := c.RelatesTo.GetNonFallbackReplyTo(); target != "" {
 		up, err := md.fetchUpload(ctx, evt.RoomID, target)
@@ -165,19 +164,13 @@ func (md *media) questionFor(ctx context.Context, evt *event.Event, c *event.Mes
 	return q
 }
 
-// addressPattern matches a leading address to the bot ("Ada: ...",
-// "@ada:x, ..."). The user id comes first: "@ada:example.org" also starts
-// with "@ada".
-func addressPattern(o Options) *regexp.Regexp {
-	uid, name := regexp.QuoteMeta(o.UserID), regexp.QuoteMeta(o.DisplayName)
-	return regexp.MustCompile(`(?i)^\s*(?:` + uid + `|@?` + name + `)\s*[:,]\s*`)
-}
-
-// promptText drops a leading address to the bot so the model sees the
-// question, not its own name.
+// promptText drops the address to the bot ("Ada: ...", "hey ada, ...",
+// "..., Ada?") so that the model, the store and recall see the question,
+// not the wake phrase (address.go). A message that is only an address is
+// kept as it is.
 func (md *media) promptText(body string) string {
-	if rest := md.address.ReplaceAllString(body, ""); strings.TrimSpace(rest) != "" {
-		return strings.TrimSpace(rest)
+	if rest := md.address.strip(body); rest != "" {
+		return rest
 	}
 	return strings.TrimSpace(body)
 }

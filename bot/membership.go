@@ -55,7 +55,7 @@ func (ms *membership) handleInvite(ctx context.Context, evt *event.Event) error 
 	if !ms.opts.SendIntro || s.IntroSent {
 		return nil
 	}
-	if _, err := ms.mx.sendNoticeTo(ctx, room, ms.introText(s)); err != nil {
+	if _, err := ms.mx.sendNoticeTo(ctx, room, ms.introText(s, evt.Content.AsMember().IsDirect)); err != nil {
 		return fmt.Errorf("send the introduction: %w", err)
 	}
 	_, err = ms.bridge.ClaimIntro(ctx, room.String(), ms.now())
@@ -119,24 +119,48 @@ func (ms *membership) leaveIfAlone(ctx context.Context, room id.RoomID) error {
 	return err
 }
 
-// introText is the one message the bot posts after joining.
-func (ms *membership) introText(s storage.BridgeRoom) string {
+// introText is the one message the bot posts after joining; dm says the
+// invite was to a direct chat (is_direct: at the join, a group room may
+// still count two members).
+func (ms *membership) introText(s storage.BridgeRoom, dm bool) string {
+	return fmt.Sprintf("👋 Hi, I'm %s. %s Type `!ada help` to see what I can do.\n\nIn this room, %s.",
+		ms.opts.DisplayName, ms.opts.howToAsk(dm), ms.opts.storageText(s))
+}
+
+// howToAsk tells members, in one sentence, how to wake the bot with the
+// current settings; in a direct chat (dm) every message is for the bot.
+// The intro and `!ada help` say it in the same words.
+func (o Options) howToAsk(dm bool) string {
+	if dm && o.RespondToDMs {
+		return "This is a direct chat: just write to me, every message here is for me."
+	}
 	var ways []string
-	if ms.opts.RespondToMentions {
+	if o.RespondToMentions {
 		ways = append(ways, "mention me")
 	}
-	if ms.opts.RespondToDisplayName {
-		ways = append(ways, fmt.Sprintf("write my name (%s)", ms.opts.DisplayName))
+	if o.RespondToDisplayName {
+		ways = append(ways, fmt.Sprintf("write my name (%s)", o.DisplayName))
 	}
-	if ms.opts.RespondToKeywords && len(ms.opts.Keywords) > 0 {
-		ways = append(ways, "use a keyword ("+strings.Join(ms.opts.Keywords, ", ")+")")
+	if o.RespondToKeywords && len(o.Keywords) > 0 {
+		quoted := make([]string, len(o.Keywords))
+		for i, k := range o.Keywords {
+			quoted[i] = "“" + k + "”"
+		}
+		ways = append(ways, "use a keyword ("+strings.Join(quoted, ", ")+")")
 	}
-	if ms.opts.RespondToDMs {
-		ways = append(ways, "talk to me in a direct chat")
+	if o.RespondToDMs {
+		ways = append(ways, "write to me in a direct chat")
 	}
-	how := "Type `!ada help` to see what I can do."
-	if len(ways) > 0 {
-		how = "To ask me something, " + strings.Join(ways, ", ") + ". " + how
+	if len(ways) == 0 {
+		return "I only answer commands here."
 	}
-	return fmt.Sprintf("👋 Hi, I'm %s. %s\n\nIn this room, %s.", ms.opts.DisplayName, how, ms.opts.storageText(s))
+	return "To ask me something, " + orList(ways) + "."
+}
+
+// orList joins items as a sentence does: "a", "a or b", "a, b or c".
+func orList(items []string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " or " + items[len(items)-1]
 }

@@ -45,7 +45,7 @@ func (h *messageHandler) handleMessage(ctx context.Context, evt *event.Event, ba
 	if !ok {
 		return nil
 	}
-	content.RemoveReplyFallback()
+	removeReplyFallback(content)
 	upload := isUpload(content)
 	text := strings.TrimSpace(content.Body)
 	if upload {
@@ -81,10 +81,13 @@ func (h *messageHandler) handleMessage(ctx context.Context, evt *event.Event, ba
 		return nil
 	}
 	trig := h.act.check(content, h.respondToDMs && h.mx.isDM(ctx, evt.RoomID))
+	if trig == triggerNone && h.repliesToBot(ctx, evt, content) {
+		trig = triggerReply
+	}
 	if trig == triggerNone {
 		// Why a message got no answer is the first question when debugging
 		// a room; the text itself is never logged.
-		log.Debug("not answering: no mention, display name, DM or keyword")
+		log.Debug("not answering: no mention, reply to the bot, display name, DM or keyword")
 		return nil
 	}
 	q := h.media.questionFor(ctx, evt, content)

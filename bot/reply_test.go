@@ -61,6 +61,22 @@ func TestSplitMarkdown(t *testing.T) {
 			t.Errorf("the second part should reopen the go block, starts %q", parts[1][:10])
 		}
 	})
+	t.Run("a table's header is repeated", func(t *testing.T) {
+		head := "| Day | Food |\n|-----|:----:|\n"
+		text := "intro\n\n" + head + strings.Repeat("| Mon | soup |\n", 200) + "\noutro"
+		parts := splitMarkdown(text, 800)
+		if len(parts) < 2 {
+			t.Fatalf("want several parts")
+		}
+		for i, p := range parts[1:] {
+			if strings.Contains(p, "| Mon |") && !strings.HasPrefix(p, head) {
+				t.Errorf("part %d holds rows without the table's header:\n%s", i+1, p[:40])
+			}
+		}
+		if last := parts[len(parts)-1]; !strings.HasSuffix(last, "outro") {
+			t.Errorf("the text after the table was lost: %q", last)
+		}
+	})
 }
 
 func TestReplyContents(t *testing.T) {

@@ -21,6 +21,20 @@ const (
 	KindCanceled                      // the client went away or the request timed out
 )
 
+// kindNames name the kinds in log lines, in the words the wire uses
+// (apiserver/wire).
+var kindNames = [...]string{KindInternal: "internal", KindInvalid: "invalid", KindNotFound: "not_found",
+	KindUnavailable: "unavailable", KindUpstream: "upstream", KindTooLarge: "too_large",
+	KindUnauthorized: "unauthorized", KindCanceled: "canceled"}
+
+// String names the kind: log lines say "upstream", not 4.
+func (k ErrorKind) String() string {
+	if k >= 0 && int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("kind(%d)", int(k))
+}
+
 // Error is Ada's domain error. Message is safe to show to a client; Err is the
 // internal cause, which is only logged.
 type Error struct {

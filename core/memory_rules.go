@@ -9,6 +9,10 @@ import (
 // maxMemoryText bounds a memory's text, in characters.
 const maxMemoryText = 10000
 
+// MaxMemoryText is maxMemoryText for the clients that say it in plain words
+// (the bridge's `!ada remember`).
+const MaxMemoryText = maxMemoryText
+
 // defaultImportance is the importance of a memory created without one.
 const defaultImportance = 3
 
