@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"time"
 
 	"github.com/ada-chat/ada/core"
@@ -57,8 +58,8 @@ type Header struct {
 type line struct {
 	Kind string `json:"kind"`
 	// document
-	ID        string    `json:"id,omitempty"`
-	Embedding []float32 `json:"embedding,omitempty"`
+	ID        string `json:"id,omitempty"`
+	Embedding vector `json:"embedding,omitempty"`
 	// history
 	MemoryID string     `json:"memory_id,omitempty"`
 	Event    string     `json:"event,omitempty"`
@@ -213,7 +214,7 @@ func (r *Reader) document(l line) (Record, error) {
 	if r.header.Vectors && l.Embedding == nil {
 		return Record{}, fmt.Errorf("document %s has no embedding, and the header says the export has vectors", l.ID)
 	}
-	d := core.Document{ID: l.ID, Text: l.Text, Meta: l.Metadata, Embedding: l.Embedding}
+	d := core.Document{ID: l.ID, Text: l.Text, Meta: l.Metadata, Embedding: []float32(l.Embedding)}
 	if d.Embedding == nil {
 		d.Embedding = r.placeholder
 	}
@@ -252,5 +253,34 @@ func decodeStrict(raw []byte, v any) error {
 	if dec.More() {
 		return errors.New("not a valid line: more than one JSON value")
 	}
+	return nil
+}
+
+// vector is an embedding as a JSON array of numbers. Decoding it by hand
+// instead of through reflection makes an import with vectors about twice
+// as fast (BenchmarkExportImport): 768 numbers a line are most of a line's
+// decoding.
+type vector []float32
+
+func (v *vector) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*v = nil
+		return nil
+	}
+	inner, ok := bytes.CutPrefix(bytes.TrimSpace(b), []byte("["))
+	if inner, ok = bytes.CutSuffix(inner, []byte("]")); !ok {
+		return errors.New("embedding: want an array of numbers")
+	}
+	out := make([]float32, 0, core.Dim)
+	for len(bytes.TrimSpace(inner)) > 0 {
+		num, rest, _ := bytes.Cut(inner, []byte(","))
+		x, err := strconv.ParseFloat(string(bytes.TrimSpace(num)), 32)
+		if err != nil {
+			return fmt.Errorf("embedding[%d]: want a number, got %q", len(out), bytes.TrimSpace(num))
+		}
+		out = append(out, float32(x))
+		inner = rest
+	}
+	*v = out
 	return nil
 }
