@@ -16,7 +16,8 @@ import (
 
 const (
 	snapshotCountsSQL = `SELECT (SELECT count(*) FROM documents), (SELECT count(*) FROM memory_history),
-		coalesce((SELECT value FROM store_meta WHERE key = 'embedder'), '')`
+		coalesce((SELECT value FROM store_meta WHERE key = 'embedder'), ''),
+		coalesce((SELECT value FROM store_meta WHERE key = 'reindex_target'), '')`
 	// snapshotDocumentsSQL reads the documents in the order they were
 	// written; %s is the embedding column or NULL.
 	snapshotDocumentsSQL = `SELECT rowid, id, text, metadata, %s FROM documents ORDER BY rowid`
@@ -33,6 +34,9 @@ type Snapshot struct {
 	// rows the snapshot holds.
 	Embedder           string
 	Documents, History int
+	// Reindexing names the embedder of a reindex that was interrupted:
+	// the vectors are then a mix of two embedders'.
+	Reindexing string
 }
 
 // OpenSnapshot opens the database at path read-only and starts the read
@@ -66,7 +70,7 @@ func OpenSnapshot(ctx context.Context, path string) (*Snapshot, error) {
 	s := &Snapshot{db: db, tx: tx}
 	// The first read fixes the snapshot: the counts and every later row
 	// come from the same state.
-	if err := tx.QueryRowContext(ctx, snapshotCountsSQL).Scan(&s.Documents, &s.History, &s.Embedder); err != nil {
+	if err := tx.QueryRowContext(ctx, snapshotCountsSQL).Scan(&s.Documents, &s.History, &s.Embedder, &s.Reindexing); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("database %s: %w", path, err)
 	}

@@ -26,7 +26,7 @@ reads one consistent snapshot through a read-only connection and needs no
 lock. A FILE is written under a temporary name and renamed when complete; it
 must not exist yet.
 
-  --no-vectors  leave the embeddings out (a third of the size; ada import
+  --no-vectors  leave the embeddings out (an eighth of the size; ada import
                 re-embeds the texts)
 
 The format is described in the README ("Export and import"). ada import
@@ -88,6 +88,9 @@ func runExport(ctx context.Context, cfg *config.Config, args []string, stdout, s
 		return fmt.Errorf("export: %w", err)
 	}
 	defer snap.Close()
+	if snap.Reindexing != "" && snap.Reindexing != snap.Embedder && !o.noVectors {
+		return fmt.Errorf("export: a reindex to %s was interrupted, so the vectors are a mix of %s's and %s's: finish it (ada reindex) first, or export --no-vectors", snap.Reindexing, snap.Embedder, snap.Reindexing)
+	}
 	out, summary, commit, err := exportTarget(o.file, stdout, stderr)
 	if err != nil {
 		return fmt.Errorf("export: %w", err)

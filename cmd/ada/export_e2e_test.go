@@ -400,3 +400,23 @@ func TestImportRefusesMalformedLine(t *testing.T) {
 		t.Errorf("import of a file with no header: %v", err)
 	}
 }
+
+// TestExportRefusesMixedVectors: after an interrupted reindex the vectors
+// are of two embedders; an export with vectors is refused, one without is
+// not.
+func TestExportRefusesMixedVectors(t *testing.T) {
+	env := testEnv(t, nil)
+	seedExportable(t, env, 3)
+	db := openEnvStore(t, env)
+	if _, err := db.Writer().Exec("INSERT INTO store_meta (key, value) VALUES ('reindex_target', 'ollama:nomic-embed-text')"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	_, err := runCmd(context.Background(), env, nil, "export", filepath.Join(t.TempDir(), "x.jsonl"))
+	if err == nil || !strings.Contains(err.Error(), "reindex to ollama:nomic-embed-text was interrupted") {
+		t.Fatalf("export with mixed vectors: %v, want a refusal", err)
+	}
+	if _, err := runCmd(context.Background(), env, nil, "export", "--no-vectors", filepath.Join(t.TempDir(), "x.jsonl")); err != nil {
+		t.Fatalf("export --no-vectors: %v", err)
+	}
+}
