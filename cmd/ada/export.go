@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -111,7 +112,7 @@ func runExport(ctx context.Context, cfg *config.Config, args []string, stdout, s
 		where = "standard output"
 	}
 	fmt.Fprintf(summary, "exported %d documents and %d history entries (embedder %s, %s) to %s in %s\n",
-		snap.Documents, snap.History, snap.Embedder, vectors, where, time.Since(start).Round(time.Millisecond))
+		snap.Documents, snap.History, cmp.Or(snap.Embedder, "none recorded"), vectors, where, time.Since(start).Round(time.Millisecond))
 	return nil
 }
 
@@ -120,6 +121,9 @@ func runExport(ctx context.Context, cfg *config.Config, args []string, stdout, s
 // removes if it is still there.
 func exportTarget(file string, stdout, stderr io.Writer) (out, summary io.Writer, commit func(ok bool) error, err error) {
 	if file == "" || file == "-" {
+		if isTerminal(stdout) {
+			return nil, nil, nil, errors.New("standard output is a terminal: name a FILE, or redirect the output (ada export > FILE)")
+		}
 		return stdout, stderr, func(bool) error { return nil }, nil
 	}
 	if _, err := os.Stat(file); err == nil {

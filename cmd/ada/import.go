@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -53,6 +54,9 @@ func runImport(ctx context.Context, cfg *config.Config, log *slog.Logger, args [
 		return fmt.Errorf("import takes one FILE, got %q (see ada import --help)", rest)
 	}
 	in := stdin
+	if (len(rest) == 0 || rest[0] == "-") && isTerminal(stdin) {
+		return errors.New("import: standard input is a terminal: name a FILE, or pipe an export in (ada import < FILE)")
+	}
 	if len(rest) == 1 && rest[0] != "-" {
 		f, err := os.Open(rest[0])
 		if err != nil {
@@ -77,11 +81,12 @@ func runImport(ctx context.Context, cfg *config.Config, log *slog.Logger, args [
 	h := im.header
 	im.reembed = !h.Vectors || h.Embedder != emb.Name()
 	switch {
+	case h.Documents == 0:
 	case !h.Vectors:
 		fmt.Fprintf(stdout, "the export has no vectors: embedding every imported document with %s\n", emb.Name())
 	case im.reembed:
 		fmt.Fprintf(stdout, "the export's vectors were written by %s, this store uses %s: re-embedding every imported document with %s\n",
-			h.Embedder, emb.Name(), emb.Name())
+			cmp.Or(h.Embedder, "an unknown embedder"), emb.Name(), emb.Name())
 	}
 	start := time.Now()
 	err = im.run(ctx, rd)

@@ -20,29 +20,46 @@ type progress struct {
 	verb  string
 	last  time.Time
 	drawn bool
+	// counts are the last ones shown: done, total of documents and of
+	// history entries.
+	counts [4]int
 }
 
 func newProgress(w io.Writer, verb string) *progress {
-	f, ok := w.(*os.File)
-	if !ok || !isatty.IsTerminal(f.Fd()) {
+	if !isTerminal(w) {
 		return &progress{}
 	}
 	return &progress{w: w, verb: verb}
 }
 
-// show redraws the line if the last one is old enough.
-func (p *progress) show(docs, docsTotal, hist, histTotal int) {
-	if p.w == nil || time.Since(p.last) < progressEvery {
-		return
-	}
-	p.last = time.Now()
-	p.drawn = true
-	fmt.Fprintf(p.w, "\r%s: %d/%d documents, %d/%d history entries", p.verb, docs, docsTotal, hist, histTotal)
+// isTerminal reports whether rw (a reader or a writer) is a terminal.
+func isTerminal(rw any) bool {
+	f, ok := rw.(*os.File)
+	return ok && isatty.IsTerminal(f.Fd())
 }
 
-// done ends the line.
+// show redraws the line if the last one is old enough.
+func (p *progress) show(docs, docsTotal, hist, histTotal int) {
+	if p.w == nil {
+		return
+	}
+	p.counts = [4]int{docs, docsTotal, hist, histTotal}
+	if time.Since(p.last) >= progressEvery {
+		p.draw()
+	}
+}
+
+func (p *progress) draw() {
+	p.last = time.Now()
+	p.drawn = true
+	c := p.counts
+	fmt.Fprintf(p.w, "\r%s: %d/%d documents, %d/%d history entries", p.verb, c[0], c[1], c[2], c[3])
+}
+
+// done draws the last counts and ends the line.
 func (p *progress) done() {
 	if p.drawn {
+		p.draw()
 		fmt.Fprintln(p.w)
 	}
 }
