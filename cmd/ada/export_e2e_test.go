@@ -181,7 +181,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 // TestExportToStdoutWithoutVectors: `ada export --no-vectors` writes JSON
 // Lines to standard output, a header and one line per document and history
 // entry, with no embedding; importing it with the same embedder gives the
-// same vectors back.
+// same vectors back. An import beside the running Ada is refused.
 func TestExportToStdoutWithoutVectors(t *testing.T) {
 	env := testEnv(t, nil)
 	ada := startAda(t, "serve", env)
@@ -190,6 +190,10 @@ func TestExportToStdoutWithoutVectors(t *testing.T) {
 	out, err := runCmd(context.Background(), env, nil, "export", "--no-vectors")
 	if err != nil {
 		t.Fatalf("ada export: %v", err)
+	}
+	// Import writes: it needs DATA_DIR for itself, as the server has it.
+	if _, err := runCmd(context.Background(), env, strings.NewReader(out), "import"); err == nil || !strings.Contains(err.Error(), "in use by another Ada process") {
+		t.Fatalf("an import beside a running Ada: %v, want a refusal", err)
 	}
 	ada.stop()
 	lines := strings.Split(strings.TrimSpace(out), "\n")
