@@ -53,18 +53,11 @@ func runImport(ctx context.Context, cfg *config.Config, log *slog.Logger, args [
 	case len(rest) > 1:
 		return fmt.Errorf("import takes one FILE, got %q (see ada import --help)", rest)
 	}
-	in := stdin
-	if (len(rest) == 0 || rest[0] == "-") && isTerminal(stdin) {
-		return errors.New("import: standard input is a terminal: name a FILE, or pipe an export in (ada import < FILE)")
+	in, closeIn, err := importSource(rest, stdin)
+	if err != nil {
+		return fmt.Errorf("import: %w", err)
 	}
-	if len(rest) == 1 && rest[0] != "-" {
-		f, err := os.Open(rest[0])
-		if err != nil {
-			return fmt.Errorf("import: %w", err)
-		}
-		defer f.Close()
-		in = f
-	}
+	defer closeIn()
 	rd, err := jsonl.NewReader(in)
 	if err != nil {
 		return fmt.Errorf("import: %w", err)
@@ -78,16 +71,7 @@ func runImport(ctx context.Context, cfg *config.Config, log *slog.Logger, args [
 		return fmt.Errorf("import: %w", err)
 	}
 	im := &importer{db: db, emb: emb, header: rd.Header(), prog: newProgress(stderr, "import")}
-	h := im.header
-	im.reembed = !h.Vectors || h.Embedder != emb.Name()
-	switch {
-	case h.Documents == 0:
-	case !h.Vectors:
-		fmt.Fprintf(stdout, "the export has no vectors: embedding every imported document with %s\n", emb.Name())
-	case im.reembed:
-		fmt.Fprintf(stdout, "the export's vectors were written by %s, this store uses %s: re-embedding every imported document with %s\n",
-			cmp.Or(h.Embedder, "an unknown embedder"), emb.Name(), emb.Name())
-	}
+	im.reembed = needsEmbedding(im.header, emb.Name(), stdout)
 	start := time.Now()
 	err = im.run(ctx, rd)
 	im.prog.done()
@@ -99,6 +83,38 @@ func runImport(ctx context.Context, cfg *config.Config, log *slog.Logger, args [
 	}
 	log.Info("import complete", "documents", r.Documents, "history", r.History, "embedder", emb.Name(), "reembedded", im.reembed)
 	return nil
+}
+
+// importSource opens what ada import reads: the file rest names, or stdin
+// for "-" or no name, unless it is a terminal. close closes the file.
+func importSource(rest []string, stdin io.Reader) (in io.Reader, close func(), err error) {
+	if len(rest) == 1 && rest[0] != "-" {
+		f, err := os.Open(rest[0])
+		if err != nil {
+			return nil, nil, err
+		}
+		return f, func() { f.Close() }, nil
+	}
+	if isTerminal(stdin) {
+		return nil, nil, errors.New("standard input is a terminal: name a FILE, or pipe an export in (ada import < FILE)")
+	}
+	return stdin, func() {}, nil
+}
+
+// needsEmbedding reports whether the export's documents must be embedded
+// with the configured embedder (named emb), and says so on out: when the
+// export has no vectors, or another embedder's.
+func needsEmbedding(h jsonl.Header, emb string, out io.Writer) bool {
+	need := !h.Vectors || h.Embedder != emb
+	switch {
+	case !need || h.Documents == 0: // nothing to say (the count is only for progress)
+	case !h.Vectors:
+		fmt.Fprintf(out, "the export has no vectors: embedding every imported document with %s\n", emb)
+	default:
+		fmt.Fprintf(out, "the export's vectors were written by %s, this store uses %s: re-embedding every imported document with %s\n",
+			cmp.Or(h.Embedder, "an unknown embedder"), emb, emb)
+	}
+	return need
 }
 
 // importer writes an export's records in batches, each in one transaction.
