@@ -146,7 +146,7 @@ func insertHistory(ctx context.Context, tx *writeTx, h core.HistoryEntry, meta s
 
 // History returns the history of memoryID, oldest first.
 func (db *DB) History(ctx context.Context, memoryID string) ([]core.HistoryEntry, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT ts, event, text, metadata, reason FROM memory_history
+	rows, err := db.read.QueryContext(ctx, `SELECT memory_id, ts, event, text, metadata, reason FROM memory_history
 		WHERE memory_id = ? ORDER BY seq`, memoryID)
 	if err != nil {
 		return nil, storeErr(err)
@@ -154,14 +154,8 @@ func (db *DB) History(ctx context.Context, memoryID string) ([]core.HistoryEntry
 	defer rows.Close()
 	var out []core.HistoryEntry
 	for rows.Next() {
-		h := core.HistoryEntry{MemoryID: memoryID}
-		var ts int64
-		var meta string
-		if err := rows.Scan(&ts, &h.Event, &h.Text, &meta, &h.Reason); err != nil {
-			return nil, storeErr(err)
-		}
-		h.Time = time.Unix(0, ts).UTC()
-		if err := json.Unmarshal([]byte(meta), &h.Meta); err != nil {
+		h, err := scanHistory(rows)
+		if err != nil {
 			return nil, storeErr(err)
 		}
 		out = append(out, h)

@@ -37,8 +37,8 @@ Prints the version.`,
 const settingsHelp = `Settings come from the environment and from .env in the working directory, or
 the file named by ADA_ENV_FILE; the environment wins, even a variable set to
 empty. See .env.example for every setting. The commands that write the
-database (up, serve, bot, migrate, reindex, mcp) hold DATA_DIR for themselves: a
-second one on the same directory stops at start.`
+database (up, serve, bot, migrate, reindex, import, mcp) hold DATA_DIR for
+themselves: a second one on the same directory stops at start.`
 
 // parseCommandArgs answers --help or -h with the command's usage, and refuses
 // any other flag or argument, before anything starts: a mistyped flag must

@@ -47,7 +47,7 @@ func logLines(ada *adaProc, parts ...string) []string {
 }
 
 func TestEveryCommandAnswersHelpWithoutStarting(t *testing.T) {
-	for _, cmd := range []string{"up", "serve", "bot", "migrate", "reindex", "version"} {
+	for _, cmd := range []string{"up", "serve", "bot", "migrate", "reindex", "export", "import", "version"} {
 		for _, flag := range []string{"--help", "-h"} {
 			dir := filepath.Join(t.TempDir(), "data")
 			out, err := runArgs(t, testEnv(t, map[string]string{"DATA_DIR": dir}), cmd, flag)

@@ -8,6 +8,7 @@ import (
 	"net/http"
 
 	"github.com/ada-chat/ada/config"
+	"github.com/ada-chat/ada/core"
 	"github.com/ada-chat/ada/storage"
 )
 
@@ -17,16 +18,11 @@ const reindexBatch = 64
 // runReindex re-embeds every document with the configured embedder. It is
 // resumable: run it again after an interruption and it continues.
 func runReindex(ctx context.Context, cfg *config.Config, log *slog.Logger, out io.Writer) error {
-	db, unlock, err := openStore(ctx, cfg)
+	db, emb, done, err := openWithEmbedder(ctx, cfg)
 	if err != nil {
 		return err
 	}
-	defer unlock()
-	defer db.Close()
-	emb, err := newEmbedder(cfg, &http.Client{})
-	if err != nil {
-		return err
-	}
+	defer done()
 	fmt.Fprintf(out, "reindexing %s with %s\n", cfg.DBPath(), emb.Name())
 	err = db.Reindex(ctx, emb, reindexBatch, func(p storage.ReindexProgress) {
 		fmt.Fprintf(out, "reindex: %d/%d documents\n", p.Done, p.Total)
@@ -37,4 +33,24 @@ func runReindex(ctx context.Context, cfg *config.Config, log *slog.Logger, out i
 	fmt.Fprintln(out, "reindex complete")
 	log.Info("reindex complete", "embedder", emb.Name())
 	return nil
+}
+
+// openWithEmbedder takes DATA_DIR, opens the store and builds the
+// configured embedder, for the commands that write vectors (reindex,
+// import). done closes the store and gives the directory back.
+func openWithEmbedder(ctx context.Context, cfg *config.Config) (*storage.DB, core.Embedder, func(), error) {
+	db, unlock, err := openStore(ctx, cfg)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	done := func() {
+		db.Close()
+		unlock()
+	}
+	emb, err := newEmbedder(cfg, &http.Client{})
+	if err != nil {
+		done()
+		return nil, nil, nil, err
+	}
+	return db, emb, done, nil
 }

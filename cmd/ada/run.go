@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"runtime/debug"
 
 	"github.com/ada-chat/ada/config"
@@ -21,8 +22,10 @@ type runEnv struct {
 	args []string
 	// lookupEnv tells an unset variable from an empty one (os.LookupEnv).
 	lookupEnv func(string) (string, bool)
-	stdout    io.Writer
-	stderr    io.Writer
+	// stdin is what ada import reads from "-"; os.Stdin when nil.
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
 	// ready, if set, is called once the API listens, with its address.
 	ready func(apiAddr string)
 	// deps, if set, may replace core's dependencies before core is built:
@@ -45,6 +48,8 @@ commands:
   reindex   re-embed every stored document with the configured embedder
   mcp       serve the memory tools to an MCP client on stdio (see ada mcp --help)
   backup    write a checked copy of the database while Ada runs: ada backup FILE
+  export    write every document and memory history as JSON Lines, while Ada runs: ada export [FILE]
+  import    read an export into this data directory (resumable): ada import [FILE]
   eval      measure retrieval on a benchmark: ada eval retrieval FILE (see ada eval retrieval --help)
   version   print the version
 
@@ -68,7 +73,7 @@ func run(ctx context.Context, env runEnv) error {
 	case "help", "--help", "-h":
 		fmt.Fprintln(env.stdout, usage)
 		return nil
-	case "up", "serve", "bot", "migrate", "reindex", "eval", "backup", "mcp":
+	case "up", "serve", "bot", "migrate", "reindex", "eval", "backup", "export", "import", "mcp":
 	default:
 		fmt.Fprintln(env.stderr, usage)
 		return fmt.Errorf("unknown command %q", cmd)
@@ -89,6 +94,14 @@ func run(ctx context.Context, env runEnv) error {
 		return runReindex(ctx, cfg, log, env.stdout)
 	case "backup":
 		return runBackup(ctx, cfg, env.args[1:], env.stdout)
+	case "export":
+		return runExport(ctx, cfg, env.args[1:], env.stdout, env.stderr)
+	case "import":
+		stdin := env.stdin
+		if stdin == nil {
+			stdin = os.Stdin
+		}
+		return runImport(ctx, cfg, log, env.args[1:], stdin, env.stdout, env.stderr)
 	case "mcp":
 		return runMCP(ctx, cfg, log, env.args[1:], env.stdout)
 	case "eval":

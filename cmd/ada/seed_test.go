@@ -11,6 +11,18 @@ import (
 	"github.com/ada-chat/ada/storage"
 )
 
+// openEnvStore opens the database of a test instance's data directory
+// (running or not), closed when the test ends.
+func openEnvStore(t testing.TB, env map[string]string) *storage.DB {
+	t.Helper()
+	db, err := storage.Open(context.Background(), filepath.Join(env["DATA_DIR"], "ada.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
 // seedTurn writes a turn document straight into the running instance's
 // database, as chat would.
 func seedTurn(t *testing.T, env map[string]string) string {

@@ -1,0 +1,223 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/ada-chat/ada/config"
+	"github.com/ada-chat/ada/core"
+	"github.com/ada-chat/ada/storage"
+	"github.com/ada-chat/ada/storage/jsonl"
+)
+
+const importUsage = `usage: ada import [FILE]
+
+Reads an export of ada export from FILE, or from standard input when FILE is
+- or not given, into DATA_DIR/ada.db, keeping every id, timestamp, metadata,
+history entry and vector. It writes the database, so Ada must be stopped (it
+holds DATA_DIR like ada reindex).
+
+Resumable: documents already stored (by id) and history entries already
+there are skipped, so running it again after an interruption continues
+without duplicating anything.
+
+When the export has no vectors, or they were written by another embedder
+than the configured one (EMBED_BACKEND, EMBED_MODEL), the texts are embedded
+again with the configured embedder, and the command says so.
+
+A line that is not a valid record stops the import with an error naming it:
+the lines before it are imported, nothing of it is.`
+
+// importBatch is the number of documents written per transaction: large
+// enough that commits cost little, small enough that memory stays bounded.
+const importBatch = 256
+
+// runImport reads an export into the store.
+func runImport(ctx context.Context, cfg *config.Config, log *slog.Logger, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("ada import", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	rest, err := parseInterspersed(fs, args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprintln(stdout, importUsage)
+		return nil
+	case err != nil:
+		return fmt.Errorf("import: %w (see ada import --help)", err)
+	case len(rest) > 1:
+		return fmt.Errorf("import takes one FILE, got %q (see ada import --help)", rest)
+	}
+	in, closeIn, err := importSource(rest, stdin)
+	if err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	defer closeIn()
+	rd, err := jsonl.NewReader(in)
+	if err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	db, emb, done, err := openWithEmbedder(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer done()
+	if err := db.CheckEmbedder(ctx, emb.Name()); err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	im := &importer{db: db, emb: emb, header: rd.Header(), prog: newProgress(stderr, "import")}
+	im.reembed = needsEmbedding(im.header, emb.Name(), stdout)
+	start := time.Now()
+	err = im.run(ctx, rd)
+	im.prog.done()
+	r := im.total
+	fmt.Fprintf(stdout, "imported %d documents and %d history entries; %d documents and %d history entries were already stored (%s)\n",
+		r.Documents, r.History, r.DocumentsSkipped, r.HistorySkipped, time.Since(start).Round(time.Millisecond))
+	if err != nil {
+		return err
+	}
+	log.Info("import complete", "documents", r.Documents, "history", r.History, "embedder", emb.Name(), "reembedded", im.reembed)
+	return nil
+}
+
+// importSource opens what ada import reads: the file rest names, or stdin
+// for "-" or no name, unless it is a terminal. close closes the file.
+func importSource(rest []string, stdin io.Reader) (in io.Reader, close func(), err error) {
+	if len(rest) == 1 && rest[0] != "-" {
+		f, err := os.Open(rest[0])
+		if err != nil {
+			return nil, nil, err
+		}
+		return f, func() { f.Close() }, nil
+	}
+	if isTerminal(stdin) {
+		return nil, nil, errors.New("standard input is a terminal: name a FILE, or pipe an export in (ada import < FILE)")
+	}
+	return stdin, func() {}, nil
+}
+
+// needsEmbedding reports whether the export's documents must be embedded
+// with the configured embedder (named emb), and says so on out: when the
+// export has no vectors, or another embedder's.
+func needsEmbedding(h jsonl.Header, emb string, out io.Writer) bool {
+	need := !h.Vectors || h.Embedder != emb
+	switch {
+	case !need || h.Documents == 0: // nothing to say (the count is only for progress)
+	case !h.Vectors:
+		fmt.Fprintf(out, "the export has no vectors: embedding every imported document with %s\n", emb)
+	default:
+		fmt.Fprintf(out, "the export's vectors were written by %s, this store uses %s: re-embedding every imported document with %s\n",
+			cmp.Or(h.Embedder, "an unknown embedder"), emb, emb)
+	}
+	return need
+}
+
+// importer writes an export's records in batches, each in one transaction.
+type importer struct {
+	db      *storage.DB
+	emb     core.Embedder
+	header  jsonl.Header
+	reembed bool
+	prog    *progress
+
+	docs    []core.Document
+	history []core.HistoryEntry
+	read    struct{ docs, history int }
+	total   storage.ImportResult
+}
+
+// run reads every record. A bad line ends it after the lines before it
+// are written.
+func (im *importer) run(ctx context.Context, rd *jsonl.Reader) error {
+	for {
+		rec, err := rd.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			if ferr := im.flush(ctx); ferr != nil {
+				return ferr
+			}
+			return fmt.Errorf("import: %w; nothing of that line was written, every line before it was: fix it and run the import again to continue", err)
+		}
+		switch {
+		case rec.Document != nil:
+			im.docs = append(im.docs, *rec.Document)
+			im.read.docs++
+		case rec.History != nil:
+			im.history = append(im.history, *rec.History)
+			im.read.history++
+		}
+		if len(im.docs) >= importBatch || len(im.history) >= 4*importBatch {
+			if err := im.flush(ctx); err != nil {
+				return err
+			}
+		}
+	}
+	return im.flush(ctx)
+}
+
+// flush writes the pending records, embedding them first if need be.
+func (im *importer) flush(ctx context.Context) error {
+	if len(im.docs) == 0 && len(im.history) == 0 {
+		return nil
+	}
+	docs := im.docs
+	if im.reembed {
+		var err error
+		if docs, err = im.embed(ctx, docs); err != nil {
+			return fmt.Errorf("import stopped (run it again to resume): %w", err)
+		}
+	}
+	res, err := im.db.Import(ctx, docs, im.history)
+	if err != nil {
+		return fmt.Errorf("import stopped (run it again to resume): %w", err)
+	}
+	res.DocumentsSkipped += len(im.docs) - len(docs) // already stored, not embedded again
+	im.total.Add(res)
+	im.docs, im.history = im.docs[:0], im.history[:0]
+	im.prog.show(im.read.docs, im.header.Documents, im.read.history, im.header.History)
+	return nil
+}
+
+// embed embeds the documents of docs not stored yet (a resumed import does
+// not pay the embedder twice) and returns them.
+func (im *importer) embed(ctx context.Context, docs []core.Document) ([]core.Document, error) {
+	ids := make([]string, len(docs))
+	for i, d := range docs {
+		ids[i] = d.ID
+	}
+	stored, err := im.db.Stored(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	todo := make([]core.Document, 0, len(docs))
+	for _, d := range docs {
+		if !stored[d.ID] {
+			todo = append(todo, d)
+		}
+	}
+	for start := 0; start < len(todo); start += reindexBatch {
+		chunk := todo[start:min(start+reindexBatch, len(todo))]
+		texts := make([]string, len(chunk))
+		for i, d := range chunk {
+			texts[i] = d.Text
+		}
+		vecs, err := im.emb.Embed(ctx, texts)
+		if err != nil {
+			return nil, err
+		}
+		if len(vecs) != len(chunk) {
+			return nil, core.Errorf(core.KindUpstream, "embedder %s returned %d vectors for %d texts", im.emb.Name(), len(vecs), len(chunk))
+		}
+		for i := range chunk {
+			chunk[i].Embedding = vecs[i]
+		}
+	}
+	return todo, nil
+}
