@@ -68,6 +68,16 @@ type Conversation struct {
 	TurnCount int       `json:"turn_count"`
 }
 
+// MarshalJSON writes the timestamp as every time in Ada's answers is
+// written: microseconds and an explicit offset (isoTime).
+func (c Conversation) MarshalJSON() ([]byte, error) {
+	type plain Conversation
+	return json.Marshal(struct {
+		plain
+		Timestamp string `json:"timestamp"`
+	}{plain(c), isoTime(c.Timestamp)})
+}
+
 // StoreStats describes the store for health and debug endpoints.
 type StoreStats struct {
 	Backend    string          `json:"backend"`
