@@ -99,5 +99,13 @@ func (o *Options) validate() error {
 	if o.AccessToken == "" && o.Password == "" {
 		errs = append(errs, errors.New("MATRIX_ACCESS_TOKEN or MATRIX_PASSWORD is required"))
 	}
+	// Options made without config (OptionsFrom) have no defaults: zero
+	// workers would never answer, a zero timeout would fail every answer.
+	if o.Workers < 1 {
+		errs = append(errs, errors.New("BOT_WORKERS must be at least 1"))
+	}
+	if o.ChatTimeout <= 0 {
+		errs = append(errs, errors.New("REQUEST_TIMEOUT_SECONDS must be positive"))
+	}
 	return errors.Join(errs...)
 }
