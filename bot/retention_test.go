@@ -31,7 +31,8 @@ func newSweepBot(t *testing.T, llm *llmtest.Server) (*storage.DB, *core.Service,
 	svc := core.New(core.Deps{Store: db, Embedder: embed.Hash{}, LLM: ollama.New(ollama.Options{BaseURL: llm.URL(), Model: "m"}),
 		Now: clock.Now}, core.DefaultOptions())
 	t.Cleanup(svc.Close)
-	b, err := New(Options{Homeserver: "http://unused", UserID: "@ada:x", Password: "p", RetentionDays: 30, MaxContextMessages: 10},
+	b, err := New(Options{Homeserver: "http://unused", UserID: "@ada:x", Password: "p", RetentionDays: 30, MaxContextMessages: 10,
+		Workers: 1, ChatTimeout: time.Minute},
 		Deps{Backend: NewCoreBackend(svc, nil), DB: db.Writer(), State: db.Bridge(), Retention: svc, Now: clock.Now,
 			Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
@@ -122,6 +123,7 @@ func TestRunRetriesUnreachableHomeserver(t *testing.T) {
 		logs := &syncBuffer{}
 		opts := creds
 		opts.Homeserver, opts.UserID = llmtest.ClosedURL(t), "@ada:x"
+		opts.Workers, opts.ChatTimeout = 1, time.Minute
 		b, err := New(opts, Deps{Backend: NewCoreBackend(nil, nil), DB: db.Writer(), State: db.Bridge(), Logger: slog.New(slog.NewTextHandler(logs, nil))})
 		if err != nil {
 			t.Fatal(err)
