@@ -948,8 +948,8 @@ func refuseThinking(r llmtest.Request) (llmtest.Reply, bool) {
 	return llmtest.Reply{}, false
 }
 
-// TestOpenAPIShutdownAnswer: a chat still running when the server stops
-// gets the documented 503 with Retry-After.
+// TestOpenAPIShutdownAnswer: a chat still running when the shutdown's
+// grace period ends gets the documented 503 with Retry-After.
 func TestOpenAPIShutdownAnswer(t *testing.T) {
 	doc := strictSpec(t)
 	a := startLiveAPI(t, doc, testConfig(t, func(c *Config) { c.Version = "test" }), core.DefaultOptions(), Deps{})
@@ -958,7 +958,9 @@ func TestOpenAPIShutdownAnswer(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		if a.llm.WaitRequests(ctx, 1) == nil {
-			_ = a.srv.Shutdown(ctx)
+			grace, end := context.WithCancel(ctx)
+			end() // the grace period is over: the hung chat is ended
+			_ = a.srv.Shutdown(grace)
 		}
 	}()
 	a.do(jsonCall("POST", "/v1/chat", "/v1/chat", map[string]any{"prompt": "still there?"}, 503))

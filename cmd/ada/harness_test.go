@@ -134,6 +134,25 @@ func (p *adaProc) stop() {
 // call sends a request and decodes a JSON answer into out (if non-nil).
 func (p *adaProc) call(method, path string, body any, out any) int {
 	p.t.Helper()
+	return p.callWithKey("", method, path, body, out)
+}
+
+// callWithKey is call with the API key as a bearer token.
+func (p *adaProc) callWithKey(key, method, path string, body any, out any) int {
+	p.t.Helper()
+	status, data := p.send(key, method, path, body)
+	if out != nil {
+		if err := json.Unmarshal(data, out); err != nil {
+			p.t.Fatalf("%s %s: status %d, body %q is not the expected JSON: %v", method, path, status, data, err)
+		}
+	}
+	return status
+}
+
+// send sends a request, with the API key as a bearer token unless key is
+// empty, and returns the status and the body as it came.
+func (p *adaProc) send(key, method, path string, body any) (int, []byte) {
+	p.t.Helper()
 	var rd io.Reader
 	switch b := body.(type) {
 	case nil:
@@ -152,18 +171,16 @@ func (p *adaProc) call(method, path string, body any, out any) int {
 	if rd != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		p.t.Fatalf("%s %s: %v", method, path, err)
 	}
 	defer resp.Body.Close()
 	data, _ := io.ReadAll(resp.Body)
-	if out != nil {
-		if err := json.Unmarshal(data, out); err != nil {
-			p.t.Fatalf("%s %s: status %d, body %q is not the expected JSON: %v", method, path, resp.StatusCode, data, err)
-		}
-	}
-	return resp.StatusCode
+	return resp.StatusCode, data
 }
 
 func TestMain(m *testing.M) {

@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"io"
-	"net/http"
 	"os"
 	"regexp"
 	"strings"
@@ -25,39 +23,11 @@ import (
 // scrape is one parsed /metrics answer.
 type scrape map[string]*dto.MetricFamily
 
-// authCall sends a request with the bearer key (none when key is empty) and
-// returns the status and body.
-func authCall(t *testing.T, ada *adaProc, method, path, key string, body any) (int, []byte) {
-	t.Helper()
-	var rd io.Reader
-	if body != nil {
-		data, _ := json.Marshal(body)
-		rd = bytes.NewReader(data)
-	}
-	req, err := http.NewRequest(method, ada.URL+path, rd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if key != "" {
-		req.Header.Set("Authorization", "Bearer "+key)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, data
-}
-
 // scrapeMetrics reads /metrics as Prometheus does and parses it with
 // Prometheus' own text parser.
 func scrapeMetrics(t *testing.T, ada *adaProc, key string) scrape {
 	t.Helper()
-	st, body := authCall(t, ada, "GET", "/metrics", key, nil)
+	st, body := ada.send(key, "GET", "/metrics", nil)
 	if st != 200 {
 		t.Fatalf("GET /metrics: %d %s", st, body)
 	}
@@ -114,7 +84,7 @@ func TestMetricsMoveWithAChatAndAMemoryWrite(t *testing.T) {
 	llm.Default(llmtest.Reply{Tokens: []string{"Noted", "."}})
 
 	for _, k := range []string{"", "wrong-key"} {
-		if st, body := authCall(t, ada, "GET", "/metrics", k, nil); st != 401 {
+		if st, body := ada.send(k, "GET", "/metrics", nil); st != 401 {
 			t.Fatalf("GET /metrics with key %q: %d %s, want 401", k, st, body)
 		}
 	}
@@ -127,24 +97,24 @@ func TestMetricsMoveWithAChatAndAMemoryWrite(t *testing.T) {
 		RequestID string   `json:"request_id"`
 		TurnIDs   []string `json:"turn_ids"`
 	}
-	st, body := authCall(t, ada, "POST", "/v1/chat", key, map[string]any{"prompt": "I keep bees", "conversation_id": conv})
+	st, body := ada.send(key, "POST", "/v1/chat", map[string]any{"prompt": "I keep bees", "conversation_id": conv})
 	if st != 200 || json.Unmarshal(body, &chat) != nil {
 		t.Fatalf("chat: %d %s", st, body)
 	}
 	ids = append(ids, chat.RequestID)
 	ids = append(ids, chat.TurnIDs...)
-	if st, body = authCall(t, ada, "POST", "/v1/chat/stream", key, map[string]any{"prompt": "And honey?", "conversation_id": conv, "auto_memory": false}); st != 200 || !strings.Contains(string(body), `"type":"done"`) {
+	if st, body = ada.send(key, "POST", "/v1/chat/stream", map[string]any{"prompt": "And honey?", "conversation_id": conv, "auto_memory": false}); st != 200 || !strings.Contains(string(body), `"type":"done"`) {
 		t.Fatalf("stream: %d %s", st, body)
 	}
 	var mem memoryRecord
-	st, body = authCall(t, ada, "POST", "/v1/memory", key, map[string]any{"text": "Sam's hives are on the roof", "conversation_id": conv})
+	st, body = ada.send(key, "POST", "/v1/memory", map[string]any{"text": "Sam's hives are on the roof", "conversation_id": conv})
 	if st != 201 || json.Unmarshal(body, &mem) != nil {
 		t.Fatalf("memory write: %d %s", st, body)
 	}
 	ids = append(ids, mem.ID)
 	// Routes with ids in their paths, and a path no route fits.
 	for _, path := range []string{"/v1/memory/" + mem.ID, "/v1/conversations/" + conv, "/v1/no-such/" + conv} {
-		authCall(t, ada, "GET", path, key, nil)
+		ada.send(key, "GET", path, nil)
 	}
 	waitFor(t, "the automatic memory's job", func() bool {
 		return scrapeMetrics(t, ada, key).value("ada_background_jobs_finished_total", map[string]string{"kind": "memory_extraction", "result": "done"}) >= 1
@@ -264,7 +234,7 @@ func checkDashboard(t *testing.T, live scrape) {
 // TestMetricsOff: METRICS_ENABLED=false answers /metrics with 404.
 func TestMetricsOff(t *testing.T) {
 	ada := startAda(t, "serve", testEnv(t, map[string]string{"METRICS_ENABLED": "false"}))
-	if st, body := authCall(t, ada, "GET", "/metrics", "", nil); st != 404 || !strings.Contains(string(body), "METRICS_ENABLED") {
+	if st, body := ada.send("", "GET", "/metrics", nil); st != 404 || !strings.Contains(string(body), "METRICS_ENABLED") {
 		t.Fatalf("%d %s", st, body)
 	}
 }

@@ -37,7 +37,7 @@ func TestOpenAIClient(t *testing.T) {
 	ada := startAda(t, "serve", testEnv(t, map[string]string{
 		"LLM_BASE_URL": llm.URL(), "LLM_MODEL": "tiny", "API_KEY": key, "RAG_AUTO_MEMORY": "false"}))
 	for user, text := range map[string]string{"alice": "Alice's locker code is 4417", "bob": "Bob's locker code is 9051"} {
-		if st := authJSON(t, ada, key, "POST", "/v1/memory", map[string]any{"text": text, "entity": user}, nil); st != 201 {
+		if st := ada.callWithKey(key, "POST", "/v1/memory", map[string]any{"text": text, "entity": user}, nil); st != 201 {
 			t.Fatalf("memory for %s: %d", user, st)
 		}
 	}
@@ -95,7 +95,7 @@ func TestOpenAIClient(t *testing.T) {
 		t.Fatalf("history: %v", h)
 	}
 	var turns storedTurns
-	authJSON(t, ada, key, "GET", "/v1/conversations/"+conv, nil, &turns)
+	ada.callWithKey(key, "GET", "/v1/conversations/"+conv, nil, &turns)
 	if len(turns.Turns) != 4 {
 		t.Errorf("conversation %s holds %d turns, want 4: %+v", conv, len(turns.Turns), turns.Turns)
 	}
@@ -119,7 +119,7 @@ func TestOpenAIClient(t *testing.T) {
 		t.Errorf("the model did not get the tool's result after its call: %+v", sent)
 	}
 	var toolTurns storedTurns
-	authJSON(t, ada, key, "GET", "/v1/conversations/"+tc["conversation"].(string), nil, &toolTurns)
+	ada.callWithKey(key, "GET", "/v1/conversations/"+tc["conversation"].(string), nil, &toolTurns)
 	if len(toolTurns.Turns) != 2 || toolTurns.Turns[1].Content != "It is sunny in Lyon." {
 		t.Errorf("the tools exchange was stored as %+v, want the question and the final answer", toolTurns.Turns)
 	}
@@ -142,7 +142,7 @@ func TestOpenAIClient(t *testing.T) {
 	var e struct {
 		Error struct{ Message, Type string } `json:"error"`
 	}
-	if st := authJSON(t, ada, "wrong", "POST", "/v1/chat/completions", map[string]any{"model": "ada"}, &e); st != 401 || e.Error.Type != "authentication_error" {
+	if st := ada.callWithKey("wrong", "POST", "/v1/chat/completions", map[string]any{"model": "ada"}, &e); st != 401 || e.Error.Type != "authentication_error" {
 		t.Errorf("wrong key: %d %+v", st, e)
 	}
 }
@@ -179,18 +179,6 @@ func lastCallWith(t *testing.T, llm *llmtest.Server, marker string) []core.Messa
 		}
 	}
 	return found
-}
-
-// authJSON is authCall decoding a JSON answer into out (if non-nil).
-func authJSON(t *testing.T, ada *adaProc, key, method, path string, body, out any) int {
-	t.Helper()
-	st, data := authCall(t, ada, method, path, key, body)
-	if out != nil {
-		if err := json.Unmarshal(data, out); err != nil {
-			t.Fatalf("%s %s: %d %q: %v", method, path, st, data, err)
-		}
-	}
-	return st
 }
 
 // findOpenAIClient returns node and the client's directory with its
