@@ -89,8 +89,11 @@ func (adaEvents) event(ev core.Event) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return "data: " + string(data) + "\n\n", nil
+	return sseData(data), nil
 }
+
+// sseData is one SSE data frame.
+func sseData(data []byte) string { return "data: " + string(data) + "\n\n" }
 
 func (e adaEvents) failure(err error) string {
 	frame, _ := e.event(wire.ErrorEvent(err))

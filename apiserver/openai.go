@@ -141,7 +141,7 @@ func (e *openAIChunks) event(ev core.Event) (string, error) {
 		}
 		return out + "data: [DONE]\n\n", nil
 	case core.EventError:
-		return e.failure(core.Errorf(ev.Kind, "%s", ev.Error)), nil
+		return e.errorFrame(wire.Status(ev.Kind), ev.Error), nil
 	default:
 		return "", nil
 	}
@@ -150,12 +150,16 @@ func (e *openAIChunks) event(ev core.Event) (string, error) {
 // failure is an error chunk, as OpenAI's own streams end on a failure;
 // its clients raise it as an APIError.
 func (e *openAIChunks) failure(err error) string {
-	data, _ := json.Marshal(wire.OpenAIErrorFor(statusOf(err), core.SafeMessage(err)))
-	return "data: " + string(data) + "\n\n"
+	return e.errorFrame(statusOf(err), core.SafeMessage(err))
+}
+
+func (e *openAIChunks) errorFrame(status int, message string) string {
+	data, _ := json.Marshal(wire.OpenAIErrorFor(status, message))
+	return sseData(data)
 }
 
 func (e *openAIChunks) chunk(choices []wire.CompletionChoice, usage *wire.CompletionUsage) string {
 	data, _ := json.Marshal(wire.CompletionChunk{ID: e.id, Object: "chat.completion.chunk", Created: e.created,
 		Model: e.model, Choices: choices, Usage: usage})
-	return "data: " + string(data) + "\n\n"
+	return sseData(data)
 }

@@ -11,6 +11,10 @@ import (
 // MaxMemoryLimit is the largest page of memories returned by one search.
 const MaxMemoryLimit = 20
 
+// DefaultSearchLimit is how many memories a search returns when the caller
+// names no limit (GET /v1/memory?query=, MCP's search_memory).
+const DefaultSearchLimit = 10
+
 // MemoryPageResult is one page of memories. Next, set when a listing may
 // continue, is the cursor of the following page.
 type MemoryPageResult struct {

@@ -10,12 +10,9 @@ import (
 	"github.com/ada-chat/ada/core"
 )
 
-// Default page sizes, as GET /v1/memory has them: a search returns its 10
-// best, a listing pages by the largest page.
-const (
-	searchLimit = 10
-	listLimit   = core.MaxMemoryLimit
-)
+// listLimit is a listing's default page, as GET /v1/memory has it: the
+// largest (a search's default is core.DefaultSearchLimit).
+const listLimit = core.MaxMemoryLimit
 
 func (t *tools) search(ctx context.Context, req *sdk.CallToolRequest, in searchInput) (memoriesOutput, error) {
 	if strings.TrimSpace(in.Query) == "" {
@@ -25,7 +22,7 @@ func (t *tools) search(ctx context.Context, req *sdk.CallToolRequest, in searchI
 	if err != nil {
 		return memoriesOutput{}, err
 	}
-	page, err := t.svc.MemoryPage(ctx, core.MemoryQuery{Text: in.Query, Entity: entity, Limit: orDefault(in.Limit, searchLimit)})
+	page, err := t.svc.MemoryPage(ctx, core.MemoryQuery{Text: in.Query, Entity: entity, Limit: orDefault(in.Limit, core.DefaultSearchLimit)})
 	if err != nil {
 		return memoriesOutput{}, err
 	}

@@ -152,7 +152,7 @@ func ParseMemoryQuery(param func(name string) string) (core.MemoryQuery, error) 
 	q.Limit = core.MaxMemoryLimit
 	if q.Text == "" {
 		if text := param("query"); text != "" {
-			q.Text, q.Limit = text, 10
+			q.Text, q.Limit = text, core.DefaultSearchLimit
 		}
 	}
 	limit, err := ParseInt("limit", param("limit"))

@@ -51,8 +51,7 @@ type CompletionMessage struct {
 
 // text is the message's text: the string, or its text parts joined.
 func (m CompletionMessage) text(i int) (string, error) {
-	raw := strings.TrimSpace(string(m.Content))
-	if raw == "" || raw == "null" {
+	if present(m.Content) == nil {
 		return "", nil
 	}
 	var s string
@@ -99,7 +98,7 @@ func (b *CompletionRequest) ToCore(user string) (core.ChatRequest, error) {
 	case b.N != nil && *b.N != 1:
 		return req, core.Errorf(core.KindInvalid, "n: Ada gives one answer; n must be 1")
 	}
-	if raw := strings.TrimSpace(string(b.Tools)); raw != "" && raw != "null" && raw != "[]" {
+	if present(b.Tools) != nil && strings.TrimSpace(string(b.Tools)) != "[]" {
 		req.Tools, req.ToolChoice = b.Tools, present(b.ToolChoice)
 	}
 	prompt := -1
@@ -175,8 +174,7 @@ func (b *CompletionRequest) options() (core.GenOptions, error) {
 	case o.MaxTokens != nil && *o.MaxTokens < 1:
 		return o, core.Errorf(core.KindInvalid, "max_tokens: must be at least 1, got %d", *o.MaxTokens)
 	}
-	raw := strings.TrimSpace(string(b.Stop))
-	if raw == "" || raw == "null" {
+	if present(b.Stop) == nil {
 		return o, nil
 	}
 	var one string

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -136,6 +137,31 @@ func TestOpenAIClient(t *testing.T) {
 	}
 	if m := one("models")["models"]; toJSON(m) != `["ada","tiny"]` {
 		t.Errorf("models: %v", m)
+	}
+
+	// Open WebUI's forwarded headers: the user header names the end user
+	// (alice's memory, not bob's, though the body says bob), the session
+	// header the conversation, whatever the first messages.
+	convs := map[string]bool{}
+	for _, first := range []string{"What is my locker code? (headers, first)", "Tell me my locker code (headers, second)"} {
+		body := toJSON(map[string]any{"model": "ada", "user": "bob", "messages": []map[string]string{{"role": "user", "content": first}}})
+		req, _ := http.NewRequest("POST", ada.URL+"/v1/chat/completions", strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+key)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-OpenWebUI-User-Id", "alice")
+		req.Header.Set("X-OpenWebUI-Chat-Id", "chat-42")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("completion with Open WebUI's headers: %v %v", resp, err)
+		}
+		resp.Body.Close()
+		convs[resp.Header.Get("X-Ada-Conversation-Id")] = true
+		if sys := systemPromptFor(t, llm, first); !strings.Contains(sys, "4417") || strings.Contains(sys, "9051") {
+			t.Errorf("the user header did not choose alice's memories:\n%s", sys)
+		}
+	}
+	if len(convs) != 1 {
+		t.Errorf("one chat id gave conversations %v, want one", convs)
 	}
 
 	// A wrong key gets OpenAI's error shape.
