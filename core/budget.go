@@ -18,9 +18,11 @@ const DefaultContextBudget = 4000
 const charsPerToken = 4
 
 // estimateTokens is the estimated token count of s.
-func estimateTokens(s string) int {
-	return (utf8.RuneCountInString(s) + charsPerToken - 1) / charsPerToken
-}
+func estimateTokens(s string) int { return EstimateTokens(utf8.RuneCountInString(s)) }
+
+// EstimateTokens is the estimated token count of a text of n characters,
+// for a count no backend reported (the context budget, the metrics).
+func EstimateTokens(n int) int { return (n + charsPerToken - 1) / charsPerToken }
 
 // sectionAllowance covers, in tokens, the headings and context-guide lines
 // that the optional sections add to the prompt.

@@ -7,22 +7,21 @@ import (
 )
 
 // kinds is the one table of error kinds on the wire: the HTTP status of a
-// {"detail"} answer and the name an SSE error event carries. When a status
-// stands for several kinds (500), the first row is the kind a client
-// reads back.
+// {"detail"} answer (an SSE error event carries the kind's name,
+// core.ErrorKind.String). When a status stands for several kinds (500), the
+// first row is the kind a client reads back.
 var kinds = []struct {
 	kind   core.ErrorKind
 	status int
-	name   string
 }{
-	{core.KindInvalid, http.StatusBadRequest, "invalid"},
-	{core.KindNotFound, http.StatusNotFound, "not_found"},
-	{core.KindUnavailable, http.StatusServiceUnavailable, "unavailable"},
-	{core.KindUpstream, http.StatusInternalServerError, "upstream"},
-	{core.KindTooLarge, http.StatusRequestEntityTooLarge, "too_large"},
-	{core.KindUnauthorized, http.StatusUnauthorized, "unauthorized"},
-	{core.KindCanceled, http.StatusGatewayTimeout, "canceled"},
-	{core.KindInternal, http.StatusInternalServerError, "internal"},
+	{core.KindInvalid, http.StatusBadRequest},
+	{core.KindNotFound, http.StatusNotFound},
+	{core.KindUnavailable, http.StatusServiceUnavailable},
+	{core.KindUpstream, http.StatusInternalServerError},
+	{core.KindTooLarge, http.StatusRequestEntityTooLarge},
+	{core.KindUnauthorized, http.StatusUnauthorized},
+	{core.KindCanceled, http.StatusGatewayTimeout},
+	{core.KindInternal, http.StatusInternalServerError},
 }
 
 // Status is the HTTP status of an error of kind.
@@ -53,7 +52,7 @@ func KindOfStatus(status int) core.ErrorKind {
 func kindName(kind core.ErrorKind) string {
 	for _, k := range kinds {
 		if k.kind == kind {
-			return k.name
+			return k.kind.String()
 		}
 	}
 	return "internal"
@@ -63,7 +62,7 @@ func kindName(kind core.ErrorKind) string {
 // server) is upstream: the server reported a failure it did not classify.
 func kindNamed(name string) core.ErrorKind {
 	for _, k := range kinds {
-		if k.name == name {
+		if k.kind.String() == name {
 			return k.kind
 		}
 	}

@@ -38,12 +38,6 @@ type llm struct {
 	backend string
 }
 
-// charsPerToken estimates tokens, as core's context budget does, for a call
-// whose backend reports no usage.
-const charsPerToken = 4
-
-func estimateTokens(n int) float64 { return float64((n + charsPerToken - 1) / charsPerToken) }
-
 func (l *llm) Chat(ctx context.Context, req core.LLMRequest, emit func(core.LLMEvent) error) error {
 	format := "text"
 	if len(req.Format) > 0 {
@@ -74,8 +68,8 @@ func (l *llm) Chat(ctx context.Context, req core.LLMRequest, emit func(core.LLME
 		l.m.llmTokens.WithLabelValues(l.backend, "in").Add(float64(usage.PromptTokens))
 		l.m.llmTokens.WithLabelValues(l.backend, "out").Add(float64(usage.CompletionTokens))
 	} else {
-		l.m.llmTokens.WithLabelValues(l.backend, "in").Add(estimateTokens(in))
-		l.m.llmTokens.WithLabelValues(l.backend, "out").Add(estimateTokens(out))
+		l.m.llmTokens.WithLabelValues(l.backend, "in").Add(float64(core.EstimateTokens(in)))
+		l.m.llmTokens.WithLabelValues(l.backend, "out").Add(float64(core.EstimateTokens(out)))
 	}
 	if err != nil {
 		l.m.llmErrors.WithLabelValues(l.backend, kindLabel(err)).Inc()

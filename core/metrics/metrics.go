@@ -198,29 +198,12 @@ func methodLabel(method string) string {
 	return "other"
 }
 
-// kindLabel names an error's kind; "ok" for no error.
+// kindLabel names an error's kind (core.ErrorKind.String); "ok" for no error.
 func kindLabel(err error) string {
 	if err == nil {
 		return "ok"
 	}
-	switch core.KindOf(err) {
-	case core.KindInvalid:
-		return "invalid"
-	case core.KindNotFound:
-		return "not_found"
-	case core.KindUnavailable:
-		return "unavailable"
-	case core.KindUpstream:
-		return "upstream"
-	case core.KindTooLarge:
-		return "too_large"
-	case core.KindUnauthorized:
-		return "unauthorized"
-	case core.KindCanceled:
-		return "canceled"
-	default:
-		return "internal"
-	}
+	return core.KindOf(err).String()
 }
 
 // backendLabel is the backend part of a name such as "ollama:nomic-embed-text".
