@@ -261,7 +261,7 @@ func (s *Service) DeleteMemory(ctx context.Context, id string) error {
 		return Errorf(KindNotFound, "memory %s not found", id)
 	}
 	return s.store.Apply(ctx, Change{Delete: []string{id},
-		History: []HistoryEntry{forgottenOf(d, HistoryDelete, s.now(), "deleted on request")}})
+		History: []HistoryEntry{historyOf(d, HistoryDelete, s.now(), "deleted on request")}})
 }
 
 // sweepExpired deletes the memories whose expiry has passed, each with an
@@ -277,7 +277,7 @@ func (s *Service) sweepExpired(ctx context.Context) (int, error) {
 		var c Change
 		for _, d := range docs {
 			c.Delete = append(c.Delete, d.ID)
-			c.History = append(c.History, forgottenOf(d, HistoryExpire, now, "expires_at passed"))
+			c.History = append(c.History, historyOf(d, HistoryExpire, now, "expires_at passed"))
 		}
 		if err := s.store.Apply(ctx, c); err != nil {
 			return n, err

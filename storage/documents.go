@@ -336,7 +336,6 @@ func deleteMatching(ctx context.Context, tx *writeTx, f core.Filter) (int, error
 				rows.Close()
 				return 0, storeErr(err)
 			}
-			m.Tags = nil
 			memories = append(memories, core.HistoryEntry{MemoryID: id, Event: core.HistoryDelete, Meta: m, Reason: deletionReason(f)})
 		}
 	}

@@ -105,7 +105,6 @@ func deleteOrphans(ctx context.Context, tx *writeTx, sources []any) error {
 		if tx.cascadeReason != "" {
 			reason = tx.cascadeReason
 		}
-		m.Tags = nil // the record of a memory that went keeps no words of it
 		h := core.HistoryEntry{MemoryID: id, Event: core.HistoryDelete, Time: now, Meta: m, Reason: reason}
 		metaJSON, err := json.Marshal(m)
 		if err != nil {
@@ -129,18 +128,22 @@ func execChunks(ctx context.Context, tx *writeTx, stmtIn string, ids []any) erro
 	return nil
 }
 
-// insertHistory appends h. A memory's end (deletion, expiry) also blanks
-// the text of its earlier entries: what is forgotten leaves a record, never
-// its words.
+// forgetWords blanks the words of history entries (their text and tags):
+// what is forgotten leaves a record of when and why, never its words
+// (DECISIONS.md, Forgetting). Every path that forgets uses it: a memory's
+// end (insertHistory) and retention (PruneHistory).
+const forgetWords = `UPDATE memory_history SET text = '', metadata = json_remove(metadata, '$.tags')`
+
+// insertHistory appends h. A memory's end (deletion, expiry, whoever
+// causes it) is recorded without its words, and blanks those of its earlier
+// entries.
 func insertHistory(ctx context.Context, tx *writeTx, h core.HistoryEntry, meta string) error {
-	if core.Forgets(h.Event) {
-		if _, err := tx.ExecContext(ctx, "UPDATE memory_history SET text = '', metadata = json_remove(metadata, '$.tags') WHERE memory_id = ?", h.MemoryID); err != nil {
-			return storeErr(err)
-		}
-		h.Text = ""
-	}
 	_, err := tx.ExecContext(ctx, `INSERT INTO memory_history (memory_id, ts, event, text, metadata, reason, room_id)
 		VALUES (?, ?, ?, ?, ?, ?, ?)`, h.MemoryID, h.Time.UnixNano(), h.Event, h.Text, meta, h.Reason, nullable(h.Meta.RoomID))
+	if err != nil || !core.Forgets(h.Event) {
+		return storeErr(err)
+	}
+	_, err = tx.ExecContext(ctx, forgetWords+" WHERE memory_id = ?", h.MemoryID)
 	return storeErr(err)
 }
 
@@ -168,7 +171,7 @@ func (db *DB) History(ctx context.Context, memoryID string) ([]core.HistoryEntry
 func (db *DB) PruneHistory(ctx context.Context, cutoff time.Time) (int, error) {
 	var n int64
 	err := db.inTx(ctx, func(tx *writeTx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE memory_history SET text = '', metadata = json_remove(metadata, '$.tags')
+		res, err := tx.ExecContext(ctx, forgetWords+`
 			WHERE room_id IS NOT NULL AND ts < ? AND (text != '' OR json_extract(metadata, '$.tags') IS NOT NULL)`, cutoff.UnixNano())
 		if err != nil {
 			return storeErr(err)
