@@ -1,6 +1,9 @@
 package core
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
 // History events of a memory, in the order a memory can meet them.
 const (
@@ -36,20 +39,22 @@ type Change struct {
 	Reason string
 }
 
+// MarshalJSON writes the entry's time as every time in Ada's answers
+// (isoTime). Its metadata keeps the stored form: the history answer shows
+// the memory as it was stored.
+func (h HistoryEntry) MarshalJSON() ([]byte, error) {
+	type plain HistoryEntry
+	return json.Marshal(struct {
+		plain
+		Time string `json:"timestamp"`
+	}{plain(h), isoTime(h.Time)})
+}
+
 func historyOf(d Document, event string, at time.Time, reason string) HistoryEntry {
 	return HistoryEntry{MemoryID: d.ID, Event: event, Time: at.UTC(), Text: d.Text, Meta: d.Meta, Reason: reason}
 }
 
-// forgottenOf is the history entry of a memory that went (deleted or
-// expired): what kind of thing it was, when and why, never its text or its
-// tags (DECISIONS.md, Forgetting). The store also blanks the text of the
-// memory's earlier entries when it records one.
-func forgottenOf(d Document, event string, at time.Time, reason string) HistoryEntry {
-	h := historyOf(d, event, at, reason)
-	h.Text, h.Meta.Tags = "", nil
-	return h
-}
-
-// Forgets reports whether a history event is a memory's end: its record
-// keeps no text.
+// Forgets reports whether a history event is a memory's end: the store
+// records it without the memory's words and blanks them in its earlier
+// entries.
 func Forgets(event string) bool { return event == HistoryDelete || event == HistoryExpire }
