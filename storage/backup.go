@@ -22,10 +22,11 @@ import (
 // name, checked with integrity_check and only then renamed to dst, so dst is
 // either a whole, checked backup or not there at all.
 func Backup(ctx context.Context, src, dst string) error {
-	registerVec.Do(sqlite_vec.Auto)
-	if _, err := os.Stat(src); err != nil {
-		return fmt.Errorf("backup: database %s: %w", src, err)
+	db, err := openReadOnly(src)
+	if err != nil {
+		return fmt.Errorf("backup: %w", err)
 	}
+	defer db.Close()
 	if _, err := os.Stat(dst); err == nil {
 		return fmt.Errorf("backup: %s already exists; choose a new file name", dst)
 	} else if !errors.Is(err, fs.ErrNotExist) {
@@ -42,11 +43,6 @@ func Backup(ctx context.Context, src, dst string) error {
 	os.Remove(tmpPath)
 	defer os.Remove(tmpPath)
 
-	db, err := sql.Open("sqlite3", dsn(src, true, SyncFull))
-	if err != nil {
-		return fmt.Errorf("backup: %w", err)
-	}
-	defer db.Close()
 	if _, err := db.ExecContext(ctx, "VACUUM INTO ?", tmpPath); err != nil {
 		return fmt.Errorf("backup: copy %s: %w", src, err)
 	}
@@ -66,6 +62,8 @@ func Backup(ctx context.Context, src, dst string) error {
 // read-only, and returns its findings as an error when it finds any.
 func CheckIntegrity(ctx context.Context, path string) error {
 	registerVec.Do(sqlite_vec.Auto)
+	// Not openReadOnly's connection: its WAL setting would try to change
+	// the journal mode of a fresh copy, which a read-only one cannot.
 	db, err := sql.Open("sqlite3", "file:"+path+"?mode=ro")
 	if err != nil {
 		return err
@@ -93,6 +91,17 @@ func CheckIntegrity(ctx context.Context, path string) error {
 		return fmt.Errorf("integrity_check: %s", strings.Join(problems, "; "))
 	}
 	return nil
+}
+
+// openReadOnly opens an existing database file through a read-only
+// connection of its own (with sqlite-vec, as its tables need): what the
+// commands that read a running Ada's file use (backup, export, checks).
+func openReadOnly(path string) (*sql.DB, error) {
+	registerVec.Do(sqlite_vec.Auto)
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("database %s: %w", path, err)
+	}
+	return sql.Open("sqlite3", dsn(path, true, SyncFull))
 }
 
 func syncFile(path string) error {

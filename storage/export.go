@@ -6,10 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"time"
-
-	sqlite_vec "github.com/asg017/sqlite-vec-go-bindings/cgo"
 
 	"github.com/ada-chat/ada/core"
 )
@@ -42,11 +39,7 @@ type Snapshot struct {
 // OpenSnapshot opens the database at path read-only and starts the read
 // transaction every later read is made in. Close ends it.
 func OpenSnapshot(ctx context.Context, path string) (*Snapshot, error) {
-	registerVec.Do(sqlite_vec.Auto)
-	if _, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("database %s: %w", path, err)
-	}
-	db, err := sql.Open("sqlite3", dsn(path, true, SyncFull))
+	db, err := openReadOnly(path)
 	if err != nil {
 		return nil, err
 	}
