@@ -133,6 +133,17 @@ type Embedder interface {
 	Name() string
 }
 
+// EmbedEach embeds texts with emb and checks that it gave one vector a
+// text, as the commands that embed stored documents again need (reindex,
+// import).
+func EmbedEach(ctx context.Context, emb Embedder, texts []string) ([][]float32, error) {
+	vecs, err := emb.Embed(ctx, texts)
+	if err == nil && len(vecs) != len(texts) {
+		err = Errorf(KindUpstream, "embedder %s returned %d vectors for %d texts", emb.Name(), len(vecs), len(texts))
+	}
+	return vecs, err
+}
+
 // Message is one entry of the conversation sent to the LLM.
 type Message struct {
 	Role    string `json:"role"` // system, user, assistant or tool

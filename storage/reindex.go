@@ -52,12 +52,9 @@ func (db *DB) Reindex(ctx context.Context, emb core.Embedder, batch int, progres
 		for i, r := range rows {
 			texts[i] = r.text
 		}
-		vecs, err := emb.Embed(ctx, texts)
+		vecs, err := core.EmbedEach(ctx, emb, texts)
 		if err != nil {
 			return err
-		}
-		if len(vecs) != len(rows) {
-			return core.Errorf(core.KindUpstream, "embedder %s returned %d vectors for %d texts", emb.Name(), len(vecs), len(rows))
 		}
 		if err := db.inTx(ctx, func(tx *writeTx) error { return rewriteVectors(ctx, tx, rows, vecs) }); err != nil {
 			return err

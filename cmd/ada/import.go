@@ -208,12 +208,9 @@ func (im *importer) embed(ctx context.Context, docs []core.Document) ([]core.Doc
 		for i, d := range chunk {
 			texts[i] = d.Text
 		}
-		vecs, err := im.emb.Embed(ctx, texts)
+		vecs, err := core.EmbedEach(ctx, im.emb, texts)
 		if err != nil {
 			return nil, err
-		}
-		if len(vecs) != len(chunk) {
-			return nil, core.Errorf(core.KindUpstream, "embedder %s returned %d vectors for %d texts", im.emb.Name(), len(vecs), len(chunk))
 		}
 		for i := range chunk {
 			chunk[i].Embedding = vecs[i]
