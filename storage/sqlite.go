@@ -57,17 +57,18 @@ var preparedSQL = []string{selectRowidByIDSQL, insertDocumentSQL, insertKeywordS
 
 var _ core.Store = (*DB)(nil)
 
-// Sync is how SQLite makes a commit durable (the DB_SYNC setting).
+// Sync is how SQLite makes a commit durable: the DB_SYNC setting's values,
+// which SQLite's synchronous pragma takes as they are.
 type Sync string
 
 const (
 	// SyncFull syncs the WAL at every commit: a write acknowledged is on
 	// disk, whatever happens next.
-	SyncFull Sync = "FULL"
+	SyncFull Sync = "full"
 	// SyncNormal syncs at checkpoints only: the database never corrupts,
 	// but a power loss (not a crash of the process) may lose the writes of
 	// the last moments before it.
-	SyncNormal Sync = "NORMAL"
+	SyncNormal Sync = "normal"
 )
 
 // Option changes how Open opens the database.

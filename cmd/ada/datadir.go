@@ -38,7 +38,7 @@ func openStore(ctx context.Context, cfg *config.Config) (db *storage.DB, unlock 
 		unlock()
 		return nil, nil, dataDirError(cfg.DataDir, path, err)
 	}
-	db, err = storage.Open(ctx, path, storage.WithSync(storage.Sync(strings.ToUpper(cfg.DBSync))))
+	db, err = storage.Open(ctx, path, storage.WithSync(storage.Sync(cfg.DBSync)))
 	if err != nil {
 		unlock()
 		return nil, nil, dataDirError(cfg.DataDir, path, err)
