@@ -98,7 +98,7 @@ func (f *roomsFixture) testEdits(t *testing.T) {
 	f.llm.Script(llmtest.Reply{Tokens: []string{"Max is a fine name."}})
 	edit(f.alice, room, asked, "hey assistant, my dog is Max")
 	f.alice.Wait("the answer to the old text is redacted", bottest.RedactionOf(reply.ID))
-	f.alice.Wait("the new text is answered", func(e *event.Event) bool {
+	maxReply := f.alice.Wait("the new text is answered", func(e *event.Event) bool {
 		return bottest.ReplyTo(f.botID, asked, event.MsgText)(e) && e.ID != reply.ID
 	})
 	mems := f.bot.waitMemories(t, room, "Max replaces Rex", func(m []core.Memory) bool { return holding("dog is Max")(m) && !holding("dog is Rex")(m) })
@@ -121,6 +121,20 @@ func (f *roomsFixture) testEdits(t *testing.T) {
 	}
 	if n := f.bot.count(`SELECT count(*) FROM bridge_messages WHERE room_id = ? AND text LIKE '%Rex%'`, room.String()); n != 0 {
 		t.Errorf("the room's context still holds the old text %d times", n)
+	}
+
+	// Only the sender's own edit counts: bob's m.replace of alice's message
+	// undoes nothing of hers and is not answered.
+	edit(f.bob, room, asked, "hey assistant, my dog is Spot")
+	f.command(t, f.alice, room, "!ada status") // the edit was handled before this
+	if n := len(f.alice.Find(bottest.RedactionOf(maxReply.ID))); n != 0 {
+		t.Error("another member's edit redacted Ada's answer")
+	}
+	if mems := f.bot.waitMemories(t, room, "alice's memory stays", holding("dog is Max")); holding("Spot")(mems) {
+		t.Errorf("another member's edit was learned from: %v", memoryTexts(mems))
+	}
+	if n := len(f.alice.Find(bottest.ReplyTo(f.botID, asked, event.MsgText))); n != 2 {
+		t.Errorf("another member's edit was answered: %d answers to the message, want the 2 before it", n)
 	}
 }
 
