@@ -66,15 +66,15 @@ func wholeWord(phrase string) *regexp.Regexp {
 // is a direct chat (two members). The name and keywords count only in the
 // member's own prose (prose.go).
 func (a *activation) check(content *event.MessageEventContent, isDM bool) trigger {
+	text := prose(content) // once: the mention, the name and the keywords all read it
 	switch {
-	case a.mentions && a.mentioned(content):
+	case a.mentions && a.mentioned(content, text):
 		return triggerMention
 	case a.dms && isDM:
 		return triggerDM
 	case a.displayName == nil && len(a.keywords) == 0:
 		return triggerNone
 	}
-	text := prose(content)
 	if a.displayName != nil && a.displayName.MatchString(text) {
 		return triggerDisplayName
 	}
@@ -91,8 +91,8 @@ var pillHref = regexp.MustCompile(`(?i)href\s*=\s*["']([^"']+)["']`)
 
 // mentioned reports an intentional mention: m.mentions, a pill (a matrix.to
 // or matrix: link to the bot in the HTML), or the full user id in the
-// member's own text (not in a quote or code).
-func (a *activation) mentioned(c *event.MessageEventContent) bool {
+// member's own text, prose (not in a quote or code).
+func (a *activation) mentioned(c *event.MessageEventContent, prose string) bool {
 	if c.Mentions != nil && c.Mentions.Has(a.userID) {
 		return true
 	}
@@ -103,7 +103,7 @@ func (a *activation) mentioned(c *event.MessageEventContent) bool {
 			}
 		}
 	}
-	return strings.Contains(prose(c), a.userID.String())
+	return strings.Contains(prose, a.userID.String())
 }
 
 // linkTargetsUser parses a matrix.to or matrix: URI and compares its user.
