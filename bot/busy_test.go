@@ -20,7 +20,11 @@ func TestBridgeBusyNotice(t *testing.T) {
 	f := newRoomsFixture(t)
 	room := f.groupRoom(t, "busy")
 	first, _ := f.ask(t, f.alice, room, &event.MessageEventContent{MsgType: event.MsgText, Body: "Ada, first question"})
-	second, _ := f.ask(t, f.alice, room, &event.MessageEventContent{MsgType: event.MsgText, Body: "Ada, second question"})
+	second, answer := f.ask(t, f.alice, room, &event.MessageEventContent{MsgType: event.MsgText, Body: "Ada, second question"})
+	// A reply to Ada's answer that neither names nor mentions her wakes her
+	// all the same (handleMessage's trigger), so it is refused as a question.
+	reply := f.alice.Send(room, &event.MessageEventContent{MsgType: event.MsgText, Body: "and tomorrow?",
+		RelatesTo: &event.RelatesTo{InReplyTo: &event.InReplyTo{EventID: answer.ID}}})
 	chatter := f.alice.Say(room, "just chatting with bob")
 	seen := func(ev id.EventID) *event.Event {
 		return f.alice.Wait("own message", func(e *event.Event) bool { return e.ID == ev })
@@ -28,7 +32,7 @@ func TestBridgeBusyNotice(t *testing.T) {
 
 	ctx := context.Background()
 	b := f.bot.bot
-	for _, ev := range []id.EventID{first, second, chatter} {
+	for _, ev := range []id.EventID{first, second, reply, chatter} {
 		b.messages.reportBusy(ctx, seen(ev), false)
 	}
 	// Sends are done when reportBusy returns; a later message from the bot
@@ -40,9 +44,9 @@ func TestBridgeBusyNotice(t *testing.T) {
 		return e.RoomID == room && e.Sender == f.botID && e.Content.AsMessage().Body == "marker"
 	})
 
-	for _, ev := range []id.EventID{first, second} {
+	for _, ev := range []id.EventID{first, second, reply} {
 		if len(f.alice.Find(bottest.ReactionTo(ev, reactFailed))) != 1 {
-			t.Errorf("a refused question should get ❌")
+			t.Errorf("a refused question should get ❌ (%s)", ev)
 		}
 	}
 	if got := f.alice.Find(bottest.AnyReactionTo(chatter)); len(got) > 0 {

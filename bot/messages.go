@@ -80,10 +80,7 @@ func (h *messageHandler) handleMessage(ctx context.Context, evt *event.Event, ba
 		}
 		return nil
 	}
-	trig := h.act.check(content, h.respondToDMs && h.mx.isDM(ctx, evt.RoomID))
-	if trig == triggerNone && h.repliesToBot(ctx, evt, content) {
-		trig = triggerReply
-	}
+	trig := h.trigger(ctx, evt, content, h.mx.isDM(ctx, evt.RoomID))
 	if trig == triggerNone {
 		// Why a message got no answer is the first question when debugging
 		// a room; the text itself is never logged.
@@ -149,17 +146,29 @@ func (h *messageHandler) reportStopped(ctx context.Context, evt *event.Event, ba
 	}
 }
 
+// trigger is what wakes the bot for a text message, if anything: the
+// activation rules, or a reply to one of its messages. isDM says whether
+// the room is a direct chat.
+func (h *messageHandler) trigger(ctx context.Context, evt *event.Event, content *event.MessageEventContent, isDM bool) trigger {
+	trig := h.act.check(content, h.respondToDMs && isDM)
+	if trig == triggerNone && h.repliesToBot(ctx, evt, content) {
+		trig = triggerReply
+	}
+	return trig
+}
+
 // wouldAnswer is handleMessage's choice without its side effects: a live
-// message from an allowed user that is a command or activates the bot.
+// message from an allowed user that is a command (an upload never is) or
+// wakes the bot (trigger, as handleMessage asks it).
 func (h *messageHandler) wouldAnswer(ctx context.Context, evt *event.Event, backlog bool) bool {
 	content, ok := evt.Content.Parsed.(*event.MessageEventContent)
 	if !ok || backlog || evt.Sender == h.mx.cli.UserID || !h.policy.userAllowed(evt.Sender) {
 		return false
 	}
-	if _, isCommand := parseCommand(strings.TrimSpace(content.Body)); isCommand {
+	if _, isCommand := parseCommand(strings.TrimSpace(content.Body)); isCommand && !isUpload(content) {
 		return true
 	}
-	return h.act.check(content, h.respondToDMs && h.twoMembers(ctx, evt.RoomID)) != triggerNone
+	return h.trigger(ctx, evt, content, h.twoMembers(ctx, evt.RoomID)) != triggerNone
 }
 
 // twoMembers is isDM from the state store alone, without fetching the
