@@ -131,15 +131,20 @@ func (md *media) uploadQuestion(ctx context.Context, evt *event.Event, c *event.
 	return q, true
 }
 
-// questionFor turns a text message addressed to Ada into a question. A reply
-// to an upload is about that upload. A reply to anything else is about that
-// message, not an image. Otherwise the sender's latest image in the room
-// from the last imageWindow comes along: members upload a picture first
-// and ask about it in the next message.
-func (md *media) questionFor(ctx context.Context, evt *event.Event, c *event.MessageEventContent) question {
+// questionFor turns a text message addressed to Ada (by trig) into a
+// question. A reply to an upload is about that upload. A reply to anything
+// else is about that message, not an image: a reply that woke Ada by
+// replying to her (triggerReply) is not fetched again, as she posts no
+// uploads. Otherwise the sender's latest image in the room from the last
+// imageWindow comes along: members upload a picture first and ask about it
+// in the next message.
+func (md *media) questionFor(ctx context.Context, evt *event.Event, c *event.MessageEventContent, trig trigger) question {
 	q := question{prompt: md.promptText(md.address.withoutPill(c))}
 	log := logFrom(ctx, md.log)
 	if target := c.RelatesTo.GetNonFallbackReplyTo(); target != "" {
+		if trig == triggerReply {
+			return q
+		}
 		up, err := md.fetchUpload(ctx, evt.RoomID, target)
 		switch {
 		case err != nil && !errors.Is(err, errNotUpload):

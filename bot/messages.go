@@ -87,7 +87,7 @@ func (h *messageHandler) handleMessage(ctx context.Context, evt *event.Event, ba
 		log.Debug("not answering: no mention, reply to the bot, display name, DM or keyword")
 		return nil
 	}
-	q := h.media.questionFor(ctx, evt, content)
+	q := h.media.questionFor(ctx, evt, content, trig)
 	log.Info("answering", "trigger", string(trig), "with_image", q.image != nil)
 	return h.answers.answer(ctx, evt, q, s)
 }
