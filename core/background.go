@@ -53,14 +53,12 @@ func (q *jobQueue) enqueue(origin context.Context, key, name string, job func(co
 	if q.ctx.Err() != nil {
 		return
 	}
-	if q.closing {
-		log.Info("shutting down; background job not started", "job", name, "conversation_id", key)
-		q.obs.JobQueued(name)
-		q.obs.JobDone(name, ErrJobDropped)
-		return
-	}
-	if q.queued >= maxQueuedJobs {
-		log.Warn("background queue full; job dropped", "job", name, "conversation_id", key)
+	if q.closing || q.queued >= maxQueuedJobs {
+		if q.closing {
+			log.Info("shutting down; background job not started", "job", name, "conversation_id", key)
+		} else {
+			log.Warn("background queue full; job dropped", "job", name, "conversation_id", key)
+		}
 		q.obs.JobQueued(name)
 		q.obs.JobDone(name, ErrJobDropped)
 		return
