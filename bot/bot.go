@@ -62,6 +62,7 @@ type Bot struct {
 const (
 	StateConnecting = "connecting" // logging in, or waiting for the homeserver
 	StateRunning    = "running"    // logged in and syncing
+	StateStopping   = "stopping"   // no longer syncing; answering what it accepted
 	StateStopped    = "stopped"    // Run returned: stopped, or failed (Err says why)
 )
 
@@ -150,11 +151,15 @@ func (b *Bot) UserID() id.UserID     { return id.UserID(b.opts.UserID) }
 func (b *Bot) DeviceID() id.DeviceID { return b.mx.cli.DeviceID }
 
 // Run connects and syncs until ctx ends, then stops cleanly: the sync loop
-// returns, queued room work is cancelled and waited for, the retention
-// sweeper stops. It returns nil on a normal stop. A Bot runs once.
+// and the retention sweeper stop, the room work accepted so far runs for at
+// most Options.ShutdownGrace, then what is left is cancelled and waited for. It returns nil on a normal stop. A Bot runs once.
 func (b *Bot) Run(ctx context.Context) (err error) {
 	defer func() { b.setStatus(StateStopped, err) }()
-	b.mx.runCtx = ctx
+	// The bridge's work (answers, replies, reactions) outlives the sync by
+	// the shutdown grace: what it accepted before the stop is answered.
+	work, endWork := context.WithCancel(context.WithoutCancel(ctx))
+	defer endWork()
+	b.mx.runCtx = work
 	b.startedAt = b.now()
 	if err := b.connectWithRetry(ctx); err != nil {
 		if ctx.Err() != nil {
@@ -163,9 +168,10 @@ func (b *Bot) Run(ctx context.Context) (err error) {
 		return err
 	}
 	b.setStatus(StateRunning, nil)
-	b.queue = roomqueue.New(ctx, maxParallelJobs, b.log)
+	accepted := &roomqueue.Work{}
+	b.queue = roomqueue.New(work, maxParallelJobs, b.log, accepted)
 	b.answers.queue = b.queue
-	b.answers.lines = roomqueue.New(ctx, maxParallelJobs, b.log)
+	b.answers.lines = roomqueue.New(work, maxParallelJobs, b.log, accepted)
 	b.registerHandlers()
 
 	var wg sync.WaitGroup
@@ -179,8 +185,8 @@ func (b *Bot) Run(ctx context.Context) (err error) {
 		"homeserver", b.opts.Homeserver)
 	err = b.mx.cli.SyncWithContext(ctx)
 	b.mx.cli.StopSync()
-	// Both queues stop at once: a question not answered gets ❌ and a
-	// notice from whichever holds it (answer_line.go).
+	b.setStatus(StateStopping, nil)
+	b.finishAccepted(accepted, endWork)
 	b.queue.Close()
 	b.answers.lines.Close()
 	wg.Wait()
@@ -189,6 +195,21 @@ func (b *Bot) Run(ctx context.Context) (err error) {
 		return nil
 	}
 	return fmt.Errorf("sync stopped: %w", err)
+}
+
+// finishAccepted lets the room queues run what they accepted, no new
+// events coming in, for at most the shutdown grace; then ends the work:
+// both queues stop at once, and a question still not answered gets ❌ and a
+// notice from whichever holds it (answer_line.go).
+func (b *Bot) finishAccepted(accepted *roomqueue.Work, endWork context.CancelFunc) {
+	defer endWork()
+	ctx, cancel := context.WithTimeout(context.Background(), b.opts.ShutdownGrace)
+	defer cancel()
+	if err := accepted.Wait(ctx); err != nil {
+		b.log.Warn("the shutdown grace ended before every accepted message was handled", "grace", b.opts.ShutdownGrace.String())
+		return
+	}
+	b.log.Info("every accepted message was handled")
 }
 
 // maxParallelJobs bounds the room jobs running at once. Jobs mostly wait on

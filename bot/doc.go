@@ -65,10 +65,11 @@
 //
 // # Stops and what came while down
 //
-// A question accepted but not answered when the bridge stops gets ❌ and a
-// notice to ask again, sent as it stops (roomqueue's OnStop, answerer's
-// interrupted; at most roomqueue.StopReportTime each): it is not answered
-// after the restart. Messages sent before the process started are backlog
+// A stopping bridge stops syncing first, then answers what it accepted
+// (the room queues share a roomqueue.Work it waits on), for at most
+// Options.ShutdownGrace. A question still not answered then gets ❌ and a
+// notice to ask again (roomqueue's OnStop, answerer's interrupted; at most
+// roomqueue.StopReportTime each): it is not answered after the restart. Messages sent before the process started are backlog
 // (isBacklog): context, never answered. In a direct chat the first message
 // the catch-up /sync of a resumed bridge brings, sent while it was down,
 // gets one "I was offline" notice (offline.go); group rooms stay silent.

@@ -1,6 +1,8 @@
 package bot
 
 import (
+	"time"
+
 	"os"
 	"path/filepath"
 	"slices"
@@ -157,14 +159,59 @@ func TestQuietRestartAnswersFirstMessage(t *testing.T) {
 	second.stop()
 }
 
+// TestStopAnswersWhatItAccepted (issue 21, the drain): questions accepted
+// before a stop, the one being answered and the one waiting behind it, are
+// answered while the bridge stops (within SHUTDOWN_GRACE_SECONDS), no longer
+// syncing; after the restart neither is answered again.
+func TestStopAnswersWhatItAccepted(t *testing.T) {
+	_, llm, acct, settings, alice := newOneMember(t, func(s *botSetup) { s.ShutdownGrace = time.Minute })
+
+	first := startBot(t, settings)
+	room := alice.CreateRoom(&mautrix.ReqCreateRoom{Name: "drain", Invite: []id.UserID{acct.UserID}})
+	alice.Wait("bot joins", bottest.MembershipOf(room, acct.UserID, event.MembershipJoin))
+
+	release := make(chan struct{})
+	llm.Default(llmtest.Reply{Tokens: []string{"answered while stopping"}, Hold: release})
+	running := alice.Say(room, "Ada, a question the model is working on")
+	alice.Wait("🧠 on the running question", bottest.ReactionTo(running, reactThinking))
+	waiting := alice.Say(room, "Ada, a question waiting behind it")
+	alice.Wait("🧠 on the waiting question", bottest.ReactionTo(waiting, reactThinking))
+
+	stopped := make(chan struct{})
+	go func() { defer close(stopped); first.stop() }()
+	waitFor(t, "the bridge stopping", func() bool { return first.bot.Status().State == StateStopping })
+	close(release)
+	for _, q := range []id.EventID{running, waiting} {
+		alice.Wait("the answer given while stopping", bottest.ReplyTo(acct.UserID, q, event.MsgText))
+		alice.Wait("✅ while stopping", bottest.ReactionTo(q, reactDone))
+	}
+	<-stopped
+	for _, q := range []id.EventID{running, waiting} {
+		if got := alice.Find(bottest.ReactionTo(q, reactFailed)); len(got) > 0 {
+			t.Errorf("an answered question got ❌ at the stop: %s", bottest.Describe(got[0]))
+		}
+	}
+
+	second := startBot(t, settings)
+	llm.Default(llmtest.Reply{Tokens: []string{"back"}})
+	live := alice.Say(room, "Ada, are you back?")
+	alice.Wait("✅ after the restart", bottest.ReactionTo(live, reactDone))
+	for _, q := range []id.EventID{running, waiting} {
+		if got := alice.Find(bottest.ReplyTo(acct.UserID, q, event.MsgText)); len(got) != 1 {
+			t.Errorf("a question accepted before the stop was answered %d times, want once", len(got))
+		}
+	}
+	second.stop()
+}
+
 // TestQuestionsCaughtByAStop (issue 27, item 3): questions accepted and not
-// answered when the bridge stops, the one being answered and the one
+// answered when the bridge's shutdown grace ends, the one being answered and the one
 // waiting behind it, get ❌ and a notice to ask again, not a 🧠 for ever;
 // after the restart, the first message of a direct chat sent while the
 // bridge was down gets one "I was offline" notice, and a group room's
 // backlog stays silent.
 func TestQuestionsCaughtByAStop(t *testing.T) {
-	hs, llm, acct, settings, alice := newOneMember(t)
+	hs, llm, acct, settings, alice := newOneMember(t, func(s *botSetup) { s.ShutdownGrace = time.Second })
 	bob := bottest.NewMember(t, hs, "bob", false)
 
 	first := startBot(t, settings)

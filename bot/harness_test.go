@@ -105,6 +105,8 @@ func botSettings(hs *bottest.Homeserver, llm *llmtest.Server, acct bottest.Accou
 		SummaryEveryN: 100} // no background summaries eating scripted replies
 	s.Homeserver, s.UserID, s.Password = hs.URL(), acct.UserID.String(), acct.Password
 	s.DataDir, s.Version = dataDir, "test-version"
+	// A stop with an answer still running waits this long, not the default 30 s.
+	s.ShutdownGrace = 5 * time.Second
 	for _, c := range change {
 		c(&s)
 	}
@@ -215,4 +217,17 @@ func fmtMessages(msgs []core.Message) string {
 
 func coreErr(kind int, msg string) error {
 	return &core.Error{Kind: core.ErrorKind(kind), Message: msg}
+}
+
+// waitFor waits until cond holds, for at most bottest.Timeout: for states
+// the bridge shows no event for (its status).
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(bottest.Timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not after %s", what, bottest.Timeout)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }

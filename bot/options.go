@@ -41,6 +41,9 @@ type Options struct {
 
 	// ChatTimeout bounds one answer (REQUEST_TIMEOUT_SECONDS).
 	ChatTimeout time.Duration
+	// ShutdownGrace bounds how long a stopping bridge goes on answering
+	// what it accepted (SHUTDOWN_GRACE_SECONDS).
+	ShutdownGrace time.Duration
 	// Version is shown by !ada status.
 	Version string
 	// DataDir is DATA_DIR: a new recovery key is written under it, in
@@ -62,7 +65,7 @@ func OptionsFrom(c *config.Config, version string) Options {
 		MaxContextMessages: c.MaxContextMessages, StoreInRAG: c.StoreInRAG,
 		AllowPrivacyOptOut: c.AllowPrivacyOptOut, RetentionDays: c.DataRetentionDays,
 		SendIntro: c.SendIntroOnJoin, Workers: c.BotWorkers,
-		ChatTimeout: c.RequestTimeout, Version: version, DataDir: c.DataDir,
+		ChatTimeout: c.RequestTimeout, ShutdownGrace: c.ShutdownGrace, Version: version, DataDir: c.DataDir,
 	}
 }
 
@@ -106,6 +109,9 @@ func (o *Options) validate() error {
 	}
 	if o.ChatTimeout <= 0 {
 		errs = append(errs, errors.New("REQUEST_TIMEOUT_SECONDS must be positive"))
+	}
+	if o.ShutdownGrace <= 0 {
+		errs = append(errs, errors.New("SHUTDOWN_GRACE_SECONDS must be positive"))
 	}
 	return errors.Join(errs...)
 }

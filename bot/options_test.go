@@ -12,8 +12,9 @@ import (
 func TestOptionsValidate(t *testing.T) {
 	o := Options{Homeserver: "http://hs", UserID: "@ada:hs", Password: "pw"}
 	err := o.validate()
-	if err == nil || !strings.Contains(err.Error(), "BOT_WORKERS") || !strings.Contains(err.Error(), "REQUEST_TIMEOUT_SECONDS") {
-		t.Errorf("zero workers and timeout: %v", err)
+	if err == nil || !strings.Contains(err.Error(), "BOT_WORKERS") || !strings.Contains(err.Error(), "REQUEST_TIMEOUT_SECONDS") ||
+		!strings.Contains(err.Error(), "SHUTDOWN_GRACE_SECONDS") {
+		t.Errorf("zero workers, timeout and grace: %v", err)
 	}
 	cfg, err := config.Load(func(k string) string {
 		return map[string]string{"MATRIX_HOMESERVER": "http://hs", "MATRIX_USER_ID": "@ada:hs", "MATRIX_PASSWORD": "pw"}[k]

@@ -32,7 +32,7 @@ func newSweepBot(t *testing.T, llm *llmtest.Server) (*storage.DB, *core.Service,
 		Now: clock.Now}, core.DefaultOptions())
 	t.Cleanup(svc.Close)
 	b, err := New(Options{Homeserver: "http://unused", UserID: "@ada:x", Password: "p", RetentionDays: 30, MaxContextMessages: 10,
-		Workers: 1, ChatTimeout: time.Minute},
+		Workers: 1, ChatTimeout: time.Minute, ShutdownGrace: time.Second},
 		Deps{Backend: NewCoreBackend(svc, nil), DB: db.Writer(), State: db.Bridge(), Retention: svc, Now: clock.Now,
 			Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
@@ -123,7 +123,7 @@ func TestRunRetriesUnreachableHomeserver(t *testing.T) {
 		logs := &syncBuffer{}
 		opts := creds
 		opts.Homeserver, opts.UserID = llmtest.ClosedURL(t), "@ada:x"
-		opts.Workers, opts.ChatTimeout = 1, time.Minute
+		opts.Workers, opts.ChatTimeout, opts.ShutdownGrace = 1, time.Minute, time.Second
 		b, err := New(opts, Deps{Backend: NewCoreBackend(nil, nil), DB: db.Writer(), State: db.Bridge(), Logger: slog.New(slog.NewTextHandler(logs, nil))})
 		if err != nil {
 			t.Fatal(err)

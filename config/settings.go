@@ -52,7 +52,7 @@ func table(c *Config) []setting {
 			enumVal{p: &c.DBSync, values: []string{"full", "normal"}}},
 		{gService, "REQUEST_TIMEOUT_SECONDS", "300", "Upper bound of every request, a whole chat stream included.", false,
 			secondsVal{p: &c.RequestTimeout, min: 1, max: 3600}},
-		{gService, "SHUTDOWN_GRACE_SECONDS", "30", "On SIGTERM, how long running answers and streams get to finish while new requests are answered 503 with Retry-After; then they end with an error.", false,
+		{gService, "SHUTDOWN_GRACE_SECONDS", "30", "On SIGTERM, how long running answers and streams (and the questions the Matrix bridge accepted) get to finish while new requests are answered 503 with Retry-After; then they end with an error.", false,
 			secondsVal{p: &c.ShutdownGrace, min: 1, max: 3600}},
 		{gService, "SSE_KEEPALIVE_SECONDS", "15", "Seconds of silence after which a chat stream sends a ': keep-alive' comment.", false,
 			secondsVal{p: &c.SSEKeepAlive, min: 1, max: 300}},

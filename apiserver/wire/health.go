@@ -39,7 +39,7 @@ type LLMStatus struct {
 // MatrixStatus is the "matrix" object: the Matrix bridge of `ada up`.
 type MatrixStatus struct {
 	OK    bool   `json:"ok"`
-	State string `json:"state"` // connecting, running, stopped
+	State string `json:"state"` // connecting, running, stopping, stopped
 	// Error says why the bridge is not running (null when it is).
 	Error *string `json:"error"`
 }

@@ -54,9 +54,10 @@ const StopReportTime = 5 * time.Second
 // one room never stalls the others or the sync. Each room's goroutine exits
 // when its queue is empty, and every goroutine ends with the queue's context.
 type Queue struct {
-	ctx context.Context
-	log *slog.Logger
-	sem chan struct{}
+	ctx  context.Context
+	log  *slog.Logger
+	sem  chan struct{}
+	work *Work
 
 	mu     sync.Mutex
 	lines  map[id.RoomID]*roomLine
@@ -80,9 +81,10 @@ type queued struct {
 }
 
 // New makes a queue whose jobs end with ctx, with at most parallel of them
-// running at once; log is for jobs without a logger of their own.
-func New(ctx context.Context, parallel int, log *slog.Logger) *Queue {
-	return &Queue{ctx: ctx, log: log, sem: make(chan struct{}, parallel), lines: make(map[id.RoomID]*roomLine)}
+// running at once; log is for jobs without a logger of their own. Its jobs
+// and the work they spawn are counted in work, if not nil.
+func New(ctx context.Context, parallel int, log *slog.Logger, work *Work) *Queue {
+	return &Queue{ctx: ctx, log: log, sem: make(chan struct{}, parallel), work: work, lines: make(map[id.RoomID]*roomLine)}
 }
 
 // Enqueue adds j to the room's queue. It reports false when the queue is
@@ -108,6 +110,7 @@ func (d *Queue) Enqueue(room id.RoomID, j Job) bool {
 		return false
 	}
 	line.pending = append(line.pending, q)
+	d.work.add()
 	if !running {
 		d.wg.Add(1)
 		go d.drain(room, line)
@@ -130,6 +133,7 @@ func (d *Queue) drain(room id.RoomID, line *roomLine) {
 		line.pending = line.pending[1:]
 		d.mu.Unlock()
 		d.runOne(j)
+		d.work.done()
 	}
 }
 
@@ -138,8 +142,10 @@ func (d *Queue) drain(room id.RoomID, line *roomLine) {
 // it (its own count keeps Close from returning first).
 func (d *Queue) Spawn(fn func()) {
 	d.wg.Add(1)
+	d.work.add()
 	go func() {
 		defer d.wg.Done()
+		defer d.work.done()
 		fn()
 	}()
 }

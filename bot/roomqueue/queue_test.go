@@ -14,7 +14,7 @@ import (
 func TestQueueOrderPerRoom(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	d := New(ctx, 3, slog.New(slog.DiscardHandler))
+	d := New(ctx, 3, slog.New(slog.DiscardHandler), nil)
 	var mu sync.Mutex
 	got := map[id.RoomID][]int{}
 	var running, peak atomic.Int32
@@ -52,7 +52,7 @@ func TestQueueOrderPerRoom(t *testing.T) {
 func TestQueueRecoversPanics(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	d := New(ctx, 1, slog.New(slog.DiscardHandler))
+	d := New(ctx, 1, slog.New(slog.DiscardHandler), nil)
 	reported := make(chan struct{}, 1)
 	ran := make(chan struct{}, 1)
 	d.Enqueue("!r", Job{Name: "boom", Run: func(context.Context) error { panic("boom") },
@@ -73,7 +73,7 @@ func TestQueueRecoversPanics(t *testing.T) {
 
 func TestQueueStopsWithContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	d := New(ctx, 1, slog.New(slog.DiscardHandler))
+	d := New(ctx, 1, slog.New(slog.DiscardHandler), nil)
 	started := make(chan struct{})
 	var later atomic.Bool
 	d.Enqueue("!r", Job{Name: "long", Run: func(ctx context.Context) error {
@@ -101,7 +101,7 @@ func TestQueueStopsWithContext(t *testing.T) {
 
 func TestQueueBound(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	d := New(ctx, 1, slog.New(slog.DiscardHandler))
+	d := New(ctx, 1, slog.New(slog.DiscardHandler), nil)
 	block := make(chan struct{})
 	accepted := 0
 	for i := 0; i < maxPendingPerRoom+10; i++ {
@@ -123,7 +123,7 @@ func TestQueueBound(t *testing.T) {
 func TestQueueReportsDrops(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	d := New(ctx, 1, slog.New(slog.DiscardHandler))
+	d := New(ctx, 1, slog.New(slog.DiscardHandler), nil)
 	block := make(chan struct{})
 	for range maxPendingPerRoom + 1 { // one running, a full queue behind it
 		d.Enqueue("!r", Job{Name: "slow", Run: func(context.Context) error { <-block; return nil }})
@@ -159,7 +159,7 @@ func TestQueueReportsDrops(t *testing.T) {
 // are not run, and each reports through its OnStop with a live context.
 func TestQueueReportsStop(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	d := New(ctx, 1, slog.New(slog.DiscardHandler))
+	d := New(ctx, 1, slog.New(slog.DiscardHandler), nil)
 	started, release := make(chan struct{}), make(chan struct{})
 	d.Enqueue("!a", Job{Name: "running", Run: func(ctx context.Context) error {
 		close(started)
