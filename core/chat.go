@@ -189,7 +189,8 @@ func (s *Service) generate(ctx context.Context, req ChatRequest, msgs []Message,
 		var roundText strings.Builder
 		p := marker.NewParser()
 		var found *marker.Request
-		llmReq := LLMRequest{Messages: msgs, Think: req.IncludeThinking, Options: req.Options, Tools: req.Tools, ToolChoice: req.ToolChoice}
+		llmReq := LLMRequest{Messages: msgs, Think: req.IncludeThinking, Options: req.Options, Tools: req.Tools, ToolChoice: req.ToolChoice,
+			Model: req.Model}
 		err := s.llm.Chat(ctx, llmReq, func(ev LLMEvent) error {
 			switch ev.Kind {
 			case LLMUsage:

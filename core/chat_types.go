@@ -46,6 +46,10 @@ type ChatRequest struct {
 	Instructions string
 	// Options are the client's sampling settings, passed to the model.
 	Options GenOptions
+	// Model names the model that answers (a room's choice among the
+	// operator's ROOM_MODELS, checked by the bridge); empty means LLM_MODEL.
+	// Background calls (summaries, extraction) always use LLM_MODEL.
+	Model string
 	// Tools are the client's own tools the model may call (OpenAI's "tools"
 	// array, as given), ToolChoice its tool_choice. When the model calls
 	// them, the answer ends with the calls and nothing is stored: the
