@@ -70,6 +70,7 @@ func (a *answerer) answer(ctx context.Context, evt *event.Event, q question, s s
 	p.req = a.request(ctx, evt, s, q.prompt, p.asker)
 	p.settings = a.settings.forAnswer(ctx, evt.RoomID)
 	p.settings.applyTo(&p.req)
+	p.req.ReplyChain = a.replyChain(ctx, evt, p.settings.context)
 	waiting := a.lines.Pending(evt.RoomID) > 0
 	queued := a.lines.Enqueue(evt.RoomID, roomqueue.Job{
 		Name: "answer", Ctx: p.ctx,

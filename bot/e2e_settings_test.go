@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -115,6 +116,8 @@ func TestBridgeRoomSettings(t *testing.T) {
 		t.Errorf("status should show the room's use: %q", got)
 	}
 
+	checkReplyChain(t, f)
+
 	// After a restart the settings and the counts are still there.
 	f.bot.stop()
 	f.bot = startBot(t, setup)
@@ -134,4 +137,42 @@ func TestBridgeRoomSettings(t *testing.T) {
 	if got := f.command(t, f.alice, room, "!ada unset model"); !strings.Contains(got, "back to the bridge default") {
 		t.Errorf("unset: %q", got)
 	}
+}
+
+// checkReplyChain: a reply to a message sent before Ada joined, and older
+// than the room's window, brings it into the prompt (fetched from the
+// homeserver); so does a reply to Ada's answer to it, through the chain.
+func checkReplyChain(t *testing.T, f *roomsFixture) {
+	room := f.alice.CreateRoom(&mautrix.ReqCreateRoom{Name: "history", Invite: []id.UserID{f.bob.Client.UserID}})
+	f.bob.Join(room)
+	old := f.bob.Say(room, "the code word is marmalade")
+	for i := range 6 { // more than MAX_CONTEXT_MESSAGES
+		f.bob.Say(room, fmt.Sprintf("filler number %d", i))
+	}
+	if _, err := f.alice.Client.InviteUser(t.Context(), room, &mautrix.ReqInviteUser{UserID: f.botID}); err != nil {
+		t.Fatal(err)
+	}
+	f.alice.Wait("bot joins history", bottest.MembershipOf(room, f.botID, event.MembershipJoin))
+	f.alice.Wait("intro in history", bottest.MessageFrom(room, f.botID, event.MsgNotice))
+
+	q := &event.MessageEventContent{MsgType: event.MsgText, Body: "Ada, what does this mean?"}
+	q.RelatesTo = (&event.RelatesTo{}).SetReplyTo(old)
+	_, answer := f.ask(t, f.alice, room, q)
+	chainHas := func(what, want string) {
+		t.Helper()
+		p := lastPrompt(t, f.llm)
+		i := strings.Index(p, "## Messages this one replies to")
+		if i < 0 || !strings.Contains(p[i:], want) {
+			t.Errorf("%s: the reply chain should hold %q:\n%s", what, want, p)
+		}
+	}
+	chainHas("a reply to an old message", "bob: the code word is marmalade")
+	if strings.Contains(lastPrompt(t, f.llm), "filler number 0") {
+		t.Errorf("the message older than the window came along otherwise than by the chain")
+	}
+
+	q = &event.MessageEventContent{MsgType: event.MsgText, Body: "and in French?"}
+	q.RelatesTo = (&event.RelatesTo{}).SetReplyTo(answer.ID)
+	f.ask(t, f.alice, room, q)
+	chainHas("a reply to Ada's answer", "the code word is marmalade")
 }
