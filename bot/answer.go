@@ -41,6 +41,10 @@ type answerer struct {
 	lines *roomqueue.Queue
 	// health is how the latest chats went (!ada status).
 	health *chatHealth
+	// settings are the rooms' own settings (settings.go), quota their
+	// quotas (quota.go).
+	settings *roomSettings
+	quota    *quotas
 	// waitNotices bounds the "still answering an earlier question" notices.
 	waitNotices busyNotices
 	observe     Observer

@@ -39,6 +39,10 @@ type pendingAnswer struct {
 	asker   core.Speaker
 	req     core.ChatRequest
 	reacted <-chan struct{} // closed once 🧠 is sent
+	// settings are the room's settings as they were when it was asked
+	// (settings.go); usage is its count against the quotas (quota.go).
+	settings answerSettings
+	usage    int64
 }
 
 // waitingNotice tells a member that their question waits behind another.
@@ -49,9 +53,13 @@ const waitingNotice = "⏳ I am still answering an earlier question here; I will
 // answer line. Nothing partial is ever posted: the reply comes whole, then
 // ✅; or ❌ and a plain notice.
 func (a *answerer) answer(ctx context.Context, evt *event.Event, q question, s storage.BridgeRoom) error {
+	usage, admitted := a.quota.admit(ctx, evt)
+	if !admitted {
+		return nil // over a quota: one notice said so (quota.go)
+	}
 	tr := traceFrom(ctx)
 	tr.accepted = time.Now()
-	p := &pendingAnswer{ctx: context.WithoutCancel(ctx), evt: evt, q: q, s: s}
+	p := &pendingAnswer{ctx: context.WithoutCancel(ctx), evt: evt, q: q, s: s, usage: usage}
 	p.reacted = a.background(p.ctx, "🧠 reaction", func() {
 		a.mx.react(p.ctx, evt.RoomID, evt.ID, reactThinking)
 		tr.reacted = time.Now()
@@ -60,6 +68,9 @@ func (a *answerer) answer(ctx context.Context, evt *event.Event, q question, s s
 	// !ada why says whose question it was.
 	p.asker = core.Speaker{Name: a.mx.displayName(ctx, evt.RoomID, evt.Sender), UserID: evt.Sender.String()}
 	p.req = a.request(ctx, evt, s, q.prompt, p.asker)
+	p.settings = a.settings.forAnswer(ctx, evt.RoomID)
+	p.settings.applyTo(&p.req)
+	p.req.ReplyChain = a.replyChain(ctx, evt, p.settings.context)
 	waiting := a.lines.Pending(evt.RoomID) > 0
 	queued := a.lines.Enqueue(evt.RoomID, roomqueue.Job{
 		Name: "answer", Ctx: p.ctx,
@@ -129,6 +140,7 @@ func (a *answerer) think(ctx context.Context, p *pendingAnswer) {
 // plain notice; the answer becomes part of the room's context.
 func (a *answerer) post(ctx context.Context, p *pendingAnswer, res core.ChatResult, err error, stopTyping func(context.Context)) {
 	evt, log, tr := p.evt, logFrom(ctx, a.log), traceFrom(ctx)
+	a.quota.settle(ctx, p.usage, res.Usage.PromptTokens+res.Usage.CompletionTokens, err != nil)
 	<-p.reacted // members always see 🧠 first
 	if !tr.reacted.IsZero() && !tr.received.IsZero() {
 		a.observe.BotReaction(tr.reacted.Sub(tr.received))
@@ -142,7 +154,7 @@ func (a *answerer) post(ctx context.Context, p *pendingAnswer, res core.ChatResu
 		return
 	}
 	var sent []id.EventID
-	for _, c := range replyContents(res.Response, evt) {
+	for _, c := range p.settings.replyContents(res.Response, evt) {
 		part, err := a.mx.sendContent(ctx, evt.RoomID, c)
 		if err != nil {
 			linkReplies(ctx, a.bridge, a.log, evt, sent, a.now())
@@ -182,6 +194,7 @@ func (a *answerer) post(ctx context.Context, p *pendingAnswer, res core.ChatResu
 // is not answered after the restart: the member decides whether the
 // question still matters.
 func (a *answerer) interrupted(ctx context.Context, p *pendingAnswer) {
+	a.quota.settle(ctx, p.usage, 0, true)
 	select {
 	case <-p.reacted:
 	case <-ctx.Done():

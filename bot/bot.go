@@ -128,11 +128,13 @@ func (b *Bot) build() {
 		retentionDays: opts.RetentionDays, storeInRAG: opts.StoreInRAG, now: now, log: log}
 	med := &media{mx: mx, backend: backend, rooms: b.rooms, act: act, address: newAddress(opts),
 		respondToDMs: opts.RespondToDMs, log: log}
+	settings := newRoomSettings(opts, b.bridge, log)
+	quota := &quotas{limits: opts.Quotas, bridge: b.bridge, mx: mx, now: now, log: log}
 	answers := &answerer{mx: mx, backend: backend, window: win, media: med, bridge: b.bridge, rooms: b.rooms,
-		slots: make(chan struct{}, opts.Workers), timeout: opts.ChatTimeout, health: &chatHealth{},
-		observe: b.deps.Observer, now: now, log: log}
+		slots: make(chan struct{}, opts.Workers), timeout: opts.ChatTimeout, health: &chatHealth{}, settings: settings,
+		quota: quota, observe: b.deps.Observer, now: now, log: log}
 	cmds := &commands{mx: mx, backend: backend, bridge: b.bridge, window: win, rooms: b.rooms, opts: opts,
-		health: answers.health, waiting: answers.waiting, now: now, log: log}
+		health: answers.health, waiting: answers.waiting, settings: settings, quota: quota, now: now, log: log}
 	cmds.table = cmds.commandTable()
 	b.forget = &forgetting{mx: mx, backend: backend, bridge: b.bridge, window: win, rooms: b.rooms, retention: b.deps.Retention,
 		retentionDays: opts.RetentionDays, observe: b.deps.Observer, now: now, log: log}

@@ -38,8 +38,12 @@ type commands struct {
 	health  *chatHealth
 	waiting func(id.RoomID) int
 	table   map[string]*command
-	now     func() time.Time
-	log     *slog.Logger
+	// settings are the rooms' own settings (commands_settings.go), quota
+	// their quotas (!ada status).
+	settings *roomSettings
+	quota    *quotas
+	now      func() time.Time
+	log      *slog.Logger
 }
 
 // command is one `!ada` command, in the shape of mautrix's commands package:
@@ -80,6 +84,9 @@ func (cs *commands) commandTable() map[string]*command {
 		"forget":   {name: "forget", usage: "forget <number|id|all>", help: "forget one memory of this room (`all`: every one, moderators)", run: cs.cmdForget, takesText: true},
 		"why":      {name: "why", usage: "why", help: "show what my last answer here used: memories, recalled turns, summaries, with scores", run: cs.cmdWhy},
 		"status":   {name: "status", usage: "status", help: "health of Ada, its language model and this room", run: cs.cmdStatus},
+		"settings": {name: "settings", usage: "settings", help: "show this room's settings and where each comes from", run: cs.cmdSettings},
+		"set":      {name: "set", usage: "set <name> <value>", help: "change one of this room's settings (moderators; see below)", run: cs.cmdSet, takesText: true},
+		"unset":    {name: "unset", usage: "unset <name>", help: "return one of this room's settings to the bridge default (moderators)", run: cs.cmdUnset, takesText: true},
 		"help":     {name: "help", usage: "help", help: "show this list", run: cs.cmdHelp},
 	}
 }
@@ -184,7 +191,7 @@ func (cs *commands) cmdHelp(ctx context.Context, c *commandEvent) (string, error
 			lines = append(lines, fmt.Sprintf("- `%s %s`: %s", commandPrefix, c.subs[s].usage, c.subs[s].help))
 		}
 	}
-	return fmt.Sprintf("**%s commands**\n\n%s\n\n%s", cs.opts.DisplayName, strings.Join(lines, "\n"), cs.howToAsk(ctx, c)), nil
+	return fmt.Sprintf("**%s commands**\n\n%s\n\n%s\n\n%s", cs.opts.DisplayName, strings.Join(lines, "\n"), cs.settingsHelp(), cs.howToAsk(ctx, c)), nil
 }
 
 // howToAsk is Options.howToAsk for the room of c, and what Ada does with

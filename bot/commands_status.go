@@ -59,6 +59,7 @@ func (cs *commands) cmdStatus(ctx context.Context, c *commandEvent) (string, err
 		add("Questions here being answered or waiting: %d", n)
 	}
 	add("This room: %s", cs.opts.storageText(c.room))
+	add("Use here: %s", cs.quota.roomUse(hctx, c.evt.RoomID))
 	if page, err := cs.roomMemories(hctx, c.evt.RoomID, ""); err == nil {
 		n := strconv.Itoa(len(page.Items))
 		if page.Next != "" {

@@ -87,7 +87,12 @@ func (b *Bot) onMember(ctx context.Context, evt *event.Event) {
 		b.queue.Enqueue(evt.RoomID, roomqueue.Job{Name: "invite", Ctx: ctx, Run: func(ctx context.Context) error { return b.members.handleInvite(ctx, evt) }})
 	case evt.GetStateKey() == b.mx.cli.UserID.String() && content.Membership.IsLeaveOrBan():
 		room := evt.RoomID
-		b.queue.Enqueue(room, roomqueue.Job{Name: "left", Ctx: ctx, Run: func(context.Context) error { b.rooms.forget(room); return nil }})
+		b.queue.Enqueue(room, roomqueue.Job{Name: "left", Ctx: ctx, Run: func(ctx context.Context) error {
+			b.rooms.forget(room)
+			// The room's own settings and quota counts go with it: a new
+			// invitation starts from the bridge defaults.
+			return b.bridge.DropRoomSettings(ctx, room.String())
+		}})
 	case evt.Mautrix.EventSource&event.SourceJoin != 0 && content.Membership.IsLeaveOrBan():
 		b.queue.Enqueue(evt.RoomID, roomqueue.Job{Name: "leave-if-alone", Ctx: ctx, Run: func(ctx context.Context) error { return b.members.leaveIfAlone(ctx, evt.RoomID) }})
 	}

@@ -331,24 +331,13 @@ var errNotUpload = errors.New("not an image or file message")
 // fetchUpload gets a message from the homeserver, decrypting it in an
 // encrypted room, and returns it if it is an upload.
 func (md *media) fetchUpload(ctx context.Context, room id.RoomID, eventID id.EventID) (*upload, error) {
-	evt, err := md.mx.cli.GetEvent(ctx, room, eventID)
-	if err != nil {
+	evt, c, err := fetchMessage(ctx, md.mx, room, eventID)
+	switch {
+	case errors.Is(err, errNotMessage):
+		return nil, errNotUpload
+	case err != nil:
 		return nil, err
-	}
-	evt.RoomID = room
-	if err := evt.Content.ParseRaw(evt.Type); err != nil && !errors.Is(err, event.ErrContentAlreadyParsed) {
-		return nil, err
-	}
-	if evt.Type == event.EventEncrypted {
-		if md.mx.crypto == nil {
-			return nil, errors.New("the message is encrypted and encryption is not set up")
-		}
-		if evt, err = md.mx.crypto.Decrypt(ctx, evt); err != nil {
-			return nil, fmt.Errorf("decrypt: %w", err)
-		}
-	}
-	c, ok := evt.Content.Parsed.(*event.MessageEventContent)
-	if evt.Type != event.EventMessage || !ok || !isUpload(c) || evt.Unsigned.RedactedBecause != nil {
+	case !isUpload(c):
 		return nil, errNotUpload
 	}
 	return &upload{id: evt.ID, content: c}, nil

@@ -49,6 +49,13 @@ type Options struct {
 	// DataDir is DATA_DIR: a new recovery key is written under it, in
 	// crypto/, readable only by the service user.
 	DataDir string
+
+	// DefaultModel is LLM_MODEL and RoomModels ROOM_MODELS: the models a
+	// room may choose (settings.go).
+	DefaultModel string
+	RoomModels   []string
+	// Quotas are the answer and token quotas (quota.go).
+	Quotas Quotas
 }
 
 // OptionsFrom maps the parsed settings onto the bridge's options; version
@@ -66,6 +73,10 @@ func OptionsFrom(c *config.Config, version string) Options {
 		AllowPrivacyOptOut: c.AllowPrivacyOptOut, RetentionDays: c.DataRetentionDays,
 		SendIntro: c.SendIntroOnJoin, Workers: c.BotWorkers,
 		ChatTimeout: c.RequestTimeout, ShutdownGrace: c.ShutdownGrace, Version: version, DataDir: c.DataDir,
+		DefaultModel: c.LLMModel, RoomModels: c.RoomModels,
+		Quotas: Quotas{MemberAnswersPerHour: c.MemberAnswersPerHour, RoomAnswersPerHour: c.RoomAnswersPerHour,
+			MemberTokensPerDay: c.MemberTokensPerDay, RoomTokensPerDay: c.RoomTokensPerDay,
+			ExemptModerators: c.QuotaExemptModerators},
 	}
 }
 

@@ -104,6 +104,13 @@ type Config struct {
 	DataRetentionDays    int      // DATA_RETENTION_DAYS; 0 = keep forever
 	SendIntroOnJoin      bool     // SEND_INTRO_ON_JOIN
 	BotWorkers           int      // BOT_WORKERS
+	// Room settings and quotas (issue 24).
+	RoomModels            []string // ROOM_MODELS; empty = only LLM_MODEL
+	MemberAnswersPerHour  int      // MEMBER_ANSWERS_PER_HOUR; 0 = unlimited
+	RoomAnswersPerHour    int      // ROOM_ANSWERS_PER_HOUR; 0 = unlimited
+	MemberTokensPerDay    int      // MEMBER_TOKENS_PER_DAY; 0 = unlimited
+	RoomTokensPerDay      int      // ROOM_TOKENS_PER_DAY; 0 = unlimited
+	QuotaExemptModerators bool     // QUOTA_EXEMPT_MODERATORS
 }
 
 // Load parses and validates every setting. getenv is usually os.Getenv

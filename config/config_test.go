@@ -78,6 +78,7 @@ func defaults() *Config {
 		DataRetentionDays:    90,
 		SendIntroOnJoin:      true,
 		BotWorkers:           4,
+		RoomModels:           []string{},
 	}
 }
 
@@ -188,6 +189,12 @@ var golden = map[string]string{
 	"DATA_RETENTION_DAYS":     "0",
 	"SEND_INTRO_ON_JOIN":      "false",
 	"BOT_WORKERS":             "8",
+	"ROOM_MODELS":             "gpt-4o, llama3",
+	"MEMBER_ANSWERS_PER_HOUR": "5",
+	"ROOM_ANSWERS_PER_HOUR":   "50",
+	"MEMBER_TOKENS_PER_DAY":   "20000",
+	"ROOM_TOKENS_PER_DAY":     "200000",
+	"QUOTA_EXEMPT_MODERATORS": "yes",
 }
 
 func goldenConfig() *Config {
@@ -259,6 +266,13 @@ func goldenConfig() *Config {
 		AllowedUsers:       []string{"@*:example.org", "@bob:other.org"},
 		ActivationKeywords: []string{"eve", "hey eve"},
 		BotWorkers:         8,
+
+		RoomModels:            []string{"gpt-4o", "llama3"},
+		MemberAnswersPerHour:  5,
+		RoomAnswersPerHour:    50,
+		MemberTokensPerDay:    20000,
+		RoomTokensPerDay:      200000,
+		QuotaExemptModerators: true,
 	}
 }
 

@@ -209,5 +209,17 @@ func table(c *Config) []setting {
 			boolVal{&c.SendIntroOnJoin}},
 		{gMatrix, "BOT_WORKERS", "4", "Rooms answered at the same time (each room is answered in order).", false,
 			intVal[int]{p: &c.BotWorkers, min: 1, max: 64}},
+		{gMatrix, "ROOM_MODELS", "", "Comma-separated models a room's moderators may choose with !ada set model, beside LLM_MODEL; empty = only LLM_MODEL.", false,
+			listVal{p: &c.RoomModels, check: checkOneLine, desc: "list of model names"}},
+		{gMatrix, "MEMBER_ANSWERS_PER_HOUR", "0", "Answers one member may get per room in an hour; 0 = unlimited.", false,
+			intVal[int]{p: &c.MemberAnswersPerHour, min: 0, max: 100000}},
+		{gMatrix, "ROOM_ANSWERS_PER_HOUR", "0", "Answers a room may get in an hour; 0 = unlimited.", false,
+			intVal[int]{p: &c.RoomAnswersPerHour, min: 0, max: 100000}},
+		{gMatrix, "MEMBER_TOKENS_PER_DAY", "0", "Model tokens (prompt and answer) one member may use per room in a day; 0 = unlimited.", false,
+			intVal[int]{p: &c.MemberTokensPerDay, min: 0, max: 1000000000}},
+		{gMatrix, "ROOM_TOKENS_PER_DAY", "0", "Model tokens (prompt and answer) a room may use in a day; 0 = unlimited.", false,
+			intVal[int]{p: &c.RoomTokensPerDay, min: 0, max: 1000000000}},
+		{gMatrix, "QUOTA_EXEMPT_MODERATORS", "false", "Room moderators (power level 50 or more) are not held to the quotas.", false,
+			boolVal{&c.QuotaExemptModerators}},
 	}
 }

@@ -15,6 +15,9 @@ import (
 // MaxPromptChars bounds a prompt, in characters.
 const MaxPromptChars = 32000
 
+// MaxReplyChain bounds ChatRequest.ReplyChain, in messages.
+const MaxReplyChain = 10
+
 // errSpecialistMarker stops an LLM stream at a complete specialist marker.
 var errSpecialistMarker = errors.New("specialist marker")
 
@@ -32,6 +35,8 @@ func CheckChat(req *ChatRequest) error {
 		return Errorf(KindInvalid, "instructions: must be at most %d characters", MaxPromptChars)
 	case len(req.Tools) > 0 && !isJSONArray(req.Tools):
 		return Errorf(KindInvalid, "tools: must be an array of tools")
+	case len(req.ReplyChain) > MaxReplyChain:
+		return Errorf(KindInvalid, "reply_chain: must hold at most %d messages", MaxReplyChain)
 	case historyChars(req.History) > 4*MaxPromptChars:
 		return Errorf(KindInvalid, "history: must be at most %d characters in all", 4*MaxPromptChars)
 	case req.ConversationID != "" && !ValidConversationID(req.ConversationID):
@@ -189,7 +194,8 @@ func (s *Service) generate(ctx context.Context, req ChatRequest, msgs []Message,
 		var roundText strings.Builder
 		p := marker.NewParser()
 		var found *marker.Request
-		llmReq := LLMRequest{Messages: msgs, Think: req.IncludeThinking, Options: req.Options, Tools: req.Tools, ToolChoice: req.ToolChoice}
+		llmReq := LLMRequest{Messages: msgs, Think: req.IncludeThinking, Options: req.Options, Tools: req.Tools, ToolChoice: req.ToolChoice,
+			Model: req.Model}
 		err := s.llm.Chat(ctx, llmReq, func(ev LLMEvent) error {
 			switch ev.Kind {
 			case LLMUsage:

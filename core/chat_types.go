@@ -33,6 +33,11 @@ type ChatRequest struct {
 	// ContextMessages are recent chat-room messages given as context (the
 	// bridge's MAX_CONTEXT_MESSAGES), oldest first.
 	ContextMessages []ContextMessage
+	// ReplyChain is the message the prompt replies to and the messages that
+	// one replies to in turn, oldest first (at most MaxReplyChain): the
+	// bridge fetches them from the homeserver, so they may be older than
+	// ContextMessages or from before Ada joined. used_context lists them.
+	ReplyChain []ContextMessage
 	// RoomID marks every document this turn writes with its Matrix room, so
 	// privacy mode and retention can find them.
 	RoomID string
@@ -46,6 +51,10 @@ type ChatRequest struct {
 	Instructions string
 	// Options are the client's sampling settings, passed to the model.
 	Options GenOptions
+	// Model names the model that answers (a room's choice among the
+	// operator's ROOM_MODELS, checked by the bridge); empty means LLM_MODEL.
+	// Background calls (summaries, extraction) always use LLM_MODEL.
+	Model string
 	// Tools are the client's own tools the model may call (OpenAI's "tools"
 	// array, as given), ToolChoice its tool_choice. When the model calls
 	// them, the answer ends with the calls and nothing is stored: the
@@ -83,6 +92,9 @@ type UsedContext struct {
 	Memories  []ContextItem `json:"memories"`
 	Summaries []ContextItem `json:"summaries"`
 	Entity    *string       `json:"entity"`
+	// ReplyChain lists the chat-room messages the question replies to
+	// (ChatRequest.ReplyChain), reason "reply_chain"; absent without one.
+	ReplyChain []ContextItem `json:"reply_chain,omitempty"`
 }
 
 // PersonaRef tells whether and which persona was used.
@@ -119,6 +131,8 @@ const (
 	ReasonRecent    = "recent"
 	ReasonRecalled  = "recalled"
 	ReasonNeighbour = "neighbour"
+	// ReasonReplyChain marks a chat-room message the question replies to.
+	ReasonReplyChain = "reply_chain"
 )
 
 // ChatResult is the complete answer; the JSON chat response and the done

@@ -186,6 +186,9 @@ type LLMRequest struct {
 	// "tools" array, passed as given), and ToolChoice its tool_choice.
 	Tools      json.RawMessage
 	ToolChoice json.RawMessage
+	// Model names the model for this call (a room's choice, issue 24);
+	// empty means the client's configured model.
+	Model string
 }
 
 // GenOptions are sampling settings a client may choose (the OpenAI-compatible

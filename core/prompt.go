@@ -52,6 +52,7 @@ func (s *Service) assemble(req ChatRequest, r retrieval, now time.Time) Prompt {
 	add("Summaries of earlier parts of this conversation", summariesText(r.summaries))
 	add("Recalled from earlier in this conversation", s.recalledText(r.recalled))
 	add("Recent messages in this chat room", roomText(req.ContextMessages))
+	add("Messages this one replies to", roomText(req.ReplyChain))
 	if req.OCRContext != nil {
 		add("Text read from the user's image (OCR)", req.OCRContext.Text)
 	}
@@ -71,7 +72,12 @@ func (s *Service) assemble(req ChatRequest, r retrieval, now time.Time) Prompt {
 	}
 	msgs = append(msgs, Message{Role: "user", Content: req.Prompt})
 	msgs = append(msgs, req.ToolTurns...)
-	return Prompt{Messages: msgs, Sections: secs, Used: r.used}
+	used := r.used
+	for _, m := range req.ReplyChain {
+		used.ReplyChain = append(used.ReplyChain, ContextItem{Text: m.Sender + ": " + m.Text, Timestamp: isoTimeOrEmpty(m.Timestamp),
+			Reason: ReasonReplyChain})
+	}
+	return Prompt{Messages: msgs, Sections: secs, Used: used}
 }
 
 // whoIsTalking names the speaker: the configured user in an API
@@ -117,6 +123,10 @@ func contextGuide(r retrieval, req ChatRequest) string {
 	}
 	if len(req.ContextMessages) > 0 {
 		parts = append(parts, "\"Recent messages in this chat room\" show what others said in the room just before.")
+	}
+	if len(req.ReplyChain) > 0 {
+		parts = append(parts, "\"Messages this one replies to\" are the chain of replies the user's message answers, oldest first, "+
+			"the last being the one it replies to directly; they may be older than the recent messages. Read the question in their light.")
 	}
 	if len(parts) == 0 {
 		return ""
@@ -232,4 +242,12 @@ func clientHistory(h []Message) []Message {
 	}
 	slices.Reverse(out)
 	return out
+}
+
+// isoTimeOrEmpty is isoTime, or "" for the zero time.
+func isoTimeOrEmpty(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return isoTime(t)
 }

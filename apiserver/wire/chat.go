@@ -28,6 +28,7 @@ type ChatRequest struct {
 	Store            *bool                 `json:"store,omitempty"`
 	OCRContext       *core.OCRResult       `json:"ocr_context,omitempty"`
 	ContextMessages  []core.ContextMessage `json:"context_messages,omitempty"`
+	ReplyChain       []core.ContextMessage `json:"reply_chain,omitempty"`
 	RoomID           *string               `json:"room_id,omitempty"`
 	Speaker          *core.Speaker         `json:"speaker,omitempty"`
 }
@@ -48,6 +49,7 @@ func (b *ChatRequest) ToCore() (core.ChatRequest, error) {
 	req.RoomID = deref(b.RoomID)
 	req.OCRContext = b.OCRContext
 	req.ContextMessages = b.ContextMessages
+	req.ReplyChain = b.ReplyChain
 	req.Speaker = b.Speaker
 	req.AutoMemory = b.AutoMemory
 	if b.IncludeThinking != nil {
@@ -76,7 +78,7 @@ func ChatRequestOf(r core.ChatRequest) ChatRequest {
 		Prompt: &r.Prompt, ConversationID: ref(r.ConversationID), Entity: ref(r.Entity), MemoryText: ref(r.MemoryText),
 		MemoryImportance: r.MemoryImportance, TurnsK: r.TurnsK, FAQK: r.FAQK,
 		MemoryK: r.MemoryK, RecallK: r.RecallK, AutoMemory: r.AutoMemory, Store: &r.Store,
-		OCRContext: r.OCRContext, ContextMessages: r.ContextMessages, RoomID: ref(r.RoomID), Speaker: r.Speaker,
+		OCRContext: r.OCRContext, ContextMessages: r.ContextMessages, ReplyChain: r.ReplyChain, RoomID: ref(r.RoomID), Speaker: r.Speaker,
 	}
 	if r.IncludeThinking {
 		b.IncludeThinking = &r.IncludeThinking

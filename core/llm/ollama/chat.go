@@ -3,6 +3,7 @@ package ollama
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -107,7 +108,7 @@ func (c *Client) Chat(ctx context.Context, req core.LLMRequest, emit func(core.L
 	// when we stop early, whatever the state of the body.
 	callCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	body := chatRequest{Model: c.model, Messages: messagesOf(req.Messages), Stream: true, Think: req.Think, Format: req.Format,
+	body := chatRequest{Model: cmp.Or(req.Model, c.model), Messages: messagesOf(req.Messages), Stream: true, Think: req.Think, Format: req.Format,
 		Options: optionsOf(req.Options), Tools: req.Tools}
 	resp, err := c.ep.Do(callCtx, http.MethodPost, "/api/chat", body, "application/x-ndjson")
 	if err != nil {

@@ -2,6 +2,7 @@ package openai
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -93,7 +94,7 @@ func (c *Client) Chat(ctx context.Context, req core.LLMRequest, emit func(core.L
 	callCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	o := req.Options
-	body := chatRequest{Model: c.model, Messages: req.Messages, Stream: true,
+	body := chatRequest{Model: cmp.Or(req.Model, c.model), Messages: req.Messages, Stream: true,
 		Temperature: o.Temperature, TopP: o.TopP, MaxTokens: o.MaxTokens, Stop: o.Stop,
 		Tools: req.Tools, ToolChoice: req.ToolChoice}
 	if len(req.Format) > 0 {

@@ -1,0 +1,295 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"maunium.net/go/mautrix/event"
+	"maunium.net/go/mautrix/id"
+
+	"github.com/ada-chat/ada/storage"
+)
+
+// Quotas are the operator's fair-use limits per room; 0 is unlimited.
+// Answers are counted over the last hour, tokens (the model's own count,
+// prompt and answer) over the last day, both as sliding windows.
+type Quotas struct {
+	MemberAnswersPerHour, RoomAnswersPerHour int
+	MemberTokensPerDay, RoomTokensPerDay     int
+	// ExemptModerators: members with power level moderatorLevel or more
+	// are answered over the quotas (their answers still count for the room).
+	ExemptModerators bool
+}
+
+// on reports whether any quota is set; without one nothing is counted.
+func (q Quotas) on() bool {
+	return q.MemberAnswersPerHour > 0 || q.RoomAnswersPerHour > 0 || q.MemberTokensPerDay > 0 || q.RoomTokensPerDay > 0
+}
+
+// The quota windows.
+const (
+	answerWindow = time.Hour
+	tokenWindow  = 24 * time.Hour
+)
+
+// quotaHit is a quota a question would go over: whose (the member's or
+// the room's), which, and when enough of it is free again.
+type quotaHit struct {
+	room   bool
+	what   string // "answers an hour", "model tokens a day"
+	limit  int
+	resets time.Time
+}
+
+// quotaCheck finds the quotas member's next question would go over, given
+// the room's counted answers of the last tokenWindow (oldest first); the
+// hit that resets last is the one that holds the member back.
+func quotaCheck(q Quotas, use []storage.BridgeUsage, member string, now time.Time) (quotaHit, bool) {
+	var mine []storage.BridgeUsage
+	for _, u := range use {
+		if u.Member == member {
+			mine = append(mine, u)
+		}
+	}
+	var hit quotaHit
+	found := false
+	consider := func(h quotaHit, over bool) {
+		if over && (!found || h.resets.After(hit.resets)) {
+			hit, found = h, true
+		}
+	}
+	h, over := answersOver(mine, q.MemberAnswersPerHour, now)
+	consider(h, over)
+	h, over = tokensOver(mine, q.MemberTokensPerDay, now)
+	consider(h, over)
+	h, over = answersOver(use, q.RoomAnswersPerHour, now)
+	h.room = true
+	consider(h, over)
+	h, over = tokensOver(use, q.RoomTokensPerDay, now)
+	h.room = true
+	consider(h, over)
+	return hit, found
+}
+
+// answersOver: limit answers in the last hour are used up; one is free
+// again when the oldest that must go has left the window.
+func answersOver(use []storage.BridgeUsage, limit int, now time.Time) (quotaHit, bool) {
+	if limit <= 0 {
+		return quotaHit{}, false
+	}
+	var recent []time.Time
+	for _, u := range use {
+		if !u.Time.Before(now.Add(-answerWindow)) {
+			recent = append(recent, u.Time)
+		}
+	}
+	if len(recent) < limit {
+		return quotaHit{}, false
+	}
+	return quotaHit{what: "answers an hour", limit: limit, resets: recent[len(recent)-limit].Add(answerWindow)}, true
+}
+
+// tokensOver: the tokens of the last day reach limit; the quota is free
+// again once enough of the oldest answers have left the window.
+func tokensOver(use []storage.BridgeUsage, limit int, now time.Time) (quotaHit, bool) {
+	if limit <= 0 {
+		return quotaHit{}, false
+	}
+	total := 0
+	for _, u := range use {
+		total += u.Tokens
+	}
+	if total < limit {
+		return quotaHit{}, false
+	}
+	resets := now.Add(tokenWindow)
+	for _, u := range use {
+		total -= u.Tokens
+		if total < limit {
+			resets = u.Time.Add(tokenWindow)
+			break
+		}
+	}
+	return quotaHit{what: "model tokens a day", limit: limit, resets: resets}, true
+}
+
+// quotas counts each room's answers and holds members and rooms to the
+// operator's Quotas, with one notice per member (or room) and quota window.
+type quotas struct {
+	limits  Quotas
+	bridge  *storage.Bridge
+	mx      *matrix
+	notices quotaNotices
+	now     func() time.Time
+	log     *slog.Logger
+}
+
+// admit decides, in the room's job, whether the question of evt may be
+// answered. If so it is counted (usage is its count's id, 0 when nothing
+// is counted); if not, the member gets one notice for this quota window
+// and nothing else: no reaction, no model call.
+func (qs *quotas) admit(ctx context.Context, evt *event.Event) (usage int64, ok bool) {
+	if !qs.limits.on() {
+		return 0, true
+	}
+	now, log := qs.now(), logFrom(ctx, qs.log)
+	use, err := qs.bridge.UsageSince(ctx, evt.RoomID.String(), now.Add(-tokenWindow))
+	if err != nil {
+		// A broken counter must not silence the bot.
+		log.Error("could not read the room's usage; answering without the quotas", "error", err)
+		return 0, true
+	}
+	if hit, over := quotaCheck(qs.limits, use, evt.Sender.String(), now); over && !qs.exempt(ctx, evt) {
+		log.Info("quota reached; not answering", "room_quota", hit.room, "quota", hit.what, "resets", hit.resets)
+		qs.notify(ctx, evt, hit)
+		return 0, false
+	}
+	id, err := qs.bridge.AddUsage(ctx, evt.RoomID.String(), evt.Sender.String(), now, now.Add(-tokenWindow))
+	if err != nil {
+		log.Error("could not count an answer", "error", err)
+		return 0, true
+	}
+	return id, true
+}
+
+// exempt reports whether the asker is a moderator the operator exempts.
+func (qs *quotas) exempt(ctx context.Context, evt *event.Event) bool {
+	if !qs.limits.ExemptModerators {
+		return false
+	}
+	level, err := qs.mx.powerLevel(ctx, evt.RoomID, evt.Sender)
+	return err == nil && level >= moderatorLevel
+}
+
+// notify posts the quota notice, once per member (or room, for a room
+// quota) until the quota resets.
+func (qs *quotas) notify(ctx context.Context, evt *event.Event, hit quotaHit) {
+	who := evt.Sender
+	if hit.room {
+		who = ""
+	}
+	if !qs.notices.due(evt.RoomID, who, hit.resets, qs.now()) {
+		return
+	}
+	if _, err := qs.mx.sendNotice(ctx, evt, quotaText(hit, qs.now())); err != nil {
+		logFrom(ctx, qs.log).Error("could not post the quota notice", "error", err)
+	}
+}
+
+// quotaText says plainly which quota is reached and when it resets.
+func quotaText(hit quotaHit, now time.Time) string {
+	whose, who := "your", "you"
+	if hit.room {
+		whose, who = "this room's", "anyone here"
+	}
+	wait := hit.resets.Sub(now).Round(time.Minute)
+	if wait < time.Minute {
+		wait = time.Minute
+	}
+	return fmt.Sprintf("⏳ You have reached %s quota of %d %s on this bridge, so I will not answer %s until %s UTC (in %s). "+
+		"I will not repeat this notice until then; commands still work.",
+		whose, hit.limit, hit.what, who, hit.resets.UTC().Format("15:04"), durationWords(wait))
+}
+
+// durationWords is "1 h 5 min" or "12 min".
+func durationWords(d time.Duration) string {
+	h, m := int(d.Hours()), int(d.Minutes())%60
+	switch {
+	case h > 0 && m > 0:
+		return fmt.Sprintf("%d h %d min", h, m)
+	case h > 0:
+		return fmt.Sprintf("%d h", h)
+	}
+	return fmt.Sprintf("%d min", m)
+}
+
+// settle records what an answer cost once it is made: the model's tokens,
+// or, when it failed, no answer at all. A failure caused by the model
+// provider must not use up a member's quota.
+func (qs *quotas) settle(ctx context.Context, usage int64, tokens int, failed bool) {
+	if usage == 0 {
+		return
+	}
+	var err error
+	if failed {
+		err = qs.bridge.DropUsage(ctx, usage)
+	} else {
+		err = qs.bridge.SetUsageTokens(ctx, usage, tokens)
+	}
+	if err != nil {
+		logFrom(ctx, qs.log).Error("could not record an answer's usage", "error", err)
+	}
+}
+
+// roomUse is `!ada status`'s line on the room's use and its quotas.
+func (qs *quotas) roomUse(ctx context.Context, room id.RoomID) string {
+	if !qs.limits.on() {
+		return "no quotas on this bridge"
+	}
+	now := qs.now()
+	use, err := qs.bridge.UsageSince(ctx, room.String(), now.Add(-tokenWindow))
+	if err != nil {
+		return "unknown (" + err.Error() + ")"
+	}
+	answers, tokens := 0, 0
+	for _, u := range use {
+		if !u.Time.Before(now.Add(-answerWindow)) {
+			answers++
+		}
+		tokens += u.Tokens
+	}
+	return fmt.Sprintf("%d answers in the last hour%s, %d model tokens in the last day%s; per member: %s answers an hour, %s tokens a day",
+		answers, limitText(qs.limits.RoomAnswersPerHour), tokens, limitText(qs.limits.RoomTokensPerDay),
+		limitOr(qs.limits.MemberAnswersPerHour), limitOr(qs.limits.MemberTokensPerDay))
+}
+
+func limitText(n int) string {
+	if n <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (of %d)", n)
+}
+
+func limitOr(n int) string {
+	if n <= 0 {
+		return "unlimited"
+	}
+	return fmt.Sprint(n)
+}
+
+// quotaNotices remembers, per room and member ("" for the room), until
+// when the last quota notice holds. It lives in memory: after a restart a
+// member over quota gets the notice once more. Safe from any goroutine.
+type quotaNotices struct {
+	mu    sync.Mutex
+	until map[quotaKey]time.Time
+}
+
+type quotaKey struct {
+	room   id.RoomID
+	member id.UserID
+}
+
+// due reports whether a notice may be posted now, and if so records that
+// it holds until resets.
+func (n *quotaNotices) due(room id.RoomID, member id.UserID, resets, now time.Time) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	k := quotaKey{room, member}
+	if until, ok := n.until[k]; ok && now.Before(until) {
+		return false
+	}
+	if n.until == nil {
+		n.until = make(map[quotaKey]time.Time)
+	}
+	for key, until := range n.until { // keep the map small
+		if !now.Before(until) {
+			delete(n.until, key)
+		}
+	}
+	n.until[k] = resets
+	return true
+}
