@@ -80,9 +80,12 @@ func (c Conversation) MarshalJSON() ([]byte, error) {
 
 // StoreStats describes the store for health and debug endpoints.
 type StoreStats struct {
-	Backend    string          `json:"backend"`
-	Version    string          `json:"version"`
-	Path       string          `json:"path,omitempty"`
+	Backend string `json:"backend"`
+	Version string `json:"version"`
+	Path    string `json:"path,omitempty"`
+	// Heartbeat is a remote store's clock (Chroma's nanosecond heartbeat)
+	// when it last answered; 0 for the embedded store.
+	Heartbeat  int64           `json:"heartbeat,omitempty"`
 	Embedder   string          `json:"embedder"`
 	Dimensions int             `json:"dimensions"`
 	Total      int             `json:"total_documents"`
