@@ -57,6 +57,9 @@ type ConversationLister interface {
 
 // StoreInfo describes the store for health and debug endpoints.
 type StoreInfo interface {
+	// Backend names the backend ("sqlite-vec", "chroma"), which health
+	// reports even when the store does not answer.
+	Backend() string
 	// Stats reports counts and the embedder that wrote the vectors.
 	Stats(ctx context.Context) (StoreStats, error)
 	// Ping checks that the store answers.

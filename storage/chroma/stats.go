@@ -53,6 +53,9 @@ func (s *Store) RecentConversations(ctx context.Context, limit int) ([]core.Conv
 	return out, nil
 }
 
+// Backend names the backend for health.
+func (s *Store) Backend() string { return "chroma" }
+
 // Stats reports the backend, the server's version and heartbeat, document
 // counts and the embedder that wrote the vectors.
 func (s *Store) Stats(ctx context.Context) (core.StoreStats, error) {

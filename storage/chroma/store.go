@@ -19,8 +19,8 @@ const (
 
 // Store is core.Store on a Chroma server.
 type Store struct {
-	c                    *client
-	url                  string // without credentials, for Stats
+	c                     *client
+	url                   string // without credentials, for Stats
 	docs, history, stmeta string // collection ids
 }
 

@@ -12,7 +12,7 @@ import (
 // TestConformance runs the storage conformance suite on a real Chroma
 // server, each subtest in a database of its own.
 func TestConformance(t *testing.T) {
-	url := storagetest.StartChroma(t)
+	url := storagetest.StartChroma(t).URL
 	storagetest.Conformance(t, func(t *testing.T) storagetest.Backend {
 		db := strings.NewReplacer("/", "-", " ", "-").Replace(t.Name())
 		s, err := Open(context.Background(), url+"?database="+db)

@@ -25,11 +25,23 @@ func ChromaBin() string {
 	return filepath.Join(filepath.Dir(file), "..", "..", ".cache", "chroma", "node_modules", ".bin", "chroma")
 }
 
+// Chroma is a Chroma server a test runs.
+type Chroma struct {
+	URL  string
+	tb   testing.TB
+	bin  string
+	dir  string
+	port int
+	logs *lockedBuffer
+	cmd  *exec.Cmd
+	exit chan error
+}
+
 // StartChroma starts a Chroma server on a free loopback port, waits for
-// its heartbeat, stops it when the test ends and returns its URL. Without
-// the launcher the test fails under CI=true (make test installs it) and
-// is skipped otherwise, saying so.
-func StartChroma(tb testing.TB) string {
+// its heartbeat, stops it when the test ends and returns it. Without the
+// launcher the test fails under CI=true (make test installs it) and is
+// skipped otherwise, saying so.
+func StartChroma(tb testing.TB) *Chroma {
 	tb.Helper()
 	bin := ChromaBin()
 	if _, err := os.Stat(bin); err != nil {
@@ -44,38 +56,54 @@ func StartChroma(tb testing.TB) string {
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
-	logs := &lockedBuffer{}
-	cmd := exec.Command(bin, "run", "--path", filepath.Join(tb.TempDir(), "chroma"), "--host", "127.0.0.1", "--port", strconv.Itoa(port))
-	cmd.Stdout, cmd.Stderr = logs, logs
-	if err := cmd.Start(); err != nil {
-		tb.Fatalf("Chroma: %s does not start: %v", bin, err)
+	c := &Chroma{URL: fmt.Sprintf("http://127.0.0.1:%d", port), tb: tb, bin: bin, dir: filepath.Join(tb.TempDir(), "chroma"),
+		port: port, logs: &lockedBuffer{}}
+	tb.Cleanup(c.Stop)
+	c.Start()
+	return c
+}
+
+// Start starts the server (again, on the same port and data), and waits
+// for its heartbeat.
+func (c *Chroma) Start() {
+	c.tb.Helper()
+	c.cmd = exec.Command(c.bin, "run", "--path", c.dir, "--host", "127.0.0.1", "--port", strconv.Itoa(c.port))
+	c.cmd.Stdout, c.cmd.Stderr = c.logs, c.logs
+	if err := c.cmd.Start(); err != nil {
+		c.tb.Fatalf("Chroma: %s does not start: %v", c.bin, err)
 	}
 	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	tb.Cleanup(func() {
-		cmd.Process.Kill()
-		<-exited
-	})
-	url := fmt.Sprintf("http://127.0.0.1:%d", port)
+	go func(cmd *exec.Cmd) { exited <- cmd.Wait() }(c.cmd)
+	c.exit = exited
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		select {
 		case err := <-exited:
-			tb.Fatalf("Chroma exited at start: %v\n%s", err, logs.String())
+			c.tb.Fatalf("Chroma exited at start: %v\n%s", err, c.logs.String())
 		default:
 		}
-		if resp, err := http.Get(url + "/api/v2/heartbeat"); err == nil {
+		if resp, err := http.Get(c.URL + "/api/v2/heartbeat"); err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				return url
+				return
 			}
 		}
 		if time.Now().After(deadline) {
-			tb.Fatalf("Chroma did not answer its heartbeat within 60 s\n%s", logs.String())
+			c.tb.Fatalf("Chroma did not answer its heartbeat within 60 s\n%s", c.logs.String())
 		}
 		// Polling a process we do not control: it has no event to wait on.
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// Stop stops the server and waits for it to exit.
+func (c *Chroma) Stop() {
+	if c.cmd == nil {
+		return
+	}
+	c.cmd.Process.Kill()
+	<-c.exit
+	c.cmd = nil
 }
 
 // lockedBuffer collects a process's output from two pipes.
