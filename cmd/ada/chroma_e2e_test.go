@@ -1,7 +1,10 @@
 package main
 
 import (
+	"encoding/json"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -93,6 +96,10 @@ func TestChromaReplicas(t *testing.T) {
 	if st := a.call("GET", "/v1/memory?search=falcon", nil, &d); st != http.StatusServiceUnavailable || d.Detail == "" {
 		t.Fatalf("memory search with Chroma down: %d %+v, want 503", st, d)
 	}
+	if st := a.call("POST", "/v1/chat", map[string]any{"prompt": "When does falcon launch?"}, &d); st != http.StatusServiceUnavailable ||
+		!strings.Contains(d.Detail, "Chroma") {
+		t.Fatalf("chat with Chroma down: %d %+v, want 503 naming the store", st, d)
+	}
 	if st := b.call("GET", "/v1/healthz", nil, &health); st != http.StatusServiceUnavailable || health.Chroma.OK || health.Chroma.Backend != "chroma" {
 		t.Fatalf("health with Chroma down: %d %+v", st, health)
 	}
@@ -102,5 +109,39 @@ func TestChromaReplicas(t *testing.T) {
 	}
 	if st := b.call("GET", "/v1/healthz", nil, nil); st != 200 {
 		t.Fatalf("health after Chroma is back: %d", st)
+	}
+}
+
+// TestEvalRetrievalOnChroma: `ada eval retrieval` runs on Chroma (each
+// sample in a database of its own) and measures what it measures on
+// SQLite, in every mode.
+func TestEvalRetrievalOnChroma(t *testing.T) {
+	chroma := storagetest.StartChroma(t)
+	file := filepath.Join(t.TempDir(), "tiny.json")
+	if err := os.WriteFile(file, []byte(evalTinyFile), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	onSQLite, stderr, err := runEvalCmd(t, "retrieval", file, "--k", "1,2,5", "--json")
+	if err != nil {
+		t.Fatalf("eval on SQLite: %v\n%s", err, stderr)
+	}
+	onChroma, stderr, err := runEvalCmdEnv(t, map[string]string{"VECTORDB_URL": chroma.URL}, "retrieval", file, "--k", "1,2,5", "--json")
+	if err != nil {
+		t.Fatalf("eval on Chroma: %v\n%s", err, stderr)
+	}
+	// The recall of every mode, without the latencies.
+	recall := func(out string) string {
+		var modes map[string]map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(out), &modes); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		for _, m := range modes {
+			delete(m, "latency_ms")
+		}
+		b, _ := json.Marshal(modes)
+		return string(b)
+	}
+	if r := recall(onChroma); r != recall(onSQLite) || !strings.Contains(r, "hybrid") {
+		t.Fatalf("recall differs:\nSQLite %s\nChroma %s", recall(onSQLite), r)
 	}
 }

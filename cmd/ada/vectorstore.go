@@ -2,6 +2,9 @@ package main
 
 import (
 	"context"
+	"net/url"
+
+	"github.com/google/uuid"
 
 	"github.com/ada-chat/ada/config"
 	"github.com/ada-chat/ada/core"
@@ -25,4 +28,30 @@ func openDocumentStore(ctx context.Context, cfg *config.Config, db *storage.DB) 
 		return db, nil
 	}
 	return chroma.Open(ctx, cfg.VectorDBURL)
+}
+
+// openEvalStore opens a new, empty store for one sample of `ada eval
+// retrieval`: a SQLite file at path, or, with VECTORDB_URL set, a database
+// of its own on the Chroma server, so that both backends are measured the
+// same way. close closes it and drops the Chroma database's collections.
+func openEvalStore(ctx context.Context, cfg *config.Config, path string) (documentStore, func(), error) {
+	if cfg.VectorDBURL == "" {
+		db, err := storage.Open(ctx, path)
+		if err != nil {
+			return nil, nil, err
+		}
+		return db, func() { db.Close() }, nil
+	}
+	u, err := url.Parse(cfg.VectorDBURL)
+	if err != nil {
+		return nil, nil, err
+	}
+	q := u.Query()
+	q.Set("database", "ada-eval-"+uuid.NewString())
+	u.RawQuery = q.Encode()
+	s, err := chroma.Open(ctx, u.String())
+	if err != nil {
+		return nil, nil, err
+	}
+	return s, func() { s.Drop(context.WithoutCancel(ctx)) }, nil
 }

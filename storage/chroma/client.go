@@ -20,8 +20,6 @@ type client struct {
 	root string // …/api/v2
 	db   string // …/api/v2/tenants/<t>/databases/<d>
 	http *http.Client
-	// addr names the server in errors, without credentials.
-	addr string
 }
 
 func newClient(rawURL string) (*client, string, string, error) {
@@ -33,7 +31,9 @@ func newClient(rawURL string) (*client, string, string, error) {
 	tenant, database := cmpOr(q.Get("tenant"), "default_tenant"), cmpOr(q.Get("database"), "default_database")
 	u.RawQuery, u.User = "", nil
 	root := strings.TrimSuffix(u.String(), "/") + "/api/v2"
-	c := &client{root: root, http: &http.Client{Timeout: 30 * time.Second}, addr: u.Host,
+	// The address stays out of the errors' messages, which clients
+	// see; the cause, logged, names it.
+	c := &client{root: root, http: &http.Client{Timeout: 30 * time.Second},
 		db: root + "/tenants/" + url.PathEscape(tenant) + "/databases/" + url.PathEscape(database)}
 	return c, tenant, database, nil
 }
@@ -74,12 +74,12 @@ func (c *client) call(ctx context.Context, method, url string, body, out any) er
 		if ctx.Err() != nil {
 			return core.Wrap(core.KindCanceled, ctx.Err(), "request cancelled")
 		}
-		return core.Wrap(core.KindUnavailable, err, "the vector store (Chroma at %s) is unreachable", c.addr)
+		return core.Wrap(core.KindUnavailable, err, "the vector store (Chroma) is unreachable")
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return core.Wrap(core.KindUnavailable, err, "the vector store (Chroma at %s) broke off its answer", c.addr)
+		return core.Wrap(core.KindUnavailable, err, "the vector store (Chroma) broke off its answer")
 	}
 	if resp.StatusCode/100 != 2 {
 		se := &statusError{status: resp.StatusCode, body: strings.TrimSpace(string(data))}
@@ -87,7 +87,7 @@ func (c *client) call(ctx context.Context, method, url string, body, out any) er
 		if resp.StatusCode >= 500 {
 			kind = core.KindUnavailable
 		}
-		return core.Wrap(kind, se, "the vector store (Chroma at %s) refused %s %s", c.addr, method, strings.TrimPrefix(url, c.root))
+		return core.Wrap(kind, se, "the vector store (Chroma) refused %s %s", method, strings.TrimPrefix(url, c.root))
 	}
 	if out != nil {
 		// Numbers as written: a timestamp in nanoseconds does not fit a

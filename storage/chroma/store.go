@@ -3,6 +3,7 @@ package chroma
 import (
 	"cmp"
 	"context"
+	"net/http"
 	"slices"
 	"time"
 
@@ -283,4 +284,15 @@ func (s *Store) List(ctx context.Context, f core.Filter, limit int) ([]core.Docu
 		return cmp.Or(b.Meta.Timestamp.Compare(a.Meta.Timestamp), cmp.Compare(b.ID, a.ID))
 	})
 	return docs[:min(limit, len(docs))], nil
+}
+
+// Drop deletes the store's collections and everything in them: for a
+// throwaway store (`ada eval retrieval` gives each sample one).
+func (s *Store) Drop(ctx context.Context) error {
+	for _, name := range []string{docsName, historyName, metaName} {
+		if err := s.c.call(ctx, http.MethodDelete, s.c.db+"/collections/"+name, nil, nil); err != nil {
+			return err
+		}
+	}
+	return nil
 }
