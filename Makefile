@@ -63,7 +63,9 @@ lint:
 
 check: lint test
 
-deps: apt-deps dendrite node-deps
+# chroma: the real Chroma server the Chroma backend's tests run (storage/chroma,
+# cmd/ada's replica test); without it they skip locally and fail under CI=true.
+deps: apt-deps dendrite node-deps chroma
 
 # The official JavaScript clients the tests run (tools/*/package-lock.json,
 # pinned: the OpenAI client and the MCP TypeScript SDK), installed with npm ci

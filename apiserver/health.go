@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"cmp"
 	"runtime"
 
 	"github.com/ada-chat/ada/apiserver/wire"
@@ -32,7 +33,8 @@ func (s *Server) handleHealth(r *request) error {
 		resp.Matrix = &m
 	}
 	resp.Persona.Loaded = h.PersonaLoaded
-	resp.Store = wire.StoreStatus{OK: h.StoreErr == nil, Backend: "sqlite-vec", Version: h.Store.Version}
+	resp.Store = wire.StoreStatus{OK: h.StoreErr == nil, Backend: cmp.Or(h.Store.Backend, "sqlite-vec"), Version: h.Store.Version,
+		Heartbeat: h.Store.Heartbeat}
 	if h.StoreErr != nil {
 		msg := "vector store unavailable"
 		resp.Store.Error = &msg

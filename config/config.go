@@ -55,7 +55,7 @@ type Config struct {
 	RAGAutoMemory       bool          // RAG_AUTO_MEMORY
 	RAGMemoryDedup      float64       // RAG_MEMORY_DEDUP
 	BackgroundWorkers   int           // BACKGROUND_WORKERS
-	VectorDBURL         string        // VECTORDB_URL; always empty for now (embedded SQLite)
+	VectorDBURL         string        // VECTORDB_URL; empty: the embedded SQLite store
 
 	// LLM.
 	LLMBackend string // LLM_BACKEND: "ollama" or "openai"

@@ -123,7 +123,7 @@ func table(c *Config) []setting {
 			floatVal{p: &c.RAGMemoryDedup, min: 0.5, max: 1}},
 		{gRAG, "BACKGROUND_WORKERS", "2", "Summaries and memory extractions run at the same time (one at a time per conversation).", false,
 			intVal[int]{p: &c.BackgroundWorkers, min: 1, max: 32}},
-		{gRAG, "VECTORDB_URL", "", "External vector store; not supported yet: leave empty for the embedded SQLite store.", false,
+		{gRAG, "VECTORDB_URL", "", "A Chroma server (HTTP API v2, Chroma 1.0) holding the documents instead of DATA_DIR/ada.db, for several replicas; ?tenant=&database= choose other than Chroma's defaults. Empty: the embedded SQLite store.", false,
 			urlVal{&c.VectorDBURL}},
 
 		{gLLM, "LLM_BACKEND", "ollama", "ollama = Ollama's /api/chat; openai = an OpenAI-compatible /v1/chat/completions (llama.cpp, vLLM, LM Studio, OpenAI).", false,

@@ -163,7 +163,5 @@ func (c *Config) check(failed map[string]bool) []error {
 	rule([]string{"MUSICPROVIDER_USER", "MUSICPROVIDER_TOKEN"},
 		c.MusicProviderToken != "" && c.MusicProviderUser == "",
 		"MUSICPROVIDER_USER: required when MUSICPROVIDER_TOKEN is set")
-	rule([]string{"VECTORDB_URL"}, c.VectorDBURL != "",
-		"VECTORDB_URL="+stripUserinfo(c.VectorDBURL)+": not supported yet; leave it empty to use the embedded SQLite store in DATA_DIR")
 	return errs
 }

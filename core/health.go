@@ -28,6 +28,7 @@ func (s *Service) Health(ctx context.Context) Health {
 	} else {
 		h.Store = st
 	}
+	h.Store.Backend = s.store.Backend() // named even when it does not answer
 	if s.llm != nil {
 		h.LLMErr = s.llm.Ping(ctx)
 	}

@@ -80,50 +80,30 @@ func (c Conversation) MarshalJSON() ([]byte, error) {
 
 // StoreStats describes the store for health and debug endpoints.
 type StoreStats struct {
-	Backend    string          `json:"backend"`
-	Version    string          `json:"version"`
-	Path       string          `json:"path,omitempty"`
+	Backend string `json:"backend"`
+	Version string `json:"version"`
+	Path    string `json:"path,omitempty"`
+	// Heartbeat is a remote store's clock (Chroma's nanosecond heartbeat)
+	// when it last answered; 0 for the embedded store.
+	Heartbeat  int64           `json:"heartbeat,omitempty"`
 	Embedder   string          `json:"embedder"`
 	Dimensions int             `json:"dimensions"`
 	Total      int             `json:"total_documents"`
 	ByType     map[DocType]int `json:"by_type"`
 }
 
-// Store is the vector store of the "conversations" collection. Writes are
-// atomic: every document of one call is written, or none.
+// Store is the vector store of the "conversations" collection: everything
+// a backend (SQLite with sqlite-vec, Chroma) must provide, by capability
+// (store.go). Writes are atomic on SQLite; a backend without transactions
+// orders them so that a failure half-way leaves nothing a reader misreads
+// (the README's storage section).
 type Store interface {
-	// Put inserts or replaces documents in one transaction.
-	Put(ctx context.Context, docs ...Document) error
-	// Get returns one document, or a KindNotFound error.
-	Get(ctx context.Context, id string) (Document, error)
-	// Delete removes the document id if it has type t; KindNotFound otherwise.
-	Delete(ctx context.Context, id string, t DocType) error
-	// DeleteWhere removes every document matching f and returns how many.
-	DeleteWhere(ctx context.Context, f Filter) (int, error)
-	// Replace deletes every document matching f and inserts docs, in one transaction.
-	Replace(ctx context.Context, f Filter, docs ...Document) error
-	// Apply makes every write of c in one transaction.
-	Apply(ctx context.Context, c Change) error
-	// History returns a memory's history, oldest first; it outlives the memory.
-	History(ctx context.Context, memoryID string) ([]HistoryEntry, error)
-	// PruneHistory blanks the text of the history entries of memories a
-	// chat room caused to be stored, older than cutoff (retention): the
-	// record that they existed and why they went stays, their words go.
-	PruneHistory(ctx context.Context, cutoff time.Time) (int, error)
-	// Search returns up to q.K documents nearest to q.Vector, nearest first.
-	Search(ctx context.Context, q VectorQuery) ([]Hit, error)
-	// KeywordSearch returns up to q.K documents matching q.Text's words,
-	// best BM25 first.
-	KeywordSearch(ctx context.Context, q KeywordQuery) ([]KeywordHit, error)
-	// List returns up to limit documents matching f, newest first (ties by
-	// id, descending).
-	List(ctx context.Context, f Filter, limit int) ([]Document, error)
-	// RecentConversations lists conversations by their newest turn, newest first.
-	RecentConversations(ctx context.Context, limit int) ([]Conversation, error)
-	// Stats reports counts and the embedder that wrote the vectors.
-	Stats(ctx context.Context) (StoreStats, error)
-	// Ping checks that the store answers.
-	Ping(ctx context.Context) error
+	DocumentStore
+	VectorSearcher
+	KeywordSearcher
+	HistoryStore
+	ConversationLister
+	StoreInfo
 }
 
 // Embedder turns texts into Dim-dimensional, L2-normalised vectors.

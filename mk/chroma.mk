@@ -1,11 +1,13 @@
-# A real Chroma server, for the side-by-side search benchmark (make bench,
-# cmd/ada/chroma_bench_test.go). Chroma 1.0's server ships in the npm
+# A real Chroma server, for the Chroma backend's tests (make test: the
+# storage conformance suite in storage/chroma, the replica test in cmd/ada)
+# and the side-by-side search benchmark (make bench). Chroma 1.0's server ships in the npm
 # package's native bindings; newer bindings than 1.0.5 need a newer glibc
 # than Debian 12's, so both versions are pinned.
 #
 #   make chroma   install (or keep) it in $(CHROMA_DIR)
 #
-# The bench finds the launcher at $(CHROMA_BIN) (ADA_CHROMA_BIN overrides it).
+# Tests and the bench find the launcher at $(CHROMA_BIN) (ADA_CHROMA_BIN
+# overrides it; storagetest.StartChroma).
 
 _chroma_saved_default_goal := $(.DEFAULT_GOAL)
 

@@ -10,9 +10,14 @@ import (
 
 const embedderKey = "embedder"
 
+// Backend names the backend for health.
+func (db *DB) Backend() string { return backendName }
+
+const backendName = "sqlite-vec"
+
 // Stats reports document counts and the embedder that wrote the vectors.
 func (db *DB) Stats(ctx context.Context) (core.StoreStats, error) {
-	st := core.StoreStats{Backend: "sqlite-vec", Path: db.path, Dimensions: core.Dim, ByType: map[core.DocType]int{}}
+	st := core.StoreStats{Backend: backendName, Path: db.path, Dimensions: core.Dim, ByType: map[core.DocType]int{}}
 	if err := db.read.QueryRowContext(ctx, "SELECT vec_version()").Scan(&st.Version); err != nil {
 		return st, storeErr(err)
 	}

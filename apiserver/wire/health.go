@@ -22,10 +22,13 @@ type Health struct {
 
 // StoreStatus is the "chroma" object of the health body.
 type StoreStatus struct {
-	OK      bool    `json:"ok"`
-	Backend string  `json:"backend"`
-	Version string  `json:"version"`
-	Error   *string `json:"error"`
+	OK      bool   `json:"ok"`
+	Backend string `json:"backend"`
+	Version string `json:"version"`
+	// Heartbeat is a remote store's clock when it last answered (Chroma's
+	// nanosecond heartbeat); absent for the embedded store.
+	Heartbeat int64   `json:"heartbeat,omitempty"`
+	Error     *string `json:"error"`
 }
 
 // LLMStatus is the "llm" object of the health body.

@@ -13,7 +13,6 @@ import (
 
 	"github.com/ada-chat/ada/config"
 	"github.com/ada-chat/ada/core"
-	"github.com/ada-chat/ada/storage"
 )
 
 // evalResult is what one mode scored over every sample.
@@ -95,11 +94,11 @@ func (e *evalRun) run(ctx context.Context, samples []evalSample) ([]*evalResult,
 // runSample ingests one sample as one conversation and asks its questions in
 // every mode.
 func (e *evalRun) runSample(ctx context.Context, path string, emb core.Embedder, s evalSample, results []*evalResult) error {
-	db, err := storage.Open(ctx, path)
+	db, drop, err := openEvalStore(ctx, e.cfg, path)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
+	defer drop()
 	if err := db.CheckEmbedder(ctx, emb.Name()); err != nil {
 		return err
 	}

@@ -22,7 +22,13 @@ var evalCounts = map[string]int{"1": 2, "2": 3, "3": 2, "4": 5, "overall": 12}
 // runEvalCmd runs `ada eval ...` through the real program.
 func runEvalCmd(t *testing.T, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
-	env := testEnv(t, nil)
+	return runEvalCmdEnv(t, nil, args...)
+}
+
+// runEvalCmdEnv is runEvalCmd with more settings.
+func runEvalCmdEnv(t *testing.T, extra map[string]string, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	env := testEnv(t, extra)
 	var out, errOut bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()

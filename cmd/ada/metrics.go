@@ -48,7 +48,7 @@ func (x *appMetrics) wrap(next func(*core.Deps)) func(*core.Deps) {
 // each scrape.
 func (x *appMetrics) watchStore(a *app, log *slog.Logger) {
 	if x != nil {
-		metrics.RegisterStore(x.reg, a.db, log)
+		metrics.RegisterStore(x.reg, a.store, log)
 	}
 }
 

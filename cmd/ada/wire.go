@@ -23,6 +23,8 @@ import (
 type app struct {
 	cfg *config.Config
 	db  *storage.DB
+	// store holds the documents: db, or the Chroma server of VECTORDB_URL.
+	store documentStore
 	// unlock gives DATA_DIR back once the database is closed.
 	unlock func()
 	core   *core.Service
@@ -114,7 +116,11 @@ func openApp(ctx context.Context, cfg *config.Config, log *slog.Logger, adjust f
 	if err != nil {
 		return fail(err)
 	}
-	if err := db.CheckEmbedder(ctx, emb.Name()); err != nil {
+	store, err := openDocumentStore(ctx, cfg, db)
+	if err != nil {
+		return fail(err)
+	}
+	if err := store.CheckEmbedder(ctx, emb.Name()); err != nil {
 		return fail(err)
 	}
 	llm, err := newLLM(cfg, hc)
@@ -125,12 +131,12 @@ func openApp(ctx context.Context, cfg *config.Config, log *slog.Logger, adjust f
 	if err != nil {
 		return fail(err)
 	}
-	deps := core.Deps{Store: db, Embedder: emb, LLM: llm, Logger: log, Specialists: reg}
+	deps := core.Deps{Store: store, Embedder: emb, LLM: llm, Logger: log, Specialists: reg}
 	if adjust != nil {
 		adjust(&deps)
 	}
 	svc := core.New(deps, coreOptions(cfg))
-	a := &app{cfg: cfg, db: db, unlock: unlock, core: svc, music: music, ocr: extractor}
+	a := &app{cfg: cfg, db: db, store: store, unlock: unlock, core: svc, music: music, ocr: extractor}
 	if err := loadKnowledge(ctx, svc, cfg); err != nil {
 		a.close()
 		return nil, err

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"context"
+	"net/url"
+
+	"github.com/google/uuid"
+
+	"github.com/ada-chat/ada/config"
+	"github.com/ada-chat/ada/core"
+	"github.com/ada-chat/ada/storage"
+	"github.com/ada-chat/ada/storage/chroma"
+)
+
+// documentStore is the store of Ada's documents: core.Store and the
+// record of the embedder that wrote its vectors.
+type documentStore interface {
+	core.Store
+	CheckEmbedder(ctx context.Context, name string) error
+}
+
+// openDocumentStore is the store core uses: the Chroma server of
+// VECTORDB_URL when it is set, the SQLite database db otherwise. db stays
+// open either way: the bridge's state (sync position, crypto store, room
+// settings) lives in it, on each replica's own disk.
+func openDocumentStore(ctx context.Context, cfg *config.Config, db *storage.DB) (documentStore, error) {
+	if cfg.VectorDBURL == "" {
+		return db, nil
+	}
+	return chroma.Open(ctx, cfg.VectorDBURL)
+}
+
+// openEvalStore opens a new, empty store for one sample of `ada eval
+// retrieval`: a SQLite file at path, or, with VECTORDB_URL set, a database
+// of its own on the Chroma server, so that both backends are measured the
+// same way. close closes it and drops the Chroma database's collections.
+func openEvalStore(ctx context.Context, cfg *config.Config, path string) (documentStore, func(), error) {
+	if cfg.VectorDBURL == "" {
+		db, err := storage.Open(ctx, path)
+		if err != nil {
+			return nil, nil, err
+		}
+		return db, func() { db.Close() }, nil
+	}
+	u, err := url.Parse(cfg.VectorDBURL)
+	if err != nil {
+		return nil, nil, err
+	}
+	q := u.Query()
+	q.Set("database", "ada-eval-"+uuid.NewString())
+	u.RawQuery = q.Encode()
+	s, err := chroma.Open(ctx, u.String())
+	if err != nil {
+		return nil, nil, err
+	}
+	return s, func() { s.Drop(context.WithoutCancel(ctx)) }, nil
+}

@@ -1,0 +1,198 @@
+package chroma
+
+import (
+	"context"
+	"crypto/sha1"
+	"encoding/hex"
+	"encoding/json"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/ada-chat/ada/core"
+)
+
+// deleteDocs deletes ids, then the memories left without any of the turns
+// they were learned from (the cascade), recording why in their history.
+func (s *Store) deleteDocs(ctx context.Context, ids []string, reason string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	if err := s.c.deleteIDs(ctx, s.docs, ids); err != nil {
+		return err
+	}
+	return s.sweepOrphans(ctx, reason)
+}
+
+// sweepOrphans deletes every automatic memory none of whose sources is
+// stored any more. It runs after each deletion and at Open, so a cascade
+// a failure cut short is completed. It reads every memory with sources:
+// the price of a store without joins, paid by deletions only.
+func (s *Store) sweepOrphans(ctx context.Context, reason string) error {
+	got, err := s.c.get(ctx, s.docs, getRequest{Where: map[string]any{"has_sources": true}, Include: []string{"metadatas"}})
+	if err != nil {
+		return err
+	}
+	mems, err := documents(got)
+	if err != nil || len(mems) == 0 {
+		return err
+	}
+	var sources []string
+	for _, m := range mems {
+		sources = append(sources, m.Meta.SourceIDs...)
+	}
+	slices.Sort(sources)
+	sources = slices.Compact(sources)
+	present := map[string]bool{}
+	for start := 0; start < len(sources); start += getPage {
+		have, err := s.c.get(ctx, s.docs, getRequest{IDs: sources[start:min(start+getPage, len(sources))], Include: []string{}})
+		if err != nil {
+			return err
+		}
+		for _, id := range have.IDs {
+			present[id] = true
+		}
+	}
+	if reason == "" {
+		reason = "all the messages it was learned from were deleted"
+	}
+	var orphans []string
+	var history []core.HistoryEntry
+	now := time.Now().UTC()
+	for _, m := range mems {
+		if !slices.ContainsFunc(m.Meta.SourceIDs, func(id string) bool { return present[id] }) {
+			orphans = append(orphans, m.ID)
+			history = append(history, core.HistoryEntry{MemoryID: m.ID, Event: core.HistoryDelete, Time: now, Meta: m.Meta, Reason: reason})
+		}
+	}
+	if len(orphans) == 0 {
+		return nil
+	}
+	if err := s.c.deleteIDs(ctx, s.docs, orphans); err != nil {
+		return err
+	}
+	return s.appendHistory(ctx, history...)
+}
+
+// unitVector is the embedding of every record of the side collections,
+// which are never searched by similarity (Chroma wants one).
+var unitVector = []float32{1}
+
+// appendHistory writes hs. An entry's id is derived from its content, so a
+// retried write does not duplicate it. A memory's end (deletion, expiry)
+// is recorded without its words and blanks those of its earlier entries.
+func (s *Store) appendHistory(ctx context.Context, hs ...core.HistoryEntry) error {
+	if len(hs) == 0 {
+		return nil
+	}
+	seq := time.Now().UnixNano()
+	var r records
+	for i, h := range hs {
+		if core.Forgets(h.Event) {
+			h.Text, h.Meta.Tags = "", nil
+		}
+		meta, err := json.Marshal(h.Meta)
+		if err != nil {
+			return core.Wrap(core.KindInternal, err, "encode metadata")
+		}
+		sum := sha1.Sum([]byte(h.MemoryID + "\x00" + h.Event + "\x00" + h.Time.UTC().Format(time.RFC3339Nano)))
+		r.IDs = append(r.IDs, "hist-"+hex.EncodeToString(sum[:12]))
+		r.Embeddings, r.Documents = append(r.Embeddings, unitVector), append(r.Documents, h.Text)
+		r.Metadatas = append(r.Metadatas, map[string]any{"memory_id": h.MemoryID, "event": h.Event,
+			"ts": h.Time.UnixNano(), "seq": seq + int64(i), "reason": h.Reason, metaKey: string(meta),
+			"has_room": h.Meta.RoomID != "", "forgotten": h.Text == "" && len(h.Meta.Tags) == 0})
+	}
+	if err := s.c.upsert(ctx, s.history, r); err != nil {
+		return err
+	}
+	for _, h := range hs {
+		if core.Forgets(h.Event) {
+			if err := s.forget(ctx, map[string]any{"memory_id": h.MemoryID}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// forget blanks the words (text and tags) of the history entries where
+// selects, and returns how many it changed.
+func (s *Store) forget(ctx context.Context, where map[string]any) error {
+	_, err := s.forgetCount(ctx, where)
+	return err
+}
+
+func (s *Store) forgetCount(ctx context.Context, where map[string]any) (int, error) {
+	got, err := s.c.get(ctx, s.history, getRequest{Where: where, Include: []string{"metadatas"}})
+	if err != nil {
+		return 0, err
+	}
+	var r records
+	for i, id := range got.IDs {
+		m := got.Metadatas[i]
+		if forgotten, _ := m["forgotten"].(bool); forgotten {
+			continue
+		}
+		var meta core.Metadata
+		raw, _ := m[metaKey].(string)
+		if err := json.Unmarshal([]byte(raw), &meta); err != nil {
+			return 0, core.Wrap(core.KindInternal, err, "history %s: corrupt metadata", id)
+		}
+		meta.Tags = nil
+		blank, _ := json.Marshal(meta)
+		m[metaKey], m["forgotten"] = string(blank), true
+		r.IDs, r.Embeddings = append(r.IDs, id), append(r.Embeddings, unitVector)
+		r.Documents, r.Metadatas = append(r.Documents, ""), append(r.Metadatas, m)
+	}
+	return len(r.IDs), s.c.upsert(ctx, s.history, r)
+}
+
+// History returns the history of memoryID, oldest first.
+func (s *Store) History(ctx context.Context, memoryID string) ([]core.HistoryEntry, error) {
+	got, err := s.c.get(ctx, s.history, getRequest{Where: map[string]any{"memory_id": memoryID}, Include: []string{"documents", "metadatas"}})
+	if err != nil {
+		return nil, err
+	}
+	type entry struct {
+		core.HistoryEntry
+		seq int64
+	}
+	entries := make([]entry, 0, len(got.IDs))
+	for i := range got.IDs {
+		m := got.Metadatas[i]
+		e := entry{HistoryEntry: core.HistoryEntry{MemoryID: memoryID, Text: got.Documents[i]}}
+		e.Event, _ = m["event"].(string)
+		e.Reason, _ = m["reason"].(string)
+		e.Time, e.seq = time.Unix(0, number(m["ts"])).UTC(), number(m["seq"])
+		raw, _ := m[metaKey].(string)
+		if err := json.Unmarshal([]byte(raw), &e.Meta); err != nil {
+			return nil, core.Wrap(core.KindInternal, err, "history of %s: corrupt metadata", memoryID)
+		}
+		entries = append(entries, e)
+	}
+	slices.SortFunc(entries, func(a, b entry) int { return int(a.seq - b.seq) })
+	out := make([]core.HistoryEntry, len(entries))
+	for i, e := range entries {
+		out[i] = e.HistoryEntry
+	}
+	return out, nil
+}
+
+// number reads an integer metadata value, which JSON decodes as float64.
+func number(v any) int64 {
+	switch n := v.(type) {
+	case float64:
+		return int64(n)
+	case json.Number:
+		i, _ := strconv.ParseInt(string(n), 10, 64)
+		return i
+	}
+	return 0
+}
+
+// PruneHistory blanks the words of the history entries of room memories
+// older than cutoff; the entries stay, as the record of what went.
+func (s *Store) PruneHistory(ctx context.Context, cutoff time.Time) (int, error) {
+	return s.forgetCount(ctx, map[string]any{"$and": []any{
+		map[string]any{"has_room": true}, map[string]any{"ts": map[string]any{"$lt": cutoff.UnixNano()}}}})
+}

@@ -1,0 +1,298 @@
+package chroma
+
+import (
+	"cmp"
+	"context"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/ada-chat/ada/core"
+)
+
+// Collection names: the documents (SPEC: "conversations"), memory history,
+// and the store's own records (the embedder).
+const (
+	docsName    = "conversations"
+	historyName = "conversations_history"
+	metaName    = "conversations_meta"
+)
+
+// Store is core.Store on a Chroma server.
+type Store struct {
+	c                     *client
+	url                   string // without credentials, for Stats
+	docs, history, stmeta string // collection ids
+}
+
+var _ core.Store = (*Store)(nil)
+
+// Open connects to the Chroma server at rawURL (VECTORDB_URL; the query
+// parameters tenant and database choose other than Chroma's defaults),
+// creates the database and collections it lacks, and completes any
+// cascade an earlier process left unfinished (sweepOrphans).
+func Open(ctx context.Context, rawURL string) (*Store, error) {
+	c, tenant, database, err := newClient(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := c.heartbeat(ctx); err != nil {
+		return nil, err
+	}
+	if err := c.ensureDatabase(ctx, tenant, database); err != nil {
+		return nil, err
+	}
+	s := &Store{c: c, url: c.root}
+	for _, x := range []struct {
+		name string
+		id   *string
+	}{{docsName, &s.docs}, {historyName, &s.history}, {metaName, &s.stmeta}} {
+		if *x.id, err = c.collection(ctx, x.name); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.sweepOrphans(ctx, ""); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Close releases nothing: the server keeps the data.
+func (s *Store) Close() error { return nil }
+
+// Ping checks that the server answers its heartbeat.
+func (s *Store) Ping(ctx context.Context) error {
+	_, err := s.c.heartbeat(ctx)
+	return err
+}
+
+// encode validates docs and turns them into upsert columns.
+func encode(docs []core.Document) (records, error) {
+	r := records{IDs: make([]string, 0, len(docs))}
+	for _, d := range docs {
+		if err := core.Schemas().Validate(d); err != nil {
+			return records{}, err
+		}
+		if len(d.Embedding) != core.Dim {
+			return records{}, core.Errorf(core.KindInvalid, "document %s: embedding has %d dimensions, want %d", d.ID, len(d.Embedding), core.Dim)
+		}
+		d.Meta.Timestamp = d.Meta.Timestamp.UTC()
+		m, err := chromaMeta(d)
+		if err != nil {
+			return records{}, err
+		}
+		r.IDs, r.Documents = append(r.IDs, d.ID), append(r.Documents, d.Text)
+		r.Embeddings, r.Metadatas = append(r.Embeddings, d.Embedding), append(r.Metadatas, m)
+	}
+	return r, nil
+}
+
+// Put inserts or replaces docs (see Apply).
+func (s *Store) Put(ctx context.Context, docs ...core.Document) error {
+	return s.Apply(ctx, core.Change{Put: docs})
+}
+
+// Apply writes c in the order doc.go explains: the documents (upserted),
+// then the deletions with their cascade, then the history. A retry of a
+// failed Apply makes the same writes again, harmlessly.
+func (s *Store) Apply(ctx context.Context, c core.Change) error {
+	r, err := encode(c.Put)
+	if err != nil {
+		return err
+	}
+	batch := make(map[string]bool, len(r.IDs))
+	for _, id := range r.IDs {
+		batch[id] = true
+	}
+	for _, d := range c.Put {
+		if err := s.checkSourcesRemain(ctx, d, batch); err != nil {
+			return err
+		}
+	}
+	if err := s.upsertDocs(ctx, r); err != nil {
+		return err
+	}
+	var gone []string
+	for _, id := range c.Delete {
+		if !batch[id] {
+			gone = append(gone, id)
+		}
+	}
+	if err := s.deleteDocs(ctx, gone, c.Reason); err != nil {
+		return err
+	}
+	return s.appendHistory(ctx, c.History...)
+}
+
+// upsertDocs writes r in pages.
+func (s *Store) upsertDocs(ctx context.Context, r records) error {
+	for start := 0; start < len(r.IDs); start += getPage / 10 {
+		end := min(start+getPage/10, len(r.IDs))
+		err := s.c.upsert(ctx, s.docs, records{IDs: r.IDs[start:end], Embeddings: r.Embeddings[start:end],
+			Documents: r.Documents[start:end], Metadatas: r.Metadatas[start:end]})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkSourcesRemain refuses a memory learned from turns that are all gone
+// (as on SQLite: an extraction that finished after a redaction). The
+// documents of the same write (batch) count as stored.
+func (s *Store) checkSourcesRemain(ctx context.Context, d core.Document, batch map[string]bool) error {
+	if len(d.Meta.SourceIDs) == 0 || slices.ContainsFunc(d.Meta.SourceIDs, func(id string) bool { return batch[id] }) {
+		return nil
+	}
+	got, err := s.c.get(ctx, s.docs, getRequest{IDs: d.Meta.SourceIDs, Include: []string{}})
+	if err != nil {
+		return err
+	}
+	if len(got.IDs) == 0 {
+		return core.Errorf(core.KindNotFound, "memory %s: the turns it was learned from were deleted", d.ID)
+	}
+	return nil
+}
+
+// Get returns the document id, with its embedding.
+func (s *Store) Get(ctx context.Context, id string) (core.Document, error) {
+	got, err := s.c.get(ctx, s.docs, getRequest{IDs: []string{id}, Include: []string{"documents", "metadatas", "embeddings"}})
+	if err != nil {
+		return core.Document{}, err
+	}
+	if len(got.IDs) == 0 {
+		return core.Document{}, core.Errorf(core.KindNotFound, "document %s not found", id)
+	}
+	docs, err := documents(got)
+	if err != nil {
+		return core.Document{}, err
+	}
+	return docs[0], nil
+}
+
+// Delete removes the document id only if it has type t.
+func (s *Store) Delete(ctx context.Context, id string, t core.DocType) error {
+	d, err := s.Get(ctx, id)
+	if err == nil && t != "" && d.Meta.Type != t {
+		err = core.Errorf(core.KindNotFound, "%s %s not found", t, id)
+	}
+	if err != nil {
+		return err
+	}
+	return s.deleteDocs(ctx, []string{id}, "")
+}
+
+// DeleteWhere removes every document matching f; the memories among them
+// get a history entry saying why, after they are gone.
+func (s *Store) DeleteWhere(ctx context.Context, f core.Filter) (int, error) {
+	docs, err := s.find(ctx, f, []string{"metadatas"})
+	if err != nil {
+		return 0, err
+	}
+	ids := make([]string, len(docs))
+	var history []core.HistoryEntry
+	now := time.Now().UTC()
+	for i, d := range docs {
+		ids[i] = d.ID
+		if d.Meta.Type == core.DocMemory {
+			history = append(history, core.HistoryEntry{MemoryID: d.ID, Event: core.HistoryDelete, Time: now, Meta: d.Meta, Reason: deletionReason(f)})
+		}
+	}
+	if err := s.deleteDocs(ctx, ids, ""); err != nil {
+		return 0, err
+	}
+	return len(ids), s.appendHistory(ctx, history...)
+}
+
+// deletionReason is why a memory deleted by a filter went (as on SQLite).
+func deletionReason(f core.Filter) string {
+	switch {
+	case !f.OlderThan.IsZero():
+		return "older than the retention period (DATA_RETENTION_DAYS)"
+	case f.ConversationID != "":
+		return "its conversation was deleted"
+	default:
+		return "deleted with the documents it belonged to"
+	}
+}
+
+// Replace inserts docs, then deletes what else matches f: a reader sees the
+// old and the new documents for a moment, never neither.
+func (s *Store) Replace(ctx context.Context, f core.Filter, docs ...core.Document) error {
+	if whereOf(f) == nil {
+		return core.Errorf(core.KindInternal, "replace needs a filter")
+	}
+	r, err := encode(docs)
+	if err != nil {
+		return err
+	}
+	if err := s.upsertDocs(ctx, r); err != nil {
+		return err
+	}
+	old, err := s.find(ctx, f, []string{"metadatas"})
+	if err != nil {
+		return err
+	}
+	keep := make(map[string]bool, len(r.IDs))
+	for _, id := range r.IDs {
+		keep[id] = true
+	}
+	var gone []string
+	var history []core.HistoryEntry
+	now := time.Now().UTC()
+	for _, d := range old {
+		if keep[d.ID] {
+			continue
+		}
+		gone = append(gone, d.ID)
+		if d.Meta.Type == core.DocMemory {
+			history = append(history, core.HistoryEntry{MemoryID: d.ID, Event: core.HistoryDelete, Time: now, Meta: d.Meta, Reason: deletionReason(f)})
+		}
+	}
+	if err := s.deleteDocs(ctx, gone, ""); err != nil {
+		return err
+	}
+	return s.appendHistory(ctx, history...)
+}
+
+// find returns every document matching f (Chroma's where, then matches),
+// with the columns of include.
+func (s *Store) find(ctx context.Context, f core.Filter, include []string) ([]core.Document, error) {
+	if !slices.Contains(include, "metadatas") {
+		include = append(include, "metadatas")
+	}
+	got, err := s.c.get(ctx, s.docs, getRequest{Where: whereOf(f), Include: include})
+	if err != nil {
+		return nil, err
+	}
+	docs, err := documents(got)
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(docs, func(d core.Document) bool { return !matches(f, d) }), nil
+}
+
+// List returns up to limit documents matching f, newest first, without
+// their embeddings. Chroma does not sort: every match is read and sorted
+// here, which a filter keeps small (a conversation, a type and scope).
+func (s *Store) List(ctx context.Context, f core.Filter, limit int) ([]core.Document, error) {
+	docs, err := s.find(ctx, f, []string{"documents"})
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(docs, func(a, b core.Document) int {
+		return cmp.Or(b.Meta.Timestamp.Compare(a.Meta.Timestamp), cmp.Compare(b.ID, a.ID))
+	})
+	return docs[:min(limit, len(docs))], nil
+}
+
+// Drop deletes the store's collections and everything in them: for a
+// throwaway store (`ada eval retrieval` gives each sample one).
+func (s *Store) Drop(ctx context.Context) error {
+	for _, name := range []string{docsName, historyName, metaName} {
+		if err := s.c.call(ctx, http.MethodDelete, s.c.db+"/collections/"+name, nil, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
