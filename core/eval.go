@@ -83,7 +83,7 @@ func (s *Service) RecallTurns(ctx context.Context, convID, question string, k in
 	if err != nil {
 		return nil, err
 	}
-	ranked := rankRecall(docs)
+	ranked := rankRecall(docs, question)
 	found, err := s.withNeighbours(ctx, convID, ranked[:min(k, len(ranked))], math.MaxInt)
 	if err != nil {
 		return nil, err

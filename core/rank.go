@@ -11,9 +11,9 @@ import (
 // How things are ranked. Every search first gives each result a relevance
 // to the query, 0 to 1 (fuse); the floor applies to it. Memories are then
 // re-ranked by a score that adds importance and recency (score), recalled
-// turns by one that adds the relevance of their session (rankRecall). FAQs
-// rank by relevance alone. When a prompt is over its budget, the least
-// relevant items go first (fitBudget).
+// turns by one that adds the relevance of their session and of a time the
+// prompt names (rankRecall). FAQs rank by relevance alone. When a prompt is
+// over its budget, the least relevant items go first (fitBudget).
 
 // DefaultRelevanceFloor is RAG_RELEVANCE_FLOOR's default: with the hash
 // embedder, texts that share no word score below it (make bench and
@@ -50,6 +50,10 @@ type Explanation struct {
 	// SessionBonus is a recalled turn's share of the best relevance in its
 	// session (see rankRecall); its score is relevance plus this.
 	SessionBonus *float64 `json:"session_bonus,omitempty"`
+	// TimeBonus is set on a recalled turn from the time the prompt names
+	// ("in June", "on 13 October 2023"): half the best relevance among the
+	// candidates (see rankRecall), added to its score.
+	TimeBonus *float64 `json:"time_bonus,omitempty"`
 }
 
 // keywordScale is the BM25 score from which a match counts as fully
@@ -186,16 +190,24 @@ const (
 	// about for a while: a turn among relevant turns ranks above a lone
 	// turn of the same relevance elsewhere.
 	sessionWeight = 0.5
+	// namedTimeWeight is the share of the best relevance among the
+	// candidates added to a turn from the time the prompt names: a
+	// question about "June" asks about what was said in June.
+	namedTimeWeight = 0.5
 )
 
 // rankRecall scores docs (turns and summaries of one conversation with
-// their relevance) and sorts them best first. A turn's score is its
-// relevance plus sessionWeight times the best relevance among the turns of
-// its session; a summary is a session of its own.
-func rankRecall(docs []relevantDoc) []recalledDoc {
+// their relevance to query) and sorts them best first. A turn's score is
+// its relevance plus sessionWeight times the best relevance among the
+// turns of its session, plus namedTimeWeight times the best relevance of
+// all when the turn is from a time the query names (namedPeriods) and
+// relevant itself; a summary is a session of its own.
+func rankRecall(docs []relevantDoc, query string) []recalledDoc {
 	out := make([]recalledDoc, len(docs))
+	top := 0.0
 	for i, d := range docs {
 		out[i] = recalledDoc{relevantDoc: d}
+		top = max(top, d.Relevance)
 	}
 	var turns []int
 	for i, d := range out {
@@ -219,6 +231,15 @@ func rankRecall(docs []relevantDoc) []recalledDoc {
 			out[i].Explain.SessionBonus = &bonus
 		}
 		start = end
+	}
+	if periods := namedPeriods(query); len(periods) > 0 {
+		bonus := round4(namedTimeWeight * top)
+		for _, i := range turns {
+			if out[i].Relevance > 0 && inNamedPeriod(out[i].Meta.Timestamp, periods) {
+				out[i].Score = round4(out[i].Score + bonus)
+				out[i].Explain.TimeBonus = &bonus
+			}
+		}
 	}
 	slices.SortStableFunc(out, func(a, b recalledDoc) int { return cmp.Compare(b.Score, a.Score) })
 	return out

@@ -21,7 +21,7 @@ func TestRankRecallSessionBonus(t *testing.T) {
 		turn("later", day9.Add(3*sessionGap), 0.1), // a session of its own
 		{Document: Document{ID: "summary", Meta: Metadata{Type: DocSummary, Timestamp: day1}}, Relevance: 0.3},
 	}
-	got := rankRecall(docs)
+	got := rankRecall(docs, "")
 	var order []string
 	score := map[string]float64{}
 	for _, d := range got {
@@ -74,5 +74,34 @@ func TestFuse(t *testing.T) {
 	}
 	if got := fuse(SearchHybrid, vec, vecHits, kwHits, 0, 1); len(got) != 1 || got[0].ID != "b" {
 		t.Errorf("k=1: got %v, want only b", got)
+	}
+}
+
+// TestRankRecallNamedTime: of two turns equally relevant, in sessions of
+// their own, the one from the month the query names ranks first, with its
+// time bonus (half the best relevance) in its explanation; a turn of that
+// month that is not relevant gains nothing, and a query naming no time
+// leaves the order to relevance.
+func TestRankRecallNamedTime(t *testing.T) {
+	june := time.Date(2025, 6, 12, 10, 0, 0, 0, time.UTC)
+	turn := func(id string, at time.Time, rel float64) relevantDoc {
+		return relevantDoc{Document: Document{ID: id, Meta: Metadata{Type: DocTurn, Timestamp: at}}, Relevance: rel}
+	}
+	docs := []relevantDoc{
+		turn("may", june.AddDate(0, -1, 0), 0.6),
+		turn("june", june, 0.6),
+		turn("june-unrelated", june.Add(3*sessionGap), 0),
+	}
+	got := rankRecall(docs, "Where did we go camping in June?")
+	if got[0].ID != "june" || got[0].Explain.TimeBonus == nil || *got[0].Explain.TimeBonus != 0.3 || got[0].Score != 1.2 {
+		t.Fatalf("first %s with score %v, time bonus %v; want june with 1.2 = 0.6 + 0.3 session + 0.3 time", got[0].ID, got[0].Score, got[0].Explain.TimeBonus)
+	}
+	for _, d := range got[1:] {
+		if d.Explain.TimeBonus != nil {
+			t.Errorf("%s: time bonus %v, want none", d.ID, *d.Explain.TimeBonus)
+		}
+	}
+	if got := rankRecall(docs, "Where did we go camping?"); got[0].ID != "may" || got[0].Explain.TimeBonus != nil {
+		t.Errorf("no time named: first %s, want may (first of the equals), without a time bonus", got[0].ID)
 	}
 }

@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"slices"
+	"strings"
 )
 
 // minRecallCandidates is how many turns the search proposes at least (see
@@ -56,7 +57,7 @@ func (s *Service) recall(ctx context.Context, req ChatRequest, vec []float32, k 
 		cands = append(cands, docs...)
 	}
 	var hits []recalledDoc
-	for _, d := range rankRecall(cands) {
+	for _, d := range rankRecall(cands, req.Prompt) {
 		if len(hits) == k {
 			break
 		}
@@ -76,10 +77,15 @@ func (s *Service) recall(ctx context.Context, req ChatRequest, vec []float32, k 
 	return nil
 }
 
-// withNeighbours follows each recalled turn by its neighbours (see
-// neighbourOffsets), up to the turn index before, in the order of
-// hits: a hit that is the neighbour of an earlier one comes with it, as a
-// hit. All neighbours are read in one lookup.
+// withNeighbours brings the neighbours of each recalled turn, up to the
+// turn index before, in the order of a ranking: each hit, followed by the
+// turn after it when the hit asks a question (its answer is as relevant as
+// the question: "what breed?" – "a greyhound"); the other neighbours (the
+// turn before each hit, the turn after one that asks nothing) are context
+// and come after every hit. A hit that answers an earlier one comes with
+// it. The chat takes them all (recall sorts them by time; fitBudget keeps
+// each with its turn); the order is the ranking RecallTurns reports. All
+// neighbours are read in one lookup.
 func (s *Service) withNeighbours(ctx context.Context, convID string, hits []recalledDoc, before int) ([]recalledDoc, error) {
 	isHit := make(map[string]int, len(hits))
 	var wanted []int
@@ -88,8 +94,8 @@ func (s *Service) withNeighbours(ctx context.Context, convID string, hits []reca
 		if h.Meta.Type != DocTurn || h.Meta.TurnIndex == nil {
 			continue
 		}
-		for _, off := range neighbourOffsets() {
-			if n := *h.Meta.TurnIndex + off; n >= 0 && n < before && !slices.Contains(wanted, n) {
+		for _, n := range []int{*h.Meta.TurnIndex + 1, *h.Meta.TurnIndex - 1} {
+			if n >= 0 && n < before && !slices.Contains(wanted, n) {
 				wanted = append(wanted, n)
 			}
 		}
@@ -106,6 +112,7 @@ func (s *Service) withNeighbours(ctx context.Context, convID string, hits []reca
 	}
 	seen := make(map[string]bool, 3*len(hits))
 	out := make([]recalledDoc, 0, 3*len(hits))
+	var aside []recalledDoc
 	for _, h := range hits {
 		if !seen[h.ID] {
 			seen[h.ID] = true
@@ -114,24 +121,39 @@ func (s *Service) withNeighbours(ctx context.Context, convID string, hits []reca
 		if h.Meta.Type != DocTurn || h.Meta.TurnIndex == nil {
 			continue
 		}
-		for _, off := range neighbourOffsets() {
-			d, ok := byIndex[*h.Meta.TurnIndex+off]
-			if !ok || seen[d.ID] {
-				continue
-			}
-			seen[d.ID] = true
-			if i, ok := isHit[d.ID]; ok {
+		neighbour := func(d Document) recalledDoc {
+			return recalledDoc{relevantDoc: relevantDoc{Document: d}, Score: h.Score, neighbourOf: h.ID}
+		}
+		if d, ok := byIndex[*h.Meta.TurnIndex+1]; ok && !seen[d.ID] {
+			i, hit := isHit[d.ID]
+			switch {
+			case !asksQuestion(h.Text):
+				if !hit {
+					aside = append(aside, neighbour(d))
+				}
+			case hit:
+				seen[d.ID] = true
 				out = append(out, hits[i])
-				continue
+			default:
+				seen[d.ID] = true
+				out = append(out, neighbour(d))
 			}
-			out = append(out, recalledDoc{relevantDoc: relevantDoc{Document: d}, Score: h.Score, neighbourOf: h.ID})
+		}
+		if d, ok := byIndex[*h.Meta.TurnIndex-1]; ok && !seen[d.ID] {
+			if _, hit := isHit[d.ID]; !hit {
+				aside = append(aside, neighbour(d))
+			}
+		}
+	}
+	for _, d := range aside {
+		if !seen[d.ID] {
+			seen[d.ID] = true
+			out = append(out, d)
 		}
 	}
 	return out, nil
 }
 
-// neighbourOffsets are the turn index offsets of a recalled turn's
-// neighbours, in the order they come: the turn after it (an answer sits
-// next to its question, and a reply often holds the fact a question's words
-// point to: "what breed?" – "a greyhound"), then the turn before it.
-func neighbourOffsets() [2]int { return [2]int{1, -1} }
+// asksQuestion reports whether a turn asks something: its answer is the
+// turn after it.
+func asksQuestion(text string) bool { return strings.ContainsAny(text, "?？؟") }
