@@ -112,8 +112,17 @@ func TestBridgeRoomSettings(t *testing.T) {
 	}
 	carol.Join(quotaRoom)
 	f.ask(t, carol, quotaRoom, &event.MessageEventContent{MsgType: event.MsgText, Body: "Ada, another member"})
-	if got := f.command(t, f.bob, quotaRoom, "!ada status"); !strings.Contains(got, "4 answers in the last hour") {
-		t.Errorf("status should show the room's use: %q", got)
+	// The model provider's own rate limit is a plain notice, and the
+	// question it refused does not count.
+	f.llm.Script(llmtest.Reply{Status: 429, Error: "slow down"})
+	limited := carol.Say(quotaRoom, "Ada, are you rate limited?")
+	carol.Wait("❌ on the rate-limited question", bottest.ReactionTo(limited, reactFailed))
+	if got := carol.Wait("rate limit notice", bottest.ReplyTo(f.botID, limited, event.MsgNotice)).Content.AsMessage().Body; !strings.Contains(got, "rate-limiting") || !strings.Contains(got, "try again") {
+		t.Errorf("a 429 of the model should be a plain notice: %q", got)
+	}
+	got := f.command(t, f.bob, quotaRoom, "!ada status")
+	if !strings.Contains(got, "4 answers in the last hour") || strings.Contains(got, " 0 model tokens") {
+		t.Errorf("status should show the room's use, answers and the model's tokens: %q", got)
 	}
 
 	checkReplyChain(t, f)
@@ -121,7 +130,7 @@ func TestBridgeRoomSettings(t *testing.T) {
 	// After a restart the settings and the counts are still there.
 	f.bot.stop()
 	f.bot = startBot(t, setup)
-	got := f.command(t, f.bob, room, "!ada settings")
+	got = f.command(t, f.bob, room, "!ada settings")
 	for _, want := range []string{"`model`: `big-model` (set in this room)", "Answer like a Pirate, always.", "`replies`: `room` (set in this room)",
 		"`memory`: `manual` (set in this room)", "`context`: `1` (set in this room)"} {
 		if !strings.Contains(got, want) {
