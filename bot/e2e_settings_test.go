@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"maunium.net/go/mautrix"
 	"maunium.net/go/mautrix/event"
@@ -145,6 +146,21 @@ func TestBridgeRoomSettings(t *testing.T) {
 	}
 	if got := f.command(t, f.alice, room, "!ada unset model"); !strings.Contains(got, "back to the bridge default") {
 		t.Errorf("unset: %q", got)
+	}
+
+	// Leaving the room takes its settings and counts with it.
+	if f.bot.count(`SELECT count(*) FROM bridge_usage WHERE room_id = ?`, room.String()) == 0 {
+		t.Fatal("the room's answers were not counted")
+	}
+	if _, err := f.alice.Client.KickUser(t.Context(), room, &mautrix.ReqKickUser{UserID: f.botID}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(bottest.Timeout)
+	for f.bot.count(`SELECT (SELECT count(*) FROM bridge_room_settings WHERE room_id = ?1) + (SELECT count(*) FROM bridge_usage WHERE room_id = ?1)`, room.String()) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the room's settings and counts outlived the bot's leaving")
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ada-chat/ada/config"
 	"github.com/ada-chat/ada/storage"
 )
 
@@ -108,5 +109,21 @@ func TestSettingsBounds(t *testing.T) {
 	}
 	if s != (answerSettings{model: "small", context: 5}) {
 		t.Errorf("the defaults give %+v", s)
+	}
+}
+
+// TestOptionsFromRoomSettings: the settings of issue 24 reach the bridge.
+func TestOptionsFromRoomSettings(t *testing.T) {
+	env := map[string]string{"MATRIX_HOMESERVER": "http://hs", "MATRIX_USER_ID": "@ada:hs", "MATRIX_PASSWORD": "pw",
+		"LLM_MODEL": "small", "ROOM_MODELS": "big, huge", "MEMBER_ANSWERS_PER_HOUR": "1", "ROOM_ANSWERS_PER_HOUR": "2",
+		"MEMBER_TOKENS_PER_DAY": "3", "ROOM_TOKENS_PER_DAY": "4", "QUOTA_EXEMPT_MODERATORS": "true"}
+	cfg, err := config.Load(func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := OptionsFrom(cfg, "test")
+	want := Quotas{MemberAnswersPerHour: 1, RoomAnswersPerHour: 2, MemberTokensPerDay: 3, RoomTokensPerDay: 4, ExemptModerators: true}
+	if o.DefaultModel != "small" || strings.Join(o.RoomModels, ",") != "big,huge" || o.Quotas != want {
+		t.Errorf("options: model %q, room models %v, quotas %+v", o.DefaultModel, o.RoomModels, o.Quotas)
 	}
 }
