@@ -112,19 +112,27 @@ func TestBridgeOverHTTP(t *testing.T) {
 
 	// The room's model and instructions travel in the request to the API,
 	// and the model's token counts come back in done, for the quotas.
+	// With no recent context, a reply to the first question brings it
+	// along: fetched, decrypted and sent as the request's reply chain.
 	t.Run("RoomSettings", func(t *testing.T) {
-		for _, c := range []string{"!ada set model big-model", "!ada set instructions Answer in haiku."} {
-			asked := alice.Say(room, c)
-			if got := alice.Wait("reply to "+c, bottest.ReplyTo(acct.UserID, asked, event.MsgNotice)).Content.AsMessage().Body; !strings.Contains(got, "✅") {
+		for _, c := range []string{"!ada set model big-model", "!ada set instructions Answer in haiku.", "!ada set context 0"} {
+			cmd := alice.Say(room, c)
+			if got := alice.Wait("reply to "+c, bottest.ReplyTo(acct.UserID, cmd, event.MsgNotice)).Content.AsMessage().Body; !strings.Contains(got, "✅") {
 				t.Fatalf("%s: %q", c, got)
 			}
 		}
-		asked := alice.Say(room, "Ada, a poem?")
-		alice.Wait("✅ on the poem", bottest.ReactionTo(asked, "✅"))
+		q := &event.MessageEventContent{MsgType: event.MsgText, Body: "Ada, a poem about this?"}
+		q.RelatesTo = (&event.RelatesTo{}).SetReplyTo(asked)
+		poem := alice.Send(room, q)
+		alice.Wait("✅ on the poem", bottest.ReactionTo(poem, "✅"))
 		reqs := llm.ChatRequests()
 		last := reqs[len(reqs)-1]
-		if last.Model != "big-model" || !strings.Contains(fmt.Sprint(last.Messages), "Answer in haiku.") {
-			t.Errorf("the room's model and instructions did not reach the model: %q\n%s", last.Model, fmt.Sprint(last.Messages))
+		prompt := fmt.Sprint(last.Messages)
+		if last.Model != "big-model" || !strings.Contains(prompt, "Answer in haiku.") {
+			t.Errorf("the room's model and instructions did not reach the model: %q\n%s", last.Model, prompt)
+		}
+		if i := strings.Index(prompt, "## Messages this one replies to"); i < 0 || !strings.Contains(prompt[i:], "Ada, do you use the API?") {
+			t.Errorf("the encrypted message replied to is not in the prompt:\n%s", prompt)
 		}
 	})
 
