@@ -18,5 +18,13 @@ func (s *Server) decodeChatRequest(r *request) (core.ChatRequest, error) {
 	if err != nil {
 		return req, err
 	}
+	// The model is checked before a stream starts, so that a refused one
+	// is a 400 rather than an error event.
+	if req.Model != "" {
+		_, model := s.core.LLMInfo()
+		if err := core.CheckModel(req.Model, model, s.core.Options().Models); err != nil {
+			return req, err
+		}
+	}
 	return req, core.CheckChat(&req)
 }

@@ -147,6 +147,9 @@ func failureText(err error) string {
 	msg := strings.TrimSuffix(core.SafeMessage(err), ".")
 	switch core.KindOf(err) {
 	case core.KindUpstream:
+		if rateLimited(err) {
+			return rateLimitedText
+		}
 		return "the language model did not give an answer (" + msg + "). Please try again later."
 	case core.KindCanceled:
 		// The bridge cancels an answer only when it stops, and then posts

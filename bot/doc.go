@@ -26,6 +26,14 @@
 //   - commands (commands*.go): `!ada ...`, one file per family.
 //   - media (media.go): which image a question is about, and its OCR.
 //   - window (window.go): each room's recent messages, the model's context.
+//   - settings (settings*.go, commands_settings.go): each room's own
+//     settings (`!ada set`), a table-driven registry: a setting is one
+//     entry in settingsTable and one field of answerSettings, which the
+//     answer applies to its request and reply.
+//   - quotas (quota.go): each room's counted answers and tokens, checked
+//     before a question is accepted; one notice per quota window.
+//   - reply chains (reply_chain.go): the messages a question replies to,
+//     fetched from the homeserver, as context.
 //   - forgetting (forget*.go): redactions and retention; the links from a
 //     room event to what it caused (turns, memories, Ada's replies).
 //   - matrix (matrix.go): sending, encrypted where the room is; reactions;

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"maunium.net/go/mautrix"
 	"maunium.net/go/mautrix/event"
@@ -112,8 +113,17 @@ func TestBridgeRoomSettings(t *testing.T) {
 	}
 	carol.Join(quotaRoom)
 	f.ask(t, carol, quotaRoom, &event.MessageEventContent{MsgType: event.MsgText, Body: "Ada, another member"})
-	if got := f.command(t, f.bob, quotaRoom, "!ada status"); !strings.Contains(got, "4 answers in the last hour") {
-		t.Errorf("status should show the room's use: %q", got)
+	// The model provider's own rate limit is a plain notice, and the
+	// question it refused does not count.
+	f.llm.Script(llmtest.Reply{Status: 429, Error: "slow down"})
+	limited := carol.Say(quotaRoom, "Ada, are you rate limited?")
+	carol.Wait("❌ on the rate-limited question", bottest.ReactionTo(limited, reactFailed))
+	if got := carol.Wait("rate limit notice", bottest.ReplyTo(f.botID, limited, event.MsgNotice)).Content.AsMessage().Body; !strings.Contains(got, "rate-limiting") || !strings.Contains(got, "try again") {
+		t.Errorf("a 429 of the model should be a plain notice: %q", got)
+	}
+	got := f.command(t, f.bob, quotaRoom, "!ada status")
+	if !strings.Contains(got, "4 answers in the last hour") || strings.Contains(got, " 0 model tokens") {
+		t.Errorf("status should show the room's use, answers and the model's tokens: %q", got)
 	}
 
 	checkReplyChain(t, f)
@@ -121,7 +131,7 @@ func TestBridgeRoomSettings(t *testing.T) {
 	// After a restart the settings and the counts are still there.
 	f.bot.stop()
 	f.bot = startBot(t, setup)
-	got := f.command(t, f.bob, room, "!ada settings")
+	got = f.command(t, f.bob, room, "!ada settings")
 	for _, want := range []string{"`model`: `big-model` (set in this room)", "Answer like a Pirate, always.", "`replies`: `room` (set in this room)",
 		"`memory`: `manual` (set in this room)", "`context`: `1` (set in this room)"} {
 		if !strings.Contains(got, want) {
@@ -136,6 +146,21 @@ func TestBridgeRoomSettings(t *testing.T) {
 	}
 	if got := f.command(t, f.alice, room, "!ada unset model"); !strings.Contains(got, "back to the bridge default") {
 		t.Errorf("unset: %q", got)
+	}
+
+	// Leaving the room takes its settings and counts with it.
+	if f.bot.count(`SELECT count(*) FROM bridge_usage WHERE room_id = ?`, room.String()) == 0 {
+		t.Fatal("the room's answers were not counted")
+	}
+	if _, err := f.alice.Client.KickUser(t.Context(), room, &mautrix.ReqKickUser{UserID: f.botID}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(bottest.Timeout)
+	for f.bot.count(`SELECT (SELECT count(*) FROM bridge_room_settings WHERE room_id = ?1) + (SELECT count(*) FROM bridge_usage WHERE room_id = ?1)`, room.String()) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the room's settings and counts outlived the bot's leaving")
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 

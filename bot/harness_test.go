@@ -130,6 +130,7 @@ func startBot(t testing.TB, s botSetup) *botEnv {
 	}
 	opts := core.DefaultOptions()
 	opts.SummaryEveryN = s.SummaryEveryN
+	opts.Models = s.RoomModels
 	llm := ollama.New(ollama.Options{BaseURL: s.LLMURL, Model: llmtest.ModelName})
 	e.svc = core.New(core.Deps{Store: e.db, Embedder: emb, LLM: llm, Logger: log, Now: e.clock.Now}, opts)
 	e.ocr = ocr.New(ocr.Options{Binary: "tesseract", Languages: "eng", MaxBytes: s.OCRMaxBytes})

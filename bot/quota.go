@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
 	"maunium.net/go/mautrix/event"
 	"maunium.net/go/mautrix/id"
 
+	"github.com/ada-chat/ada/core"
 	"github.com/ada-chat/ada/storage"
 )
 
@@ -292,4 +294,15 @@ func (n *quotaNotices) due(room id.RoomID, member id.UserID, resets, now time.Ti
 	}
 	n.until[k] = resets
 	return true
+}
+
+// rateLimitedText is the notice for the model provider's own rate limit
+// (HTTP 429), which is not Ada's quota: it passes within minutes.
+const rateLimitedText = "the language model's provider is rate-limiting me right now (HTTP 429). Please try again in a minute or two."
+
+// rateLimited reports a model failure that is the provider's HTTP 429,
+// as the LLM clients word it (core/internal/remote).
+func rateLimited(err error) bool {
+	msg := core.SafeMessage(err)
+	return strings.Contains(msg, "HTTP 429") || strings.Contains(msg, "rate-limiting")
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -112,6 +113,9 @@ func (s *Service) Chat(ctx context.Context, req ChatRequest, emit func(Event) er
 	if s.llm == nil {
 		return ChatResult{}, Errorf(KindUpstream, "no LLM backend is configured")
 	}
+	if err := CheckModel(req.Model, s.llm.Model(), s.opts.Models); err != nil {
+		return ChatResult{}, err
+	}
 	userTime := req.UserTimestamp
 	if userTime.IsZero() {
 		userTime = s.now()
@@ -161,6 +165,15 @@ func (s *Service) Chat(ctx context.Context, req ChatRequest, emit func(Event) er
 		s.maybeExtract(ctx, req, turns)
 	}
 	return res, nil
+}
+
+// CheckModel refuses a request's model unless it is empty (the default),
+// the LLM client's own model, or one of the allowed ones (ROOM_MODELS).
+func CheckModel(model, def string, allowed []string) error {
+	if model == "" || model == def || slices.Contains(allowed, model) {
+		return nil
+	}
+	return Errorf(KindInvalid, "model: %q is not one this server allows (LLM_MODEL or ROOM_MODELS)", model)
 }
 
 // endedBy names the caller as the reason a chat failed when its context

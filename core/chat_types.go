@@ -157,7 +157,7 @@ type ChatResult struct {
 	MemoryID string `json:"-"`
 	// Usage sums the token counts of the answer's model calls, as far as
 	// the backend reports them (the OpenAI-compatible endpoint's "usage").
-	Usage Usage `json:"-"`
+	Usage Usage `json:"usage,omitzero"`
 	// ToolCalls are the model's calls of the client's tools; the answer
 	// then ends there, and FinishReason is "tool_calls".
 	ToolCalls    []ToolCall `json:"-"`

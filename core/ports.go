@@ -182,8 +182,8 @@ type GenOptions struct {
 
 // Usage counts the tokens of a model call, as the backend reports them.
 type Usage struct {
-	PromptTokens     int
-	CompletionTokens int
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
 }
 
 // Add sums two calls' counts (an answer with specialists takes several).

@@ -8,12 +8,14 @@ import (
 )
 
 // TestRoomRequest: a chat request's model reaches the LLM (empty: the
-// client's own), and its reply chain is in the prompt, after the room's
+// client's own; one not in Options.Models is refused), and its reply chain is in the prompt, after the room's
 // recent messages, and in used_context marked reply_chain; a chain over
 // MaxReplyChain is refused.
 func TestRoomRequest(t *testing.T) {
 	llm := &fakeLLM{replies: []reply{{tokens: []string{"aye"}}, {tokens: []string{"plain"}}}}
-	u := newUnit(t, unitOptions(), llm)
+	opts := unitOptions()
+	opts.Models = []string{"big-model"}
+	u := newUnit(t, opts, llm)
 	when := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
 	req := ChatRequest{Prompt: "and what about it?", Model: "big-model",
 		ContextMessages: []ContextMessage{{Sender: "bob", Text: "lunch at noon"}},
@@ -43,6 +45,9 @@ func TestRoomRequest(t *testing.T) {
 		t.Errorf("without a model or chain: model %q, chain %+v", llm.requests[1].Model, res.UsedContext.ReplyChain)
 	}
 
+	if _, err := u.svc.Chat(context.Background(), ChatRequest{Prompt: "x", Model: "other-model"}, func(Event) error { return nil }); KindOf(err) != KindInvalid {
+		t.Errorf("a model not allowed: %v, want invalid", err)
+	}
 	long := ChatRequest{Prompt: "x", ReplyChain: make([]ContextMessage, MaxReplyChain+1)}
 	if _, err := u.svc.Chat(context.Background(), long, func(Event) error { return nil }); KindOf(err) != KindInvalid {
 		t.Errorf("a chain over MaxReplyChain: %v, want invalid", err)

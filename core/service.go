@@ -10,6 +10,10 @@ import (
 
 // Options are the behaviour settings core needs; cmd fills them from config.
 type Options struct {
+	// Models are the models a chat request may name besides the LLM
+	// client's own (ROOM_MODELS); a request naming another is refused.
+	Models []string
+
 	RAGEnabled    bool
 	EnablePersona bool
 	EnableFAQ     bool

@@ -29,6 +29,8 @@ type ChatRequest struct {
 	OCRContext       *core.OCRResult       `json:"ocr_context,omitempty"`
 	ContextMessages  []core.ContextMessage `json:"context_messages,omitempty"`
 	ReplyChain       []core.ContextMessage `json:"reply_chain,omitempty"`
+	Model            *string               `json:"model,omitempty"`
+	Instructions     *string               `json:"instructions,omitempty"`
 	RoomID           *string               `json:"room_id,omitempty"`
 	Speaker          *core.Speaker         `json:"speaker,omitempty"`
 }
@@ -50,6 +52,8 @@ func (b *ChatRequest) ToCore() (core.ChatRequest, error) {
 	req.OCRContext = b.OCRContext
 	req.ContextMessages = b.ContextMessages
 	req.ReplyChain = b.ReplyChain
+	req.Model = strings.TrimSpace(deref(b.Model))
+	req.Instructions = deref(b.Instructions)
 	req.Speaker = b.Speaker
 	req.AutoMemory = b.AutoMemory
 	if b.IncludeThinking != nil {
@@ -79,6 +83,7 @@ func ChatRequestOf(r core.ChatRequest) ChatRequest {
 		MemoryImportance: r.MemoryImportance, TurnsK: r.TurnsK, FAQK: r.FAQK,
 		MemoryK: r.MemoryK, RecallK: r.RecallK, AutoMemory: r.AutoMemory, Store: &r.Store,
 		OCRContext: r.OCRContext, ContextMessages: r.ContextMessages, ReplyChain: r.ReplyChain, RoomID: ref(r.RoomID), Speaker: r.Speaker,
+		Model: ref(r.Model), Instructions: ref(r.Instructions),
 	}
 	if r.IncludeThinking {
 		b.IncludeThinking = &r.IncludeThinking

@@ -20,8 +20,8 @@ func TestChatRequestRoundTrip(t *testing.T) {
 			SaveMemory: true, MemoryText: "m", MemoryImportance: new(5), TurnsK: new(0), FAQK: new(2), MemoryK: new(3),
 			RecallK: new(4), AutoMemory: new(false), UserTimestamp: ts, Store: true, OCRContext: &core.OCRResult{Text: "ocr"},
 			ContextMessages: []core.ContextMessage{{Sender: "alice", Text: "hey", Timestamp: ts}}, RoomID: "!room:x",
-			ReplyChain: []core.ContextMessage{{Sender: "bob", Text: "older", Timestamp: ts}},
-			Speaker:    &core.Speaker{Name: "Alice", UserID: "@alice:x"}},
+			ReplyChain: []core.ContextMessage{{Sender: "bob", Text: "older", Timestamp: ts}}, Model: "big-model", Instructions: "Be terse.",
+			Speaker: &core.Speaker{Name: "Alice", UserID: "@alice:x"}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			data, err := json.Marshal(ChatRequestOf(req))

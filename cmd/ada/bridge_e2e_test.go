@@ -29,8 +29,8 @@ func TestBridgeOverHTTP(t *testing.T) {
 	env := testEnv(t, map[string]string{
 		"LISTEN_ADDR": addr, "ADA_API_URL": "http://" + addr, "API_KEY": "bridge-test-key",
 		"LLM_BACKEND": "ollama", "LLM_BASE_URL": llm.URL(), "LLM_MODEL": llmtest.ModelName,
-		"RAG_SUMMARY_EVERY_N": "100",
-		"MATRIX_HOMESERVER":   hs.URL(), "MATRIX_USER_ID": acct.UserID.String(), "MATRIX_PASSWORD": acct.Password,
+		"RAG_SUMMARY_EVERY_N": "100", "ROOM_MODELS": "big-model", "MEMBER_TOKENS_PER_DAY": "1000000",
+		"MATRIX_HOMESERVER": hs.URL(), "MATRIX_USER_ID": acct.UserID.String(), "MATRIX_PASSWORD": acct.Password,
 	})
 	p := startAda(t, "up", env)
 
@@ -110,8 +110,37 @@ func TestBridgeOverHTTP(t *testing.T) {
 		}
 	})
 
+	// The room's model and instructions travel in the request to the API,
+	// and the model's token counts come back in done, for the quotas.
+	// With no recent context, a reply to the first question brings it
+	// along: fetched, decrypted and sent as the request's reply chain.
+	t.Run("RoomSettings", func(t *testing.T) {
+		for _, c := range []string{"!ada set model big-model", "!ada set instructions Answer in haiku.", "!ada set context 0"} {
+			cmd := alice.Say(room, c)
+			if got := alice.Wait("reply to "+c, bottest.ReplyTo(acct.UserID, cmd, event.MsgNotice)).Content.AsMessage().Body; !strings.Contains(got, "✅") {
+				t.Fatalf("%s: %q", c, got)
+			}
+		}
+		q := &event.MessageEventContent{MsgType: event.MsgText, Body: "Ada, a poem about this?"}
+		q.RelatesTo = (&event.RelatesTo{}).SetReplyTo(asked)
+		poem := alice.Send(room, q)
+		alice.Wait("✅ on the poem", bottest.ReactionTo(poem, "✅"))
+		reqs := llm.ChatRequests()
+		last := reqs[len(reqs)-1]
+		prompt := fmt.Sprint(last.Messages)
+		if last.Model != "big-model" || !strings.Contains(prompt, "Answer in haiku.") {
+			t.Errorf("the room's model and instructions did not reach the model: %q\n%s", last.Model, prompt)
+		}
+		if i := strings.Index(prompt, "## Messages this one replies to"); i < 0 || !strings.Contains(prompt[i:], "Ada, do you use the API?") {
+			t.Errorf("the encrypted message replied to is not in the prompt:\n%s", prompt)
+		}
+	})
+
 	status := alice.Say(room, "!ada status")
 	body := alice.Wait("status", bottest.ReplyTo(acct.UserID, status, event.MsgNotice)).Content.AsMessage().Body
+	if strings.Contains(body, " 0 model tokens") || !strings.Contains(body, "model tokens in the last day") {
+		t.Errorf("status should show the tokens the API reported:\n%s", body)
+	}
 	for _, want := range []string{"Ada API: ✅ http://" + addr, "Language model: ✅ ollama · " + llmtest.ModelName, "Memory store: ✅", "Joined rooms: 1"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("status lacks %q:\n%s", want, body)

@@ -398,6 +398,7 @@ func TestChatRejectsBadInput(t *testing.T) {
 		{"bad user_timestamp", `{"prompt": "x", "user_timestamp": "yesterday"}`, "user_timestamp"},
 		{"bad importance", `{"prompt": "x", "memory_importance": 9}`, "memory_importance"},
 		{"invalid JSON", `{"prompt": `, "JSON"},
+		{"model not allowed", `{"prompt": "x", "model": "gpt-9"}`, "model"},
 	}
 	for _, path := range []string{"/v1/chat", "/v1/chat/stream"} {
 		for _, tc := range cases {

@@ -87,6 +87,7 @@ func newLLM(cfg *config.Config, hc *http.Client) (core.LLM, error) {
 
 func coreOptions(cfg *config.Config) core.Options {
 	return core.Options{
+		Models:     cfg.RoomModels,
 		RAGEnabled: cfg.RAGEnabled, EnablePersona: cfg.RAGEnablePersona, EnableFAQ: cfg.RAGEnableFAQ,
 		EnableMemory: cfg.RAGEnableMemory, EnableTurn: cfg.RAGEnableTurn, EnableSummary: cfg.RAGEnableSummary,
 		TurnTopK: cfg.RAGTurnTopK, FAQTopK: cfg.RAGFAQTopK, MemoryTopK: cfg.RAGMemoryTopK, SummaryTopK: cfg.RAGSummaryTopK,

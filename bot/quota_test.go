@@ -1,0 +1,129 @@
+package bot
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ada-chat/ada/config"
+	"github.com/ada-chat/ada/storage"
+)
+
+// TestQuotaCheck: which quota a member's next question goes over, and when
+// it is free again, for each of the four quotas; the one that resets last
+// holds.
+func TestQuotaCheck(t *testing.T) {
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	at := func(ago time.Duration) time.Time { return now.Add(-ago) }
+	use := []storage.BridgeUsage{
+		{Member: "@a:x", Time: at(20 * time.Hour), Tokens: 500},
+		{Member: "@b:x", Time: at(50 * time.Minute), Tokens: 100},
+		{Member: "@a:x", Time: at(40 * time.Minute), Tokens: 300},
+		{Member: "@a:x", Time: at(10 * time.Minute), Tokens: 200},
+	}
+	cases := []struct {
+		name   string
+		q      Quotas
+		member string
+		over   bool
+		room   bool
+		resets time.Time
+	}{
+		{name: "no quotas", q: Quotas{}, member: "@a:x"},
+		{name: "member answers", q: Quotas{MemberAnswersPerHour: 2}, member: "@a:x", over: true, resets: at(40 * time.Minute).Add(time.Hour)},
+		{name: "member answers, limit 1", q: Quotas{MemberAnswersPerHour: 1}, member: "@a:x", over: true, resets: at(10 * time.Minute).Add(time.Hour)},
+		{name: "another member", q: Quotas{MemberAnswersPerHour: 2}, member: "@b:x"},
+		{name: "member tokens", q: Quotas{MemberTokensPerDay: 900}, member: "@a:x", over: true, resets: at(20 * time.Hour).Add(24 * time.Hour)},
+		{name: "member tokens, two must go", q: Quotas{MemberTokensPerDay: 400}, member: "@a:x", over: true, resets: at(40 * time.Minute).Add(24 * time.Hour)},
+		{name: "member tokens under", q: Quotas{MemberTokensPerDay: 1001}, member: "@a:x"},
+		{name: "room answers", q: Quotas{RoomAnswersPerHour: 3}, member: "@c:x", over: true, room: true, resets: at(50 * time.Minute).Add(time.Hour)},
+		{name: "room tokens", q: Quotas{RoomTokensPerDay: 1000}, member: "@c:x", over: true, room: true, resets: at(20 * time.Hour).Add(24 * time.Hour)},
+		{name: "the later reset holds", q: Quotas{MemberAnswersPerHour: 2, RoomTokensPerDay: 1000}, member: "@a:x", over: true, room: true,
+			resets: at(20 * time.Hour).Add(24 * time.Hour)},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			hit, over := quotaCheck(c.q, use, c.member, now)
+			if over != c.over || (over && (hit.room != c.room || !hit.resets.Equal(c.resets))) {
+				t.Errorf("got over=%v %+v; want over=%v room=%v resets %s", over, hit, c.over, c.room, c.resets)
+			}
+		})
+	}
+}
+
+// TestQuotaNotices: one notice per member and quota window; a room's
+// notice is apart from its members'; after the reset there may be another.
+func TestQuotaNotices(t *testing.T) {
+	var n quotaNotices
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	resets := now.Add(30 * time.Minute)
+	if !n.due("!r:x", "@a:x", resets, now) {
+		t.Fatal("the first notice is due")
+	}
+	if n.due("!r:x", "@a:x", resets, now.Add(time.Minute)) {
+		t.Error("a second notice before the reset")
+	}
+	if !n.due("!r:x", "@b:x", resets, now) || !n.due("!r:x", "", resets, now) || !n.due("!s:x", "@a:x", resets, now) {
+		t.Error("another member, the room, or another room are apart")
+	}
+	if !n.due("!r:x", "@a:x", resets.Add(time.Hour), resets) {
+		t.Error("after the reset a notice is due again")
+	}
+	text := quotaText(quotaHit{what: "answers an hour", limit: 2, resets: now.Add(65 * time.Minute)}, now)
+	if !strings.Contains(text, "your quota of 2 answers an hour") || !strings.Contains(text, "until 13:05 UTC (in 1 h 5 min)") {
+		t.Errorf("notice: %q", text)
+	}
+}
+
+// TestSettingsBounds: every value is checked against the operator's
+// bounds when set and when used, so that a stored value the operator no
+// longer allows falls back to the default.
+func TestSettingsBounds(t *testing.T) {
+	o := Options{DefaultModel: "small", RoomModels: []string{"big", "small", ""}, MaxContextMessages: 5}
+	rs := newRoomSettings(o, nil, nil)
+	parse := func(name, raw string) (string, string) {
+		s, ok := rs.find(name)
+		if !ok {
+			t.Fatalf("no setting %s", name)
+		}
+		return s.parse(o, raw)
+	}
+	for _, c := range []struct{ name, raw, want string }{
+		{"model", "big", "big"}, {"model", "small", "small"}, {"model", "huge", ""},
+		{"replies", "Room", "room"}, {"replies", "everywhere", ""},
+		{"memory", "manual", "manual"}, {"memory", "off", ""},
+		{"context", "0", "0"}, {"context", "5", "5"}, {"context", "6", ""}, {"context", "-1", ""}, {"context", "many", ""},
+		{"instructions", " Be terse. ", "Be terse."}, {"instructions", strings.Repeat("x", maxRoomInstructions+1), ""},
+	} {
+		got, refusal := parse(c.name, c.raw)
+		if got != c.want || (c.want == "") != (refusal != "") {
+			t.Errorf("%s %q: got %q, refusal %q; want %q", c.name, c.raw, got, refusal, c.want)
+		}
+	}
+	if _, refusal := parse("model", "huge"); !strings.Contains(refusal, "`small`, `big`") {
+		t.Errorf("the refusal should list the allowed models once each: %q", refusal)
+	}
+	var s answerSettings
+	for _, r := range rs.table {
+		r.apply(r.def(o), &s)
+	}
+	if s != (answerSettings{model: "small", context: 5}) {
+		t.Errorf("the defaults give %+v", s)
+	}
+}
+
+// TestOptionsFromRoomSettings: the settings of issue 24 reach the bridge.
+func TestOptionsFromRoomSettings(t *testing.T) {
+	env := map[string]string{"MATRIX_HOMESERVER": "http://hs", "MATRIX_USER_ID": "@ada:hs", "MATRIX_PASSWORD": "pw",
+		"LLM_MODEL": "small", "ROOM_MODELS": "big, huge", "MEMBER_ANSWERS_PER_HOUR": "1", "ROOM_ANSWERS_PER_HOUR": "2",
+		"MEMBER_TOKENS_PER_DAY": "3", "ROOM_TOKENS_PER_DAY": "4", "QUOTA_EXEMPT_MODERATORS": "true"}
+	cfg, err := config.Load(func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := OptionsFrom(cfg, "test")
+	want := Quotas{MemberAnswersPerHour: 1, RoomAnswersPerHour: 2, MemberTokensPerDay: 3, RoomTokensPerDay: 4, ExemptModerators: true}
+	if o.DefaultModel != "small" || strings.Join(o.RoomModels, ",") != "big,huge" || o.Quotas != want {
+		t.Errorf("options: model %q, room models %v, quotas %+v", o.DefaultModel, o.RoomModels, o.Quotas)
+	}
+}
