@@ -129,7 +129,7 @@ func (b *Bot) build() {
 		respondToDMs: opts.RespondToDMs, log: log}
 	answers := &answerer{mx: mx, backend: backend, window: win, media: med, bridge: b.bridge, rooms: b.rooms,
 		slots: make(chan struct{}, opts.Workers), timeout: opts.ChatTimeout, health: &chatHealth{},
-		observe: b.deps.Observer, now: now, log: log}
+		streams: &streams{opts: opts.Stream, mx: mx}, observe: b.deps.Observer, now: now, log: log}
 	cmds := &commands{mx: mx, backend: backend, bridge: b.bridge, window: win, rooms: b.rooms, opts: opts,
 		health: answers.health, waiting: answers.waiting, now: now, log: log}
 	cmds.table = cmds.commandTable()

@@ -39,6 +39,10 @@ type Options struct {
 	SendIntro          bool
 	Workers            int
 
+	// Stream shows answers as they are written, by edits (STREAM_EDITS,
+	// STREAM_EDIT_SECONDS, STREAM_MAX_EDITS).
+	Stream StreamOptions
+
 	// ChatTimeout bounds one answer (REQUEST_TIMEOUT_SECONDS).
 	ChatTimeout time.Duration
 	// Version is shown by !ada status.
@@ -63,6 +67,8 @@ func OptionsFrom(c *config.Config, version string) Options {
 		AllowPrivacyOptOut: c.AllowPrivacyOptOut, RetentionDays: c.DataRetentionDays,
 		SendIntro: c.SendIntroOnJoin, Workers: c.BotWorkers,
 		ChatTimeout: c.RequestTimeout, Version: version, DataDir: c.DataDir,
+		Stream: StreamOptions{On: c.StreamEdits, MaxEdits: c.StreamMaxEdits,
+			Interval: time.Duration(c.StreamEditSeconds * float64(time.Second))},
 	}
 }
 
@@ -103,6 +109,9 @@ func (o *Options) validate() error {
 	// workers would never answer, a zero timeout would fail every answer.
 	if o.Workers < 1 {
 		errs = append(errs, errors.New("BOT_WORKERS must be at least 1"))
+	}
+	if o.Stream.On && (o.Stream.Interval <= 0 || o.Stream.MaxEdits < 2) {
+		errs = append(errs, errors.New("STREAM_EDIT_SECONDS must be positive and STREAM_MAX_EDITS at least 2"))
 	}
 	if o.ChatTimeout <= 0 {
 		errs = append(errs, errors.New("REQUEST_TIMEOUT_SECONDS must be positive"))

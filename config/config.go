@@ -78,6 +78,10 @@ type Config struct {
 	MusicProviderUser  string        // MUSICPROVIDER_USER; empty = media not configured
 	MusicProviderToken string        `json:"-"` // MUSICPROVIDER_TOKEN (secret)
 	OCRMaxBytes        int64         // OCR_MAX_BYTES
+	TranscribeURL      string        // TRANSCRIBE_URL; empty = voice not enabled
+	TranscribeModel    string        // TRANSCRIBE_MODEL
+	TranscribeAPIKey   string        `json:"-"` // TRANSCRIBE_API_KEY
+	AudioMaxBytes      int64         // AUDIO_MAX_BYTES
 	OCRConcurrency     int           // OCR_CONCURRENCY
 	TesseractPath      string        // TESSERACT_PATH
 	TesseractLang      string        // TESSERACT_LANG
@@ -104,6 +108,9 @@ type Config struct {
 	DataRetentionDays    int      // DATA_RETENTION_DAYS; 0 = keep forever
 	SendIntroOnJoin      bool     // SEND_INTRO_ON_JOIN
 	BotWorkers           int      // BOT_WORKERS
+	StreamEdits          bool     // STREAM_EDITS
+	StreamEditSeconds    float64  // STREAM_EDIT_SECONDS
+	StreamMaxEdits       int      // STREAM_MAX_EDITS
 }
 
 // Load parses and validates every setting. getenv is usually os.Getenv

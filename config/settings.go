@@ -164,6 +164,14 @@ func table(c *Config) []setting {
 			intVal[int]{p: &c.OCRConcurrency, min: 1, max: 64}},
 		{gSpecialists, "TESSERACT_PATH", "tesseract", "tesseract program, a path or a name looked up in PATH.", false,
 			stringVal{p: &c.TesseractPath, check: checkOneLine}},
+		{gSpecialists, "TRANSCRIBE_URL", "", "OpenAI-compatible speech-to-text server (POST /v1/audio/transcriptions: whisper.cpp, faster-whisper, OpenAI) for voice messages in Matrix; empty = voice not enabled.", false,
+			urlVal{&c.TranscribeURL}},
+		{gSpecialists, "TRANSCRIBE_MODEL", "whisper-1", "Model name sent to the speech-to-text server.", false,
+			stringVal{p: &c.TranscribeModel, check: checkOneLine}},
+		{gSpecialists, "TRANSCRIBE_API_KEY", "", "Bearer key for the speech-to-text server, if it needs one.", true,
+			stringVal{p: &c.TranscribeAPIKey, check: checkToken}},
+		{gSpecialists, "AUDIO_MAX_BYTES", "26214400", "Largest voice or audio message downloaded and transcribed.", false,
+			intVal[int64]{p: &c.AudioMaxBytes, min: 1024, max: 100 << 20}},
 		{gSpecialists, "TESSERACT_LANG", "eng", "tesseract languages, joined by + (e.g. eng+deu).", false,
 			stringVal{p: &c.TesseractLang, check: checkTessLang}},
 
@@ -209,5 +217,11 @@ func table(c *Config) []setting {
 			boolVal{&c.SendIntroOnJoin}},
 		{gMatrix, "BOT_WORKERS", "4", "Rooms answered at the same time (each room is answered in order).", false,
 			intVal[int]{p: &c.BotWorkers, min: 1, max: 64}},
+		{gMatrix, "STREAM_EDITS", "off", "Show answers as they are written: post the first sentence, then edit the reply (m.replace) as the model goes on.", false,
+			boolVal{&c.StreamEdits}},
+		{gMatrix, "STREAM_EDIT_SECONDS", "1", "Least time between two edits of a streamed answer (decimals allowed).", false,
+			floatVal{p: &c.StreamEditSeconds, min: 0.1, max: 60}},
+		{gMatrix, "STREAM_MAX_EDITS", "30", "Most edits of one streamed answer, the final one included.", false,
+			intVal[int]{p: &c.StreamMaxEdits, min: 2, max: 200}},
 	}
 }
