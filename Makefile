@@ -76,8 +76,9 @@ tools/%/node_modules/.package-lock.json: tools/%/package-lock.json tools/%/packa
 # Debian packages the tests use for real: tesseract for OCR, chromium for /docs,
 # nginx for deploy/nginx/ada.conf (Debian 12's "nginx" ships /usr/sbin/nginx),
 # systemd's systemd-analyze to verify deploy/systemd/ada.service, node and npm
-# to run the OpenAI and MCP JavaScript clients (tools/).
-APT_PACKAGES := tesseract-ocr tesseract-ocr-eng chromium nginx systemd nodejs npm
+# to run the OpenAI and MCP JavaScript clients (tools/), espeak-ng and
+# opus-tools to make the voice messages of the bridge's voice tests.
+APT_PACKAGES := tesseract-ocr tesseract-ocr-eng chromium nginx systemd nodejs npm espeak-ng opus-tools
 apt-deps:
 	@missing=""; \
 	command -v tesseract >/dev/null || missing="$$missing tesseract-ocr tesseract-ocr-eng"; \
@@ -85,6 +86,8 @@ apt-deps:
 	command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing="$$missing nginx"; \
 	command -v systemd-analyze >/dev/null || missing="$$missing systemd"; \
 	command -v npm >/dev/null || missing="$$missing nodejs npm"; \
+	command -v espeak-ng >/dev/null || missing="$$missing espeak-ng"; \
+	command -v opusenc >/dev/null || missing="$$missing opus-tools"; \
 	if [ -n "$$missing" ]; then \
 		echo "installing:$$missing"; \
 		SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \

@@ -91,7 +91,7 @@ func (a *answerer) answer(ctx context.Context, evt *event.Event, q question, s s
 func (a *answerer) think(ctx context.Context, p *pendingAnswer) {
 	room := p.evt.RoomID
 	stopTyping := a.typing(ctx, room)
-	p.stream = a.streams.start(ctx, p.evt, p.reacted)
+	p.stream = a.streams.start(ctx, p.evt, p.reacted, p.q.quoted(""))
 	res, err := a.ask(ctx, p)
 	if a.mx.runCtx.Err() != nil {
 		sctx, cancel := context.WithTimeout(p.ctx, roomqueue.StopReportTime)
@@ -144,7 +144,7 @@ func (a *answerer) post(ctx context.Context, p *pendingAnswer, res core.ChatResu
 		a.failAnswer(ctx, p, failureText(err))
 		return
 	}
-	sent, err := a.sendReply(ctx, p, res.Response)
+	sent, err := a.sendReply(ctx, p, p.q.quoted(res.Response))
 	if err != nil {
 		linkReplies(ctx, a.bridge, a.log, evt, sent, a.now())
 		a.observe.BotAnswer(err)

@@ -135,7 +135,7 @@ func (b *Bot) build() {
 	cmds.table = cmds.commandTable()
 	b.forget = &forgetting{mx: mx, backend: backend, bridge: b.bridge, window: win, rooms: b.rooms, retention: b.deps.Retention,
 		retentionDays: opts.RetentionDays, observe: b.deps.Observer, now: now, log: log}
-	b.messages = &messageHandler{mx: mx, window: win, media: med, answers: answers, cmds: cmds, forget: b.forget, bridge: b.bridge,
+	b.messages = &messageHandler{mx: mx, window: win, media: med, answers: answers, cmds: cmds, forget: b.forget, bridge: b.bridge, stt: b.deps.Transcriber,
 		policy: policy, act: act, respondToDMs: opts.RespondToDMs, observe: b.deps.Observer, now: now, log: log}
 	b.members = &membership{mx: mx, bridge: b.bridge, policy: policy, rooms: b.rooms, opts: opts, now: now, log: log}
 	b.answers, b.mx = answers, mx

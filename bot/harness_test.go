@@ -83,6 +83,8 @@ type botSetup struct {
 	LLMURL        string
 	OCRMaxBytes   int64
 	SummaryEveryN int
+	// Transcriber, if set, transcribes voice messages.
+	Transcriber Transcriber
 }
 
 // dbPath is the bridge's database in its DATA_DIR, as in cmd/ada.
@@ -132,7 +134,7 @@ func startBot(t testing.TB, s botSetup) *botEnv {
 	e.svc = core.New(core.Deps{Store: e.db, Embedder: emb, LLM: llm, Logger: log, Now: e.clock.Now}, opts)
 	e.ocr = ocr.New(ocr.Options{Binary: "tesseract", Languages: "eng", MaxBytes: s.OCRMaxBytes})
 	e.bot, err = New(s.Options, Deps{
-		Backend: NewCoreBackend(e.svc, e.ocr), DB: e.db.Writer(), State: e.db.Bridge(),
+		Backend: NewCoreBackend(e.svc, e.ocr), Transcriber: s.Transcriber, DB: e.db.Writer(), State: e.db.Bridge(),
 		Retention: e.svc, Logger: log, Now: e.clock.Now,
 	})
 	if err != nil {

@@ -75,6 +75,9 @@ func OptionsFrom(c *config.Config, version string) Options {
 // Deps are the bridge's collaborators; cmd builds them.
 type Deps struct {
 	Backend Backend
+	// Transcriber turns voice messages into text (TRANSCRIBE_URL); nil =
+	// voice not enabled.
+	Transcriber Transcriber
 	// DB is the writer pool of Ada's SQLite file (storage.DB.Writer), for
 	// mautrix's crypto store and room-state store, which own their tables
 	// there and version them themselves.

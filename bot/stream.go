@@ -39,11 +39,12 @@ func (s *streams) on(_ id.RoomID) bool { return s.opts.On }
 // start returns the streamer of one answer, or nil when the room's answers
 // are posted whole.
 // The first post waits for reacted: members always see 🧠 first.
-func (s *streams) start(ctx context.Context, evt *event.Event, reacted <-chan struct{}) *streamer {
+// prefix is shown before the answer (a voice message's quoted transcript).
+func (s *streams) start(ctx context.Context, evt *event.Event, reacted <-chan struct{}, prefix string) *streamer {
 	if s == nil || !s.on(evt.RoomID) {
 		return nil
 	}
-	st := &streamer{mx: s.mx, evt: evt, opts: s.opts, reacted: reacted,
+	st := &streamer{mx: s.mx, evt: evt, opts: s.opts, reacted: reacted, prefix: prefix,
 		wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	go st.run(ctx)
 	return st
@@ -60,6 +61,8 @@ type streamer struct {
 	opts StreamOptions
 	// reacted is closed once 🧠 is sent.
 	reacted <-chan struct{}
+	// prefix comes before the answer's text.
+	prefix string
 
 	mu     sync.Mutex
 	text   strings.Builder // the answer so far
@@ -127,6 +130,7 @@ func (s *streamer) snapshot() string {
 	if s.reply == "" && !sentenceEnd.MatchString(text) && len(text) < 280 {
 		return ""
 	}
+	text = s.prefix + text
 	// Only the first part is streamed: the rest of a long answer comes in
 	// new messages at the end, as without streaming.
 	if parts := splitMarkdown(text, maxPartBytes); len(parts) > 1 {
@@ -267,7 +271,7 @@ func (s *streamer) finish(ctx context.Context, answer string) ([]id.EventID, err
 func (s *streamer) fail(ctx context.Context, reason string) error {
 	s.end()
 	s.mu.Lock()
-	text := strings.TrimSpace(s.text.String())
+	text := s.prefix + strings.TrimSpace(s.text.String())
 	s.mu.Unlock()
 	if parts := splitMarkdown(text, maxPartBytes/2); len(parts) > 0 {
 		text = parts[0]
