@@ -1,7 +1,11 @@
 package bot
 
 import (
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -35,8 +39,22 @@ func TestBridgeStreamsByEdits(t *testing.T) {
 	llm := llmtest.New(t)
 	acct := bottest.RegisterAccount(t, hs, "ada")
 	const maxEdits = 6
+	// The search service answers when the test has seen the pause shown.
+	searched := make(chan struct{})
+	var searchEnded atomic.Bool
+	search := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer searchEnded.Store(true)
+		select {
+		case <-searched:
+		case <-r.Context().Done():
+			return
+		}
+		_, _ = io.WriteString(w, `{"results":[{"title":"Foxes","url":"https://example.org/fox","content":"Foxes run far."}]}`)
+	}))
+	t.Cleanup(search.Close)
 	bot := startBot(t, botSettings(hs, llm, acct, t.TempDir(), func(s *botSetup) {
 		s.Stream = StreamOptions{On: true, Interval: 100 * time.Millisecond, MaxEdits: maxEdits}
+		s.WebSearchURL = search.URL
 	}))
 	alice := bottest.NewMember(t, hs, "alice", true)
 
@@ -112,6 +130,32 @@ func TestBridgeStreamsByEdits(t *testing.T) {
 			assertNoPlaintextFrom(t, alice, room, acct.UserID)
 		})
 	}
+
+	t.Run("SpecialistPause", func(t *testing.T) {
+		room := newRoom(t, "stream search", false)
+		llm.Script(llmtest.Reply{Tokens: []string{"Let me look that up. ", `SPECIALIST_REQUEST[web_search:{"query": "foxes"}]`}},
+			llmtest.Reply{Tokens: []string{"Foxes run far."}})
+		asked := alice.Say(room, "Ada, do foxes run far?")
+		reply := alice.Wait("the first sentence", bottest.ReplyTo(acct.UserID, asked, event.MsgText))
+		// The pause is shown in the first post or in an edit, whichever the
+		// specialist's start came in time for.
+		alice.Wait("the pause shown", func(e *event.Event) bool {
+			c := e.Content.AsMessage()
+			if e.ID == reply.ID {
+				return strings.Contains(c.Body, "searching the web…")
+			}
+			return editsOf(reply.ID)(e) && c.NewContent != nil && strings.Contains(c.NewContent.Body, "searching the web…")
+		})
+		if searchEnded.Load() {
+			t.Errorf("the pause was shown only after the search had ended")
+		}
+		close(searched)
+		alice.Wait("✅", bottest.ReactionTo(asked, reactDone))
+		edits := alice.Find(editsOf(reply.ID))
+		if nc := edits[len(edits)-1].Content.AsMessage().NewContent; nc == nil || nc.Body != "Let me look that up. Foxes run far." {
+			t.Errorf("last edit = %+v, want the whole answer without the pause note", nc)
+		}
+	})
 
 	t.Run("FailureMidStream", func(t *testing.T) {
 		room := newRoom(t, "stream failure", false)

@@ -92,9 +92,10 @@ func (s *streamer) emit(ev core.Event) error {
 	case core.EventToken:
 		s.text.WriteString(ev.Content)
 		s.status = ""
-	case core.EventSpecialistResult:
-		// The model goes on with the specialist's result: say so while it
-		// reads it, so the pause does not look like the end.
+	case core.EventSpecialistCall, core.EventSpecialistResult:
+		// A specialist runs, then the model reads its result: say what
+		// Ada is doing until the text goes on, so the pause does not look
+		// like the end. (Through ADA_API_URL only the result is seen.)
 		s.status = specialistDoing(ev.Specialist)
 	default:
 		s.mu.Unlock()
