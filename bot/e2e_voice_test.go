@@ -106,7 +106,7 @@ func TestBridgeVoice(t *testing.T) {
 	stt := newFakeSTT(t)
 	acct := bottest.RegisterAccount(t, hs, "ada")
 	const maxAudio = 256 << 10
-	startBot(t, botSettings(hs, llm, acct, t.TempDir(), func(s *botSetup) {
+	bot := startBot(t, botSettings(hs, llm, acct, t.TempDir(), func(s *botSetup) {
 		s.Transcriber = transcribe.New(transcribe.Options{BaseURL: stt.URL, Model: "whisper-1", MaxBytes: maxAudio})
 	}))
 	alice := bottest.NewMember(t, hs, "alice", true)
@@ -138,6 +138,20 @@ func TestBridgeVoice(t *testing.T) {
 				t.Errorf("notice = %q, want it to say the voice message is too long", n.Content.AsMessage().Body)
 			}
 		})
+	})
+
+	t.Run("PrivacyModeStoresNoTranscript", func(t *testing.T) {
+		room := alice.CreateRoom(&mautrix.ReqCreateRoom{Invite: []id.UserID{acct.UserID}})
+		alice.Wait("intro", bottest.MessageFrom(room, acct.UserID, event.MsgNotice))
+		off := alice.Say(room, "!ada privacy off")
+		alice.Wait("privacy confirmed", bottest.ReplyTo(acct.UserID, off, event.MsgNotice))
+		llm.Script(llmtest.Reply{Tokens: []string{"Noted, but not stored."}})
+		asked := alice.SendUpload(room, voiceMessage(stt.voice(t, "My locker code is 4242."), false))
+		alice.Wait("✅", bottest.ReactionTo(asked, reactDone))
+		if n := bot.count(`SELECT count(*) FROM documents WHERE text LIKE '%4242%'`) +
+			bot.count(`SELECT count(*) FROM bridge_messages WHERE text LIKE '%4242%'`); n != 0 {
+			t.Errorf("privacy mode: the transcript was stored %d times", n)
+		}
 	})
 
 	t.Run("GroupRoomNeedsTheKeyword", func(t *testing.T) {
