@@ -54,7 +54,7 @@ bench: deps chroma
 	ADA_CHROMA_BIN=$(CHROMA_BIN) $(GO) test -run '^$$' -bench 'SearchTargets' -benchtime 1x -timeout 30m ./cmd/ada
 	$(GO) run ./cmd/adabench
 	$(GO) test -run '^$$' -bench 'ChatService|MemorySearchModes|LoadStreamsAndWrites|MemoryWriteSync|OpenAIOverhead|MetricsOverhead|MCPSearch|ExportImport' -benchtime 1x ./cmd/ada
-	$(GO) test -run '^$$' -bench 'BridgeLatency' -benchtime 1x ./bot
+	$(GO) test -run '^$$' -bench 'BridgeLatency|BridgeFirstText' -benchtime 1x ./bot
 
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || (gofmt -l . ; echo "gofmt needed"; exit 1)
