@@ -56,11 +56,12 @@ type fakeSTT struct {
 	*httptest.Server
 	mu    sync.Mutex
 	texts map[[32]byte]string
+	holds map[[32]byte]chan struct{}
 	calls int
 }
 
 func newFakeSTT(t *testing.T) *fakeSTT {
-	f := &fakeSTT{texts: map[[32]byte]string{}}
+	f := &fakeSTT{texts: map[[32]byte]string{}, holds: map[[32]byte]chan struct{}{}}
 	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		file, _, err := r.FormFile("file")
 		if r.URL.Path != "/v1/audio/transcriptions" || err != nil || r.FormValue("model") == "" {
@@ -71,7 +72,15 @@ func newFakeSTT(t *testing.T) *fakeSTT {
 		f.mu.Lock()
 		f.calls++
 		text, ok := f.texts[sha256.Sum256(data)]
+		hold := f.holds[sha256.Sum256(data)]
 		f.mu.Unlock()
+		if hold != nil {
+			select {
+			case <-hold:
+			case <-r.Context().Done():
+				return
+			}
+		}
 		if !ok || !bytes.HasPrefix(data, []byte("OggS")) || !bytes.Contains(data, []byte("OpusHead")) {
 			http.Error(w, `{"error":{"message":"not audio I know"}}`, http.StatusBadRequest)
 			return
@@ -89,6 +98,17 @@ func (f *fakeSTT) voice(t *testing.T, text string) []byte {
 	f.texts[sha256.Sum256(data)] = text
 	f.mu.Unlock()
 	return data
+}
+
+// held makes a voice message saying text whose transcription waits until
+// the returned channel is closed.
+func (f *fakeSTT) held(t *testing.T, text string) ([]byte, chan struct{}) {
+	data := f.voice(t, text)
+	hold := make(chan struct{})
+	f.mu.Lock()
+	f.holds[sha256.Sum256(data)] = hold
+	f.mu.Unlock()
+	return data, hold
 }
 
 // voiceMessage is an Element voice message with data as its audio.
@@ -128,6 +148,16 @@ func TestBridgeVoice(t *testing.T) {
 		}
 		alice.Wait("✅", bottest.ReactionTo(asked, reactDone))
 		assertNoPlaintextFrom(t, alice, room, acct.UserID)
+
+		t.Run("SlowTranscriptionLeavesTheRoomFree", func(t *testing.T) {
+			data, hold := stt.held(t, "Tell me a joke.")
+			llm.Script(llmtest.Reply{Tokens: []string{"A joke."}})
+			asked := alice.SendUpload(room, voiceMessage(data, true))
+			help := alice.Say(room, "!ada help")
+			alice.Wait("help while the voice message is being transcribed", bottest.ReplyTo(acct.UserID, help, event.MsgNotice))
+			close(hold)
+			alice.Wait("the answer", bottest.ReplyTo(acct.UserID, asked, event.MsgText))
+		})
 
 		t.Run("Oversized", func(t *testing.T) {
 			u := voiceMessage(stt.voice(t, "a very long story"), true)

@@ -7,6 +7,7 @@ import (
 
 	"maunium.net/go/mautrix/event"
 
+	"github.com/ada-chat/ada/bot/roomqueue"
 	"github.com/ada-chat/ada/core"
 	"github.com/ada-chat/ada/storage"
 )
@@ -31,7 +32,8 @@ const voiceNotEnabled = "🎙️ I cannot listen to voice messages here: voice i
 // handleVoice handles a live m.audio message from an allowed member, in the
 // room's job. Without a transcriber only a direct chat gets a plain note;
 // in other rooms voice is ignored. Download and transcription are bounded
-// by the answer's timeout (REQUEST_TIMEOUT_SECONDS).
+// by the answer's timeout (REQUEST_TIMEOUT_SECONDS) and run beside the
+// room's queue; heard goes on with the transcript.
 func (h *messageHandler) handleVoice(ctx context.Context, evt *event.Event, c *event.MessageEventContent, backlog bool) error {
 	if backlog || evt.Sender == h.mx.cli.UserID || !h.policy.userAllowed(evt.Sender) {
 		return nil
@@ -50,7 +52,29 @@ func (h *messageHandler) handleVoice(ctx context.Context, evt *event.Event, c *e
 	// Only a voice message meant for Ada hears about a problem: in a room,
 	// one that mentions her (the keyword is only known from the transcript).
 	addressed := isDM || h.act.check(captionOnly(c), false) != triggerNone
-	transcript, err := h.transcribe(ctx, c)
+	// Listening takes a while (a download and a remote call, bounded by the
+	// answer's timeout): it runs beside the room's queue, so that commands
+	// and other messages go on meanwhile, and what was heard comes back to
+	// the room's queue as a job of its own.
+	lctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(h.mx.runCtx, cancel)
+	h.answers.queue.Spawn(func() {
+		defer cancel()
+		defer stop()
+		defer h.answers.recoverBackground(lctx, "voice")
+		transcript, err := h.transcribe(lctx, c)
+		h.answers.queue.Enqueue(evt.RoomID, roomqueue.Job{Name: "voice", Ctx: context.WithoutCancel(ctx),
+			Run:     func(ctx context.Context) error { return h.heard(ctx, evt, c, transcript, err, isDM, addressed) },
+			OnPanic: func(ctx context.Context) { h.mx.react(ctx, evt.RoomID, evt.ID, reactFailed) },
+		})
+	})
+	return nil
+}
+
+// heard handles a voice message once it was transcribed (or failed to be),
+// in the room's job: as if the member had typed the transcript.
+func (h *messageHandler) heard(ctx context.Context, evt *event.Event, c *event.MessageEventContent, transcript string, err error, isDM, addressed bool) error {
+	log := logFrom(ctx, h.log)
 	if err != nil {
 		log.Warn("could not transcribe a voice message", "error", err, "kind", core.KindOf(err).String())
 		if addressed {
