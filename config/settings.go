@@ -164,6 +164,8 @@ func table(c *Config) []setting {
 			intVal[int]{p: &c.OCRConcurrency, min: 1, max: 64}},
 		{gSpecialists, "TESSERACT_PATH", "tesseract", "tesseract program, a path or a name looked up in PATH.", false,
 			stringVal{p: &c.TesseractPath, check: checkOneLine}},
+		{gSpecialists, "TESSERACT_LANG", "eng", "tesseract languages, joined by + (e.g. eng+deu).", false,
+			stringVal{p: &c.TesseractLang, check: checkTessLang}},
 		{gSpecialists, "TRANSCRIBE_URL", "", "OpenAI-compatible speech-to-text server (POST /v1/audio/transcriptions: whisper.cpp, faster-whisper, OpenAI) for voice messages in Matrix; empty = voice not enabled.", false,
 			urlVal{&c.TranscribeURL}},
 		{gSpecialists, "TRANSCRIBE_MODEL", "whisper-1", "Model name sent to the speech-to-text server.", false,
@@ -172,8 +174,6 @@ func table(c *Config) []setting {
 			stringVal{p: &c.TranscribeAPIKey, check: checkToken}},
 		{gSpecialists, "AUDIO_MAX_BYTES", "26214400", "Largest voice or audio message downloaded and transcribed.", false,
 			intVal[int64]{p: &c.AudioMaxBytes, min: 1024, max: 100 << 20}},
-		{gSpecialists, "TESSERACT_LANG", "eng", "tesseract languages, joined by + (e.g. eng+deu).", false,
-			stringVal{p: &c.TesseractLang, check: checkTessLang}},
 
 		{gMatrix, "MATRIX_HOMESERVER", "", "Homeserver of the bot account; empty = bridge off (ada up serves the API alone).", false,
 			urlVal{&c.MatrixHomeserver}},
