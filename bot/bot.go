@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+	"maunium.net/go/mautrix/event"
 	"maunium.net/go/mautrix/id"
 
 	"github.com/ada-chat/ada/bot/roomqueue"
@@ -129,7 +130,9 @@ func (b *Bot) build() {
 		respondToDMs: opts.RespondToDMs, log: log}
 	answers := &answerer{mx: mx, backend: backend, window: win, media: med, bridge: b.bridge, rooms: b.rooms,
 		slots: make(chan struct{}, opts.Workers), timeout: opts.ChatTimeout, health: &chatHealth{},
-		streams: &streams{opts: opts.Stream, mx: mx}, observe: b.deps.Observer, now: now, log: log}
+		streams: &streams{opts: opts.Stream, mx: mx, link: func(ctx context.Context, q *event.Event, reply id.EventID) {
+			linkReplies(ctx, b.bridge, log, q, []id.EventID{reply}, now())
+		}}, observe: b.deps.Observer, now: now, log: log}
 	cmds := &commands{mx: mx, backend: backend, bridge: b.bridge, window: win, rooms: b.rooms, opts: opts,
 		health: answers.health, waiting: answers.waiting, now: now, log: log}
 	cmds.table = cmds.commandTable()

@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -155,6 +156,21 @@ func TestBridgeStreamsByEdits(t *testing.T) {
 		if nc := edits[len(edits)-1].Content.AsMessage().NewContent; nc == nil || nc.Body != "Let me look that up. Foxes run far." {
 			t.Errorf("last edit = %+v, want the whole answer without the pause note", nc)
 		}
+	})
+
+	t.Run("QuestionRedactedMidStream", func(t *testing.T) {
+		room := newRoom(t, "stream redaction", false)
+		hold := make(chan struct{})
+		defer close(hold)
+		llm.Script(llmtest.Reply{Tokens: []string{"You asked about it. ", "More."}, Hold: hold, HoldAfter: 1})
+		asked := alice.Say(room, "Ada, something I regret")
+		reply := alice.Wait("the first sentence", bottest.ReplyTo(acct.UserID, asked, event.MsgText))
+		if _, err := alice.Client.RedactEvent(context.Background(), room, asked); err != nil {
+			t.Fatal(err)
+		}
+		alice.Wait("the streamed reply redacted with its question", func(e *event.Event) bool {
+			return e.Sender == acct.UserID && bottest.RedactionOf(reply.ID)(e)
+		})
 	})
 
 	t.Run("FailureMidStream", func(t *testing.T) {

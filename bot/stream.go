@@ -30,6 +30,9 @@ type StreamOptions struct {
 type streams struct {
 	opts StreamOptions
 	mx   *matrix
+	// link links a posted reply to its question at once, so that a
+	// redaction of the question mid-stream takes the reply too.
+	link func(ctx context.Context, question *event.Event, reply id.EventID)
 }
 
 // on is the one place that decides whether a room's answers are streamed.
@@ -44,7 +47,7 @@ func (s *streams) start(ctx context.Context, evt *event.Event, reacted <-chan st
 	if s == nil || !s.on(evt.RoomID) {
 		return nil
 	}
-	st := &streamer{mx: s.mx, evt: evt, opts: s.opts, reacted: reacted, prefix: prefix,
+	st := &streamer{mx: s.mx, evt: evt, opts: s.opts, reacted: reacted, prefix: prefix, link: s.link,
 		wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	go st.run(ctx)
 	return st
@@ -63,6 +66,7 @@ type streamer struct {
 	reacted <-chan struct{}
 	// prefix comes before the answer's text.
 	prefix string
+	link   func(ctx context.Context, question *event.Event, reply id.EventID)
 
 	mu     sync.Mutex
 	text   strings.Builder // the answer so far
@@ -207,6 +211,9 @@ func (s *streamer) show(ctx context.Context, md string) error {
 			return err
 		}
 		s.reply, s.shown = evID, md
+		if s.link != nil {
+			s.link(ctx, s.evt, evID)
+		}
 		return nil
 	}
 	if _, err := s.mx.sendContent(ctx, s.evt.RoomID, editOf(s.reply, c, s.evt.Sender)); err != nil {
