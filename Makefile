@@ -54,7 +54,7 @@ bench: deps chroma
 	ADA_CHROMA_BIN=$(CHROMA_BIN) $(GO) test -run '^$$' -bench 'SearchTargets' -benchtime 1x -timeout 30m ./cmd/ada
 	$(GO) run ./cmd/adabench
 	$(GO) test -run '^$$' -bench 'ChatService|MemorySearchModes|LoadStreamsAndWrites|MemoryWriteSync|OpenAIOverhead|MetricsOverhead|MCPSearch|ExportImport' -benchtime 1x ./cmd/ada
-	$(GO) test -run '^$$' -bench 'BridgeLatency' -benchtime 1x ./bot
+	$(GO) test -run '^$$' -bench 'BridgeLatency|BridgeFirstText' -benchtime 1x ./bot
 
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || (gofmt -l . ; echo "gofmt needed"; exit 1)
@@ -78,8 +78,9 @@ tools/%/node_modules/.package-lock.json: tools/%/package-lock.json tools/%/packa
 # Debian packages the tests use for real: tesseract for OCR, chromium for /docs,
 # nginx for deploy/nginx/ada.conf (Debian 12's "nginx" ships /usr/sbin/nginx),
 # systemd's systemd-analyze to verify deploy/systemd/ada.service, node and npm
-# to run the OpenAI and MCP JavaScript clients (tools/).
-APT_PACKAGES := tesseract-ocr tesseract-ocr-eng chromium nginx systemd nodejs npm
+# to run the OpenAI and MCP JavaScript clients (tools/), espeak-ng and
+# opus-tools to make the voice messages of the bridge's voice tests.
+APT_PACKAGES := tesseract-ocr tesseract-ocr-eng chromium nginx systemd nodejs npm espeak-ng opus-tools
 apt-deps:
 	@missing=""; \
 	command -v tesseract >/dev/null || missing="$$missing tesseract-ocr tesseract-ocr-eng"; \
@@ -87,6 +88,8 @@ apt-deps:
 	command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing="$$missing nginx"; \
 	command -v systemd-analyze >/dev/null || missing="$$missing systemd"; \
 	command -v npm >/dev/null || missing="$$missing nodejs npm"; \
+	command -v espeak-ng >/dev/null || missing="$$missing espeak-ng"; \
+	command -v opusenc >/dev/null || missing="$$missing opus-tools"; \
 	if [ -n "$$missing" ]; then \
 		echo "installing:$$missing"; \
 		SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \

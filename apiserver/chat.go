@@ -85,6 +85,9 @@ type adaEvents struct{}
 func (adaEvents) start() string { return "" }
 
 func (adaEvents) event(ev core.Event) (string, error) {
+	if ev.Type == core.EventSpecialistCall {
+		return "", nil // in-process only; specialist_result follows
+	}
 	data, err := wire.EncodeEvent(ev)
 	if err != nil {
 		return "", err

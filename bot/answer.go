@@ -39,6 +39,8 @@ type answerer struct {
 	// jobs, and questions wait for the model in lines.
 	queue *roomqueue.Queue
 	lines *roomqueue.Queue
+	// streams shows answers as they are written, where they are streamed.
+	streams *streams
 	// health is how the latest chats went (!ada status).
 	health *chatHealth
 	// settings are the rooms' own settings (settings.go), quota their
@@ -119,11 +121,19 @@ func (a *answerer) ask(ctx context.Context, p *pendingAnswer) (core.ChatResult, 
 		return core.ChatResult{}, err
 	}
 	var done *core.ChatResult
+	st := p.stream
+	if st != nil {
+		defer st.end() // post makes the final edit
+	}
 	res, err := a.backend.Chat(ctx, req, func(ev core.Event) error {
-		// Tokens and thinking are not shown: one complete reply is posted
-		// at the end. A failure comes back as Chat's error, not as an event.
+		// Without streaming, tokens and thinking are not shown: one complete
+		// reply is posted at the end. A failure comes back as Chat's error,
+		// not as an event.
 		if ev.Type == core.EventDone {
 			done = ev.Done
+		}
+		if st != nil {
+			return st.emit(ev)
 		}
 		return nil
 	})

@@ -43,6 +43,8 @@ type pendingAnswer struct {
 	// (settings.go); usage is its count against the quotas (quota.go).
 	settings answerSettings
 	usage    int64
+	// stream shows the answer as it is written; nil when it is posted whole.
+	stream *streamer
 }
 
 // waitingNotice tells a member that their question waits behind another.
@@ -100,6 +102,7 @@ func (a *answerer) answer(ctx context.Context, evt *event.Event, q question, s s
 func (a *answerer) think(ctx context.Context, p *pendingAnswer) {
 	room := p.evt.RoomID
 	stopTyping := a.typing(ctx, room)
+	p.stream = a.streams.start(ctx, p, p.q.quoted(""))
 	res, err := a.ask(ctx, p)
 	if a.mx.runCtx.Err() != nil {
 		sctx, cancel := context.WithTimeout(p.ctx, roomqueue.StopReportTime)
@@ -150,21 +153,17 @@ func (a *answerer) post(ctx context.Context, p *pendingAnswer, res core.ChatResu
 		a.observe.BotAnswer(err)
 		stopTyping(ctx)
 		log.Warn("answer failed", "error", err, "kind", core.KindOf(err).String())
-		a.mx.fail(ctx, evt, failureText(err))
+		a.failAnswer(ctx, p, failureText(err))
 		return
 	}
-	var sent []id.EventID
-	for _, c := range p.settings.replyContents(res.Response, evt) {
-		part, err := a.mx.sendContent(ctx, evt.RoomID, c)
-		if err != nil {
-			linkReplies(ctx, a.bridge, a.log, evt, sent, a.now())
-			a.observe.BotAnswer(err)
-			stopTyping(ctx)
-			log.Error("could not post the reply", "error", err)
-			a.mx.fail(ctx, evt, "I had an answer but could not post it here.")
-			return
-		}
-		sent = append(sent, part)
+	sent, err := a.sendReply(ctx, p, p.q.quoted(res.Response))
+	if err != nil {
+		linkReplies(ctx, a.bridge, a.log, evt, sent, a.now())
+		a.observe.BotAnswer(err)
+		stopTyping(ctx)
+		log.Error("could not post the reply", "error", err)
+		a.failAnswer(ctx, p, "I had an answer but could not post it here.")
+		return
 	}
 	first := sent[0]
 	// A redaction of the question takes the answer with it.
@@ -189,6 +188,40 @@ func (a *answerer) post(ctx context.Context, p *pendingAnswer, res core.ChatResu
 	})
 }
 
+// sendReply posts the answer: the final edit of the streamed reply, or
+// the whole reply. It returns the events sent, also on failure.
+func (a *answerer) sendReply(ctx context.Context, p *pendingAnswer, answer string) ([]id.EventID, error) {
+	if p.stream != nil && p.stream.posted() {
+		return p.stream.finish(ctx, answer)
+	}
+	var sent []id.EventID
+	for _, c := range p.settings.replyContents(answer, p.evt) {
+		part, err := a.mx.sendContent(ctx, p.evt.RoomID, c)
+		if err != nil {
+			return sent, err
+		}
+		sent = append(sent, part)
+	}
+	return sent, nil
+}
+
+// failAnswer marks the question ❌ and says what went wrong: by editing the
+// streamed reply, when part of the answer is already shown (a half answer
+// must never look complete), else in a notice.
+func (a *answerer) failAnswer(ctx context.Context, p *pendingAnswer, reason string) {
+	if p.stream == nil || !p.stream.posted() || a.mx.runCtx.Err() != nil {
+		a.mx.fail(ctx, p.evt, reason)
+		return
+	}
+	a.mx.react(ctx, p.evt.RoomID, p.evt.ID, reactFailed)
+	if err := p.stream.fail(ctx, reason); err != nil {
+		logFrom(ctx, a.log).Warn("could not mark the streamed reply incomplete; posting a notice", "error", err)
+		if _, err := a.mx.sendNotice(ctx, p.evt, "⚠️ Sorry, I could not finish this answer: "+reason); err != nil {
+			logFrom(ctx, a.log).Error("could not post the failure notice", "error", err)
+		}
+	}
+}
+
 // interrupted tells the asker, within the shutdown grace (ctx), that the
 // bridge stopped before their question was answered: ❌ and a notice. It
 // is not answered after the restart: the member decides whether the
@@ -198,6 +231,11 @@ func (a *answerer) interrupted(ctx context.Context, p *pendingAnswer) {
 	select {
 	case <-p.reacted:
 	case <-ctx.Done():
+	}
+	if p.stream != nil && p.stream.posted() {
+		if err := p.stream.fail(ctx, "I was restarted before I could finish. Please ask again."); err != nil {
+			logFrom(ctx, a.log).Warn("could not mark the streamed reply incomplete", "error", err)
+		}
 	}
 	a.mx.failStopped(ctx, p.evt)
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+	"maunium.net/go/mautrix/event"
 	"maunium.net/go/mautrix/id"
 
 	"github.com/ada-chat/ada/bot/roomqueue"
@@ -132,13 +133,16 @@ func (b *Bot) build() {
 	quota := &quotas{limits: opts.Quotas, bridge: b.bridge, mx: mx, now: now, log: log}
 	answers := &answerer{mx: mx, backend: backend, window: win, media: med, bridge: b.bridge, rooms: b.rooms,
 		slots: make(chan struct{}, opts.Workers), timeout: opts.ChatTimeout, health: &chatHealth{}, settings: settings,
-		quota: quota, observe: b.deps.Observer, now: now, log: log}
+		quota: quota,
+		streams: &streams{opts: opts.Stream, mx: mx, link: func(ctx context.Context, q *event.Event, reply id.EventID) {
+			linkReplies(ctx, b.bridge, log, q, []id.EventID{reply}, now())
+		}}, observe: b.deps.Observer, now: now, log: log}
 	cmds := &commands{mx: mx, backend: backend, bridge: b.bridge, window: win, rooms: b.rooms, opts: opts,
 		health: answers.health, waiting: answers.waiting, settings: settings, quota: quota, now: now, log: log}
 	cmds.table = cmds.commandTable()
 	b.forget = &forgetting{mx: mx, backend: backend, bridge: b.bridge, window: win, rooms: b.rooms, retention: b.deps.Retention,
 		retentionDays: opts.RetentionDays, observe: b.deps.Observer, now: now, log: log}
-	b.messages = &messageHandler{mx: mx, window: win, media: med, answers: answers, cmds: cmds, forget: b.forget, bridge: b.bridge,
+	b.messages = &messageHandler{mx: mx, window: win, media: med, answers: answers, cmds: cmds, forget: b.forget, bridge: b.bridge, stt: b.deps.Transcriber,
 		policy: policy, act: act, respondToDMs: opts.RespondToDMs, observe: b.deps.Observer, now: now, log: log}
 	b.members = &membership{mx: mx, bridge: b.bridge, policy: policy, rooms: b.rooms, opts: opts, now: now, log: log}
 	b.answers, b.mx = answers, mx

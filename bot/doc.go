@@ -24,7 +24,13 @@
 //     in the order of their questions. !ada status shows how the latest
 //     chats went (chat_health.go), not only whether the model is there.
 //   - commands (commands*.go): `!ada ...`, one file per family.
+//   - streamer (stream.go): with STREAM_EDITS, the Matrix encoder of an
+//     answer's chat events: the first sentence posted, then throttled
+//     edits (m.replace), the final edit the whole answer. streams.on is
+//     the one place that decides whether a room streams.
 //   - media (media.go): which image a question is about, and its OCR.
+//   - voice (voice.go): m.audio transcribed (Transcriber) and handled as
+//     the transcript, which the reply quotes.
 //   - window (window.go): each room's recent messages, the model's context.
 //   - settings (settings*.go, commands_settings.go): each room's own
 //     settings (`!ada set`), a table-driven registry: a setting is one
@@ -36,8 +42,8 @@
 //     fetched from the homeserver, as context.
 //   - forgetting (forget*.go): redactions and retention; the links from a
 //     room event to what it caused (turns, memories, Ada's replies).
-//   - matrix (matrix.go): sending, encrypted where the room is; reactions;
-//     the room state sends depend on. It decides nothing.
+//   - matrix (matrix.go): sending, encrypted where the room is (reactions
+//     and edits too); the room state sends depend on. It decides nothing.
 //
 // Bot itself (bot.go, login.go, crypto.go) connects, sets up encryption and
 // runs the sync loop; rooms.go is the per-room memory the types share, each

@@ -114,8 +114,8 @@ func (b *Bot) onMessage(ctx context.Context, evt *event.Event) {
 		return
 	case content.MsgType == event.MsgNotice:
 		return // notices are bot output by convention (ours included); answering them loops bots
-	case content.MsgType != event.MsgText && content.MsgType != event.MsgEmote && !isUpload(content):
-		return // audio, video, locations, ...: not handled
+	case content.MsgType != event.MsgText && content.MsgType != event.MsgEmote && content.MsgType != event.MsgAudio && !isUpload(content):
+		return // video, locations, ...: not handled
 	}
 	backlog := b.isBacklog(evt)
 	ctx = b.withTrace(withLogger(ctx, eventLogger(b.log, evt)), evt)

@@ -20,6 +20,7 @@ import (
 	"github.com/ada-chat/ada/core/llm/llmtest"
 	"github.com/ada-chat/ada/core/llm/ollama"
 	"github.com/ada-chat/ada/core/specialists/ocr"
+	"github.com/ada-chat/ada/core/specialists/websearch"
 	"github.com/ada-chat/ada/storage"
 )
 
@@ -83,6 +84,10 @@ type botSetup struct {
 	LLMURL        string
 	OCRMaxBytes   int64
 	SummaryEveryN int
+	// Transcriber, if set, transcribes voice messages.
+	Transcriber Transcriber
+	// WebSearchURL, if set, gives the core the web_search specialist.
+	WebSearchURL string
 }
 
 // dbPath is the bridge's database in its DATA_DIR, as in cmd/ada.
@@ -132,10 +137,20 @@ func startBot(t testing.TB, s botSetup) *botEnv {
 	opts.SummaryEveryN = s.SummaryEveryN
 	opts.Models = s.RoomModels
 	llm := ollama.New(ollama.Options{BaseURL: s.LLMURL, Model: llmtest.ModelName})
-	e.svc = core.New(core.Deps{Store: e.db, Embedder: emb, LLM: llm, Logger: log, Now: e.clock.Now}, opts)
+	var reg *core.Registry
+	if s.WebSearchURL != "" {
+		ws, err := websearch.New(websearch.Options{URL: s.WebSearchURL})
+		if err == nil {
+			reg, err = core.NewRegistry(ws)
+		}
+		if err != nil {
+			t.Fatalf("web_search: %v", err)
+		}
+	}
+	e.svc = core.New(core.Deps{Store: e.db, Embedder: emb, LLM: llm, Specialists: reg, Logger: log, Now: e.clock.Now}, opts)
 	e.ocr = ocr.New(ocr.Options{Binary: "tesseract", Languages: "eng", MaxBytes: s.OCRMaxBytes})
 	e.bot, err = New(s.Options, Deps{
-		Backend: NewCoreBackend(e.svc, e.ocr), DB: e.db.Writer(), State: e.db.Bridge(),
+		Backend: NewCoreBackend(e.svc, e.ocr), Transcriber: s.Transcriber, DB: e.db.Writer(), State: e.db.Bridge(),
 		Retention: e.svc, Logger: log, Now: e.clock.Now,
 	})
 	if err != nil {

@@ -113,6 +113,12 @@ func (mx *matrix) powerLevel(ctx context.Context, room id.RoomID, user id.UserID
 // first and, in an encrypted room, sends only the Megolm-encrypted event: if
 // encryption fails, nothing is sent, never plaintext.
 func (mx *matrix) sendContent(ctx context.Context, room id.RoomID, content *event.MessageEventContent) (id.EventID, error) {
+	return mx.sendEvent(ctx, room, event.EventMessage, content)
+}
+
+// sendEvent sends one event of type typ (a message, an edit, a reaction),
+// encrypted where the room is, never in plaintext there.
+func (mx *matrix) sendEvent(ctx context.Context, room id.RoomID, typ event.Type, content any) (id.EventID, error) {
 	if err := mx.prepareRoom(ctx, room); err != nil {
 		return "", fmt.Errorf("not sending: %w", err)
 	}
@@ -128,7 +134,7 @@ func (mx *matrix) sendContent(ctx context.Context, room id.RoomID, content *even
 		if err := mx.gate.lock(ctx); err != nil {
 			return "", fmt.Errorf("not sending: %w", err)
 		}
-		enc, err := mx.crypto.Encrypt(ctx, room, event.EventMessage, content)
+		enc, err := mx.crypto.Encrypt(ctx, room, typ, content)
 		mx.gate.unlock()
 		if err != nil {
 			return "", fmt.Errorf("not sending: encryption failed: %w", err)
@@ -138,7 +144,7 @@ func (mx *matrix) sendContent(ctx context.Context, room id.RoomID, content *even
 			return "", err
 		}
 	} else {
-		resp, err = mx.cli.SendMessageEvent(ctx, room, event.EventMessage, content, mautrix.ReqSendEvent{DontEncrypt: true})
+		resp, err = mx.cli.SendMessageEvent(ctx, room, typ, content, mautrix.ReqSendEvent{DontEncrypt: true})
 		if err != nil {
 			return "", err
 		}
@@ -229,10 +235,14 @@ const (
 )
 
 // react annotates an event. Reactions are best effort: a failure is logged
-// and never stops the answer. mautrix sends m.reaction unencrypted even in
-// encrypted rooms, as clients do, so the server can aggregate them.
+// and never stops the answer. In an encrypted room the reaction is
+// encrypted too, as Element does (mautrix's SendReaction never encrypts):
+// otherwise the server would see which messages Ada handled and whether she
+// failed. The annotation relation stays readable to the server, as the
+// Matrix spec wants, so that clients can still aggregate.
 func (mx *matrix) react(ctx context.Context, room id.RoomID, target id.EventID, key string) {
-	if _, err := mx.cli.SendReaction(ctx, room, target, key); err != nil && ctx.Err() == nil {
+	content := &event.ReactionEventContent{RelatesTo: event.RelatesTo{Type: event.RelAnnotation, EventID: target, Key: key}}
+	if _, err := mx.sendEvent(ctx, room, event.EventReaction, content); err != nil && ctx.Err() == nil {
 		logFrom(ctx, mx.log).Warn("could not add a reaction", "reaction", key, "error", err)
 	}
 }

@@ -42,6 +42,8 @@ const defaultImagePrompt = "What does this image say?"
 type question struct {
 	prompt string
 	image  *upload
+	// quote is the transcript of a voice message, quoted in the reply.
+	quote string
 }
 
 // upload is an m.image or m.file message whose media may be read.

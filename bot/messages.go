@@ -27,6 +27,8 @@ type messageHandler struct {
 	bridge  *storage.Bridge
 	policy  *invitePolicy
 	act     *activation
+	// stt transcribes voice messages; nil = voice not enabled (voice.go).
+	stt Transcriber
 	// respondToDMs is RESPOND_TO_DMS.
 	respondToDMs bool
 	busy         busyNotices
@@ -46,6 +48,9 @@ func (h *messageHandler) handleMessage(ctx context.Context, evt *event.Event, ba
 		return nil
 	}
 	removeReplyFallback(content)
+	if content.MsgType == event.MsgAudio {
+		return h.handleVoice(ctx, evt, content, backlog)
+	}
 	upload := isUpload(content)
 	text := strings.TrimSpace(content.Body)
 	if upload {

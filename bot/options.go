@@ -39,6 +39,10 @@ type Options struct {
 	SendIntro          bool
 	Workers            int
 
+	// Stream shows answers as they are written, by edits (STREAM_EDITS,
+	// STREAM_EDIT_SECONDS, STREAM_MAX_EDITS).
+	Stream StreamOptions
+
 	// ChatTimeout bounds one answer (REQUEST_TIMEOUT_SECONDS).
 	ChatTimeout time.Duration
 	// ShutdownGrace bounds how long a stopping bridge goes on answering
@@ -77,12 +81,17 @@ func OptionsFrom(c *config.Config, version string) Options {
 		Quotas: Quotas{MemberAnswersPerHour: c.MemberAnswersPerHour, RoomAnswersPerHour: c.RoomAnswersPerHour,
 			MemberTokensPerDay: c.MemberTokensPerDay, RoomTokensPerDay: c.RoomTokensPerDay,
 			ExemptModerators: c.QuotaExemptModerators},
+		Stream: StreamOptions{On: c.StreamEdits, MaxEdits: c.StreamMaxEdits,
+			Interval: time.Duration(c.StreamEditSeconds * float64(time.Second))},
 	}
 }
 
 // Deps are the bridge's collaborators; cmd builds them.
 type Deps struct {
 	Backend Backend
+	// Transcriber turns voice messages into text (TRANSCRIBE_URL); nil =
+	// voice not enabled.
+	Transcriber Transcriber
 	// DB is the writer pool of Ada's SQLite file (storage.DB.Writer), for
 	// mautrix's crypto store and room-state store, which own their tables
 	// there and version them themselves.
@@ -117,6 +126,9 @@ func (o *Options) validate() error {
 	// workers would never answer, a zero timeout would fail every answer.
 	if o.Workers < 1 {
 		errs = append(errs, errors.New("BOT_WORKERS must be at least 1"))
+	}
+	if o.Stream.On && (o.Stream.Interval <= 0 || o.Stream.MaxEdits < 2) {
+		errs = append(errs, errors.New("STREAM_EDIT_SECONDS must be positive and STREAM_MAX_EDITS at least 2"))
 	}
 	if o.ChatTimeout <= 0 {
 		errs = append(errs, errors.New("REQUEST_TIMEOUT_SECONDS must be positive"))

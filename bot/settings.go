@@ -38,9 +38,19 @@ type roomSetting struct {
 type answerSettings struct {
 	model        string // "" = LLM_MODEL
 	instructions string
-	repliesRoom  bool // answers in the main timeline, never in a thread
-	manualMemory bool // no automatic memories
-	context      int  // recent messages given as context
+	repliesRoom  bool  // answers in the main timeline, never in a thread
+	manualMemory bool  // no automatic memories
+	context      int   // recent messages given as context
+	stream       *bool // answers shown as written, by edits; nil = STREAM_EDITS
+}
+
+// streamOr says whether the answer is streamed, def (STREAM_EDITS) unless
+// the room chose.
+func (s answerSettings) streamOr(def bool) bool {
+	if s.stream != nil {
+		return *s.stream
+	}
+	return def
 }
 
 // maxRoomInstructions bounds a room's instructions: they travel with every
@@ -85,6 +95,7 @@ func settingsTable() []roomSetting {
 			[]string{"thread", "room"}, "thread", func(v string, s *answerSettings) { s.repliesRoom = v == "room" }),
 		choice("memory", "`auto` learns memories from conversations, `manual` only stores what `"+commandPrefix+" remember` is told",
 			[]string{"auto", "manual"}, "auto", func(v string, s *answerSettings) { s.manualMemory = v == "manual" }),
+		streamSetting(),
 		{
 			name: "context", help: "how many recent messages I read as context",
 			values: func(o Options) string { return fmt.Sprintf("0..%d", o.MaxContextMessages) },
@@ -118,6 +129,23 @@ func choice(name, help string, values []string, def string, apply func(string, *
 		def:   func(Options) string { return def },
 		apply: apply,
 	}
+}
+
+// streamSetting chooses whether answers are shown as they are written;
+// the operator's default is STREAM_EDITS.
+func streamSetting() roomSetting {
+	st := choice("stream", "`on` shows answers as they are written, by edits of the reply; `off` posts them whole",
+		[]string{"on", "off"}, "off", func(v string, s *answerSettings) {
+			on := v == "on"
+			s.stream = &on
+		})
+	st.def = func(o Options) string {
+		if o.Stream.On {
+			return "on"
+		}
+		return "off"
+	}
+	return st
 }
 
 // allowedModels are LLM_MODEL and ROOM_MODELS, without repeats.

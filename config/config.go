@@ -78,6 +78,10 @@ type Config struct {
 	MusicProviderUser  string        // MUSICPROVIDER_USER; empty = media not configured
 	MusicProviderToken string        `json:"-"` // MUSICPROVIDER_TOKEN (secret)
 	OCRMaxBytes        int64         // OCR_MAX_BYTES
+	TranscribeURL      string        // TRANSCRIBE_URL; empty = voice not enabled
+	TranscribeModel    string        // TRANSCRIBE_MODEL
+	TranscribeAPIKey   string        `json:"-"` // TRANSCRIBE_API_KEY
+	AudioMaxBytes      int64         // AUDIO_MAX_BYTES
 	OCRConcurrency     int           // OCR_CONCURRENCY
 	TesseractPath      string        // TESSERACT_PATH
 	TesseractLang      string        // TESSERACT_LANG
@@ -111,6 +115,9 @@ type Config struct {
 	MemberTokensPerDay    int      // MEMBER_TOKENS_PER_DAY; 0 = unlimited
 	RoomTokensPerDay      int      // ROOM_TOKENS_PER_DAY; 0 = unlimited
 	QuotaExemptModerators bool     // QUOTA_EXEMPT_MODERATORS
+	StreamEdits           bool     // STREAM_EDITS
+	StreamEditSeconds     float64  // STREAM_EDIT_SECONDS
+	StreamMaxEdits        int      // STREAM_MAX_EDITS
 }
 
 // Load parses and validates every setting. getenv is usually os.Getenv

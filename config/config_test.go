@@ -58,6 +58,8 @@ func defaults() *Config {
 		SpecialistTimeout:  30 * time.Second,
 		MusicProviderURL:   "https://api.listenbrainz.org",
 		OCRMaxBytes:        10 << 20,
+		TranscribeModel:    "whisper-1",
+		AudioMaxBytes:      25 << 20,
 		OCRConcurrency:     2,
 		TesseractPath:      "tesseract",
 		TesseractLang:      "eng",
@@ -79,6 +81,8 @@ func defaults() *Config {
 		SendIntroOnJoin:      true,
 		BotWorkers:           4,
 		RoomModels:           []string{},
+		StreamEditSeconds:    1,
+		StreamMaxEdits:       30,
 	}
 }
 
@@ -163,6 +167,10 @@ var golden = map[string]string{
 	"MUSICPROVIDER_USER":         "alice",
 	"MUSICPROVIDER_TOKEN":        "music-secret-4",
 	"OCR_MAX_BYTES":              "5242880",
+	"TRANSCRIBE_URL":             "http://whisper.internal:8080",
+	"TRANSCRIBE_MODEL":           "large-v3",
+	"TRANSCRIBE_API_KEY":         "stt-secret-8",
+	"AUDIO_MAX_BYTES":            "1048576",
 	"OCR_CONCURRENCY":            "3",
 	"TESSERACT_PATH":             "/usr/bin/tesseract",
 	"TESSERACT_LANG":             "eng+deu",
@@ -195,6 +203,9 @@ var golden = map[string]string{
 	"MEMBER_TOKENS_PER_DAY":   "20000",
 	"ROOM_TOKENS_PER_DAY":     "200000",
 	"QUOTA_EXEMPT_MODERATORS": "yes",
+	"STREAM_EDITS":            "on",
+	"STREAM_EDIT_SECONDS":     "0.5",
+	"STREAM_MAX_EDITS":        "12",
 }
 
 func goldenConfig() *Config {
@@ -250,6 +261,10 @@ func goldenConfig() *Config {
 		MusicProviderUser:  "alice",
 		MusicProviderToken: "music-secret-4",
 		OCRMaxBytes:        5 << 20,
+		TranscribeURL:      "http://whisper.internal:8080",
+		TranscribeModel:    "large-v3",
+		TranscribeAPIKey:   "stt-secret-8",
+		AudioMaxBytes:      1 << 20,
 		OCRConcurrency:     3,
 		TesseractPath:      "/usr/bin/tesseract",
 		TesseractLang:      "eng+deu",
@@ -274,6 +289,9 @@ func goldenConfig() *Config {
 		MemberTokensPerDay:    20000,
 		RoomTokensPerDay:      200000,
 		QuotaExemptModerators: true,
+		StreamEdits:           true,
+		StreamEditSeconds:     0.5,
+		StreamMaxEdits:        12,
 	}
 }
 

@@ -166,6 +166,14 @@ func table(c *Config) []setting {
 			stringVal{p: &c.TesseractPath, check: checkOneLine}},
 		{gSpecialists, "TESSERACT_LANG", "eng", "tesseract languages, joined by + (e.g. eng+deu).", false,
 			stringVal{p: &c.TesseractLang, check: checkTessLang}},
+		{gSpecialists, "TRANSCRIBE_URL", "", "OpenAI-compatible speech-to-text server (POST /v1/audio/transcriptions: whisper.cpp, faster-whisper, OpenAI) for voice messages in Matrix; empty = voice not enabled.", false,
+			urlVal{&c.TranscribeURL}},
+		{gSpecialists, "TRANSCRIBE_MODEL", "whisper-1", "Model name sent to the speech-to-text server.", false,
+			stringVal{p: &c.TranscribeModel, check: checkOneLine}},
+		{gSpecialists, "TRANSCRIBE_API_KEY", "", "Bearer key for the speech-to-text server, if it needs one.", true,
+			stringVal{p: &c.TranscribeAPIKey, check: checkToken}},
+		{gSpecialists, "AUDIO_MAX_BYTES", "26214400", "Largest voice or audio message downloaded and transcribed.", false,
+			intVal[int64]{p: &c.AudioMaxBytes, min: 1024, max: 100 << 20}},
 
 		{gMatrix, "MATRIX_HOMESERVER", "", "Homeserver of the bot account; empty = bridge off (ada up serves the API alone).", false,
 			urlVal{&c.MatrixHomeserver}},
@@ -221,5 +229,11 @@ func table(c *Config) []setting {
 			intVal[int]{p: &c.RoomTokensPerDay, min: 0, max: 1000000000}},
 		{gMatrix, "QUOTA_EXEMPT_MODERATORS", "false", "Room moderators (power level 50 or more) are not held to the quotas.", false,
 			boolVal{&c.QuotaExemptModerators}},
+		{gMatrix, "STREAM_EDITS", "off", "Show answers as they are written: post the first sentence, then edit the reply (m.replace) as the model goes on.", false,
+			boolVal{&c.StreamEdits}},
+		{gMatrix, "STREAM_EDIT_SECONDS", "1", "Least time between two edits of a streamed answer (decimals allowed).", false,
+			floatVal{p: &c.StreamEditSeconds, min: 0.1, max: 60}},
+		{gMatrix, "STREAM_MAX_EDITS", "30", "Most edits of one streamed answer, the final one included.", false,
+			intVal[int]{p: &c.StreamMaxEdits, min: 2, max: 200}},
 	}
 }

@@ -261,6 +261,9 @@ func (s *Service) generate(ctx context.Context, req ChatRequest, msgs []Message,
 			}
 			break
 		}
+		if err := emit(Event{Type: EventSpecialistCall, Specialist: found.Name}); err != nil {
+			return "", "", err
+		}
 		content, ok := s.specialistResult(ctx, found, req.OCRContext)
 		if err := emit(Event{Type: EventSpecialistResult, Specialist: found.Name, OK: ok, Content: content}); err != nil {
 			return "", "", err

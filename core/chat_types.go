@@ -176,6 +176,11 @@ const (
 	// EventToolCall is a piece of a call of the client's tools (only with
 	// ChatRequest.Tools).
 	EventToolCall EventType = "tool_call"
+	// EventSpecialistCall says that a specialist starts to run (Specialist
+	// names it), so that a client can show the pause ("searching the
+	// web…"). In-process only: the SSE stream does not carry it, its
+	// specialist_result follows.
+	EventSpecialistCall EventType = "specialist_call"
 )
 
 // Event is one stream event. Which fields are set depends on Type:

@@ -33,11 +33,14 @@ func TestSpecialistLoop(t *testing.T) {
 	for _, ev := range events {
 		types = append(types, ev.Type)
 	}
-	want := []EventType{EventToken, EventSpecialistResult, EventToken, EventToken, EventDone}
+	want := []EventType{EventToken, EventSpecialistCall, EventSpecialistResult, EventToken, EventToken, EventDone}
 	if !slices.Equal(types, want) {
 		t.Fatalf("events %v, want %v", types, want)
 	}
-	if r := events[1]; r.Specialist != "weather" || !r.OK || r.Content != sp.out {
+	if c := events[1]; c.Specialist != "weather" {
+		t.Errorf("specialist_call %+v", c)
+	}
+	if r := events[2]; r.Specialist != "weather" || !r.OK || r.Content != sp.out {
 		t.Errorf("specialist_result %+v", r)
 	}
 	if !slices.Equal(sp.args, []string{`{"q":"Lyon"}`}) {

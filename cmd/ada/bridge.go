@@ -11,6 +11,7 @@ import (
 	"github.com/ada-chat/ada/apiserver/client"
 	"github.com/ada-chat/ada/bot"
 	"github.com/ada-chat/ada/core"
+	"github.com/ada-chat/ada/core/specialists/transcribe"
 )
 
 // newBridge builds the Matrix bridge; Run connects it. It talks to the core
@@ -23,13 +24,25 @@ func newBridge(a *app, log *slog.Logger) (*bot.Bot, error) {
 		return nil, err
 	}
 	return bot.New(bot.OptionsFrom(a.cfg, buildVersion()), bot.Deps{
-		Backend:   backend,
-		DB:        a.db.Writer(),
-		State:     a.db.Bridge(),
-		Retention: a.core,
-		Logger:    log,
-		Observer:  a.metrics.botObserver(),
+		Backend:     backend,
+		Transcriber: newTranscriber(a),
+		DB:          a.db.Writer(),
+		State:       a.db.Bridge(),
+		Retention:   a.core,
+		Logger:      log,
+		Observer:    a.metrics.botObserver(),
 	})
+}
+
+// newTranscriber is the speech-to-text client of voice messages, or nil
+// (voice not enabled) without TRANSCRIBE_URL. The bridge calls the server
+// itself, also when it reaches Ada through ADA_API_URL.
+func newTranscriber(a *app) bot.Transcriber {
+	if a.cfg.TranscribeURL == "" {
+		return nil
+	}
+	return transcribe.New(transcribe.Options{BaseURL: a.cfg.TranscribeURL, Model: a.cfg.TranscribeModel,
+		APIKey: a.cfg.TranscribeAPIKey, MaxBytes: a.cfg.AudioMaxBytes, HTTPClient: &http.Client{}})
 }
 
 // bridgeHealth is the bridge's state for /v1/healthz (nil without a bridge).

@@ -9,8 +9,8 @@ import (
 // of its own; each takes only closed-set values, never a room or user id.
 
 // BotEvent counts a Matrix event the bridge handled, by kind: "message",
-// "image", "reaction", "redaction", "member", "command", "encrypted" or
-// "other".
+// "image", "voice", "reaction", "redaction", "member", "command",
+// "encrypted" or "other".
 func (m *Metrics) BotEvent(kind string) {
 	if !slices.Contains(botEventKinds(), kind) {
 		kind = "other"
@@ -19,7 +19,7 @@ func (m *Metrics) BotEvent(kind string) {
 }
 
 func botEventKinds() []string {
-	return []string{"message", "image", "reaction", "redaction", "member", "command", "encrypted", "other"}
+	return []string{"message", "image", "voice", "reaction", "redaction", "member", "command", "encrypted", "other"}
 }
 
 // BotAnswer counts an answer the bridge posted (err nil) or failed to
