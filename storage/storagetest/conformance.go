@@ -83,7 +83,9 @@ func ids[T any](xs []T, id func(T) string) []string {
 	return out
 }
 
-func docIDs(ds []core.Document) []string { return ids(ds, func(d core.Document) string { return d.ID }) }
+func docIDs(ds []core.Document) []string {
+	return ids(ds, func(d core.Document) string { return d.ID })
+}
 
 func testPutGetDelete(t *testing.T, s Backend) {
 	ctx := context.Background()
