@@ -174,6 +174,9 @@ func testKeywordSearch(t *testing.T, s Backend) {
 	if hits[0].ID != b.ID {
 		t.Fatalf("the document with the word more often ranks first: got %s", hits[0].Text)
 	}
+	if len(hits[0].Embedding) != core.Dim {
+		t.Fatalf("a keyword hit comes with its embedding (hybrid search compares it): %d", len(hits[0].Embedding))
+	}
 	if hits, _ := s.KeywordSearch(ctx, core.KeywordQuery{Text: "the and of", K: 10}); len(hits) != 0 {
 		t.Fatalf("stop words only: %v", hits)
 	}
