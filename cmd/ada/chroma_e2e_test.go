@@ -219,3 +219,12 @@ func renormalised(t *testing.T, a, b storeContents) storeContents {
 	}
 	return b
 }
+
+// TestReindexRefusesChroma: reindex works on SQLite only, and says so
+// rather than re-embed a store Ada does not use.
+func TestReindexRefusesChroma(t *testing.T) {
+	env := testEnv(t, map[string]string{"VECTORDB_URL": "http://127.0.0.1:1"})
+	if _, err := runCmd(context.Background(), env, nil, "reindex"); err == nil || !strings.Contains(err.Error(), "VECTORDB_URL") {
+		t.Fatalf("reindex with VECTORDB_URL: %v", err)
+	}
+}
