@@ -71,3 +71,27 @@ func TestOpenCompletesACascade(t *testing.T) {
 		t.Fatalf("history of the completed cascade: %+v", h)
 	}
 }
+
+// TestRetriedApplyWritesOnce: a write retried after a failure half-way
+// (here: made twice) leaves one document and one history entry.
+func TestRetriedApplyWritesOnce(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, storagetest.StartChroma(t).URL+"?database=retry")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := core.Document{ID: core.NewDocID(), Text: "Sam likes tea", Embedding: embed.HashVector("Sam likes tea"),
+		Meta: core.Metadata{Type: core.DocMemory, Timestamp: time.Now().UTC(), Source: core.SourceChat, Scope: core.ScopeGlobal, Importance: 3}}
+	c := core.Change{Put: []core.Document{m}, History: []core.HistoryEntry{{MemoryID: m.ID, Event: core.HistoryCreate, Time: m.Meta.Timestamp, Text: m.Text, Meta: m.Meta}}}
+	for range 2 {
+		if err := s.Apply(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if h, _ := s.History(ctx, m.ID); len(h) != 1 {
+		t.Fatalf("history after a retried write: %+v", h)
+	}
+	if st, _ := s.Stats(ctx); st.Total != 1 {
+		t.Fatalf("documents after a retried write: %d", st.Total)
+	}
+}
