@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"math"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -9,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/ada-chat/ada/core/llm/llmtest"
+	chromastore "github.com/ada-chat/ada/storage/chroma"
 	"github.com/ada-chat/ada/storage/storagetest"
 )
 
@@ -143,5 +146,85 @@ func TestEvalRetrievalOnChroma(t *testing.T) {
 	}
 	if r := recall(onChroma); r != recall(onSQLite) || !strings.Contains(r, "hybrid") {
 		t.Fatalf("recall differs:\nSQLite %s\nChroma %s", recall(onSQLite), r)
+	}
+}
+
+// TestMigrateStoreRoundTrip: `ada migrate-store --to chroma` copies a
+// SQLite store (memories with a patch and a deletion in their history, a
+// conversation's turns) to Chroma, and `--to sqlite` copies it back into a
+// fresh data directory: ids, timestamps, metadata, history and vectors are
+// the same all the way, and an Ada on Chroma serves them.
+func TestMigrateStoreRoundTrip(t *testing.T) {
+	chroma := storagetest.StartChroma(t)
+	ada, llm, env := startChatAda(t, "ollama", nil)
+	llm.Default(llmtest.Reply{Tokens: []string{"Noted."}})
+	var kept, gone memoryRecord
+	ada.call("POST", "/v1/memory", map[string]any{"text": "Sam's bike is a blue Peugeot", "tags": []string{"bike"}}, &kept)
+	ada.call("POST", "/v1/memory", map[string]any{"text": "The office closes at six"}, &gone)
+	ada.call("PATCH", "/v1/memory/"+kept.ID, map[string]any{"text": "Sam's bike is a red Peugeot"}, nil)
+	ada.call("DELETE", "/v1/memory/"+gone.ID, nil, nil)
+	var r chatResponse
+	ada.call("POST", "/v1/chat", map[string]any{"prompt": "I cycle to work"}, &r)
+	ada.settle()
+	ada.stop()
+	src := readStore(t, env, gone.ID)
+
+	env["VECTORDB_URL"] = chroma.URL
+	ctx := context.Background()
+	if out, err := runCmd(ctx, env, nil, "migrate-store", "--to", "chroma"); err != nil || !strings.Contains(out, "imported ") {
+		t.Fatalf("migrate-store --to chroma: %v\n%s", err, out)
+	}
+	store, err := chromastore.Open(ctx, chroma.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameStore(t, src, renormalised(t, src, readContents(t, store, gone.ID)), true)
+	if out, err := runCmd(ctx, env, nil, "migrate-store", "--to", "chroma"); err != nil || !strings.Contains(out, "imported 0 documents and 0 history entries") {
+		t.Fatalf("a second run must find everything stored: %v\n%s", err, out)
+	}
+
+	back := testEnv(t, map[string]string{"VECTORDB_URL": chroma.URL})
+	if out, err := runCmd(ctx, back, nil, "migrate-store", "--to", "sqlite"); err != nil {
+		t.Fatalf("migrate-store --to sqlite: %v\n%s", err, out)
+	}
+	sameStore(t, src, renormalised(t, src, readStore(t, back, gone.ID)), true)
+
+	onChroma := startAda(t, "serve", env)
+	var found memoryList
+	onChroma.call("GET", "/v1/memory?search=red+Peugeot+bike", nil, &found)
+	if found.Count == 0 || found.Items[0].ID != kept.ID {
+		t.Errorf("search on Chroma after the migration: %+v", found)
+	}
+}
+
+// renormalised checks that b's vectors are a's up to float32 rounding
+// (Chroma's cosine space stores each vector normalised again, which moves
+// a component of a vector Ada normalised by an ulp at most), and returns b
+// with a's vectors, for sameStore to compare the rest exactly.
+func renormalised(t *testing.T, a, b storeContents) storeContents {
+	t.Helper()
+	for id, d := range b.docs {
+		want := a.docs[id].Embedding
+		if len(d.Embedding) != len(want) {
+			continue // sameStore reports it
+		}
+		for i := range want {
+			if diff := math.Abs(float64(d.Embedding[i] - want[i])); diff > 1e-6 {
+				t.Errorf("document %s: component %d is %v, want %v", id, i, d.Embedding[i], want[i])
+				break
+			}
+		}
+		d.Embedding = want
+		b.docs[id] = d
+	}
+	return b
+}
+
+// TestReindexRefusesChroma: reindex works on SQLite only, and says so
+// rather than re-embed a store Ada does not use.
+func TestReindexRefusesChroma(t *testing.T) {
+	env := testEnv(t, map[string]string{"VECTORDB_URL": "http://127.0.0.1:1"})
+	if _, err := runCmd(context.Background(), env, nil, "reindex"); err == nil || !strings.Contains(err.Error(), "VECTORDB_URL") {
+		t.Fatalf("reindex with VECTORDB_URL: %v", err)
 	}
 }

@@ -14,13 +14,13 @@ import (
 
 	"github.com/ada-chat/ada/config"
 	"github.com/ada-chat/ada/core"
-	"github.com/ada-chat/ada/storage"
 	"github.com/ada-chat/ada/storage/jsonl"
 )
 
 const exportUsage = `usage: ada export [--no-vectors] [FILE]
 
-Writes every document of DATA_DIR/ada.db (persona, FAQ entries, memories,
+Writes every document of DATA_DIR/ada.db, or of the Chroma server of
+VECTORDB_URL when it is set (persona, FAQ entries, memories,
 turns, summaries) and every memory's history as JSON Lines to FILE, or to
 standard output when FILE is - or not given. Ada may keep running: the export
 reads one consistent snapshot through a read-only connection and needs no
@@ -84,13 +84,14 @@ func runExport(ctx context.Context, cfg *config.Config, args []string, stdout, s
 		return fmt.Errorf("export: %w (see ada export --help)", err)
 	}
 	start := time.Now()
-	snap, err := storage.OpenSnapshot(ctx, cfg.DBPath())
+	snap, closeSnap, err := openExportSource(ctx, cfg, backendOf(cfg), !o.noVectors)
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
-	defer snap.Close()
-	if snap.Reindexing != "" && snap.Reindexing != snap.Embedder && !o.noVectors {
-		return fmt.Errorf("export: a reindex to %s was interrupted, so the vectors are a mix of %s's and %s's: finish it (ada reindex) first, or export --no-vectors", snap.Reindexing, snap.Embedder, snap.Reindexing)
+	defer closeSnap()
+	embedder, nDocs, nHist, err := snap.Counts(ctx)
+	if err != nil {
+		return fmt.Errorf("export: %w", err)
 	}
 	out, summary, commit, err := exportTarget(o.file, stdout, stderr)
 	if err != nil {
@@ -112,7 +113,7 @@ func runExport(ctx context.Context, cfg *config.Config, args []string, stdout, s
 		where = "standard output"
 	}
 	fmt.Fprintf(summary, "exported %d documents and %d history entries (embedder %s, %s) to %s in %s\n",
-		snap.Documents, snap.History, cmp.Or(snap.Embedder, "none recorded"), vectors, where, time.Since(start).Round(time.Millisecond))
+		nDocs, nHist, cmp.Or(embedder, "none recorded"), vectors, where, time.Since(start).Round(time.Millisecond))
 	return nil
 }
 
@@ -159,10 +160,14 @@ func exportTarget(file string, stdout, stderr io.Writer) (out, summary io.Writer
 
 // writeExport writes the header, every document and every history entry of
 // snap to w.
-func writeExport(ctx context.Context, snap *storage.Snapshot, w io.Writer, withVectors bool, prog *progress) error {
+func writeExport(ctx context.Context, snap exportSource, w io.Writer, withVectors bool, prog *progress) error {
+	embedder, nDocs, nHist, err := snap.Counts(ctx)
+	if err != nil {
+		return err
+	}
 	enc, err := jsonl.NewWriter(w, jsonl.Header{
-		ExportedAt: time.Now().UTC(), Embedder: snap.Embedder, Dimensions: core.Dim, Vectors: withVectors,
-		Documents: snap.Documents, History: snap.History,
+		ExportedAt: time.Now().UTC(), Embedder: embedder, Dimensions: core.Dim, Vectors: withVectors,
+		Documents: nDocs, History: nHist,
 	})
 	if err != nil {
 		return err
@@ -170,7 +175,7 @@ func writeExport(ctx context.Context, snap *storage.Snapshot, w io.Writer, withV
 	docs, hist := 0, 0
 	err = snap.EachDocument(ctx, withVectors, func(d core.Document) error {
 		docs++
-		prog.show(docs, snap.Documents, hist, snap.History)
+		prog.show(docs, nDocs, hist, nHist)
 		return enc.WriteDocument(d)
 	})
 	if err != nil {
@@ -178,7 +183,7 @@ func writeExport(ctx context.Context, snap *storage.Snapshot, w io.Writer, withV
 	}
 	err = snap.EachHistory(ctx, func(h core.HistoryEntry) error {
 		hist++
-		prog.show(docs, snap.Documents, hist, snap.History)
+		prog.show(docs, nDocs, hist, nHist)
 		return enc.WriteHistory(h)
 	})
 	prog.done()

@@ -38,9 +38,15 @@ type storeContents struct {
 
 func readStore(t *testing.T, env map[string]string, memoryIDs ...string) storeContents {
 	t.Helper()
-	ctx := context.Background()
 	db := openEnvStore(t, env)
 	defer db.Close()
+	return readContents(t, db, memoryIDs...)
+}
+
+// readContents is readStore on any store.
+func readContents(t *testing.T, db core.Store, memoryIDs ...string) storeContents {
+	t.Helper()
+	ctx := context.Background()
 	list, err := db.List(ctx, core.Filter{}, 1_000_000)
 	if err != nil {
 		t.Fatal(err)

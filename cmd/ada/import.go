@@ -58,11 +58,16 @@ func runImport(ctx context.Context, cfg *config.Config, log *slog.Logger, args [
 		return fmt.Errorf("import: %w", err)
 	}
 	defer closeIn()
+	return importInto(ctx, cfg, log, backendOf(cfg), in, stdout, stderr)
+}
+
+// importInto reads an export from in into the store of backend.
+func importInto(ctx context.Context, cfg *config.Config, log *slog.Logger, backend string, in io.Reader, stdout, stderr io.Writer) error {
 	rd, err := jsonl.NewReader(in)
 	if err != nil {
 		return fmt.Errorf("import: %w", err)
 	}
-	db, emb, done, err := openWithEmbedder(ctx, cfg)
+	db, emb, done, err := openImportTarget(ctx, cfg, backend)
 	if err != nil {
 		return err
 	}
@@ -119,7 +124,7 @@ func needsEmbedding(h jsonl.Header, emb string, out io.Writer) bool {
 
 // importer writes an export's records in batches, each in one transaction.
 type importer struct {
-	db      *storage.DB
+	db      importTarget
 	emb     core.Embedder
 	header  jsonl.Header
 	reembed bool

@@ -18,6 +18,13 @@ const reindexBatch = 64
 // runReindex re-embeds every document with the configured embedder. It is
 // resumable: run it again after an interruption and it continues.
 func runReindex(ctx context.Context, cfg *config.Config, log *slog.Logger, out io.Writer) error {
+	if cfg.VectorDBURL != "" {
+		// Re-embedding in place is SQLite's (its progress is kept in the
+		// same transactions as the vectors); on Chroma it would touch the
+		// wrong store.
+		return fmt.Errorf("reindex: VECTORDB_URL is set, and reindex re-embeds the SQLite store only: on Chroma, " +
+			"ada export --no-vectors FILE, then import FILE into an empty Chroma database with the new embedder")
+	}
 	db, emb, done, err := openWithEmbedder(ctx, cfg)
 	if err != nil {
 		return err

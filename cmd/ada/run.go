@@ -50,6 +50,7 @@ commands:
   backup    write a checked copy of the database while Ada runs: ada backup FILE
   export    write every document and memory history as JSON Lines, while Ada runs: ada export [FILE]
   import    read an export into this data directory (resumable): ada import [FILE]
+  migrate-store  copy every document between SQLite and Chroma: ada migrate-store --to chroma|sqlite
   eval      measure retrieval on a benchmark: ada eval retrieval FILE (see ada eval retrieval --help)
   version   print the version
 
@@ -73,7 +74,7 @@ func run(ctx context.Context, env runEnv) error {
 	case "help", "--help", "-h":
 		fmt.Fprintln(env.stdout, usage)
 		return nil
-	case "up", "serve", "bot", "migrate", "reindex", "eval", "backup", "export", "import", "mcp":
+	case "up", "serve", "bot", "migrate", "reindex", "eval", "backup", "export", "import", "migrate-store", "mcp":
 	default:
 		fmt.Fprintln(env.stderr, usage)
 		return fmt.Errorf("unknown command %q", cmd)
@@ -102,6 +103,8 @@ func run(ctx context.Context, env runEnv) error {
 			stdin = os.Stdin
 		}
 		return runImport(ctx, cfg, log, env.args[1:], stdin, env.stdout, env.stderr)
+	case "migrate-store":
+		return runMigrateStore(ctx, cfg, log, env.args[1:], env.stdout, env.stderr)
 	case "mcp":
 		return runMCP(ctx, cfg, log, env.args[1:], env.stdout)
 	case "eval":

@@ -55,3 +55,24 @@ func openEvalStore(ctx context.Context, cfg *config.Config, path string) (docume
 	}
 	return s, func() { s.Drop(context.WithoutCancel(ctx)) }, nil
 }
+
+// exportSource is a store an export reads: a SQLite snapshot or a Chroma
+// store.
+type exportSource interface {
+	Counts(ctx context.Context) (embedder string, documents, history int, err error)
+	EachDocument(ctx context.Context, withVectors bool, fn func(core.Document) error) error
+	EachHistory(ctx context.Context, fn func(core.HistoryEntry) error) error
+}
+
+// importTarget is a store an import writes: SQLite or Chroma.
+type importTarget interface {
+	Import(ctx context.Context, docs []core.Document, history []core.HistoryEntry) (storage.ImportResult, error)
+	Stored(ctx context.Context, ids []string) (map[string]bool, error)
+}
+
+var (
+	_ exportSource = (*storage.Snapshot)(nil)
+	_ exportSource = (*chroma.Store)(nil)
+	_ importTarget = (*storage.DB)(nil)
+	_ importTarget = (*chroma.Store)(nil)
+)

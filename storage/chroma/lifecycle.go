@@ -85,22 +85,9 @@ func (s *Store) appendHistory(ctx context.Context, hs ...core.HistoryEntry) erro
 	if len(hs) == 0 {
 		return nil
 	}
-	seq := time.Now().UnixNano()
-	var r records
-	for i, h := range hs {
-		if core.Forgets(h.Event) {
-			h.Text, h.Meta.Tags = "", nil
-		}
-		meta, err := json.Marshal(h.Meta)
-		if err != nil {
-			return core.Wrap(core.KindInternal, err, "encode metadata")
-		}
-		sum := sha1.Sum([]byte(h.MemoryID + "\x00" + h.Event + "\x00" + h.Time.UTC().Format(time.RFC3339Nano)))
-		r.IDs = append(r.IDs, "hist-"+hex.EncodeToString(sum[:12]))
-		r.Embeddings, r.Documents = append(r.Embeddings, unitVector), append(r.Documents, h.Text)
-		r.Metadatas = append(r.Metadatas, map[string]any{"memory_id": h.MemoryID, "event": h.Event,
-			"ts": h.Time.UnixNano(), "seq": seq + int64(i), "reason": h.Reason, metaKey: string(meta),
-			"has_room": h.Meta.RoomID != "", "forgotten": h.Text == "" && len(h.Meta.Tags) == 0})
+	r, err := historyRecords(hs)
+	if err != nil {
+		return err
 	}
 	if err := s.c.upsert(ctx, s.history, r); err != nil {
 		return err
@@ -113,6 +100,30 @@ func (s *Store) appendHistory(ctx context.Context, hs ...core.HistoryEntry) erro
 		}
 	}
 	return nil
+}
+
+// historyRecords are the records of hs, in order (seq). An entry's id is
+// derived from its memory, event and time: the same entry written twice
+// (a retry, an import resumed) is one record.
+func historyRecords(hs []core.HistoryEntry) (records, error) {
+	seq := time.Now().UnixNano()
+	var r records
+	for i, h := range hs {
+		if core.Forgets(h.Event) {
+			h.Text, h.Meta.Tags = "", nil
+		}
+		meta, err := json.Marshal(h.Meta)
+		if err != nil {
+			return r, core.Wrap(core.KindInternal, err, "encode metadata")
+		}
+		sum := sha1.Sum([]byte(h.MemoryID + "\x00" + h.Event + "\x00" + h.Time.UTC().Format(time.RFC3339Nano)))
+		r.IDs = append(r.IDs, "hist-"+hex.EncodeToString(sum[:12]))
+		r.Embeddings, r.Documents = append(r.Embeddings, unitVector), append(r.Documents, h.Text)
+		r.Metadatas = append(r.Metadatas, map[string]any{"memory_id": h.MemoryID, "event": h.Event,
+			"ts": h.Time.UnixNano(), "seq": seq + int64(i), "reason": h.Reason, metaKey: string(meta),
+			"has_room": h.Meta.RoomID != "", "forgotten": h.Text == "" && len(h.Meta.Tags) == 0})
+	}
+	return r, nil
 }
 
 // forget blanks the words (text and tags) of the history entries where

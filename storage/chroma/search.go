@@ -75,7 +75,7 @@ func (s *Store) KeywordSearch(ctx context.Context, q core.KeywordQuery) ([]core.
 	for _, t := range terms {
 		stem := stemOf(t)
 		limit := maxTermDocs + 1
-		got, err := s.c.get(ctx, s.docs, getRequest{Limit: &limit, Include: []string{"documents", "metadatas", "embeddings"},
+		got, err := s.c.get(ctx, s.docs, getRequest{Limit: &limit, Include: []string{"documents", "metadatas"},
 			WhereDocument: map[string]any{"$or": []any{map[string]any{"$contains": stem}, map[string]any{"$contains": capitalised(stem)}}}})
 		if err != nil {
 			return nil, err
@@ -137,7 +137,33 @@ func (s *Store) KeywordSearch(ctx context.Context, q core.KeywordQuery) ([]core.
 		}
 	}
 	slices.SortFunc(hits, func(a, b core.KeywordHit) int { return cmp.Or(cmp.Compare(b.BM25, a.BM25), cmp.Compare(a.ID, b.ID)) })
-	return hits[:min(q.K, len(hits))], nil
+	hits = hits[:min(q.K, len(hits))]
+	return hits, s.loadEmbeddings(ctx, hits)
+}
+
+// loadEmbeddings fills in the embeddings of the hits, as SQLite's keyword
+// search returns them: only the K chosen, not every candidate, cross the
+// wire (768 numbers each, as JSON).
+func (s *Store) loadEmbeddings(ctx context.Context, hits []core.KeywordHit) error {
+	if len(hits) == 0 {
+		return nil
+	}
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.ID
+	}
+	got, err := s.c.get(ctx, s.docs, getRequest{IDs: ids, Include: []string{"embeddings"}})
+	if err != nil {
+		return err
+	}
+	byID := make(map[string][]float32, len(got.IDs))
+	for i, id := range got.IDs {
+		byID[id] = got.Embeddings[i]
+	}
+	for i := range hits {
+		hits[i].Embedding = byID[hits[i].ID]
+	}
+	return nil
 }
 
 // words splits text as KeywordTerms does: lower-cased letters and digits.

@@ -41,6 +41,7 @@ var conformanceCases = []struct {
 	{"RetentionDeletesAndPrunesHistory", testRetention},
 	{"HistoryAndLifecycle", testHistory},
 	{"Replace", testReplace},
+	{"ListFilters", testListFilters},
 }
 
 // base is a fixed time, so that orders are known.
@@ -83,7 +84,9 @@ func ids[T any](xs []T, id func(T) string) []string {
 	return out
 }
 
-func docIDs(ds []core.Document) []string { return ids(ds, func(d core.Document) string { return d.ID }) }
+func docIDs(ds []core.Document) []string {
+	return ids(ds, func(d core.Document) string { return d.ID })
+}
 
 func testPutGetDelete(t *testing.T, s Backend) {
 	ctx := context.Background()
@@ -171,6 +174,9 @@ func testKeywordSearch(t *testing.T, s Backend) {
 	}
 	if hits[0].ID != b.ID {
 		t.Fatalf("the document with the word more often ranks first: got %s", hits[0].Text)
+	}
+	if len(hits[0].Embedding) != core.Dim {
+		t.Fatalf("a keyword hit comes with its embedding (hybrid search compares it): %d", len(hits[0].Embedding))
 	}
 	if hits, _ := s.KeywordSearch(ctx, core.KeywordQuery{Text: "the and of", K: 10}); len(hits) != 0 {
 		t.Fatalf("stop words only: %v", hits)
@@ -362,5 +368,32 @@ func testReplace(t *testing.T, s Backend) {
 	got, _ := s.List(ctx, core.Filter{ConversationID: conv}, 10)
 	if !slices.Equal(docIDs(got), []string{b.ID}) {
 		t.Fatalf("after replace: %v", docIDs(got))
+	}
+}
+
+func testListFilters(t *testing.T, s Backend) {
+	ctx := context.Background()
+	expired, fresh := memory("an expired memory", base), memory("a memory for later", base.Add(time.Hour))
+	past, future := base.Add(-time.Minute), base.Add(48*time.Hour)
+	expired.Meta.ExpiresAt, fresh.Meta.ExpiresAt = &past, &future
+	expired.Meta.RoomID, expired.Meta.Tags = "!a:x", []string{"t1", "t2"}
+	plain := memory("a plain memory", base.Add(2*time.Hour))
+	put(t, s, expired, fresh, plain)
+	cases := []struct {
+		name string
+		f    core.Filter
+		want []string
+	}{
+		{"expired", core.Filter{Expired: base}, []string{expired.ID}},
+		{"room", core.Filter{RoomID: "!a:x"}, []string{expired.ID}},
+		{"any room", core.Filter{AnyRoom: true}, []string{expired.ID}},
+		{"older than", core.Filter{OlderThan: base.Add(90 * time.Minute)}, []string{fresh.ID, expired.ID}},
+		{"tag", core.Filter{Tag: "t2"}, []string{expired.ID}},
+		{"type and scope", core.Filter{Type: core.DocMemory, Scopes: []string{core.ScopeGlobal, "entity:x"}}, []string{plain.ID, fresh.ID, expired.ID}},
+	}
+	for _, c := range cases {
+		if got, err := s.List(ctx, c.f, 10); err != nil || !slices.Equal(docIDs(got), c.want) {
+			t.Errorf("%s: %v, %v; want %v", c.name, docIDs(got), err, c.want)
+		}
 	}
 }
