@@ -107,7 +107,7 @@ func TestSettingsBounds(t *testing.T) {
 	for _, r := range rs.table {
 		r.apply(r.def(o), &s)
 	}
-	if s != (answerSettings{model: "small", context: 5}) {
+	if s != (answerSettings{model: "small", context: 5, stream: "off"}) {
 		t.Errorf("the defaults give %+v", s)
 	}
 }

@@ -38,19 +38,19 @@ type roomSetting struct {
 type answerSettings struct {
 	model        string // "" = LLM_MODEL
 	instructions string
-	repliesRoom  bool  // answers in the main timeline, never in a thread
-	manualMemory bool  // no automatic memories
-	context      int   // recent messages given as context
-	stream       *bool // answers shown as written, by edits; nil = STREAM_EDITS
+	repliesRoom  bool   // answers in the main timeline, never in a thread
+	manualMemory bool   // no automatic memories
+	context      int    // recent messages given as context
+	stream       string // "on" or "off": answers shown as written, by edits; "" = STREAM_EDITS
 }
 
 // streamOr says whether the answer is streamed, def (STREAM_EDITS) unless
 // the room chose.
 func (s answerSettings) streamOr(def bool) bool {
-	if s.stream != nil {
-		return *s.stream
+	if s.stream == "" {
+		return def
 	}
-	return def
+	return s.stream == "on"
 }
 
 // maxRoomInstructions bounds a room's instructions: they travel with every
@@ -135,10 +135,7 @@ func choice(name, help string, values []string, def string, apply func(string, *
 // the operator's default is STREAM_EDITS.
 func streamSetting() roomSetting {
 	st := choice("stream", "`on` shows answers as they are written, by edits of the reply; `off` posts them whole",
-		[]string{"on", "off"}, "off", func(v string, s *answerSettings) {
-			on := v == "on"
-			s.stream = &on
-		})
+		[]string{"on", "off"}, "off", func(v string, s *answerSettings) { s.stream = v })
 	st.def = func(o Options) string {
 		if o.Stream.On {
 			return "on"

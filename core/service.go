@@ -67,7 +67,7 @@ func DefaultOptions() Options {
 		TurnTopK: 4, FAQTopK: 2, MemoryTopK: 3, SummaryTopK: 2, RecallTopK: 8, ContextBudget: DefaultContextBudget, RelevanceFloor: DefaultRelevanceFloor, SearchMode: SearchHybrid,
 		SimWeight: 0.5, ImportanceWeight: 0.5, RecencyBonus: 0.1, RecencyHalfLife: 7 * 24 * time.Hour,
 		SummaryEveryN: 8, AutoMemory: true, MemoryDedup: 0.95, BackgroundWorkers: 2,
-		AIName: "Ada", UserName: "User",
+		AIName: "Ada", UserName: "User", Models: []string{},
 		SpecialistsEnabled: true, SpecialistMaxTurns: 5, SpecialistTimeout: 30 * time.Second,
 	}
 }
