@@ -38,9 +38,11 @@ type Backend interface {
 	GetMemory(ctx context.Context, id string) (core.Memory, error)
 	// DeleteMemory deletes one memory; KindNotFound when it is gone.
 	DeleteMemory(ctx context.Context, id string) error
-	// DeleteTurn deletes one stored turn and what was learned only from it;
-	// reason goes into the history of the memories deleted with it.
-	DeleteTurn(ctx context.Context, conversationID, turnID, reason string) error
+	// DeleteTurns deletes stored turns of one conversation and what was
+	// learned only from them, at once, so that a summary covering several
+	// is rewritten once; reason goes into the history of the memories
+	// deleted with them. KindNotFound when none of them is left.
+	DeleteTurns(ctx context.Context, conversationID string, turnIDs []string, reason string) error
 }
 
 // TextExtractor is the OCR engine of the in-process backend (an
@@ -149,8 +151,9 @@ func (b *CoreBackend) DeleteMemory(ctx context.Context, id string) error {
 	return b.svc.DeleteMemory(ctx, id)
 }
 
-// DeleteTurn deletes a turn, and what was derived only from it, in the core.
-func (b *CoreBackend) DeleteTurn(ctx context.Context, conversationID, turnID, reason string) error {
-	_, err := b.svc.DeleteTurns(ctx, conversationID, []string{turnID}, reason)
+// DeleteTurns deletes turns, and what was derived only from them, in the
+// core, in one call.
+func (b *CoreBackend) DeleteTurns(ctx context.Context, conversationID string, turnIDs []string, reason string) error {
+	_, err := b.svc.DeleteTurns(ctx, conversationID, turnIDs, reason)
 	return err
 }

@@ -164,15 +164,19 @@ func (b *Bot) Run(ctx context.Context) (err error) {
 	}
 	b.setStatus(StateRunning, nil)
 	b.queue = roomqueue.New(ctx, maxParallelJobs, b.log)
-	b.answers.queue = b.queue
+	b.answers.queue, b.forget.pending.queue = b.queue, b.queue
 	b.answers.lines = roomqueue.New(ctx, maxParallelJobs, b.log)
 	b.registerHandlers()
 
 	var wg sync.WaitGroup
-	wg.Add(1)
+	wg.Add(2)
 	go func() {
 		defer wg.Done()
 		b.forget.retentionLoop(ctx)
+	}()
+	go func() {
+		defer wg.Done()
+		b.forget.pendingLoop(ctx)
 	}()
 
 	b.log.Info("Matrix bridge running", "user_id", b.opts.UserID, "device_id", b.mx.cli.DeviceID.String(),

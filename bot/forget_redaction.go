@@ -50,16 +50,27 @@ func (f *forgetting) forgetEvent(ctx context.Context, room id.RoomID, target id.
 	if err != nil {
 		return 0, err
 	}
+	// The turns go first, each conversation's in one call, so that a
+	// summary covering several of them is rewritten once.
+	turns := map[string][]string{}
+	for _, l := range links {
+		if l.Kind == storage.LinkTurn {
+			turns[l.ConversationID] = append(turns[l.ConversationID], l.DocID)
+		}
+	}
+	for conv, ids := range turns {
+		if err := f.backend.DeleteTurns(ctx, conv, ids, reason); err != nil && core.KindOf(err) != core.KindNotFound {
+			return len(links), err // already gone is fine
+		}
+	}
 	for _, l := range links {
 		switch l.Kind {
-		case storage.LinkTurn:
-			err = f.backend.DeleteTurn(ctx, l.ConversationID, l.DocID, reason)
 		case storage.LinkMemory:
 			err = f.backend.DeleteMemory(ctx, l.DocID)
 		case storage.LinkReply:
 			err = f.redactReply(ctx, room, id.EventID(l.DocID))
 		}
-		if err != nil && core.KindOf(err) != core.KindNotFound { // already gone is fine
+		if err != nil && core.KindOf(err) != core.KindNotFound {
 			return len(links), err
 		}
 		f.rooms.get(room).dropWhy(id.EventID(l.DocID), l.DocID)

@@ -117,6 +117,9 @@ func (b *Bot) onMessage(ctx context.Context, evt *event.Event) {
 	b.queue.Enqueue(evt.RoomID, roomqueue.Job{
 		Name: "message", Ctx: ctx,
 		Run: func(ctx context.Context) error {
+			if b.forget.skipRedacted(ctx, evt.RoomID, evt.ID) {
+				return nil
+			}
 			traceFrom(ctx).started = time.Now()
 			return b.messages.handleMessage(ctx, evt, backlog)
 		},
@@ -152,9 +155,10 @@ func (b *Bot) onEdit(ctx context.Context, evt *event.Event, content *event.Messa
 	})
 }
 
-// onRedaction queues the handling of m.room.redaction in the room's order,
-// so that it cannot overtake the message it redacts. Redactions are handled
-// even from the catch-up sync: a member may redact while the bridge is down.
+// onRedaction records m.room.redaction and has it applied before the
+// room's waiting jobs (forget_pending.go); a message it overtakes is not
+// handled. Redactions are handled even from the catch-up sync: a member may
+// redact while the bridge is down.
 func (b *Bot) onRedaction(ctx context.Context, evt *event.Event) {
 	target := evt.Redacts
 	if c, ok := evt.Content.Parsed.(*event.RedactionEventContent); ok && c.Redacts != "" {
@@ -164,7 +168,5 @@ func (b *Bot) onRedaction(ctx context.Context, evt *event.Event) {
 		return
 	}
 	ctx = withLogger(ctx, eventLogger(b.log, evt).With("redacts", target.String()))
-	b.queue.Enqueue(evt.RoomID, roomqueue.Job{Name: "redaction", Ctx: ctx, Run: func(ctx context.Context) error {
-		return b.forget.handleRedaction(ctx, evt.RoomID, target)
-	}})
+	b.forget.received(ctx, evt.RoomID, target)
 }
