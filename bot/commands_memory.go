@@ -175,8 +175,9 @@ func (cs *commands) roomMemories(ctx context.Context, room id.RoomID, cursor str
 }
 
 // cmdForget deletes one memory of the room, by its number in the member's
-// last listing, its short id or its id; `forget all` (moderators) deletes
-// every one. Forgetting a memory that is gone says so.
+// last listing, its short id or its id, if it is the member's to forget
+// (commands_forget_who.go); `forget all` (moderators) deletes every one.
+// Forgetting a memory that is gone says so.
 func (cs *commands) cmdForget(ctx context.Context, c *commandEvent) (string, error) {
 	arg := strings.Trim(strings.TrimSpace(c.raw), "`")
 	switch {
@@ -201,6 +202,9 @@ func (cs *commands) cmdForget(ctx context.Context, c *commandEvent) (string, err
 		return fmt.Sprintf("Memory %s (`%s`) is already gone; nothing to forget. `!ada memories` lists what I keep now.", arg, shortID(memID)), nil
 	case !found:
 		return cs.forgetNotFound(arg), nil
+	}
+	if ok, err := cs.mayForget(ctx, c, m); err != nil || !ok {
+		return notYoursToForget, err
 	}
 	if err := cs.backend.DeleteMemory(ctx, memID); err != nil && core.KindOf(err) != core.KindNotFound {
 		return "", err
