@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"github.com/ada-chat/ada/apiserver/wire"
+	"github.com/ada-chat/ada/core"
 )
 
 // handleMemorySearch lists or searches memories (wire.ParseMemoryQuery
@@ -51,5 +52,16 @@ func (s *Server) handleMemoryDelete(r *request) error {
 		return err
 	}
 	writeJSON(r.RequestCtx, 200, map[string]any{"ok": true, "id": id, "detail": "memory deleted"})
+	return nil
+}
+
+// handleMemoryForget forgets an entity, or a Matrix user everywhere or in
+// one room (`!ada forget me` over HTTP): core.Service.Forget.
+func (s *Server) handleMemoryForget(r *request) error {
+	res, err := s.core.Forget(r.ctx, core.ForgetRequest{Entity: strParam(r, "entity"), RoomID: strParam(r, "room_id"), Reason: strParam(r, "reason")})
+	if err != nil {
+		return err
+	}
+	writeJSON(r.RequestCtx, 200, res)
 	return nil
 }

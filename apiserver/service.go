@@ -23,6 +23,7 @@ type Service interface {
 	ConversationTurns(ctx context.Context, id string) ([]core.ConversationTurn, error)
 	DeleteConversation(ctx context.Context, id string) (int, error)
 	DeleteTurns(ctx context.Context, convID string, ids []string, reason string) (int, error)
+	Forget(ctx context.Context, req core.ForgetRequest) (core.ForgetResult, error)
 
 	Health(ctx context.Context) core.Health
 	Stats(ctx context.Context) (core.StoreStats, error)

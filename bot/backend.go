@@ -43,6 +43,10 @@ type Backend interface {
 	// is rewritten once; reason goes into the history of the memories
 	// deleted with them. KindNotFound when none of them is left.
 	DeleteTurns(ctx context.Context, conversationID string, turnIDs []string, reason string) error
+	// Forget deletes what Ada holds from and about a person (`!ada forget
+	// me`): their turns and the answers to them, the memories they told or
+	// are the subject of; summaries are rewritten without them.
+	Forget(ctx context.Context, req core.ForgetRequest) (core.ForgetResult, error)
 }
 
 // TextExtractor is the OCR engine of the in-process backend (an
@@ -79,6 +83,7 @@ type coreService interface {
 	GetMemory(ctx context.Context, id string) (core.Memory, error)
 	DeleteMemory(ctx context.Context, id string) error
 	DeleteTurns(ctx context.Context, convID string, ids []string, reason string) (int, error)
+	Forget(ctx context.Context, req core.ForgetRequest) (core.ForgetResult, error)
 }
 
 // CoreBackend runs chats on the core in the same process (ada up, or ada bot
@@ -156,4 +161,9 @@ func (b *CoreBackend) DeleteMemory(ctx context.Context, id string) error {
 func (b *CoreBackend) DeleteTurns(ctx context.Context, conversationID string, turnIDs []string, reason string) error {
 	_, err := b.svc.DeleteTurns(ctx, conversationID, turnIDs, reason)
 	return err
+}
+
+// Forget forgets a person in the core.
+func (b *CoreBackend) Forget(ctx context.Context, req core.ForgetRequest) (core.ForgetResult, error) {
+	return b.svc.Forget(ctx, req)
 }

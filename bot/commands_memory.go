@@ -182,9 +182,11 @@ func (cs *commands) cmdForget(ctx context.Context, c *commandEvent) (string, err
 	arg := strings.Trim(strings.TrimSpace(c.raw), "`")
 	switch {
 	case arg == "":
-		return "Usage: `!ada forget <number>` (from `!ada memories`), `!ada forget <id>`, or `!ada forget all` (moderators).", nil
+		return "Usage: `!ada forget <number>` (from `!ada memories`), `!ada forget <id>`, `!ada forget me`, or (moderators) `!ada forget @user` and `!ada forget all`.", nil
 	case strings.EqualFold(arg, "all"):
 		return cs.forgetAll(ctx, c)
+	case isPersonRef(arg):
+		return cs.forgetPerson(ctx, c, arg)
 	}
 	memID, err := cs.memoryByRef(ctx, c.evt.RoomID, c.evt.Sender, arg)
 	if err != nil {

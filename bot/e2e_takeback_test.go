@@ -23,6 +23,7 @@ func TestBridgeTakingBack(t *testing.T) {
 	t.Run("RedactionTakesAdasReplies", f.testRedactionTakesAdasReplies)
 	t.Run("Edits", f.testEdits)
 	t.Run("ForgetByNumberAndID", f.testForgetByNumberAndID)
+	t.Run("ForgetMe", f.testForgetMe)
 }
 
 // testRedactionTakesAdasReplies (item 4): after a member redacts a secret,

@@ -60,6 +60,20 @@ func (c *Client) DeleteTurn(ctx context.Context, conversationID, turnID, reason 
 	return c.call(ctx, http.MethodDelete, path, nil, nil)
 }
 
+// Forget deletes what Ada holds from and about a person
+// (DELETE /v1/memory?entity=...), in one room when RoomID is set.
+func (c *Client) Forget(ctx context.Context, req core.ForgetRequest) (core.ForgetResult, error) {
+	q := url.Values{"entity": {req.Entity}}
+	if req.RoomID != "" {
+		q.Set("room_id", req.RoomID)
+	}
+	if req.Reason != "" {
+		q.Set("reason", req.Reason)
+	}
+	var res core.ForgetResult
+	return res, c.call(ctx, http.MethodDelete, "/v1/memory?"+q.Encode(), nil, &res)
+}
+
 // call sends one JSON request and decodes a 2xx answer into out (if not
 // nil); any other status is a core error of the matching kind.
 func (c *Client) call(ctx context.Context, method, path string, payload []byte, out any) error {

@@ -64,6 +64,10 @@ func (b apiBackend) DeleteTurns(ctx context.Context, conversationID string, turn
 	return nil
 }
 
+func (b apiBackend) Forget(ctx context.Context, req core.ForgetRequest) (core.ForgetResult, error) {
+	return b.c.Forget(ctx, req)
+}
+
 // Health maps /v1/healthz onto the status the bridge shows.
 func (b apiBackend) Health(ctx context.Context) bot.Status {
 	st := bot.Status{Via: b.c.BaseURL()}
