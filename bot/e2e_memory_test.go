@@ -16,8 +16,9 @@ import (
 )
 
 // extractFacts makes the fake model answer memory extraction like a model
-// that reads the exchange: when the exchange holds said, it returns fact.
-// Other requests go to the scripts as usual.
+// that reads the exchange: when the exchange holds said, it returns fact,
+// about the name its text starts with ("member-bob's cat..." is about
+// member-bob). Other requests go to the scripts as usual.
 func extractFacts(t *testing.T, llm *llmtest.Server, facts map[string]string) {
 	llm.Handle(func(r llmtest.Request) (llmtest.Reply, bool) {
 		if r.Format == nil || len(r.Messages) < 2 {
@@ -27,7 +28,8 @@ func extractFacts(t *testing.T, llm *llmtest.Server, facts map[string]string) {
 		_, shown, _ := strings.Cut(exchange, "The exchange:")
 		for said, fact := range facts {
 			if strings.Contains(shown, said) {
-				return llmtest.Reply{Tokens: []string{fmt.Sprintf(`{"facts":[{"text":%q,"importance":4,"replaces":[]}]}`, fact)}}, true
+				about, _, _ := strings.Cut(fact, "'s ")
+				return llmtest.Reply{Tokens: []string{fmt.Sprintf(`{"facts":[{"text":%q,"importance":4,"replaces":[],"about":%q}]}`, fact, about)}}, true
 			}
 		}
 		return llmtest.Reply{Tokens: []string{`{"facts":[]}`}}, true
