@@ -62,7 +62,8 @@ func (cs *commands) forgetPerson(ctx context.Context, c *commandEvent, arg strin
 		return "", err
 	}
 	// What the last answer used, and the members' listings, may hold it.
-	rt.listed, rt.lastAnswer = nil, nil
+	rt.listed = nil
+	dropWhy(ctx, cs.bridge, cs.rooms, cs.log, room, "")
 	logFrom(ctx, cs.log).Info("member forgotten on request", "member", who.String(), "by", c.evt.Sender.String(),
 		"messages", messages, "turns", res.Turns, "memories", res.Memories, "summaries", res.Summaries)
 	whom := "you"

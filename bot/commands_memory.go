@@ -218,7 +218,7 @@ func (cs *commands) cmdForget(ctx context.Context, c *commandEvent) (string, err
 		rt.forgotten = make(map[string]bool)
 	}
 	rt.forgotten[memID] = true
-	rt.dropWhy("", memID)
+	dropWhy(ctx, cs.bridge, cs.rooms, cs.log, c.evt.RoomID, "", memID)
 	logFrom(ctx, cs.log).Info("memory forgotten on request", "memory_id", memID, "by", c.evt.Sender.String())
 	// Only an excerpt: the memory may hold a secret (issue 27).
 	return fmt.Sprintf("🗑️ Forgotten: “%s” (`%s`)", excerpt(saidText(m)), shortID(memID)), nil
@@ -336,8 +336,8 @@ func (cs *commands) forgetAll(ctx context.Context, c *commandEvent) (string, err
 	if err := cs.bridge.UnlinkKind(ctx, c.evt.RoomID.String(), storage.LinkMemory); err != nil {
 		logFrom(ctx, cs.log).Error("could not unlink the forgotten memories", "error", err)
 	}
-	rt := cs.rooms.get(c.evt.RoomID)
-	rt.listed, rt.lastAnswer = nil, nil
+	cs.rooms.get(c.evt.RoomID).listed = nil
+	dropWhy(ctx, cs.bridge, cs.rooms, cs.log, c.evt.RoomID, "")
 	logFrom(ctx, cs.log).Info("all room memories forgotten on request", "count", n, "by", c.evt.Sender.String())
 	if n == 0 {
 		return "This room had no memories; nothing to forget.", nil

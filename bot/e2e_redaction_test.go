@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -50,7 +51,7 @@ const turnsWithText = `SELECT count(*) FROM documents WHERE room_id = ? AND type
 // text go while the model still holds; a redacted question that was
 // waiting is answered but what its answer stored goes with it soon after.
 // A redaction recorded but not applied when the process died is applied by
-// the next start.
+// the next start, and `!ada why` still explains the last answer after it.
 func TestRedactionsNeverLost(t *testing.T) {
 	_, llm, acct, settings, alice := newOneMember(t)
 	env := startBot(t, settings)
@@ -127,4 +128,24 @@ func TestRedactionsNeverLost(t *testing.T) {
 	again.waitStored(t, "the redaction left pending is applied at start", 0, turnsWithText, room.String(), "%locker number is 37%")
 	again.waitMemories(t, room, "its memory goes too", func(m []core.Memory) bool { return !holding("is 37")(m) })
 	again.waitStored(t, "and it is marked done", 0, `SELECT count(*) FROM bridge_redactions WHERE applied_at = 0`)
+
+	// Item 5: `!ada why` survives the restart, and goes with its question.
+	why := func(what string) string {
+		asked := alice.Say(room, "!ada why")
+		return alice.Wait(what, bottest.ReplyTo(acct.UserID, asked, event.MsgNotice)).Content.AsMessage().Body
+	}
+	if got := why("why after the restart"); !strings.Contains(got, "number q29") {
+		t.Errorf("!ada why after the restart should explain the last answer: %q", got)
+	}
+	last := alice.Wait("the last answer", bottest.ReplyTo(acct.UserID, queued[29], event.MsgText))
+	if _, err := alice.Client.RedactEvent(ctx, room, queued[29]); err != nil {
+		t.Fatal(err)
+	}
+	alice.Wait("its answer is redacted", bottest.RedactionOf(last.ID))
+	if got := why("why after the redaction"); strings.Contains(got, "q29") {
+		t.Errorf("!ada why still quotes the redacted question: %q", got)
+	}
+	if n := again.count(`SELECT count(*) FROM bridge_why`); n != 0 {
+		t.Errorf("the kept last answer should go with its question")
+	}
 }

@@ -42,7 +42,7 @@ func (f *forgetting) handleRedaction(ctx context.Context, room id.RoomID, target
 // (some may have been gone already).
 func (f *forgetting) forgetEvent(ctx context.Context, room id.RoomID, target id.EventID, reason string) (int, error) {
 	f.window.dropFromContext(room, target)
-	f.rooms.get(room).dropWhy(target)
+	dropWhy(ctx, f.bridge, f.rooms, f.log, room, target)
 	if err := f.bridge.DeleteMessage(ctx, room.String(), target.String()); err != nil {
 		return 0, err
 	}
@@ -73,7 +73,7 @@ func (f *forgetting) forgetEvent(ctx context.Context, room id.RoomID, target id.
 		if err != nil && core.KindOf(err) != core.KindNotFound {
 			return len(links), err
 		}
-		f.rooms.get(room).dropWhy(id.EventID(l.DocID), l.DocID)
+		dropWhy(ctx, f.bridge, f.rooms, f.log, room, id.EventID(l.DocID), l.DocID)
 		if err := f.bridge.UnlinkDoc(ctx, room.String(), l.DocID); err != nil {
 			return len(links), err
 		}

@@ -270,13 +270,17 @@ func (b *Bridge) UnlinkKind(ctx context.Context, roomID, kind string) error {
 	return err
 }
 
-// DeleteLinksBefore removes links older than cutoff, and the applied
-// redactions received before it: retention deletes what they point to at
+// DeleteLinksBefore removes links older than cutoff, the applied
+// redactions received before it and the rooms' last answers (`!ada why`)
+// older than it: retention deletes what they point to at
 // the same age.
 func (b *Bridge) DeleteLinksBefore(ctx context.Context, cutoff time.Time) error {
 	if _, err := b.w.ExecContext(ctx, deleteOldLinksSQL, cutoff.UnixMilli()); err != nil {
 		return err
 	}
-	_, err := b.w.ExecContext(ctx, deleteOldRedactionsSQL, cutoff.UnixMilli())
+	if _, err := b.w.ExecContext(ctx, deleteOldRedactionsSQL, cutoff.UnixMilli()); err != nil {
+		return err
+	}
+	_, err := b.w.ExecContext(ctx, deleteOldWhySQL, cutoff.UnixMilli())
 	return err
 }
