@@ -134,7 +134,7 @@ func (b *Bot) build() {
 		health: answers.health, waiting: answers.waiting, now: now, log: log}
 	cmds.table = cmds.commandTable()
 	b.forget = &forgetting{mx: mx, backend: backend, bridge: b.bridge, window: win, rooms: b.rooms, retention: b.deps.Retention,
-		retentionDays: opts.RetentionDays, observe: b.deps.Observer, now: now, log: log}
+		retentionDays: opts.RetentionDays, purgeOnLeave: opts.PurgeOnLeave, observe: b.deps.Observer, now: now, log: log}
 	b.messages = &messageHandler{mx: mx, window: win, media: med, answers: answers, cmds: cmds, forget: b.forget, bridge: b.bridge,
 		policy: policy, act: act, respondToDMs: opts.RespondToDMs, observe: b.deps.Observer, now: now, log: log}
 	b.members = &membership{mx: mx, bridge: b.bridge, policy: policy, rooms: b.rooms, opts: opts, now: now, log: log}

@@ -20,6 +20,8 @@ type forgetting struct {
 	retention RetentionSweeper // nil: the core's documents are left alone
 	// retentionDays is DATA_RETENTION_DAYS; 0 keeps everything.
 	retentionDays int
+	// purgeOnLeave is ROOM_DATA_ON_LEAVE=purge (forget_leave.go).
+	purgeOnLeave bool
 	// pending are the redactions being applied (forget_pending.go).
 	pending pendingRedactions
 	observe Observer

@@ -8,6 +8,7 @@ import (
 	"maunium.net/go/mautrix/id"
 
 	"github.com/ada-chat/ada/bot/roomqueue"
+	"github.com/ada-chat/ada/storage"
 )
 
 // A redaction is never lost (issue 26). It is recorded in the bridge's
@@ -59,13 +60,13 @@ func (f *forgetting) received(ctx context.Context, room id.RoomID, target id.Eve
 	if err := f.bridge.RecordRedaction(ctx, room.String(), target.String(), f.now()); err != nil {
 		logFrom(ctx, f.log).Error("could not record a redaction; applying it without a record", "error", err)
 	}
-	f.schedule(ctx, room, target, 0)
+	f.schedule(ctx, room, target, storage.RedactionEvent, 0)
 }
 
 // schedule queues the application of a redaction unless it is already
 // queued. When the queue is stopping, the record stays pending for the next
 // start.
-func (f *forgetting) schedule(ctx context.Context, room id.RoomID, target id.EventID, attempts int) {
+func (f *forgetting) schedule(ctx context.Context, room id.RoomID, target id.EventID, kind string, attempts int) {
 	key := redactionKey{room, target}
 	p := &f.pending
 	p.mu.Lock()
@@ -75,7 +76,7 @@ func (f *forgetting) schedule(ctx context.Context, room id.RoomID, target id.Eve
 	}
 	ok := p.queue.EnqueueUrgent(room, roomqueue.Job{Name: "redaction", Ctx: ctx, Run: func(ctx context.Context) error {
 		defer f.finished(key)
-		return f.apply(ctx, room, target, attempts)
+		return f.apply(ctx, room, target, kind, attempts)
 	}})
 	if ok {
 		if p.busy == nil {
@@ -93,8 +94,13 @@ func (f *forgetting) finished(key redactionKey) {
 
 // apply runs the redaction's cascade and records the outcome: done, or due
 // again after a backoff. A stop leaves it pending as it is.
-func (f *forgetting) apply(ctx context.Context, room id.RoomID, target id.EventID, attempts int) error {
-	err := f.handleRedaction(ctx, room, target)
+func (f *forgetting) apply(ctx context.Context, room id.RoomID, target id.EventID, kind string, attempts int) error {
+	var err error
+	if kind == storage.RedactionPurge {
+		err = f.purgeRoom(ctx, room)
+	} else {
+		err = f.handleRedaction(ctx, room, target)
+	}
 	if ctx.Err() != nil {
 		return err
 	}
@@ -128,7 +134,7 @@ func (f *forgetting) pendingLoop(ctx context.Context) {
 		for _, r := range due {
 			room, target := id.RoomID(r.RoomID), id.EventID(r.EventID)
 			log := f.log.With("room_id", r.RoomID, "redacts", r.EventID)
-			f.schedule(withLogger(ctx, log), room, target, r.Attempts)
+			f.schedule(withLogger(ctx, log), room, target, r.Kind, r.Attempts)
 		}
 		select {
 		case <-ctx.Done():

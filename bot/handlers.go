@@ -87,6 +87,9 @@ func (b *Bot) onMember(ctx context.Context, evt *event.Event) {
 		b.queue.Enqueue(evt.RoomID, roomqueue.Job{Name: "invite", Ctx: ctx, Run: func(ctx context.Context) error { return b.members.handleInvite(ctx, evt) }})
 	case evt.GetStateKey() == b.mx.cli.UserID.String() && content.Membership.IsLeaveOrBan():
 		room := evt.RoomID
+		if evt.Mautrix.EventSource&event.SourceLeave != 0 { // left now, not an old leave in a joined room's history
+			b.forget.leftRoom(ctx, room, evt.ID)
+		}
 		b.queue.Enqueue(room, roomqueue.Job{Name: "left", Ctx: ctx, Run: func(context.Context) error { b.rooms.forget(room); return nil }})
 	case evt.Mautrix.EventSource&event.SourceJoin != 0 && content.Membership.IsLeaveOrBan():
 		b.queue.Enqueue(evt.RoomID, roomqueue.Job{Name: "leave-if-alone", Ctx: ctx, Run: func(ctx context.Context) error { return b.members.leaveIfAlone(ctx, evt.RoomID) }})

@@ -36,8 +36,11 @@ type Options struct {
 	StoreInRAG         bool
 	AllowPrivacyOptOut bool
 	RetentionDays      int // 0 = keep forever
-	SendIntro          bool
-	Workers            int
+	// PurgeOnLeave is ROOM_DATA_ON_LEAVE=purge: what a room stored goes
+	// when the bot leaves it (forget_leave.go).
+	PurgeOnLeave bool
+	SendIntro    bool
+	Workers      int
 
 	// ChatTimeout bounds one answer (REQUEST_TIMEOUT_SECONDS).
 	ChatTimeout time.Duration
@@ -61,7 +64,8 @@ func OptionsFrom(c *config.Config, version string) Options {
 		Keywords:           c.ActivationKeywords,
 		MaxContextMessages: c.MaxContextMessages, StoreInRAG: c.StoreInRAG,
 		AllowPrivacyOptOut: c.AllowPrivacyOptOut, RetentionDays: c.DataRetentionDays,
-		SendIntro: c.SendIntroOnJoin, Workers: c.BotWorkers,
+		PurgeOnLeave: c.RoomDataOnLeave == "purge",
+		SendIntro:    c.SendIntroOnJoin, Workers: c.BotWorkers,
 		ChatTimeout: c.RequestTimeout, Version: version, DataDir: c.DataDir,
 	}
 }

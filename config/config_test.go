@@ -76,6 +76,7 @@ func defaults() *Config {
 		StoreInRAG:           true,
 		AllowPrivacyOptOut:   true,
 		DataRetentionDays:    90,
+		RoomDataOnLeave:      "keep",
 		SendIntroOnJoin:      true,
 		BotWorkers:           4,
 	}
@@ -186,6 +187,7 @@ var golden = map[string]string{
 	"STORE_IN_RAG":            "false",
 	"ALLOW_PRIVACY_OPT_OUT":   "false",
 	"DATA_RETENTION_DAYS":     "0",
+	"ROOM_DATA_ON_LEAVE":      "purge",
 	"SEND_INTRO_ON_JOIN":      "false",
 	"BOT_WORKERS":             "8",
 }
@@ -259,6 +261,7 @@ func goldenConfig() *Config {
 		AllowedUsers:       []string{"@*:example.org", "@bob:other.org"},
 		ActivationKeywords: []string{"eve", "hey eve"},
 		BotWorkers:         8,
+		RoomDataOnLeave:    "purge",
 	}
 }
 

@@ -2,15 +2,16 @@ package core
 
 import (
 	"context"
+	"regexp"
 	"slices"
 	"strings"
 )
 
 // ForgetRequest asks to forget a person (`!ada forget me`, `!ada forget
-// @user`, DELETE /v1/memory?entity=...).
+// @user`, DELETE /v1/memory?entity=...) or a room the bridge left.
 type ForgetRequest struct {
-	// Entity is a Matrix user id (a room member) or, for API users, a
-	// memory entity name.
+	// Entity is a Matrix user id (a room member), a Matrix room id (all
+	// the room stored) or, for API users, a memory entity name.
 	Entity string
 	// RoomID limits the forgetting to what one room caused to be stored;
 	// empty is everywhere.
@@ -63,10 +64,32 @@ func (s *Service) Forget(ctx context.Context, req ForgetRequest) (ForgetResult, 
 	// are counted (the turns' deletion would take them silently).
 	n, err := s.forgetMemories(ctx, req)
 	res := ForgetResult{Memories: n}
-	if err != nil || !matrixUserID.MatchString(req.Entity) {
+	switch {
+	case err != nil:
 		return res, err
+	case matrixUserID.MatchString(req.Entity):
+		return res, s.forgetTurns(ctx, req, &res)
+	case matrixRoomID.MatchString(req.Entity):
+		return res, s.forgetRoom(ctx, req.Entity, &res)
 	}
-	return res, s.forgetTurns(ctx, req, &res)
+	return res, nil
+}
+
+// matrixRoomID is the shape of a Matrix room id.
+var matrixRoomID = regexp.MustCompile(`^![^:]+:.+$`)
+
+// forgetRoom deletes the turns and summaries a room caused to be stored
+// (the bridge left it with ROOM_DATA_ON_LEAVE=purge); its memories went
+// first, with their history.
+func (s *Service) forgetRoom(ctx context.Context, room string, res *ForgetResult) error {
+	turns, err := s.store.DeleteWhere(ctx, Filter{Type: DocTurn, RoomID: room})
+	res.Turns += turns
+	if err != nil {
+		return err
+	}
+	sums, err := s.store.DeleteWhere(ctx, Filter{Type: DocSummary, RoomID: room})
+	res.Summaries += sums
+	return err
 }
 
 // forgetTurns deletes the person's turns and the answers to them, one
@@ -113,7 +136,8 @@ func (s *Service) forgetMemories(ctx context.Context, req ForgetRequest) (int, e
 	scope := EntityScope(req.Entity)
 	var gone []Document
 	err := s.eachDocument(ctx, Filter{Type: DocMemory, RoomID: req.RoomID}, func(d Document) {
-		if (req.RoomID == "" && d.Meta.Scope == scope) || d.Meta.UserID == req.Entity || d.Meta.SubjectUserID == req.Entity {
+		if (req.RoomID == "" && d.Meta.Scope == scope) || d.Meta.UserID == req.Entity || d.Meta.SubjectUserID == req.Entity ||
+			d.Meta.RoomID == req.Entity {
 			gone = append(gone, d)
 		}
 	})

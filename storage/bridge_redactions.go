@@ -7,20 +7,28 @@ import (
 	"time"
 )
 
-// BridgeRedaction is a redaction the bridge received and has not applied
-// yet (migrations/0011_bridge_redactions.sql).
+// BridgeRedaction is a redaction the bridge received, or a purge of a room
+// it left, not applied yet (migrations/0011_bridge_redactions.sql).
 type BridgeRedaction struct {
 	RoomID, EventID string
+	// Kind is RedactionEvent or RedactionPurge.
+	Kind string
 	// Attempts counts the failed applications so far, for the backoff.
 	Attempts int
 }
 
+// The kinds of bridge_redactions rows.
+const (
+	RedactionEvent = "redaction" // the event's cascade
+	RedactionPurge = "purge"     // everything the room stored
+)
+
 const (
 	// A redaction received again (a redelivered event) is pending again:
 	// applying it twice deletes nothing twice.
-	recordRedactionSQL = `INSERT INTO bridge_redactions (room_id, event_id, received_at, next_at) VALUES (?, ?, ?, ?)
+	recordRedactionSQL = `INSERT INTO bridge_redactions (room_id, event_id, kind, received_at, next_at) VALUES (?, ?, ?, ?, ?)
 		ON CONFLICT (room_id, event_id) DO UPDATE SET applied_at = 0, next_at = excluded.next_at`
-	dueRedactionsSQL = `SELECT room_id, event_id, attempts FROM bridge_redactions
+	dueRedactionsSQL = `SELECT room_id, event_id, kind, attempts FROM bridge_redactions
 		WHERE applied_at = 0 AND next_at <= ? ORDER BY next_at, received_at LIMIT ?`
 	redactionAppliedSQL = `UPDATE bridge_redactions SET applied_at = ?, attempts = 0 WHERE room_id = ? AND event_id = ?`
 	redactionFailedSQL  = `UPDATE bridge_redactions SET attempts = attempts + 1, next_at = ?
@@ -36,7 +44,14 @@ const (
 // RecordRedaction records that the room's event was redacted, before
 // anything is deleted: the row stays pending until RedactionApplied.
 func (b *Bridge) RecordRedaction(ctx context.Context, roomID, eventID string, at time.Time) error {
-	_, err := b.w.ExecContext(ctx, recordRedactionSQL, roomID, eventID, at.UnixMilli(), at.UnixMilli())
+	_, err := b.w.ExecContext(ctx, recordRedactionSQL, roomID, eventID, RedactionEvent, at.UnixMilli(), at.UnixMilli())
+	return err
+}
+
+// RecordPurge records that everything the room stored is to go (the bot
+// left it, by the event leave), pending until RedactionApplied.
+func (b *Bridge) RecordPurge(ctx context.Context, roomID, leave string, at time.Time) error {
+	_, err := b.w.ExecContext(ctx, recordRedactionSQL, roomID, leave, RedactionPurge, at.UnixMilli(), at.UnixMilli())
 	return err
 }
 
@@ -51,7 +66,7 @@ func (b *Bridge) DueRedactions(ctx context.Context, now time.Time, limit int) ([
 	var out []BridgeRedaction
 	for rows.Next() {
 		var r BridgeRedaction
-		if err := rows.Scan(&r.RoomID, &r.EventID, &r.Attempts); err != nil {
+		if err := rows.Scan(&r.RoomID, &r.EventID, &r.Kind, &r.Attempts); err != nil {
 			return nil, err
 		}
 		out = append(out, r)
