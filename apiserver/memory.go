@@ -48,7 +48,7 @@ func (s *Server) handleMemoryCreate(r *request) error {
 
 func (s *Server) handleMemoryDelete(r *request) error {
 	id := pathParam(r, "id")
-	if err := s.core.DeleteMemory(r.ctx, id); err != nil {
+	if err := s.core.DeleteMemoryFor(r.ctx, id, strParam(r, "reason")); err != nil {
 		return err
 	}
 	writeJSON(r.RequestCtx, 200, map[string]any{"ok": true, "id": id, "detail": "memory deleted"})

@@ -612,6 +612,12 @@ func TestOpenAPIResponsesMatchServer(t *testing.T) {
 		}
 		a.do(jsonCall("GET", "/v1/memory/{id}", "/v1/memory/"+exp.ID, nil, 200))
 		a.do(jsonCall("DELETE", "/v1/memory", "/v1/memory", nil, 400))
+		a.do(jsonCall("DELETE", "/v1/memory/{id}", "/v1/memory/"+exp.ID+"?reason="+strings.Repeat("x", 201), nil, 400))
+		a.do(jsonCall("DELETE", "/v1/memory/{id}", "/v1/memory/"+exp.ID+"?reason=moved+away", nil, 200))
+		expHist := decode[struct{ Items []core.HistoryEntry }](t, a.do(jsonCall("GET", "/v1/memory/{id}/history", "/v1/memory/"+exp.ID+"/history", nil, 200)))
+		if last := expHist.Items[len(expHist.Items)-1]; last.Reason != "moved away" || last.Text != "" {
+			t.Errorf("a deletion's history keeps the reason given, without the text: %+v", last)
+		}
 	})
 
 	t.Run("chat", func(t *testing.T) {

@@ -15,7 +15,7 @@ type Service interface {
 	CreateMemory(ctx context.Context, in core.MemoryInput) (core.Memory, error)
 	GetMemory(ctx context.Context, id string) (core.Memory, error)
 	PatchMemory(ctx context.Context, id string, p core.MemoryPatch) (core.Memory, error)
-	DeleteMemory(ctx context.Context, id string) error
+	DeleteMemoryFor(ctx context.Context, id, reason string) error
 	MemoryHistory(ctx context.Context, id string) ([]core.HistoryEntry, error)
 	MemoryPage(ctx context.Context, q core.MemoryQuery) (core.MemoryPageResult, error)
 

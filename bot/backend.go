@@ -37,7 +37,7 @@ type Backend interface {
 	// GetMemory returns one live memory; KindNotFound when there is none.
 	GetMemory(ctx context.Context, id string) (core.Memory, error)
 	// DeleteMemory deletes one memory; KindNotFound when it is gone.
-	DeleteMemory(ctx context.Context, id string) error
+	DeleteMemory(ctx context.Context, id, reason string) error
 	// DeleteTurns deletes stored turns of one conversation and what was
 	// learned only from them, at once, so that a summary covering several
 	// is rewritten once; reason goes into the history of the memories
@@ -81,7 +81,7 @@ type coreService interface {
 	CreateMemory(ctx context.Context, in core.MemoryInput) (core.Memory, error)
 	MemoryPage(ctx context.Context, q core.MemoryQuery) (core.MemoryPageResult, error)
 	GetMemory(ctx context.Context, id string) (core.Memory, error)
-	DeleteMemory(ctx context.Context, id string) error
+	DeleteMemoryFor(ctx context.Context, id, reason string) error
 	DeleteTurns(ctx context.Context, convID string, ids []string, reason string) (int, error)
 	Forget(ctx context.Context, req core.ForgetRequest) (core.ForgetResult, error)
 }
@@ -152,8 +152,8 @@ func (b *CoreBackend) GetMemory(ctx context.Context, id string) (core.Memory, er
 }
 
 // DeleteMemory deletes a memory in the core.
-func (b *CoreBackend) DeleteMemory(ctx context.Context, id string) error {
-	return b.svc.DeleteMemory(ctx, id)
+func (b *CoreBackend) DeleteMemory(ctx context.Context, id, reason string) error {
+	return b.svc.DeleteMemoryFor(ctx, id, reason)
 }
 
 // DeleteTurns deletes turns, and what was derived only from them, in the

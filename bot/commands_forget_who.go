@@ -12,6 +12,12 @@ import (
 // cases); room moderators may forget any memory of the room. Anyone else is
 // refused, and the memory stays.
 
+// Why a member's command deleted a memory, for its history.
+const (
+	forgetReason    = "a member asked Ada to forget it (!ada forget)"
+	forgetAllReason = "a moderator asked Ada to forget all the room's memories (!ada forget all)"
+)
+
 // notYoursToForget is the refusal.
 const notYoursToForget = "🚫 That memory came from another member. Only they or a room moderator (power level 50 or more) can make me forget it."
 

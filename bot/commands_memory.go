@@ -208,7 +208,7 @@ func (cs *commands) cmdForget(ctx context.Context, c *commandEvent) (string, err
 	if ok, err := cs.mayForget(ctx, c, m); err != nil || !ok {
 		return notYoursToForget, err
 	}
-	if err := cs.backend.DeleteMemory(ctx, memID); err != nil && core.KindOf(err) != core.KindNotFound {
+	if err := cs.backend.DeleteMemory(ctx, memID, forgetReason); err != nil && core.KindOf(err) != core.KindNotFound {
 		return "", err
 	}
 	if err := cs.bridge.UnlinkDoc(ctx, c.evt.RoomID.String(), memID); err != nil {
@@ -327,7 +327,7 @@ func (cs *commands) forgetAll(ctx context.Context, c *commandEvent) (string, err
 			break
 		}
 		for _, m := range page.Items {
-			if err := cs.backend.DeleteMemory(ctx, m.ID); err != nil && core.KindOf(err) != core.KindNotFound {
+			if err := cs.backend.DeleteMemory(ctx, m.ID, forgetAllReason); err != nil && core.KindOf(err) != core.KindNotFound {
 				return "", fmt.Errorf("forget all, after %d: %w", n, err)
 			}
 			n++

@@ -288,11 +288,15 @@ func (f *roomsFixture) testRedactionCascades(t *testing.T) {
 
 	remember := f.alice.Say(room, "!ada remember the wifi password is hunter2")
 	f.alice.Wait("remember reply", bottest.ReplyTo(f.botID, remember, event.MsgNotice))
-	f.bot.waitMemories(t, room, "remembered", holding("hunter2"))
+	wifi := f.bot.waitMemories(t, room, "remembered", holding("hunter2"))[0]
 	if _, err := f.alice.Client.RedactEvent(ctx, room, remember); err != nil {
 		t.Fatal(err)
 	}
 	f.bot.waitMemories(t, room, "the remembered fact goes with its redacted command", func(m []core.Memory) bool { return !holding("hunter2")(m) })
+	// Issue 26: its history says it went because of the redaction.
+	if hist, err := f.bot.svc.MemoryHistory(ctx, wifi.ID); err != nil || !strings.Contains(hist[len(hist)-1].Reason, "redacted") || hist[len(hist)-1].Text != "" {
+		t.Errorf("the remembered fact's history should end with the redaction, without its text: %+v %v", hist, err)
+	}
 
 	// The same fact told again refreshes the first memory; redacting the
 	// second command must not take the memory the first one made.

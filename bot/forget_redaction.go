@@ -66,7 +66,7 @@ func (f *forgetting) forgetEvent(ctx context.Context, room id.RoomID, target id.
 	for _, l := range links {
 		switch l.Kind {
 		case storage.LinkMemory:
-			err = f.backend.DeleteMemory(ctx, l.DocID)
+			err = f.backend.DeleteMemory(ctx, l.DocID, reason)
 		case storage.LinkReply:
 			err = f.redactReply(ctx, room, id.EventID(l.DocID))
 		}

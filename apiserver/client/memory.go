@@ -44,9 +44,14 @@ func (c *Client) GetMemory(ctx context.Context, id string) (core.Memory, error) 
 	return m, c.call(ctx, http.MethodGet, "/v1/memory/"+url.PathEscape(id), nil, &m)
 }
 
-// DeleteMemory deletes one memory (DELETE /v1/memory/{id}).
-func (c *Client) DeleteMemory(ctx context.Context, id string) error {
-	return c.call(ctx, http.MethodDelete, "/v1/memory/"+url.PathEscape(id), nil, nil)
+// DeleteMemory deletes one memory (DELETE /v1/memory/{id}); reason, if not
+// empty, goes into its history.
+func (c *Client) DeleteMemory(ctx context.Context, id, reason string) error {
+	path := "/v1/memory/" + url.PathEscape(id)
+	if reason != "" {
+		path += "?" + url.Values{"reason": {reason}}.Encode()
+	}
+	return c.call(ctx, http.MethodDelete, path, nil, nil)
 }
 
 // DeleteTurn deletes one turn and what was learned only from it

@@ -40,8 +40,8 @@ func (b apiBackend) GetMemory(ctx context.Context, id string) (core.Memory, erro
 	return b.c.GetMemory(ctx, id)
 }
 
-func (b apiBackend) DeleteMemory(ctx context.Context, id string) error {
-	return b.c.DeleteMemory(ctx, id)
+func (b apiBackend) DeleteMemory(ctx context.Context, id, reason string) error {
+	return b.c.DeleteMemory(ctx, id, reason)
 }
 
 // DeleteTurns deletes the turns one request each: the API deletes one turn
