@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"github.com/ada-chat/ada/apiserver/wire"
+	"github.com/ada-chat/ada/core"
 )
 
 // handleMemorySearch lists or searches memories (wire.ParseMemoryQuery
@@ -47,9 +48,20 @@ func (s *Server) handleMemoryCreate(r *request) error {
 
 func (s *Server) handleMemoryDelete(r *request) error {
 	id := pathParam(r, "id")
-	if err := s.core.DeleteMemory(r.ctx, id); err != nil {
+	if err := s.core.DeleteMemoryFor(r.ctx, id, strParam(r, "reason")); err != nil {
 		return err
 	}
 	writeJSON(r.RequestCtx, 200, map[string]any{"ok": true, "id": id, "detail": "memory deleted"})
+	return nil
+}
+
+// handleMemoryForget forgets an entity, or a Matrix user everywhere or in
+// one room (`!ada forget me` over HTTP): core.Service.Forget.
+func (s *Server) handleMemoryForget(r *request) error {
+	res, err := s.core.Forget(r.ctx, core.ForgetRequest{Entity: strParam(r, "entity"), RoomID: strParam(r, "room_id"), Reason: strParam(r, "reason")})
+	if err != nil {
+		return err
+	}
+	writeJSON(r.RequestCtx, 200, res)
 	return nil
 }

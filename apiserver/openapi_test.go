@@ -597,6 +597,27 @@ func TestOpenAPIResponsesMatchServer(t *testing.T) {
 		if hist.MemoryID != m.ID || hist.Count != len(hist.Items) || strings.Join(events, " ") != "create refresh patch patch delete" {
 			t.Errorf("history of %s: memory_id %s, count %d, events %q", m.ID, hist.MemoryID, hist.Count, events)
 		}
+
+		// Forgetting an entity (issue 26): its memories go, each with a
+		// history record of the reason and no text; others stay.
+		team := decode[core.Memory](t, a.do(jsonCall("POST", "/v1/memory", "/v1/memory", map[string]any{"text": "Team Kestrel meets on Fridays.", "entity": "kestrel"}, 201)))
+		forgot := decode[core.ForgetResult](t, a.do(jsonCall("DELETE", "/v1/memory", "/v1/memory?entity=kestrel&reason=the+team+left", nil, 200)))
+		if forgot.Memories != 1 || forgot.Turns != 0 {
+			t.Errorf("forgetting the entity: %+v, want its 1 memory", forgot)
+		}
+		a.do(jsonCall("GET", "/v1/memory/{id}", "/v1/memory/"+team.ID, nil, 404))
+		teamHist := decode[struct{ Items []core.HistoryEntry }](t, a.do(jsonCall("GET", "/v1/memory/{id}/history", "/v1/memory/"+team.ID+"/history", nil, 200)))
+		if last := teamHist.Items[len(teamHist.Items)-1]; last.Event != core.HistoryDelete || last.Reason != "the team left" || last.Text != "" {
+			t.Errorf("the forgotten memory's history should end with its deletion, the reason and no text: %+v", last)
+		}
+		a.do(jsonCall("GET", "/v1/memory/{id}", "/v1/memory/"+exp.ID, nil, 200))
+		a.do(jsonCall("DELETE", "/v1/memory", "/v1/memory", nil, 400))
+		a.do(jsonCall("DELETE", "/v1/memory/{id}", "/v1/memory/"+exp.ID+"?reason="+strings.Repeat("x", 201), nil, 400))
+		a.do(jsonCall("DELETE", "/v1/memory/{id}", "/v1/memory/"+exp.ID+"?reason=moved+away", nil, 200))
+		expHist := decode[struct{ Items []core.HistoryEntry }](t, a.do(jsonCall("GET", "/v1/memory/{id}/history", "/v1/memory/"+exp.ID+"/history", nil, 200)))
+		if last := expHist.Items[len(expHist.Items)-1]; last.Reason != "moved away" || last.Text != "" {
+			t.Errorf("a deletion's history keeps the reason given, without the text: %+v", last)
+		}
 	})
 
 	t.Run("chat", func(t *testing.T) {

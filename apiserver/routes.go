@@ -20,6 +20,7 @@ func (s *Server) routeTable() []route {
 		{method: get, pattern: "/v1/memory/{id}", handler: s.handleMemoryGet, summary: "Get a memory"},
 		{method: patch, pattern: "/v1/memory/{id}", handler: s.handleMemoryPatch, summary: "Change a memory"},
 		{method: del, pattern: "/v1/memory/{id}", handler: s.handleMemoryDelete, summary: "Delete a memory"},
+		{method: del, pattern: "/v1/memory", handler: s.handleMemoryForget, summary: "Forget an entity or a person"},
 		{method: get, pattern: "/v1/memory/{id}/history", handler: s.handleMemoryHistory, summary: "History of a memory"},
 		{method: get, pattern: "/v1/conversations/recent", handler: s.handleRecentConversations, summary: "Recent conversations"},
 		{method: get, pattern: "/v1/conversations/{conversation_id}", handler: s.handleConversation, summary: "Turns of one conversation"},

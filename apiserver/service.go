@@ -15,7 +15,7 @@ type Service interface {
 	CreateMemory(ctx context.Context, in core.MemoryInput) (core.Memory, error)
 	GetMemory(ctx context.Context, id string) (core.Memory, error)
 	PatchMemory(ctx context.Context, id string, p core.MemoryPatch) (core.Memory, error)
-	DeleteMemory(ctx context.Context, id string) error
+	DeleteMemoryFor(ctx context.Context, id, reason string) error
 	MemoryHistory(ctx context.Context, id string) ([]core.HistoryEntry, error)
 	MemoryPage(ctx context.Context, q core.MemoryQuery) (core.MemoryPageResult, error)
 
@@ -23,6 +23,7 @@ type Service interface {
 	ConversationTurns(ctx context.Context, id string) ([]core.ConversationTurn, error)
 	DeleteConversation(ctx context.Context, id string) (int, error)
 	DeleteTurns(ctx context.Context, convID string, ids []string, reason string) (int, error)
+	Forget(ctx context.Context, req core.ForgetRequest) (core.ForgetResult, error)
 
 	Health(ctx context.Context) core.Health
 	Stats(ctx context.Context) (core.StoreStats, error)

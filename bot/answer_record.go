@@ -13,7 +13,7 @@ import (
 )
 
 // lastAnswer is what the room's last answer used, for `!ada why`. It is
-// kept in memory only: it holds the texts of the memories it used.
+// kept in memory, and in bridge_why where storage is on (why_store.go).
 type lastAnswer struct {
 	// questionEvent and replyEvent are the Matrix events of the exchange.
 	questionEvent, replyEvent id.EventID
@@ -54,6 +54,7 @@ func (a *answerer) recordAnswer(ctx context.Context, question *event.Event, prom
 	rt := a.rooms.get(question.RoomID)
 	rt.lastAnswer = &lastAnswer{questionEvent: question.ID, replyEvent: reply,
 		question: prompt, asker: asker, at: a.now(), used: res.UsedContext}
+	saveWhy(ctx, a.bridge, a.log, question.RoomID, rt.lastAnswer, len(res.TurnIDs) == 2)
 	if len(res.TurnIDs) != 2 {
 		return // nothing stored (privacy mode)
 	}

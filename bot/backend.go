@@ -37,10 +37,16 @@ type Backend interface {
 	// GetMemory returns one live memory; KindNotFound when there is none.
 	GetMemory(ctx context.Context, id string) (core.Memory, error)
 	// DeleteMemory deletes one memory; KindNotFound when it is gone.
-	DeleteMemory(ctx context.Context, id string) error
-	// DeleteTurn deletes one stored turn and what was learned only from it;
-	// reason goes into the history of the memories deleted with it.
-	DeleteTurn(ctx context.Context, conversationID, turnID, reason string) error
+	DeleteMemory(ctx context.Context, id, reason string) error
+	// DeleteTurns deletes stored turns of one conversation and what was
+	// learned only from them, at once, so that a summary covering several
+	// is rewritten once; reason goes into the history of the memories
+	// deleted with them. KindNotFound when none of them is left.
+	DeleteTurns(ctx context.Context, conversationID string, turnIDs []string, reason string) error
+	// Forget deletes what Ada holds from and about a person (`!ada forget
+	// me`): their turns and the answers to them, the memories they told or
+	// are the subject of; summaries are rewritten without them.
+	Forget(ctx context.Context, req core.ForgetRequest) (core.ForgetResult, error)
 }
 
 // TextExtractor is the OCR engine of the in-process backend (an
@@ -75,8 +81,9 @@ type coreService interface {
 	CreateMemory(ctx context.Context, in core.MemoryInput) (core.Memory, error)
 	MemoryPage(ctx context.Context, q core.MemoryQuery) (core.MemoryPageResult, error)
 	GetMemory(ctx context.Context, id string) (core.Memory, error)
-	DeleteMemory(ctx context.Context, id string) error
+	DeleteMemoryFor(ctx context.Context, id, reason string) error
 	DeleteTurns(ctx context.Context, convID string, ids []string, reason string) (int, error)
+	Forget(ctx context.Context, req core.ForgetRequest) (core.ForgetResult, error)
 }
 
 // CoreBackend runs chats on the core in the same process (ada up, or ada bot
@@ -145,12 +152,18 @@ func (b *CoreBackend) GetMemory(ctx context.Context, id string) (core.Memory, er
 }
 
 // DeleteMemory deletes a memory in the core.
-func (b *CoreBackend) DeleteMemory(ctx context.Context, id string) error {
-	return b.svc.DeleteMemory(ctx, id)
+func (b *CoreBackend) DeleteMemory(ctx context.Context, id, reason string) error {
+	return b.svc.DeleteMemoryFor(ctx, id, reason)
 }
 
-// DeleteTurn deletes a turn, and what was derived only from it, in the core.
-func (b *CoreBackend) DeleteTurn(ctx context.Context, conversationID, turnID, reason string) error {
-	_, err := b.svc.DeleteTurns(ctx, conversationID, []string{turnID}, reason)
+// DeleteTurns deletes turns, and what was derived only from them, in the
+// core, in one call.
+func (b *CoreBackend) DeleteTurns(ctx context.Context, conversationID string, turnIDs []string, reason string) error {
+	_, err := b.svc.DeleteTurns(ctx, conversationID, turnIDs, reason)
 	return err
+}
+
+// Forget forgets a person in the core.
+func (b *CoreBackend) Forget(ctx context.Context, req core.ForgetRequest) (core.ForgetResult, error) {
+	return b.svc.Forget(ctx, req)
 }

@@ -141,7 +141,7 @@ func (b *Bot) build() {
 		health: answers.health, waiting: answers.waiting, settings: settings, quota: quota, now: now, log: log}
 	cmds.table = cmds.commandTable()
 	b.forget = &forgetting{mx: mx, backend: backend, bridge: b.bridge, window: win, rooms: b.rooms, retention: b.deps.Retention,
-		retentionDays: opts.RetentionDays, observe: b.deps.Observer, now: now, log: log}
+		retentionDays: opts.RetentionDays, purgeOnLeave: opts.PurgeOnLeave, observe: b.deps.Observer, now: now, log: log}
 	b.messages = &messageHandler{mx: mx, window: win, media: med, answers: answers, cmds: cmds, forget: b.forget, bridge: b.bridge, stt: b.deps.Transcriber,
 		policy: policy, act: act, respondToDMs: opts.RespondToDMs, observe: b.deps.Observer, now: now, log: log}
 	b.members = &membership{mx: mx, bridge: b.bridge, policy: policy, rooms: b.rooms, opts: opts, now: now, log: log}
@@ -176,15 +176,19 @@ func (b *Bot) Run(ctx context.Context) (err error) {
 	b.setStatus(StateRunning, nil)
 	accepted := &roomqueue.Work{}
 	b.queue = roomqueue.New(work, maxParallelJobs, b.log, accepted)
-	b.answers.queue = b.queue
+	b.answers.queue, b.forget.pending.queue = b.queue, b.queue
 	b.answers.lines = roomqueue.New(work, maxParallelJobs, b.log, accepted)
 	b.registerHandlers()
 
 	var wg sync.WaitGroup
-	wg.Add(1)
+	wg.Add(2)
 	go func() {
 		defer wg.Done()
 		b.forget.retentionLoop(ctx)
+	}()
+	go func() {
+		defer wg.Done()
+		b.forget.pendingLoop(ctx)
 	}()
 
 	b.log.Info("Matrix bridge running", "user_id", b.opts.UserID, "device_id", b.mx.cli.DeviceID.String(),

@@ -81,7 +81,7 @@ func (cs *commands) commandTable() map[string]*command {
 		"clear":    {name: "clear", usage: "clear", help: "start a new conversation; earlier messages are no longer used as context (this room's memories are kept)", run: cs.cmdClear},
 		"remember": {name: "remember", usage: "remember <text>", help: "remember something for this room", run: cs.cmdRemember, takesText: true},
 		"memories": {name: "memories", usage: "memories", help: "list what I remember in this room, newest first", run: cs.cmdMemories},
-		"forget":   {name: "forget", usage: "forget <number|id|all>", help: "forget one memory of this room (`all`: every one, moderators)", run: cs.cmdForget, takesText: true},
+		"forget":   {name: "forget", usage: "forget <number|id|me|@user|all>", help: "forget one of your memories of this room; `me`: everything from you here (moderators: any memory, `@user`, `all`)", run: cs.cmdForget, takesText: true},
 		"why":      {name: "why", usage: "why", help: "show what my last answer here used: memories, recalled turns, summaries, with scores", run: cs.cmdWhy},
 		"status":   {name: "status", usage: "status", help: "health of Ada, its language model and this room", run: cs.cmdStatus},
 		"settings": {name: "settings", usage: "settings", help: "show this room's settings and where each comes from", run: cs.cmdSettings},

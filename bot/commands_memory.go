@@ -175,15 +175,18 @@ func (cs *commands) roomMemories(ctx context.Context, room id.RoomID, cursor str
 }
 
 // cmdForget deletes one memory of the room, by its number in the member's
-// last listing, its short id or its id; `forget all` (moderators) deletes
-// every one. Forgetting a memory that is gone says so.
+// last listing, its short id or its id, if it is the member's to forget
+// (commands_forget_who.go); `forget all` (moderators) deletes every one.
+// Forgetting a memory that is gone says so.
 func (cs *commands) cmdForget(ctx context.Context, c *commandEvent) (string, error) {
 	arg := strings.Trim(strings.TrimSpace(c.raw), "`")
 	switch {
 	case arg == "":
-		return "Usage: `!ada forget <number>` (from `!ada memories`), `!ada forget <id>`, or `!ada forget all` (moderators).", nil
+		return "Usage: `!ada forget <number>` (from `!ada memories`), `!ada forget <id>`, `!ada forget me`, or (moderators) `!ada forget @user` and `!ada forget all`.", nil
 	case strings.EqualFold(arg, "all"):
 		return cs.forgetAll(ctx, c)
+	case isPersonRef(arg):
+		return cs.forgetPerson(ctx, c, arg)
 	}
 	memID, err := cs.memoryByRef(ctx, c.evt.RoomID, c.evt.Sender, arg)
 	if err != nil {
@@ -202,7 +205,10 @@ func (cs *commands) cmdForget(ctx context.Context, c *commandEvent) (string, err
 	case !found:
 		return cs.forgetNotFound(arg), nil
 	}
-	if err := cs.backend.DeleteMemory(ctx, memID); err != nil && core.KindOf(err) != core.KindNotFound {
+	if ok, err := cs.mayForget(ctx, c, m); err != nil || !ok {
+		return notYoursToForget, err
+	}
+	if err := cs.backend.DeleteMemory(ctx, memID, forgetReason); err != nil && core.KindOf(err) != core.KindNotFound {
 		return "", err
 	}
 	if err := cs.bridge.UnlinkDoc(ctx, c.evt.RoomID.String(), memID); err != nil {
@@ -212,7 +218,7 @@ func (cs *commands) cmdForget(ctx context.Context, c *commandEvent) (string, err
 		rt.forgotten = make(map[string]bool)
 	}
 	rt.forgotten[memID] = true
-	rt.dropWhy("", memID)
+	dropWhy(ctx, cs.bridge, cs.rooms, cs.log, c.evt.RoomID, "", memID)
 	logFrom(ctx, cs.log).Info("memory forgotten on request", "memory_id", memID, "by", c.evt.Sender.String())
 	// Only an excerpt: the memory may hold a secret (issue 27).
 	return fmt.Sprintf("🗑️ Forgotten: “%s” (`%s`)", excerpt(saidText(m)), shortID(memID)), nil
@@ -321,7 +327,7 @@ func (cs *commands) forgetAll(ctx context.Context, c *commandEvent) (string, err
 			break
 		}
 		for _, m := range page.Items {
-			if err := cs.backend.DeleteMemory(ctx, m.ID); err != nil && core.KindOf(err) != core.KindNotFound {
+			if err := cs.backend.DeleteMemory(ctx, m.ID, forgetAllReason); err != nil && core.KindOf(err) != core.KindNotFound {
 				return "", fmt.Errorf("forget all, after %d: %w", n, err)
 			}
 			n++
@@ -330,8 +336,8 @@ func (cs *commands) forgetAll(ctx context.Context, c *commandEvent) (string, err
 	if err := cs.bridge.UnlinkKind(ctx, c.evt.RoomID.String(), storage.LinkMemory); err != nil {
 		logFrom(ctx, cs.log).Error("could not unlink the forgotten memories", "error", err)
 	}
-	rt := cs.rooms.get(c.evt.RoomID)
-	rt.listed, rt.lastAnswer = nil, nil
+	cs.rooms.get(c.evt.RoomID).listed = nil
+	dropWhy(ctx, cs.bridge, cs.rooms, cs.log, c.evt.RoomID, "")
 	logFrom(ctx, cs.log).Info("all room memories forgotten on request", "count", n, "by", c.evt.Sender.String())
 	if n == 0 {
 		return "This room had no memories; nothing to forget.", nil

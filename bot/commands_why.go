@@ -12,8 +12,12 @@ import (
 
 // cmdWhy shows what the room's last answer used, each item with its date,
 // score and why it was chosen.
-func (cs *commands) cmdWhy(_ context.Context, c *commandEvent) (string, error) {
-	last := cs.rooms.get(c.evt.RoomID).lastAnswer
+func (cs *commands) cmdWhy(ctx context.Context, c *commandEvent) (string, error) {
+	rt := cs.rooms.get(c.evt.RoomID)
+	if rt.lastAnswer == nil { // kept from before a restart?
+		rt.lastAnswer = loadWhy(ctx, cs.bridge, cs.log, c.evt.RoomID)
+	}
+	last := rt.lastAnswer
 	if last == nil {
 		return "I have not answered in this room since I started, so there is nothing to explain yet.", nil
 	}

@@ -60,6 +60,14 @@
 // only an excerpt (at most four words, never the whole text) and the
 // memory's short id.
 //
+// A redaction is never lost (forget_pending.go): it is recorded in the
+// bridge's state as it arrives, then applied before the room's waiting jobs
+// (never refused by a full queue), retried with backoff when it fails, and
+// applied at the next start when the process stopped or died first. A
+// message the redaction overtook is not handled; an answer to a redacted
+// question that was being made when it arrived goes as soon as it is
+// stored (its link makes the redaction pending again).
+//
 // An edit (m.replace) by the message's own sender replaces the message
 // (messages_edit.go): what the old text caused is undone as for a
 // redaction, then the new text (m.new_content) is handled as a new message

@@ -16,8 +16,9 @@ import (
 )
 
 // extractFacts makes the fake model answer memory extraction like a model
-// that reads the exchange: when the exchange holds said, it returns fact.
-// Other requests go to the scripts as usual.
+// that reads the exchange: when the exchange holds said, it returns fact,
+// about the name its text starts with ("member-bob's cat..." is about
+// member-bob). Other requests go to the scripts as usual.
 func extractFacts(t *testing.T, llm *llmtest.Server, facts map[string]string) {
 	llm.Handle(func(r llmtest.Request) (llmtest.Reply, bool) {
 		if r.Format == nil || len(r.Messages) < 2 {
@@ -27,7 +28,8 @@ func extractFacts(t *testing.T, llm *llmtest.Server, facts map[string]string) {
 		_, shown, _ := strings.Cut(exchange, "The exchange:")
 		for said, fact := range facts {
 			if strings.Contains(shown, said) {
-				return llmtest.Reply{Tokens: []string{fmt.Sprintf(`{"facts":[{"text":%q,"importance":4,"replaces":[]}]}`, fact)}}, true
+				about, _, _ := strings.Cut(fact, "'s ")
+				return llmtest.Reply{Tokens: []string{fmt.Sprintf(`{"facts":[{"text":%q,"importance":4,"replaces":[],"about":%q}]}`, fact, about)}}, true
 			}
 		}
 		return llmtest.Reply{Tokens: []string{`{"facts":[]}`}}, true
@@ -286,11 +288,15 @@ func (f *roomsFixture) testRedactionCascades(t *testing.T) {
 
 	remember := f.alice.Say(room, "!ada remember the wifi password is hunter2")
 	f.alice.Wait("remember reply", bottest.ReplyTo(f.botID, remember, event.MsgNotice))
-	f.bot.waitMemories(t, room, "remembered", holding("hunter2"))
+	wifi := f.bot.waitMemories(t, room, "remembered", holding("hunter2"))[0]
 	if _, err := f.alice.Client.RedactEvent(ctx, room, remember); err != nil {
 		t.Fatal(err)
 	}
 	f.bot.waitMemories(t, room, "the remembered fact goes with its redacted command", func(m []core.Memory) bool { return !holding("hunter2")(m) })
+	// Issue 26: its history says it went because of the redaction.
+	if hist, err := f.bot.svc.MemoryHistory(ctx, wifi.ID); err != nil || !strings.Contains(hist[len(hist)-1].Reason, "redacted") || hist[len(hist)-1].Text != "" {
+		t.Errorf("the remembered fact's history should end with the redaction, without its text: %+v %v", hist, err)
+	}
 
 	// The same fact told again refreshes the first memory; redacting the
 	// second command must not take the memory the first one made.

@@ -23,6 +23,7 @@ func TestBridgeTakingBack(t *testing.T) {
 	t.Run("RedactionTakesAdasReplies", f.testRedactionTakesAdasReplies)
 	t.Run("Edits", f.testEdits)
 	t.Run("ForgetByNumberAndID", f.testForgetByNumberAndID)
+	t.Run("ForgetMe", f.testForgetMe)
 }
 
 // testRedactionTakesAdasReplies (item 4): after a member redacts a secret,
@@ -140,7 +141,8 @@ func (f *roomsFixture) testEdits(t *testing.T) {
 
 // testForgetByNumberAndID (item 8): a member's numbers are those of the
 // listing they saw, whatever others list meanwhile; the listing shows short
-// ids that forget accepts; forgetting a memory twice says it is gone.
+// ids that forget accepts; forgetting a memory twice says it is gone. And
+// (issue 26) a member may forget only their own memories, a moderator any.
 func (f *roomsFixture) testForgetByNumberAndID(t *testing.T) {
 	room := f.groupRoom(t, "forget by number")
 	f.command(t, f.alice, room, "!ada remember the oldest fact")
@@ -160,14 +162,34 @@ func (f *roomsFixture) testForgetByNumberAndID(t *testing.T) {
 		t.Fatalf("the listing must show a short id beside each memory:\n%s", aliceList)
 	}
 	middle := short[0][1]
-	if got := f.command(t, f.bob, room, "!ada forget "+middle); !strings.Contains(got, "Forgotten") || !strings.Contains(got, "middle") {
+	// Issue 26: the middle fact is alice's; bob, no moderator, may not
+	// forget it, and it stays.
+	if got := f.command(t, f.bob, room, "!ada forget "+middle); !strings.Contains(got, "another member") {
+		t.Fatalf("bob forgetting alice's memory should be refused: %q", got)
+	}
+	if !holding("middle")(f.bot.roomMemories(t, room)) {
+		t.Fatalf("a refused forget deleted the memory")
+	}
+	if got := f.command(t, f.alice, room, "!ada forget "+middle); !strings.Contains(got, "Forgotten") || !strings.Contains(got, "middle") {
 		t.Fatalf("forget by short id: %q", got)
 	}
-	if got := f.command(t, f.bob, room, "!ada forget "+middle); !strings.Contains(got, "already gone") {
+	if got := f.command(t, f.alice, room, "!ada forget "+middle); !strings.Contains(got, "already gone") {
 		t.Errorf("a second forget by short id: %q", got)
 	}
 	if mems := memoryTexts(f.bot.roomMemories(t, room)); len(mems) != 1 || !strings.Contains(mems[0], "newest") {
 		t.Errorf("only the newest fact should be left: %v", mems)
+	}
+	// bob forgets his own memory; alice, a moderator, anyone's.
+	own := regexp.MustCompile("`([0-9a-f]{8})`").FindStringSubmatch(f.command(t, f.bob, room, "!ada remember bob's own fact"))
+	if got := f.command(t, f.bob, room, "!ada forget "+own[1]); !strings.Contains(got, "Forgotten") {
+		t.Errorf("bob forgetting his own memory: %q", got)
+	}
+	newest := regexp.MustCompile("`([0-9a-f]{8})`").FindStringSubmatch(f.command(t, f.bob, room, "!ada memories"))
+	if got := f.command(t, f.alice, room, "!ada forget "+newest[1]); !strings.Contains(got, "Forgotten") || !strings.Contains(got, "newest") {
+		t.Errorf("a moderator forgetting bob's memory: %q", got)
+	}
+	if mems := memoryTexts(f.bot.roomMemories(t, room)); len(mems) != 0 {
+		t.Errorf("nothing should be left: %v", mems)
 	}
 }
 

@@ -293,7 +293,7 @@ func (f *roomsFixture) testCommands(t *testing.T) {
 	room := f.groupRoom(t, "commands")
 	help := f.command(t, f.bob, room, "!ada help")
 	for _, want := range []string{"!ada privacy on", "!ada privacy off", "!ada privacy status", "!ada clear", "!ada status", "!ada help",
-		"!ada remember <text>", "!ada memories", "!ada forget <number|id|all>", "!ada why", "memories are kept"} {
+		"!ada remember <text>", "!ada memories", "!ada forget <number|id|me|@user|all>", "!ada why", "memories are kept"} {
 		if !strings.Contains(help, want) {
 			t.Errorf("help lacks %q:\n%s", want, help)
 		}

@@ -8,7 +8,8 @@ import (
 )
 
 // forgetting deletes what members take away: a redacted message and what
-// was stored because of it (forget_redaction.go), and everything older than
+// was stored because of it (forget_redaction.go), never lost on the way
+// (forget_pending.go), and everything older than
 // DATA_RETENTION_DAYS (forget_retention.go).
 type forgetting struct {
 	mx        *matrix
@@ -19,7 +20,11 @@ type forgetting struct {
 	retention RetentionSweeper // nil: the core's documents are left alone
 	// retentionDays is DATA_RETENTION_DAYS; 0 keeps everything.
 	retentionDays int
-	observe       Observer
-	now           func() time.Time
-	log           *slog.Logger
+	// purgeOnLeave is ROOM_DATA_ON_LEAVE=purge (forget_leave.go).
+	purgeOnLeave bool
+	// pending are the redactions being applied (forget_pending.go).
+	pending pendingRedactions
+	observe Observer
+	now     func() time.Time
+	log     *slog.Logger
 }

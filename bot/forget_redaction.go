@@ -42,7 +42,7 @@ func (f *forgetting) handleRedaction(ctx context.Context, room id.RoomID, target
 // (some may have been gone already).
 func (f *forgetting) forgetEvent(ctx context.Context, room id.RoomID, target id.EventID, reason string) (int, error) {
 	f.window.dropFromContext(room, target)
-	f.rooms.get(room).dropWhy(target)
+	dropWhy(ctx, f.bridge, f.rooms, f.log, room, target)
 	if err := f.bridge.DeleteMessage(ctx, room.String(), target.String()); err != nil {
 		return 0, err
 	}
@@ -50,19 +50,30 @@ func (f *forgetting) forgetEvent(ctx context.Context, room id.RoomID, target id.
 	if err != nil {
 		return 0, err
 	}
+	// The turns go first, each conversation's in one call, so that a
+	// summary covering several of them is rewritten once.
+	turns := map[string][]string{}
+	for _, l := range links {
+		if l.Kind == storage.LinkTurn {
+			turns[l.ConversationID] = append(turns[l.ConversationID], l.DocID)
+		}
+	}
+	for conv, ids := range turns {
+		if err := f.backend.DeleteTurns(ctx, conv, ids, reason); err != nil && core.KindOf(err) != core.KindNotFound {
+			return len(links), err // already gone is fine
+		}
+	}
 	for _, l := range links {
 		switch l.Kind {
-		case storage.LinkTurn:
-			err = f.backend.DeleteTurn(ctx, l.ConversationID, l.DocID, reason)
 		case storage.LinkMemory:
-			err = f.backend.DeleteMemory(ctx, l.DocID)
+			err = f.backend.DeleteMemory(ctx, l.DocID, reason)
 		case storage.LinkReply:
 			err = f.redactReply(ctx, room, id.EventID(l.DocID))
 		}
-		if err != nil && core.KindOf(err) != core.KindNotFound { // already gone is fine
+		if err != nil && core.KindOf(err) != core.KindNotFound {
 			return len(links), err
 		}
-		f.rooms.get(room).dropWhy(id.EventID(l.DocID), l.DocID)
+		dropWhy(ctx, f.bridge, f.rooms, f.log, room, id.EventID(l.DocID), l.DocID)
 		if err := f.bridge.UnlinkDoc(ctx, room.String(), l.DocID); err != nil {
 			return len(links), err
 		}

@@ -87,6 +87,9 @@ func (b *Bot) onMember(ctx context.Context, evt *event.Event) {
 		b.queue.Enqueue(evt.RoomID, roomqueue.Job{Name: "invite", Ctx: ctx, Run: func(ctx context.Context) error { return b.members.handleInvite(ctx, evt) }})
 	case evt.GetStateKey() == b.mx.cli.UserID.String() && content.Membership.IsLeaveOrBan():
 		room := evt.RoomID
+		if evt.Mautrix.EventSource&event.SourceLeave != 0 { // left now, not an old leave in a joined room's history
+			b.forget.leftRoom(ctx, room, evt.ID)
+		}
 		b.queue.Enqueue(room, roomqueue.Job{Name: "left", Ctx: ctx, Run: func(ctx context.Context) error {
 			b.rooms.forget(room)
 			// The room's own settings and quota counts go with it: a new
@@ -122,6 +125,9 @@ func (b *Bot) onMessage(ctx context.Context, evt *event.Event) {
 	b.queue.Enqueue(evt.RoomID, roomqueue.Job{
 		Name: "message", Ctx: ctx,
 		Run: func(ctx context.Context) error {
+			if b.forget.skipRedacted(ctx, evt.RoomID, evt.ID) {
+				return nil
+			}
 			traceFrom(ctx).started = time.Now()
 			return b.messages.handleMessage(ctx, evt, backlog)
 		},
@@ -157,9 +163,10 @@ func (b *Bot) onEdit(ctx context.Context, evt *event.Event, content *event.Messa
 	})
 }
 
-// onRedaction queues the handling of m.room.redaction in the room's order,
-// so that it cannot overtake the message it redacts. Redactions are handled
-// even from the catch-up sync: a member may redact while the bridge is down.
+// onRedaction records m.room.redaction and has it applied before the
+// room's waiting jobs (forget_pending.go); a message it overtakes is not
+// handled. Redactions are handled even from the catch-up sync: a member may
+// redact while the bridge is down.
 func (b *Bot) onRedaction(ctx context.Context, evt *event.Event) {
 	target := evt.Redacts
 	if c, ok := evt.Content.Parsed.(*event.RedactionEventContent); ok && c.Redacts != "" {
@@ -169,7 +176,5 @@ func (b *Bot) onRedaction(ctx context.Context, evt *event.Event) {
 		return
 	}
 	ctx = withLogger(ctx, eventLogger(b.log, evt).With("redacts", target.String()))
-	b.queue.Enqueue(evt.RoomID, roomqueue.Job{Name: "redaction", Ctx: ctx, Run: func(ctx context.Context) error {
-		return b.forget.handleRedaction(ctx, evt.RoomID, target)
-	}})
+	b.forget.received(ctx, evt.RoomID, target)
 }

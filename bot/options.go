@@ -36,8 +36,11 @@ type Options struct {
 	StoreInRAG         bool
 	AllowPrivacyOptOut bool
 	RetentionDays      int // 0 = keep forever
-	SendIntro          bool
-	Workers            int
+	// PurgeOnLeave is ROOM_DATA_ON_LEAVE=purge: what a room stored goes
+	// when the bot leaves it (forget_leave.go).
+	PurgeOnLeave bool
+	SendIntro    bool
+	Workers      int
 
 	// Stream shows answers as they are written, by edits (STREAM_EDITS,
 	// STREAM_EDIT_SECONDS, STREAM_MAX_EDITS).
@@ -75,7 +78,8 @@ func OptionsFrom(c *config.Config, version string) Options {
 		Keywords:           c.ActivationKeywords,
 		MaxContextMessages: c.MaxContextMessages, StoreInRAG: c.StoreInRAG,
 		AllowPrivacyOptOut: c.AllowPrivacyOptOut, RetentionDays: c.DataRetentionDays,
-		SendIntro: c.SendIntroOnJoin, Workers: c.BotWorkers,
+		PurgeOnLeave: c.RoomDataOnLeave == "purge",
+		SendIntro:    c.SendIntroOnJoin, Workers: c.BotWorkers,
 		ChatTimeout: c.RequestTimeout, ShutdownGrace: c.ShutdownGrace, Version: version, DataDir: c.DataDir,
 		DefaultModel: c.LLMModel, RoomModels: c.RoomModels,
 		Quotas: Quotas{MemberAnswersPerHour: c.MemberAnswersPerHour, RoomAnswersPerHour: c.RoomAnswersPerHour,

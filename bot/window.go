@@ -91,7 +91,7 @@ func (w *window) contextFor(ctx context.Context, s storage.BridgeRoom, asking id
 		if m.EventID == asking.String() || m.Time.Before(cutoff) {
 			continue
 		}
-		out = append(out, core.ContextMessage{Sender: w.mx.displayName(ctx, id.RoomID(s.RoomID), id.UserID(m.Sender)), Text: m.Text, Timestamp: m.Time})
+		out = append(out, core.ContextMessage{Sender: w.mx.displayName(ctx, id.RoomID(s.RoomID), id.UserID(m.Sender)), UserID: m.Sender, Text: m.Text, Timestamp: m.Time})
 	}
 	return out
 }

@@ -106,6 +106,7 @@ type Config struct {
 	StoreInRAG           bool     // STORE_IN_RAG
 	AllowPrivacyOptOut   bool     // ALLOW_PRIVACY_OPT_OUT
 	DataRetentionDays    int      // DATA_RETENTION_DAYS; 0 = keep forever
+	RoomDataOnLeave      string   // ROOM_DATA_ON_LEAVE: keep or purge
 	SendIntroOnJoin      bool     // SEND_INTRO_ON_JOIN
 	BotWorkers           int      // BOT_WORKERS
 	// Room settings and quotas (issue 24).

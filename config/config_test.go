@@ -78,6 +78,7 @@ func defaults() *Config {
 		StoreInRAG:           true,
 		AllowPrivacyOptOut:   true,
 		DataRetentionDays:    90,
+		RoomDataOnLeave:      "keep",
 		SendIntroOnJoin:      true,
 		BotWorkers:           4,
 		RoomModels:           []string{},
@@ -195,6 +196,7 @@ var golden = map[string]string{
 	"STORE_IN_RAG":            "false",
 	"ALLOW_PRIVACY_OPT_OUT":   "false",
 	"DATA_RETENTION_DAYS":     "0",
+	"ROOM_DATA_ON_LEAVE":      "purge",
 	"SEND_INTRO_ON_JOIN":      "false",
 	"BOT_WORKERS":             "8",
 	"ROOM_MODELS":             "gpt-4o, llama3",
@@ -292,6 +294,7 @@ func goldenConfig() *Config {
 		StreamEdits:           true,
 		StreamEditSeconds:     0.5,
 		StreamMaxEdits:        12,
+		RoomDataOnLeave:       "purge",
 	}
 }
 

@@ -213,6 +213,8 @@ func table(c *Config) []setting {
 			boolVal{&c.AllowPrivacyOptOut}},
 		{gMatrix, "DATA_RETENTION_DAYS", "90", "Delete what the bridge stored once older than this; 0 = keep forever.", false,
 			intVal[int]{p: &c.DataRetentionDays, min: 0, max: 3650}},
+		{gMatrix, "ROOM_DATA_ON_LEAVE", "keep", "When the bot leaves a room (kicked, banned, the room upgraded, the invitation withdrawn): keep what the room stored until retention, or purge it at once (its messages, turns, summaries and memories).", false,
+			enumVal{p: &c.RoomDataOnLeave, values: []string{"keep", "purge"}}},
 		{gMatrix, "SEND_INTRO_ON_JOIN", "true", "Post one short introduction after joining a room.", false,
 			boolVal{&c.SendIntroOnJoin}},
 		{gMatrix, "BOT_WORKERS", "4", "Rooms answered at the same time (each room is answered in order).", false,

@@ -25,7 +25,7 @@ const TagAuto = "auto"
 
 // extractionSchema is the structured output asked of the model. OpenAI's
 // strict mode needs every property required and no additional ones.
-var extractionSchema = json.RawMessage(`{"type":"object","properties":{"facts":{"type":"array","maxItems":5,"items":{"type":"object","properties":{"text":{"type":"string"},"importance":{"type":"integer","minimum":1,"maximum":5},"replaces":{"type":"array","items":{"type":"string"}}},"required":["text","importance","replaces"],"additionalProperties":false}}},"required":["facts"],"additionalProperties":false}`)
+var extractionSchema = json.RawMessage(`{"type":"object","properties":{"facts":{"type":"array","maxItems":5,"items":{"type":"object","properties":{"text":{"type":"string"},"importance":{"type":"integer","minimum":1,"maximum":5},"replaces":{"type":"array","items":{"type":"string"}},"about":{"type":"string"}},"required":["text","importance","replaces","about"],"additionalProperties":false}}},"required":["facts"],"additionalProperties":false}`)
 
 const extractionInstructions = `You extract durable facts worth remembering from one exchange between a user and an assistant: facts about the user or the people they mention, their preferences, plans, decisions, names, numbers, codes and dates. Skip greetings, questions, small talk and anything only true for a moment. Use only what was said in the exchange below.
 
@@ -33,13 +33,17 @@ Write each fact as one short sentence that stands alone and names who it is abou
 
 Existing memories are listed with ids only so that you can tell when a fact corrects or replaces one of them (for example a new address): then put that id in "replaces". Never repeat an existing memory as a new fact unless the exchange states it again.
 
-Answer with JSON only, in this form: {"facts": [{"text": "...", "importance": 3, "replaces": []}]}`
+Put in "about" the name of the one person the fact is about, as it is written in the exchange or the conversation (%[1]s for the person writing); "" when it is about no one person.
+
+Answer with JSON only, in this form: {"facts": [{"text": "...", "importance": 3, "replaces": [], "about": "..."}]}`
 
 // extractedFact is one fact of the model's answer.
 type extractedFact struct {
 	Text       string   `json:"text"`
 	Importance int      `json:"importance"`
 	Replaces   []string `json:"replaces"`
+	// About names the person the fact is about (automemory_subject.go).
+	About string `json:"about"`
 }
 
 // autoMemoryOn reports whether req's exchange is to be mined for memories.
@@ -127,7 +131,7 @@ func (s *Service) extractMemories(ctx context.Context, req ChatRequest, user, as
 	if err != nil {
 		return 0, err
 	}
-	stored := 0
+	stored, members := 0, roomMembers(req)
 	for _, f := range facts {
 		var retire []Document
 		for _, alias := range f.Replaces {
@@ -137,7 +141,7 @@ func (s *Service) extractMemories(ctx context.Context, req ChatRequest, user, as
 		}
 		doc, err := s.memoryDocument(ctx, MemoryInput{Text: f.Text, Importance: new(f.Importance), Scope: scope, Entity: entity,
 			Tags: []string{TagAuto}, ConversationID: req.ConversationID, Source: SourceChat, RoomID: req.RoomID,
-			SourceIDs: []string{user.ID, assistant.ID}, UserID: userID})
+			SourceIDs: []string{user.ID, assistant.ID}, UserID: userID, SubjectUserID: subjectOf(f.About, members)})
 		if err != nil {
 			return stored, err
 		}

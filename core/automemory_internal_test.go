@@ -146,3 +146,16 @@ func TestJobQueueCarriesTheRequestLogger(t *testing.T) {
 		t.Errorf("the job's lines must carry the request's logger:\n%s", out)
 	}
 }
+
+// TestSubjectOf: the name a fact is about maps to the member's user id by
+// display name, possessive, localpart or user id; unknown names to none.
+func TestSubjectOf(t *testing.T) {
+	members := roomMembers(ChatRequest{Speaker: &Speaker{Name: "Alice", UserID: "@alice:x.org"},
+		ContextMessages: []ContextMessage{{Sender: "Bob B", UserID: "@bob:x.org"}, {Sender: "Eve", UserID: "not an id"}}})
+	for about, want := range map[string]string{"Alice": "@alice:x.org", "bob b": "@bob:x.org", "Bob B's": "@bob:x.org",
+		"bob": "@bob:x.org", "@bob:x.org": "@bob:x.org", "Eve": "", "": "", "Carol": ""} {
+		if got := subjectOf(about, members); got != want {
+			t.Errorf("subjectOf(%q) = %q, want %q", about, got, want)
+		}
+	}
+}

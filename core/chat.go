@@ -106,10 +106,23 @@ var matrixUserID = regexp.MustCompile(`^@[^:]+:.+$`)
 // nothing is written. The turns are stored before done is sent (done says
 // so), so a client that leaves at that very moment finds them stored, and
 // gets no memory and no summary or extraction for them.
+//
+// A chat its caller's context ended fails as that (endedBy), whatever step
+// it was in: a timeout is KindCanceled in process as over HTTP (504), not
+// the embedder or the store failing (issue 26).
 func (s *Service) Chat(ctx context.Context, req ChatRequest, emit func(Event) error) (ChatResult, error) {
 	if err := CheckChat(&req); err != nil {
 		return ChatResult{}, err
 	}
+	res, err := s.chat(ctx, req, emit)
+	if err != nil {
+		err = endedBy(ctx, err)
+	}
+	return res, err
+}
+
+// chat is Chat once the request is checked.
+func (s *Service) chat(ctx context.Context, req ChatRequest, emit func(Event) error) (ChatResult, error) {
 	if s.llm == nil {
 		return ChatResult{}, Errorf(KindUpstream, "no LLM backend is configured")
 	}
@@ -131,7 +144,7 @@ func (s *Service) Chat(ctx context.Context, req ChatRequest, emit func(Event) er
 	var tally modelTally
 	answer, thinking, note, err := s.answer(ctx, req, prompt.Messages, &tally, emit)
 	if err != nil {
-		return ChatResult{}, endedBy(ctx, err)
+		return ChatResult{}, err
 	}
 	res := ChatResult{
 		Response: answer, Thinking: thinking, Note: note, ConversationID: req.ConversationID, Usage: tally.usage,

@@ -79,7 +79,10 @@ type Speaker struct {
 
 // ContextMessage is one chat-room message given as context.
 type ContextMessage struct {
-	Sender    string    `json:"sender"`
+	Sender string `json:"sender"`
+	// UserID is the sender's Matrix user id, when known: a fact about the
+	// sender is then stored with it as its subject.
+	UserID    string    `json:"user_id,omitempty"`
 	Text      string    `json:"text"`
 	Timestamp time.Time `json:"timestamp,omitzero"`
 }

@@ -90,6 +90,10 @@ type Metadata struct {
 	// learned from them (a room has many speakers: never "the user").
 	Speaker string `json:"speaker,omitempty"`
 	UserID  string `json:"user_id,omitempty"`
+	// SubjectUserID is the Matrix user id of the member a memory is about,
+	// when that is not the one who told it ("bob's dog is Rex", told by
+	// alice): forgetting bob finds it.
+	SubjectUserID string `json:"subject_user_id,omitempty"`
 }
 
 // Document is one stored item of the "conversations" collection.

@@ -22,8 +22,10 @@ type MemoryInput struct {
 	ExpiresAt *time.Time
 	// SourceIDs are the turns an automatic memory came from.
 	SourceIDs []string
-	// UserID is the Matrix user who told the memory (in a room).
-	UserID string
+	// UserID is the Matrix user who told the memory (in a room);
+	// SubjectUserID the member it is about, when known.
+	UserID        string
+	SubjectUserID string
 }
 
 // MemoryMeta is the meta object of the Memory API record.
@@ -39,6 +41,8 @@ type MemoryMeta struct {
 	SourceIDs      []string   `json:"source_ids,omitempty"`
 	// UserID is the room member who told it (memories from Matrix rooms).
 	UserID string `json:"user_id,omitempty"`
+	// SubjectUserID is the room member the memory is about, when known.
+	SubjectUserID string `json:"subject_user_id,omitempty"`
 }
 
 // MarshalJSON writes timestamp and expires_at in the API's one time format,
@@ -95,7 +99,7 @@ func memoryFromDoc(d Document) Memory {
 	m := Memory{ID: d.ID, Text: d.Text, Meta: MemoryMeta{
 		Importance: d.Meta.Importance, Timestamp: d.Meta.Timestamp.UTC(), Source: d.Meta.Source,
 		Scope: d.Meta.Scope, Tags: d.Meta.Tags, ExpiresAt: d.Meta.ExpiresAt, SourceIDs: d.Meta.SourceIDs,
-		UserID: d.Meta.UserID,
+		UserID: d.Meta.UserID, SubjectUserID: d.Meta.SubjectUserID,
 	}}
 	if m.Meta.Tags == nil {
 		m.Meta.Tags = []string{}

@@ -247,8 +247,21 @@ func (s *Service) MemoryHistory(ctx context.Context, id string) ([]HistoryEntry,
 // DeleteMemory deletes a memory; other document types are never touched.
 // Its history keeps the deletion.
 func (s *Service) DeleteMemory(ctx context.Context, id string) error {
+	return s.DeleteMemoryFor(ctx, id, "")
+}
+
+// DeleteMemoryFor deletes a memory with the reason its history records
+// (a redaction, `!ada forget`; "deleted on request" when empty), never its
+// text.
+func (s *Service) DeleteMemoryFor(ctx context.Context, id, reason string) error {
 	if err := s.requireRAG(); err != nil {
 		return err
+	}
+	if len([]rune(reason)) > maxDeleteReason {
+		return Errorf(KindInvalid, "reason: must be at most %d characters", maxDeleteReason)
+	}
+	if reason == "" {
+		reason = "deleted on request"
 	}
 	if !ValidDocID(id) {
 		return Errorf(KindNotFound, "memory %s not found", id)
@@ -261,7 +274,7 @@ func (s *Service) DeleteMemory(ctx context.Context, id string) error {
 		return Errorf(KindNotFound, "memory %s not found", id)
 	}
 	return s.store.Apply(ctx, Change{Delete: []string{id},
-		History: []HistoryEntry{historyOf(d, HistoryDelete, s.now(), "deleted on request")}})
+		History: []HistoryEntry{historyOf(d, HistoryDelete, s.now(), reason)}})
 }
 
 // sweepExpired deletes the memories whose expiry has passed, each with an

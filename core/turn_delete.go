@@ -48,6 +48,18 @@ func (s *Service) DeleteTurns(ctx context.Context, convID string, ids []string, 
 	if len(turns) == 0 {
 		return 0, Errorf(KindNotFound, "no such turn in conversation %s", convID)
 	}
+	if _, err := s.deleteTurnDocs(ctx, convID, turns, reason); err != nil {
+		return 0, err
+	}
+	return len(turns), nil
+}
+
+// deleteTurnDocs deletes turns of one conversation in one change, with the
+// automatic memories whose sources are all gone (the store does that) and
+// the summaries covering them, which are rewritten in the background from
+// the turns that remain: each once, however many of its turns went. It
+// returns how many summaries were removed.
+func (s *Service) deleteTurnDocs(ctx context.Context, convID string, turns []Document, reason string) (int, error) {
 	covering, err := s.summariesCovering(ctx, convID, turns)
 	if err != nil {
 		return 0, err
@@ -73,7 +85,7 @@ func (s *Service) DeleteTurns(ctx context.Context, convID string, ids []string, 
 			return err
 		})
 	}
-	return len(turns), nil
+	return len(covering), nil
 }
 
 // summariesCovering returns the conversation's summaries whose turn range

@@ -11,7 +11,8 @@ import (
 // documents (migrations/0002_bridge.sql, 0005 and 0009 for the links): bot
 // facts, per-room settings, the rooms' recent messages, and the links from a
 // room event to what Ada stored because of it. Its queries live here, beside
-// their schema; the bot uses this type directly. (mautrix's crypto and
+// their schema (bridge_redactions.go for the redactions received); the bot
+// uses this type directly. (mautrix's crypto and
 // room-state stores share the file but own their tables and versions.)
 // Writes go to the single writer connection, so they queue in Go instead of
 // failing with "database is locked".
@@ -65,7 +66,11 @@ const (
 	setConversationSQL = `UPDATE bridge_rooms SET conversation_id = ?, updated_at = ? WHERE room_id = ?`
 	claimIntroSQL      = `UPDATE bridge_rooms SET intro_sent = 1, updated_at = ? WHERE room_id = ? AND intro_sent = 0`
 
-	addMessageSQL = `INSERT INTO bridge_messages (room_id, event_id, sender, text, ts) VALUES (?, ?, ?, ?, ?)
+	// A message redacted before it was handled is not stored
+	// (bridge_redactions).
+	addMessageSQL = `INSERT INTO bridge_messages (room_id, event_id, sender, text, ts)
+		SELECT ?1, ?2, ?3, ?4, ?5 WHERE NOT EXISTS (
+			SELECT 1 FROM bridge_redactions WHERE room_id = ?1 AND event_id = ?2)
 		ON CONFLICT (room_id, event_id) DO NOTHING`
 	// pruneMessagesSQL keeps the newest ? messages of a room: the table is
 	// the context window, not an archive.
@@ -207,7 +212,9 @@ func (b *Bridge) DeleteMessagesBefore(ctx context.Context, cutoff time.Time) (in
 }
 
 // AddLinks links documents to the room events they came from, in one
-// transaction.
+// transaction. A link to an event already redacted makes its redaction
+// pending again, due at once: what the event caused after its redaction
+// (an answer that was being made) goes too.
 func (b *Bridge) AddLinks(ctx context.Context, roomID string, links []BridgeLink, at time.Time) error {
 	tx, err := b.w.BeginTx(ctx, nil)
 	if err != nil {
@@ -216,6 +223,9 @@ func (b *Bridge) AddLinks(ctx context.Context, roomID string, links []BridgeLink
 	defer tx.Rollback()
 	for _, l := range links {
 		if _, err := tx.ExecContext(ctx, addLinkSQL, roomID, l.EventID, l.DocID, l.Kind, l.ConversationID, at.UnixMilli()); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, reopenRedactionSQL, at.UnixMilli(), roomID, l.EventID); err != nil {
 			return err
 		}
 	}
@@ -260,9 +270,17 @@ func (b *Bridge) UnlinkKind(ctx context.Context, roomID, kind string) error {
 	return err
 }
 
-// DeleteLinksBefore removes links older than cutoff: retention deletes
-// what they point to at the same age.
+// DeleteLinksBefore removes links older than cutoff, the applied
+// redactions received before it and the rooms' last answers (`!ada why`)
+// older than it: retention deletes what they point to at
+// the same age.
 func (b *Bridge) DeleteLinksBefore(ctx context.Context, cutoff time.Time) error {
-	_, err := b.w.ExecContext(ctx, deleteOldLinksSQL, cutoff.UnixMilli())
+	if _, err := b.w.ExecContext(ctx, deleteOldLinksSQL, cutoff.UnixMilli()); err != nil {
+		return err
+	}
+	if _, err := b.w.ExecContext(ctx, deleteOldRedactionsSQL, cutoff.UnixMilli()); err != nil {
+		return err
+	}
+	_, err := b.w.ExecContext(ctx, deleteOldWhySQL, cutoff.UnixMilli())
 	return err
 }

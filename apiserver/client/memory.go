@@ -44,9 +44,14 @@ func (c *Client) GetMemory(ctx context.Context, id string) (core.Memory, error) 
 	return m, c.call(ctx, http.MethodGet, "/v1/memory/"+url.PathEscape(id), nil, &m)
 }
 
-// DeleteMemory deletes one memory (DELETE /v1/memory/{id}).
-func (c *Client) DeleteMemory(ctx context.Context, id string) error {
-	return c.call(ctx, http.MethodDelete, "/v1/memory/"+url.PathEscape(id), nil, nil)
+// DeleteMemory deletes one memory (DELETE /v1/memory/{id}); reason, if not
+// empty, goes into its history.
+func (c *Client) DeleteMemory(ctx context.Context, id, reason string) error {
+	path := "/v1/memory/" + url.PathEscape(id)
+	if reason != "" {
+		path += "?" + url.Values{"reason": {reason}}.Encode()
+	}
+	return c.call(ctx, http.MethodDelete, path, nil, nil)
 }
 
 // DeleteTurn deletes one turn and what was learned only from it
@@ -58,6 +63,20 @@ func (c *Client) DeleteTurn(ctx context.Context, conversationID, turnID, reason 
 		path += "?" + url.Values{"reason": {reason}}.Encode()
 	}
 	return c.call(ctx, http.MethodDelete, path, nil, nil)
+}
+
+// Forget deletes what Ada holds from and about a person
+// (DELETE /v1/memory?entity=...), in one room when RoomID is set.
+func (c *Client) Forget(ctx context.Context, req core.ForgetRequest) (core.ForgetResult, error) {
+	q := url.Values{"entity": {req.Entity}}
+	if req.RoomID != "" {
+		q.Set("room_id", req.RoomID)
+	}
+	if req.Reason != "" {
+		q.Set("reason", req.Reason)
+	}
+	var res core.ForgetResult
+	return res, c.call(ctx, http.MethodDelete, "/v1/memory?"+q.Encode(), nil, &res)
 }
 
 // call sends one JSON request and decodes a 2xx answer into out (if not

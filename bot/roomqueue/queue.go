@@ -67,6 +67,9 @@ type Queue struct {
 
 type roomLine struct {
 	pending []queued
+	// urgent counts the jobs at the head of pending put there by
+	// EnqueueUrgent, so that they keep their own order.
+	urgent int
 	// dropped are refused jobs waiting for their OnDrop; reporting is set
 	// while a goroutine runs them.
 	dropped   []queued
@@ -90,6 +93,35 @@ func New(ctx context.Context, parallel int, log *slog.Logger, work *Work) *Queue
 // Enqueue adds j to the room's queue. It reports false when the queue is
 // stopping or the room's queue is full.
 func (d *Queue) Enqueue(room id.RoomID, j Job) bool {
+	return d.add(room, j, func(line *roomLine, q queued) bool {
+		if len(line.pending) >= maxPendingPerRoom {
+			q.log.Warn("room queue full; event dropped", "job", j.Name, "room_id", room.String())
+			d.reportDrop(line, q)
+			return false
+		}
+		line.pending = append(line.pending, q)
+		return true
+	})
+}
+
+// EnqueueUrgent puts j before the room's other waiting jobs (after the
+// urgent ones already waiting), beyond the room's bound: a redaction must
+// neither wait behind answers nor be refused by a full queue. The caller
+// bounds such jobs itself (one per redaction recorded). It reports false
+// only when the queue is stopping.
+func (d *Queue) EnqueueUrgent(room id.RoomID, j Job) bool {
+	return d.add(room, j, func(line *roomLine, q queued) bool {
+		line.pending = append(line.pending, queued{})
+		copy(line.pending[line.urgent+1:], line.pending[line.urgent:])
+		line.pending[line.urgent] = q
+		line.urgent++
+		return true
+	})
+}
+
+// add puts j in the room's line with put, under the lock, and starts the
+// room's goroutine if none runs.
+func (d *Queue) add(room id.RoomID, j Job, put func(*roomLine, queued) bool) bool {
 	if j.Ctx == nil {
 		j.Ctx = d.ctx
 	}
@@ -104,12 +136,9 @@ func (d *Queue) Enqueue(room id.RoomID, j Job) bool {
 		line = &roomLine{}
 		d.lines[room] = line
 	}
-	if len(line.pending) >= maxPendingPerRoom {
-		q.log.Warn("room queue full; event dropped", "job", j.Name, "room_id", room.String())
-		d.reportDrop(line, q)
+	if !put(line, q) { // only a full line refuses, and a full line runs
 		return false
 	}
-	line.pending = append(line.pending, q)
 	d.work.add()
 	if !running {
 		d.wg.Add(1)
@@ -131,6 +160,7 @@ func (d *Queue) drain(room id.RoomID, line *roomLine) {
 		j := line.pending[0]
 		line.pending[0] = queued{}
 		line.pending = line.pending[1:]
+		line.urgent = max(line.urgent-1, 0)
 		d.mu.Unlock()
 		d.runOne(j)
 		d.work.done()

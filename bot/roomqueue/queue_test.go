@@ -191,3 +191,39 @@ func TestQueueReportsStop(t *testing.T) {
 		t.Errorf("Pending after Close = %d", n)
 	}
 }
+
+// TestQueueUrgentJobs: urgent jobs run before the room's waiting jobs, in
+// their own order, after the one running, and a full room still takes them.
+func TestQueueUrgentJobs(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	d := New(ctx, 1, slog.New(slog.DiscardHandler), nil)
+	block := make(chan struct{})
+	var mu sync.Mutex
+	var got []string
+	record := func(name string) Job {
+		return Job{Name: name, Run: func(context.Context) error {
+			mu.Lock()
+			got = append(got, name)
+			mu.Unlock()
+			return nil
+		}}
+	}
+	started := make(chan struct{})
+	d.Enqueue("!r", Job{Name: "running", Run: func(context.Context) error { close(started); <-block; return nil }})
+	<-started
+	for i := 0; i < maxPendingPerRoom; i++ {
+		d.Enqueue("!r", record("waiting"))
+	}
+	if d.Enqueue("!r", record("refused")) {
+		t.Fatal("the room's queue should be full")
+	}
+	if !d.EnqueueUrgent("!r", record("urgent-1")) || !d.EnqueueUrgent("!r", record("urgent-2")) {
+		t.Fatal("a full room refused an urgent job")
+	}
+	close(block)
+	d.Close()
+	if len(got) != maxPendingPerRoom+2 || got[0] != "urgent-1" || got[1] != "urgent-2" || got[2] != "waiting" {
+		t.Errorf("urgent jobs should run first, in order: %d jobs, first %v", len(got), got[:3])
+	}
+}

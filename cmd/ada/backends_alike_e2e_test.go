@@ -84,14 +84,14 @@ func TestBridgeBackendsFailAlike(t *testing.T) {
 			return err
 		}, core.KindInvalid},
 		{"an unknown memory", func() {}, func(b bot.Backend) error {
-			return b.DeleteMemory(context.Background(), "doc-00000000-0000-4000-8000-000000000000")
+			return b.DeleteMemory(context.Background(), "doc-00000000-0000-4000-8000-000000000000", "")
 		}, core.KindNotFound},
 		{"reading an unknown memory", func() {}, func(b bot.Backend) error {
 			_, err := b.GetMemory(context.Background(), "doc-00000000-0000-4000-8000-000000000000")
 			return err
 		}, core.KindNotFound},
 		{"an unknown turn", func() {}, func(b bot.Backend) error {
-			return b.DeleteTurn(context.Background(), conv, "doc-00000000-0000-4000-8000-000000000000", "")
+			return b.DeleteTurns(context.Background(), conv, []string{"doc-00000000-0000-4000-8000-000000000000"}, "")
 		}, core.KindNotFound},
 	}
 	for _, tc := range cases {

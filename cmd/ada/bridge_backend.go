@@ -40,12 +40,32 @@ func (b apiBackend) GetMemory(ctx context.Context, id string) (core.Memory, erro
 	return b.c.GetMemory(ctx, id)
 }
 
-func (b apiBackend) DeleteMemory(ctx context.Context, id string) error {
-	return b.c.DeleteMemory(ctx, id)
+func (b apiBackend) DeleteMemory(ctx context.Context, id, reason string) error {
+	return b.c.DeleteMemory(ctx, id, reason)
 }
 
-func (b apiBackend) DeleteTurn(ctx context.Context, conversationID, turnID, reason string) error {
-	return b.c.DeleteTurn(ctx, conversationID, turnID, reason)
+// DeleteTurns deletes the turns one request each: the API deletes one turn
+// per call. Turns already gone are skipped; none left is KindNotFound, as
+// in process.
+func (b apiBackend) DeleteTurns(ctx context.Context, conversationID string, turnIDs []string, reason string) error {
+	deleted := 0
+	for _, id := range turnIDs {
+		err := b.c.DeleteTurn(ctx, conversationID, id, reason)
+		switch {
+		case err == nil:
+			deleted++
+		case core.KindOf(err) != core.KindNotFound:
+			return err
+		}
+	}
+	if deleted == 0 {
+		return core.Errorf(core.KindNotFound, "no such turn in conversation %s", conversationID)
+	}
+	return nil
+}
+
+func (b apiBackend) Forget(ctx context.Context, req core.ForgetRequest) (core.ForgetResult, error) {
+	return b.c.Forget(ctx, req)
 }
 
 // Health maps /v1/healthz onto the status the bridge shows.

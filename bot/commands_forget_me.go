@@ -1,0 +1,75 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"maunium.net/go/mautrix/id"
+
+	"github.com/ada-chat/ada/core"
+)
+
+// forgetMeReason is the history's reason for what `!ada forget me` deletes.
+const forgetMeReason = "a member asked Ada to forget them in the room"
+
+// isPersonRef reports whether a forget argument names a person: "me" or a
+// Matrix user id.
+func isPersonRef(arg string) bool {
+	return strings.EqualFold(arg, "me") || strings.HasPrefix(arg, "@")
+}
+
+// forgetPerson is `!ada forget me` (any member, for themselves) and `!ada
+// forget @user` (moderators, or the member naming themselves): what Ada
+// holds from that member in this room goes — their stored messages, the
+// text of their turns and of Ada's answers to them, the memories they told
+// or that are about them — and the summaries are rewritten without them. It
+// answers with the counts.
+func (cs *commands) forgetPerson(ctx context.Context, c *commandEvent, arg string) (string, error) {
+	who := c.evt.Sender
+	if !strings.EqualFold(arg, "me") {
+		who = id.UserID(arg)
+		if _, _, err := who.Parse(); err != nil {
+			return fmt.Sprintf("%q is not a Matrix user id; write it like `@alice:example.org`.", arg), nil
+		}
+	}
+	if who != c.evt.Sender {
+		level, err := cs.mx.powerLevel(ctx, c.evt.RoomID, c.evt.Sender)
+		if err != nil {
+			return "", err
+		}
+		if level < moderatorLevel {
+			return fmt.Sprintf("Only room moderators (power level %d or more) can make me forget another member; your level is %d. `!ada forget me` forgets you.", moderatorLevel, level), nil
+		}
+	}
+	room := c.evt.RoomID
+	messages, err := cs.bridge.DeleteMessagesFrom(ctx, room.String(), who.String())
+	if err != nil {
+		return "", err
+	}
+	rt := cs.rooms.get(room)
+	kept := rt.ring[:0]
+	for _, m := range rt.ring {
+		if m.Sender != who.String() {
+			kept = append(kept, m)
+		} else if !cs.window.storageOn(c.room) {
+			messages++ // privacy mode: only in memory
+		}
+	}
+	rt.ring = kept
+	res, err := cs.backend.Forget(ctx, core.ForgetRequest{Entity: who.String(), RoomID: room.String(), Reason: forgetMeReason})
+	if err != nil {
+		return "", err
+	}
+	// What the last answer used, and the members' listings, may hold it.
+	rt.listed = nil
+	dropWhy(ctx, cs.bridge, cs.rooms, cs.log, room, "")
+	logFrom(ctx, cs.log).Info("member forgotten on request", "member", who.String(), "by", c.evt.Sender.String(),
+		"messages", messages, "turns", res.Turns, "memories", res.Memories, "summaries", res.Summaries)
+	whom := "you"
+	if who != c.evt.Sender {
+		whom = who.String()
+	}
+	return fmt.Sprintf("🗑️ I forgot what I held from %s in this room: %d stored messages, %d turns (questions and my answers to them), "+
+		"%d memories; %d summaries are being rewritten without them.", whom, messages, res.Turns, res.Memories, res.Summaries), nil
+}
