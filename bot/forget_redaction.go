@@ -63,6 +63,9 @@ func (f *forgetting) forgetEvent(ctx context.Context, room id.RoomID, target id.
 			return len(links), err // already gone is fine
 		}
 	}
+	if len(turns) > 0 {
+		dropWhyQuotingSummaries(ctx, f.bridge, f.rooms, f.log, room)
+	}
 	for _, l := range links {
 		switch l.Kind {
 		case storage.LinkMemory:
