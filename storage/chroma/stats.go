@@ -106,8 +106,6 @@ func (s *Store) CheckEmbedder(ctx context.Context, name string) error {
 		return s.c.upsert(ctx, s.stmeta, records{IDs: []string{embedderID}, Embeddings: [][]float32{unitVector},
 			Documents: []string{name}, Metadatas: []map[string]any{{"kind": "embedder"}}})
 	default:
-		return core.Errorf(core.KindInvalid,
-			"the store's vectors were written by embedder %q but %q is configured: run `ada reindex` to re-embed every document, or configure %q again",
-			current, name, current)
+		return core.EmbedderMismatch(current, name)
 	}
 }
