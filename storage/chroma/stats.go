@@ -59,7 +59,7 @@ func (s *Store) Backend() string { return "chroma" }
 // Stats reports the backend, the server's version and heartbeat, document
 // counts and the embedder that wrote the vectors.
 func (s *Store) Stats(ctx context.Context) (core.StoreStats, error) {
-	st := core.StoreStats{Backend: "chroma", Path: s.url, Dimensions: core.Dim, ByType: map[core.DocType]int{}}
+	st := core.StoreStats{Backend: s.Backend(), Path: s.url, Dimensions: core.Dim, ByType: map[core.DocType]int{}}
 	var err error
 	if st.Heartbeat, err = s.c.heartbeat(ctx); err != nil {
 		return st, err
