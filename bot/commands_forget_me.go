@@ -8,6 +8,7 @@ import (
 	"maunium.net/go/mautrix/id"
 
 	"github.com/ada-chat/ada/core"
+	"github.com/ada-chat/ada/storage"
 )
 
 // forgetMeReason is the history's reason for what `!ada forget me` deletes.
@@ -47,16 +48,10 @@ func (cs *commands) forgetPerson(ctx context.Context, c *commandEvent, arg strin
 	if err != nil {
 		return "", err
 	}
-	rt := cs.rooms.get(room)
-	kept := rt.ring[:0]
-	for _, m := range rt.ring {
-		if m.Sender != who.String() {
-			kept = append(kept, m)
-		} else if !cs.window.storageOn(c.room) {
-			messages++ // privacy mode: only in memory
-		}
+	inMemory := cs.window.dropWhere(room, func(m storage.BridgeMessage) bool { return m.Sender == who.String() })
+	if !cs.window.storageOn(c.room) {
+		messages += inMemory // privacy mode: only in memory
 	}
-	rt.ring = kept
 	replies, err := cs.redactRepliesTo(ctx, room, who)
 	if err != nil {
 		return "", err
@@ -66,7 +61,7 @@ func (cs *commands) forgetPerson(ctx context.Context, c *commandEvent, arg strin
 		return "", err
 	}
 	// What the last answer used, and the members' listings, may hold it.
-	rt.listed = nil
+	cs.rooms.get(room).listed = nil
 	dropWhy(ctx, cs.bridge, cs.rooms, cs.log, room, "")
 	logFrom(ctx, cs.log).Info("member forgotten on request", "member", who.String(), "by", c.evt.Sender.String(),
 		"messages", messages, "replies", replies, "turns", res.Turns, "memories", res.Memories, "summaries", res.Summaries)
