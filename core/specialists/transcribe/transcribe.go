@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/ada-chat/ada/core"
+	"github.com/ada-chat/ada/core/internal/remote"
 )
 
 // Options configure the client.
@@ -51,6 +52,15 @@ func New(opts Options) *Client {
 // MaxBytes is the largest audio Transcribe accepts.
 func (c *Client) MaxBytes() int64 { return c.opts.MaxBytes }
 
+// service words transport and status failures as the other specialists
+// do: a server too slow for the caller's deadline is a failing service
+// (KindUpstream), only a caller that left is KindCanceled.
+var service = remote.Service{
+	Failed:   "transcription failed",
+	Canceled: "the transcription was cancelled",
+	Name:     "the speech-to-text service",
+}
+
 // maxResponseBytes bounds the server's answer: a transcript of the largest
 // audio is far smaller.
 const maxResponseBytes = 1 << 20
@@ -78,23 +88,20 @@ func (c *Client) Transcribe(ctx context.Context, audio []byte, name, mimeType st
 	}
 	resp, err := c.opts.HTTPClient.Do(req)
 	if err != nil {
-		if ctx.Err() != nil {
-			return "", core.Wrap(core.KindCanceled, err, "the transcription was cancelled")
-		}
-		return "", core.Wrap(core.KindUpstream, err, "the speech-to-text service could not be reached")
+		return "", service.Transport(ctx, err)
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes))
 	if err != nil {
-		return "", core.Wrap(core.KindUpstream, err, "the speech-to-text service's answer could not be read")
+		return "", service.Transport(ctx, err)
 	}
 	switch {
 	case resp.StatusCode == http.StatusBadRequest || resp.StatusCode == http.StatusUnsupportedMediaType:
 		return "", core.Errorf(core.KindInvalid, "the speech-to-text service could not read the audio (HTTP %d)", resp.StatusCode)
 	case resp.StatusCode == http.StatusRequestEntityTooLarge:
 		return "", core.Errorf(core.KindTooLarge, "the audio is too large for the speech-to-text service")
-	case resp.StatusCode >= 300:
-		return "", core.Errorf(core.KindUpstream, "the speech-to-text service failed (HTTP %d)", resp.StatusCode)
+	case resp.StatusCode != http.StatusOK:
+		return "", service.Status(resp.StatusCode)
 	}
 	var out struct {
 		Text *string `json:"text"`

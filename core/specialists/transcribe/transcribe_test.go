@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/ada-chat/ada/core"
 	"github.com/ada-chat/ada/core/specialists/transcribe"
@@ -48,6 +49,19 @@ func TestTranscribe(t *testing.T) {
 		t.Errorf("audio the server refuses: %v, want invalid", err)
 	}
 	srv.Close()
+	release := make(chan struct{})
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		<-release
+	}))
+	defer slow.Close()
+	defer close(release)
+	slowClient := transcribe.New(transcribe.Options{BaseURL: slow.URL, MaxBytes: 100})
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := slowClient.Transcribe(ctx, audio, "a.ogg", "audio/ogg"); core.KindOf(err) != core.KindUpstream {
+		t.Errorf("server slower than the deadline: %v, want upstream (the service failed, nobody cancelled)", err)
+	}
 	if _, err := c.Transcribe(context.Background(), audio, "a.ogg", "audio/ogg"); core.KindOf(err) != core.KindUpstream {
 		t.Errorf("server gone: %v, want upstream", err)
 	}
