@@ -46,7 +46,7 @@ func TestWALStaysBoundedUnderSustainedWrites(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := db.codes.len(); n != len(docs) {
+	if n := db.codes.Len(); n != len(docs) {
 		t.Fatalf("%d codes after reopening, want %d", n, len(docs))
 	}
 	checkKeywordIndex(t, db, "20,000 inserts")

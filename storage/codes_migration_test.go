@@ -10,6 +10,7 @@ import (
 	sqlite_vec "github.com/asg017/sqlite-vec-go-bindings/cgo"
 
 	"github.com/ada-chat/ada/core"
+	"github.com/ada-chat/ada/storage/vecindex"
 )
 
 // A store of schema version 5 kept its codes in the documents_vec vec0
@@ -73,7 +74,7 @@ func TestMigrationMovesCodesOutOfVec0(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	got := db.codes.snapshot()
+	got := indexRows(t, db.codes)
 	if len(got) != len(docs) {
 		t.Fatalf("%d codes after the migration, want %d", len(got), len(docs))
 	}
@@ -82,9 +83,9 @@ func TestMigrationMovesCodesOutOfVec0(t *testing.T) {
 		if err := db.read.QueryRowContext(ctx, "SELECT rowid FROM documents WHERE id = ?", d.ID).Scan(&rowid); err != nil {
 			t.Fatal(err)
 		}
-		want := indexRow{typ: string(d.Meta.Type), scope: d.Meta.Scope, conv: d.Meta.ConversationID, code: codeOf(d.code)}
+		want := vecindex.Row{Type: string(d.Meta.Type), Scope: d.Meta.Scope, Conversation: d.Meta.ConversationID, Code: vecindex.CodeOf(d.code)}
 		if got[rowid] != want {
-			t.Fatalf("%s: index row %+v, want %+v", d.ID, got[rowid].typ, want.typ)
+			t.Fatalf("%s: index row %+v, want %+v", d.ID, got[rowid].Type, want.Type)
 		}
 	}
 	for _, d := range docs {

@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/ada-chat/ada/core"
+	"github.com/ada-chat/ada/storage/vecindex"
 )
 
 // docCacheSize bounds the documents kept decoded (about 4 KiB each: text,
@@ -22,7 +23,7 @@ const docCacheSize = 16384
 // must not change them in place (they copy a Document to change it).
 //
 // Entries follow the writes: every committed change of a document (it
-// records a codeOp for its rowid) removes its entry and starts a new epoch,
+// records a vecindex.Op for its rowid) removes its entry and starts a new epoch,
 // and a document read before the change began cannot be added after it
 // (add checks the epoch its reader started in). A reader whose snapshot is
 // older than a write may still find the newer version of a document in the
@@ -67,7 +68,7 @@ func (c *docCache) add(epoch uint64, rowid int64, d core.Document) {
 }
 
 // forget removes the documents a committed transaction changed.
-func (c *docCache) forget(ops []codeOp) {
+func (c *docCache) forget(ops []vecindex.Op) {
 	if len(ops) == 0 {
 		return
 	}
@@ -75,7 +76,7 @@ func (c *docCache) forget(ops []codeOp) {
 	defer c.mu.Unlock()
 	c.epoch++
 	for i := range ops {
-		delete(c.docs, ops[i].rowid)
+		delete(c.docs, ops[i].Rowid)
 	}
 }
 

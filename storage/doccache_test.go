@@ -7,6 +7,7 @@ import (
 
 	"github.com/ada-chat/ada/core"
 	"github.com/ada-chat/ada/core/embed"
+	"github.com/ada-chat/ada/storage/vecindex"
 )
 
 // A search after a write never returns the cached version of a document
@@ -41,7 +42,7 @@ func TestSearchSeesWritesPastTheDocumentCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, h := range search("Sam coffee tea") {
-		if h.ID == m.ID && (h.Text != m.Text || h.Meta.Importance != 5 || CosineDistance(h.Embedding, m.Embedding) > 1e-6) {
+		if h.ID == m.ID && (h.Text != m.Text || h.Meta.Importance != 5 || vecindex.CosineDistance(h.Embedding, m.Embedding) > 1e-6) {
 			t.Fatalf("replaced memory came back as %q (importance %d)", h.Text, h.Meta.Importance)
 		}
 	}
@@ -60,7 +61,7 @@ func TestSearchSeesWritesPastTheDocumentCache(t *testing.T) {
 func TestDocumentCacheRefusesReadsOlderThanAWrite(t *testing.T) {
 	c := newDocCache()
 	epoch := c.begin()
-	c.forget([]codeOp{{rowid: 1}})
+	c.forget([]vecindex.Op{{Rowid: 1}})
 	c.add(epoch, 1, core.Document{ID: "stale"})
 	if _, ok := c.get(1); ok {
 		t.Fatal("a read from before the write was cached")

@@ -15,6 +15,7 @@ import (
 	"unsafe"
 
 	"github.com/ada-chat/ada/core"
+	"github.com/ada-chat/ada/storage/vecindex"
 )
 
 const (
@@ -136,7 +137,7 @@ func (e *encoding) encode(docs []core.Document, c int) {
 			e.errs[c] = core.Wrap(core.KindInternal, err, "encode metadata")
 			return
 		}
-		e.docs[i] = encodedDoc{Document: d, meta: string(meta), embedding: encodeFloats(d.Embedding), code: quantize(d.Embedding)}
+		e.docs[i] = encodedDoc{Document: d, meta: string(meta), embedding: encodeFloats(d.Embedding), code: vecindex.Quantize(d.Embedding)}
 	}
 }
 

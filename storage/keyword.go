@@ -11,6 +11,7 @@ import (
 	"unicode"
 
 	"github.com/ada-chat/ada/core"
+	"github.com/ada-chat/ada/storage/vecindex"
 )
 
 // maxQueryTerms bounds the terms of one keyword query.
@@ -54,18 +55,19 @@ func (db *DB) keywordSearch(ctx context.Context, q core.KeywordQuery, choose fun
 	}
 	match := strings.Join(terms, " OR ")
 	plan, limit := planJoin, max(keywordOverfetch*q.K, minKeywordRows)
-	f := codeFilter{Type: q.Type, Scopes: q.Scopes, ConversationID: q.ConversationID}
+	f := indexFilter(q.Filter)
 	var rowids []int64
 	switch {
-	case !cacheable(q.Filter):
-		// A filter the code index does not hold: SQL applies it.
-	case f.Type == "" && len(f.Scopes) == 0 && f.ConversationID == "":
+	case !cacheable(q.Filter) || db.codes == nil:
+		// A filter the code index does not hold, or no index
+		// (WithoutSearchIndex): SQL applies it.
+	case f.Type == "" && len(f.Scopes) == 0 && f.Conversation == "":
 		plan = planOverfetch
 	default:
 		// The filter is on type, scope and conversation only: the code
 		// index knows which documents it selects.
 		var within, total int
-		rowids, within, total = db.codes.within(f, int(min(maxRestrictRows, restrictFactor*matches)))
+		rowids, within, total = db.codes.Within(f, int(min(maxRestrictRows, restrictFactor*matches)))
 		if within == 0 {
 			return nil, nil
 		}
@@ -90,7 +92,7 @@ func (db *DB) keywordSearch(ctx context.Context, q core.KeywordQuery, choose fun
 			return nil, err
 		}
 		exhausted := len(cands) < limit
-		if cands = db.codes.filter(cands, f); !exhausted && len(cands) < q.K {
+		if cands = vecindex.Keep(db.codes, cands, f, scoredRowid); !exhausted && len(cands) < q.K {
 			plan = planJoin
 		}
 	}

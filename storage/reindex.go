@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/ada-chat/ada/core"
+	"github.com/ada-chat/ada/storage/vecindex"
 )
 
 const (
@@ -106,7 +107,7 @@ func rewriteVectors(ctx context.Context, tx *writeTx, rows []reindexRow, vecs []
 		if _, err := tx.ExecContext(ctx, "UPDATE documents SET embedding = ? WHERE rowid = ?", encodeFloats(vecs[i]), r.rowid); err != nil {
 			return storeErr(err)
 		}
-		c := quantize(vecs[i])
+		c := vecindex.Quantize(vecs[i])
 		if _, err := tx.ExecContext(ctx, "UPDATE documents_codes SET code = ? WHERE rowid = ?", c, r.rowid); err != nil {
 			return storeErr(err)
 		}

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/ada-chat/ada/core"
+	"github.com/ada-chat/ada/storage/vecindex"
 )
 
 // Search is two-stage: a Hamming-distance KNN over the vectors' binary
@@ -28,13 +29,17 @@ func (db *DB) Search(ctx context.Context, q core.VectorQuery) ([]core.Hit, error
 		// select (they are selective and indexed).
 		return db.exactSearch(ctx, q)
 	}
+	if db.codes == nil {
+		// Opened WithoutSearchIndex: SQLite alone answers.
+		return db.exactSearch(ctx, q)
+	}
 	// Type, scope and conversation are in the code index: a long
 	// conversation is scanned in memory, not read row by row.
 	return db.approximateSearch(ctx, q)
 }
 
 // The candidate set. The codes of the filter's documents are scanned in
-// memory (codeIndex: popcounts over 256 bytes a document, about 1 ms per
+// memory (vecindex.Index: popcounts over 256 bytes a document, about 1 ms per
 // 100k on one core), and the nearest candidates are rescored exactly from
 // their embeddings, which costs a row read and a 768-dimension dot product
 // each: the rescoring, not the scan, is most of a search's time. 60
@@ -51,11 +56,6 @@ const (
 func candidateCount(k int) int {
 	return max(minCandidates, k*rescoreFactor)
 }
-
-// insertCodeSQL writes a document's code (documents_codes, the durable
-// store of the codeIndex). Its arguments are the rowid, type, scope,
-// conversation id and code.
-const insertCodeSQL = `INSERT INTO documents_codes (rowid, doc_type, scope, conversation_id, code) VALUES (?, ?, ?, ?, ?)`
 
 // exactSearch scores every document of q's filter and loads the q.K
 // nearest. SQLite computes the distances and keeps the best q.K (see
@@ -81,9 +81,8 @@ func (db *DB) exactSearch(ctx context.Context, q core.VectorQuery) ([]core.Hit, 
 // deleted since the scan is simply not found, and one whose row changed
 // type or scope is left out by the filter.
 func (db *DB) approximateSearch(ctx context.Context, q core.VectorQuery) ([]core.Hit, error) {
-	qc := codeOf(quantize(q.Vector))
-	f := codeFilter{Type: q.Type, Scopes: q.Scopes, ConversationID: q.ConversationID}
-	rowids := db.codes.nearest(&qc, f, candidateCount(q.K))
+	qc := vecindex.CodeOf(vecindex.Quantize(q.Vector))
+	rowids := db.codes.Nearest(&qc, indexFilter(q.Filter), candidateCount(q.K))
 	if len(rowids) == 0 {
 		return nil, nil
 	}
@@ -100,7 +99,7 @@ func (db *DB) approximateSearch(ctx context.Context, q core.VectorQuery) ([]core
 	var missing []int64
 	for _, r := range rowids {
 		if d, ok := db.docs.get(r); ok && cachedFor(d, filter) {
-			found = append(found, scoredDoc{scored: scored{rowid: r, distance: CosineDistance(q.Vector, d.Embedding)}, doc: d})
+			found = append(found, scoredDoc{scored: scored{rowid: r, distance: vecindex.CosineDistance(q.Vector, d.Embedding)}, doc: d})
 		} else {
 			missing = append(missing, r)
 		}
@@ -141,7 +140,7 @@ func (db *DB) approximateSearch(ctx context.Context, q core.VectorQuery) ([]core
 		return nil, err
 	}
 	for i := range loaded {
-		loaded[i].distance = CosineDistance(q.Vector, loaded[i].doc.Embedding)
+		loaded[i].distance = vecindex.CosineDistance(q.Vector, loaded[i].doc.Embedding)
 	}
 	return nearestHits(append(found, loaded...), q.K), nil
 }
@@ -153,7 +152,7 @@ func (db *DB) approximateSearch(ctx context.Context, q core.VectorQuery) ([]core
 // the candidates' 3 KiB embeddings never cross into Go: copying them out
 // (cgo, then database/sql), and the garbage they leave, would be most of
 // a search's time (pprof, make bench). A zero vector has no
-// direction: its distance is 1, as in CosineDistance (sqlite-vec gives
+// direction: its distance is 1, as in vecindex.CosineDistance (sqlite-vec gives
 // NaN, which SQLite makes NULL).
 const (
 	rankSQL      = "SELECT rowid, ifnull(vec_distance_cosine(embedding, ?), 1) AS distance FROM documents"
@@ -199,12 +198,12 @@ func readNearest(ctx context.Context, tx *sql.Tx, q []float32, where string, arg
 }
 
 // exactHits computes the distances of found exactly (float64, from the
-// embeddings, as CosineDistance does), so that a hit's distance does not
+// embeddings, as vecindex.CosineDistance does), so that a hit's distance does not
 // depend on the path that found it, and returns the k nearest (see
 // nearestHits).
 func exactHits(q []float32, found []scoredDoc, k int) []core.Hit {
 	for i := range found {
-		found[i].distance = CosineDistance(q, found[i].doc.Embedding)
+		found[i].distance = vecindex.CosineDistance(q, found[i].doc.Embedding)
 	}
 	return nearestHits(found, k)
 }
@@ -230,6 +229,8 @@ type scored struct {
 	rowid    int64
 	distance float64
 }
+
+func scoredRowid(c *scored) int64 { return c.rowid }
 
 // loadNearest loads the k nearest of cands that satisfy f, nearest first,
 // from the document cache when f is a filter it can check (cacheable) and
@@ -303,6 +304,9 @@ func cacheable(f core.Filter) bool {
 // for the benchmark (make bench), which times it to show the stage's share
 // of a search.
 func (db *DB) ScanCodes(q core.VectorQuery) int {
-	qc := codeOf(quantize(q.Vector))
-	return len(db.codes.nearest(&qc, codeFilter{Type: q.Type, Scopes: q.Scopes, ConversationID: q.ConversationID}, candidateCount(q.K)))
+	if db.codes == nil {
+		return 0
+	}
+	qc := vecindex.CodeOf(vecindex.Quantize(q.Vector))
+	return len(db.codes.Nearest(&qc, indexFilter(q.Filter), candidateCount(q.K)))
 }

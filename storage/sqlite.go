@@ -16,6 +16,7 @@ import (
 	"github.com/mattn/go-sqlite3"
 
 	"github.com/ada-chat/ada/core"
+	"github.com/ada-chat/ada/storage/vecindex"
 )
 
 // registerVec installs sqlite-vec as an auto-extension for every SQLite
@@ -37,8 +38,9 @@ type DB struct {
 	// writeMu serialises write transactions with their code index updates.
 	writeMu sync.Mutex
 	// codes is the in-memory index of the binary codes that vector searches
-	// scan, in step with documents_codes (see codeIndex).
-	codes *codeIndex
+	// scan, in step with documents_codes (see loadCodes); nil when the store
+	// was opened WithoutSearchIndex.
+	codes *vecindex.Index
 	// docs keeps the documents searches returned lately (see docCache).
 	docs *docCache
 	// terms remembers how common keyword query terms are (see termCounts).
@@ -74,10 +76,22 @@ const (
 // Option changes how Open opens the database.
 type Option func(*options)
 
-type options struct{ sync Sync }
+type options struct {
+	sync     Sync
+	noSearch bool
+}
 
 // WithSync sets the commit durability; SyncFull when not given.
 func WithSync(s Sync) Option { return func(o *options) { o.sync = s } }
+
+// WithoutSearchIndex opens a store that is not searched: the local file
+// that keeps the bridge's state while the documents are on a Chroma server
+// (VECTORDB_URL). The in-memory vector index is neither loaded, which costs
+// a pass over every document's code at Open, nor kept: writes still keep
+// documents_codes, so the file opened later without this option finds its
+// index whole. A search that comes anyway reads SQLite alone (an exact
+// scan; a keyword search joined in SQL): the same answers, slower.
+func WithoutSearchIndex() Option { return func(o *options) { o.noSearch = true } }
 
 // dsn puts every per-connection setting in the connection string, so that
 // each pooled connection gets them (a PRAGMA run once would reach only one).
@@ -130,7 +144,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 		write.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	db := &DB{path: path, write: write, read: read, codes: newCodeIndex(), docs: newDocCache(),
+	db := &DB{path: path, write: write, read: read, docs: newDocCache(),
 		prepared: make(map[string]*sql.Stmt, len(preparedSQL)), ckpt: ckpt}
 	if err := db.Ping(ctx); err != nil {
 		db.Close()
@@ -144,9 +158,12 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 		}
 		db.prepared[q] = s
 	}
+	if o.noSearch {
+		return db, nil
+	}
 	// Loaded on the writer, before any write can be made through db, so
 	// that the index and documents_codes start from the same state.
-	if err := db.codes.load(ctx, db.write); err != nil {
+	if db.codes, err = loadCodes(ctx, db.write); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open %s: load vector codes: %w", path, err)
 	}
@@ -204,7 +221,9 @@ func (db *DB) inTx(ctx context.Context, fn func(*writeTx) error) error {
 	if err := sqlTx.Commit(); err != nil {
 		return storeErr(err)
 	}
-	db.codes.apply(tx.codes)
+	if db.codes != nil {
+		db.codes.Apply(tx.codes)
+	}
 	db.docs.forget(tx.codes)
 	db.ckpt.writerCheckpoint(db.write)
 	db.ckpt.kick()

@@ -257,8 +257,8 @@ func TestLargePutWithAnInvalidDocumentWritesNothing(t *testing.T) {
 		var n, codes int
 		db.read.QueryRowContext(ctx, "SELECT count(*) FROM documents").Scan(&n)
 		db.read.QueryRowContext(ctx, "SELECT count(*) FROM documents_codes").Scan(&codes)
-		if n != 0 || codes != 0 || db.codes.len() != 0 {
-			t.Fatalf("invalid document %d: %d documents, %d codes, %d in the index after a failed Put", bad, n, codes, db.codes.len())
+		if n != 0 || codes != 0 || db.codes.Len() != 0 {
+			t.Fatalf("invalid document %d: %d documents, %d codes, %d in the index after a failed Put", bad, n, codes, db.codes.Len())
 		}
 		checkKeywordIndex(t, db, "a failed put")
 	}

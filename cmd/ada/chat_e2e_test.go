@@ -11,6 +11,7 @@ import (
 	"github.com/ada-chat/ada/core"
 	"github.com/ada-chat/ada/core/llm/llmtest"
 	"github.com/ada-chat/ada/storage"
+	"github.com/ada-chat/ada/storage/vecindex"
 )
 
 type chatResponse struct {
@@ -502,7 +503,7 @@ func TestPromptIsEmbeddedOncePerChat(t *testing.T) {
 	}
 	for _, d := range turns {
 		want := llmtest.Vector(d.Text, core.Dim)
-		if storage.CosineDistance(d.Embedding, want) > 1e-5 {
+		if vecindex.CosineDistance(d.Embedding, want) > 1e-5 {
 			t.Fatalf("turn %q was stored with another text's vector", d.Text)
 		}
 	}

@@ -190,6 +190,11 @@ func TestMigrateStoreRoundTrip(t *testing.T) {
 	sameStore(t, src, renormalised(t, src, readStore(t, back, gone.ID)), true)
 
 	onChroma := startAda(t, "serve", env)
+	// DATA_DIR's ada.db still holds the documents copied from it, and is
+	// never searched on Chroma: it must not load a search index of them.
+	if logs := onChroma.logs.String(); !strings.Contains(logs, "db_vector_index=0") {
+		t.Errorf("the local database built a search index beside Chroma:\n%s", logs)
+	}
 	var found memoryList
 	onChroma.call("GET", "/v1/memory?search=red+Peugeot+bike", nil, &found)
 	if found.Count == 0 || found.Items[0].ID != kept.ID {

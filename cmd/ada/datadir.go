@@ -22,9 +22,10 @@ import (
 // holds its pid.
 const lockFile = "ada.lock"
 
-// openStore takes DATA_DIR for this process and opens the database in it.
-// unlock gives the directory back; call it after closing the database.
-func openStore(ctx context.Context, cfg *config.Config) (db *storage.DB, unlock func(), err error) {
+// openStore takes DATA_DIR for this process and opens the database in it,
+// with opts besides DB_SYNC's. unlock gives the directory back; call it
+// after closing the database.
+func openStore(ctx context.Context, cfg *config.Config, opts ...storage.Option) (db *storage.DB, unlock func(), err error) {
 	unlock, err = lockDataDir(cfg.DataDir)
 	if err != nil {
 		return nil, nil, err
@@ -38,7 +39,7 @@ func openStore(ctx context.Context, cfg *config.Config) (db *storage.DB, unlock 
 		unlock()
 		return nil, nil, dataDirError(cfg.DataDir, path, err)
 	}
-	db, err = storage.Open(ctx, path, storage.WithSync(storage.Sync(cfg.DBSync)))
+	db, err = storage.Open(ctx, path, append([]storage.Option{storage.WithSync(storage.Sync(cfg.DBSync))}, opts...)...)
 	if err != nil {
 		unlock()
 		return nil, nil, dataDirError(cfg.DataDir, path, err)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"math"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -95,7 +96,7 @@ func sameStore(t *testing.T, a, b storeContents, withVectors bool) {
 			t.Errorf("document %s (%s) is missing", id, want.Meta.Type)
 		case toJSON(got) != toJSON(want):
 			t.Errorf("document %s:\n got %s\nwant %s", id, toJSON(got), toJSON(want))
-		case withVectors && !slices.Equal(got.Embedding, want.Embedding):
+		case withVectors && !slices.EqualFunc(got.Embedding, want.Embedding, sameFloatBits):
 			t.Errorf("document %s: the vector differs", id)
 		}
 	}
@@ -105,6 +106,9 @@ func sameStore(t *testing.T, a, b storeContents, withVectors bool) {
 		}
 	}
 }
+
+// sameFloatBits compares floats to the bit: -0 is not 0.
+func sameFloatBits(a, b float32) bool { return math.Float32bits(a) == math.Float32bits(b) }
 
 // TestExportImportRoundTrip fills an Ada with every kind of document (the
 // persona, memories with a patch and a deletion in their history, an

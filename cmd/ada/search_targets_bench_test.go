@@ -21,6 +21,7 @@ import (
 	"github.com/ada-chat/ada/core/llm/llmtest"
 	"github.com/ada-chat/ada/storage"
 	"github.com/ada-chat/ada/storage/storagetest"
+	"github.com/ada-chat/ada/storage/vecindex"
 )
 
 // BenchmarkSearchTargets prints the table of issue 12 (search speed): memory
@@ -360,7 +361,7 @@ func adaRecall(b *testing.B, db *storage.DB, c *corpus, n, k int) float64 {
 func recallOf(c *corpus, n, qi, k int, got []int) float64 {
 	dists := make([]float64, n)
 	for i := range n {
-		dists[i] = storage.CosineDistance(c.queries[qi], c.vecs[i])
+		dists[i] = vecindex.CosineDistance(c.queries[qi], c.vecs[i])
 	}
 	sorted := slices.Clone(dists)
 	slices.Sort(sorted)

@@ -31,7 +31,8 @@ func runServices(ctx context.Context, cmd string, cfg *config.Config, log *slog.
 	if env.built != nil {
 		env.built(a.core)
 	}
-	log.Info("ada starting", "command", cmd, "version", buildVersion(), "db", cfg.DBPath(), "embedder", a.core.EmbedderName())
+	log.Info("ada starting", "command", cmd, "version", buildVersion(), "db", cfg.DBPath(), "store", backendOf(cfg),
+		"db_vector_index", a.db.VectorIndexLen(), "embedder", a.core.EmbedderName())
 
 	runAPI := cmd == "serve" || cmd == "up"
 	runBot := cmd == "bot" || (cmd == "up" && cfg.BridgeEnabled())

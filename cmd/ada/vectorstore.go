@@ -30,6 +30,18 @@ func openDocumentStore(ctx context.Context, cfg *config.Config, db *storage.DB) 
 	return chroma.Open(ctx, cfg.VectorDBURL)
 }
 
+// localStoreOptions are the options of the local SQLite database of a
+// service. With VECTORDB_URL set it keeps the bridge's state only and is
+// never searched: it loads no search index, which would cost a pass over
+// every document it still holds (those of before a migrate-store) at each
+// start.
+func localStoreOptions(cfg *config.Config) []storage.Option {
+	if cfg.VectorDBURL == "" {
+		return nil
+	}
+	return []storage.Option{storage.WithoutSearchIndex()}
+}
+
 // openEvalStore opens a new, empty store for one sample of `ada eval
 // retrieval`: a SQLite file at path, or, with VECTORDB_URL set, a database
 // of its own on the Chroma server, so that both backends are measured the

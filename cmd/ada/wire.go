@@ -103,7 +103,7 @@ func coreOptions(cfg *config.Config) core.Options {
 // openApp opens the store, checks the embedder against it, and builds core;
 // adjust, if set, may replace core's dependencies first (runEnv.deps).
 func openApp(ctx context.Context, cfg *config.Config, log *slog.Logger, adjust func(*core.Deps)) (*app, error) {
-	db, unlock, err := openStore(ctx, cfg)
+	db, unlock, err := openStore(ctx, cfg, localStoreOptions(cfg)...)
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ada-chat/ada/core"
 	"github.com/ada-chat/ada/storage"
+	"github.com/ada-chat/ada/storage/vecindex"
 )
 
 // Search returns the q.K documents of q's filter nearest to q.Vector.
@@ -41,7 +42,7 @@ func (s *Store) Search(ctx context.Context, q core.VectorQuery) ([]core.Hit, err
 	}
 	hits := make([]core.Hit, len(docs))
 	for i, d := range docs {
-		hits[i] = core.Hit{Document: d, Distance: storage.CosineDistance(q.Vector, d.Embedding)}
+		hits[i] = core.Hit{Document: d, Distance: vecindex.CosineDistance(q.Vector, d.Embedding)}
 	}
 	slices.SortFunc(hits, func(a, b core.Hit) int { return cmp.Or(cmp.Compare(a.Distance, b.Distance), cmp.Compare(a.ID, b.ID)) })
 	return hits[:min(q.K, len(hits))], nil

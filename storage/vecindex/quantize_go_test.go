@@ -1,13 +1,13 @@
-package storage
+package vecindex
 
 import "math"
 
-// The Go version of quantize: production quantises in C (quantize_c.go),
+// The Go version of Quantize: production quantises in C (quantize_c.go),
 // which GCC vectorises. This one is kept beside the textbook reference in
 // quantize_test.go to prove that all three give the same codes to the bit,
 // and for BenchmarkQuantize's comparison.
 
-// quantizeGo is quantize in Go, the same codes, several times slower than
+// quantizeGo is Quantize in Go, the same codes, several times slower than
 // the C version (BenchmarkQuantize).
 func quantizeGo(v []float32) []byte {
 	code := make([]byte, codeBits/8)
@@ -52,7 +52,7 @@ func positive(x float32) uint32 {
 // at a time (radix 4), so that each component is read and written half as
 // often; every component goes through the same additions, in the same
 // order, as in the textbook transform, so the result is the same to the
-// bit (the codes in documents_codes depend on it).
+// bit (the stored codes depend on it).
 func hadamard(a []float32) {
 	n := len(a)
 	h := 1

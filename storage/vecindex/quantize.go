@@ -1,21 +1,4 @@
-package storage
-
-import "math"
-
-// CosineDistance is 1 − cosine similarity; 1 when either vector is zero.
-func CosineDistance(a, b []float32) float64 {
-	var dot, na, nb float64
-	for i := range a {
-		x, y := float64(a[i]), float64(b[i])
-		dot += x * y
-		na += x * x
-		nb += y * y
-	}
-	if na == 0 || nb == 0 {
-		return 1
-	}
-	return 1 - dot/math.Sqrt(na*nb)
-}
+package vecindex
 
 // The binary code of a vector. The sign bits of the raw components would be
 // a poor code for the vectors Ada stores: the hash embedder's are sparse
@@ -30,12 +13,15 @@ func CosineDistance(a, b []float32) float64 {
 // independent rotations; more bits make the estimate finer, and fewer
 // candidates are needed for the same recall (make bench measures this).
 // The signs come from a fixed seed: changing any of this means changing
-// re-quantising every stored code (documents_codes).
+// re-quantising every stored code (the store's durable copy).
 const (
 	rotSize    = 1024 // core.Dim rounded up to a power of two
 	rotRounds  = 3
 	codeBlocks = 2
-	codeBits   = codeBlocks * rotSize // documents_codes.code holds codeBits/8 bytes
+	codeBits   = codeBlocks * rotSize
+	// CodeBytes is the length of a code as Quantize returns it (and as
+	// the store keeps it).
+	CodeBytes = codeBits / 8
 )
 
 var rotSigns = func() (s [codeBlocks][rotRounds][rotSize]float32) {
@@ -54,5 +40,5 @@ var rotSigns = func() (s [codeBlocks][rotRounds][rotSize]float32) {
 	return s
 }()
 
-// quantize returns the codeBits-bit code of v (in C: quantize_c.go).
-func quantize(v []float32) []byte { return quantizeC(v) }
+// Quantize returns the codeBits-bit code of v (in C: quantize_c.go).
+func Quantize(v []float32) []byte { return quantizeC(v) }

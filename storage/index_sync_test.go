@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -14,43 +13,17 @@ import (
 
 	"github.com/ada-chat/ada/core"
 	"github.com/ada-chat/ada/core/embed"
+	"github.com/ada-chat/ada/storage/vecindex"
 )
 
-// indexRow is what the code index holds about a row.
-type indexRow struct {
-	typ, scope, conv string
-	code             code
-}
-
-func (x *codeIndex) snapshot() map[int64]indexRow {
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	names := make(map[uint32]string, len(x.names))
-	for s, id := range x.names {
-		names[id] = s
+// indexRows is what x holds, by rowid, after its own consistency checks.
+func indexRows(t *testing.T, x *vecindex.Index) map[int64]vecindex.Row {
+	t.Helper()
+	rows, err := x.Rows()
+	if err != nil {
+		t.Fatal(err)
 	}
-	out := make(map[int64]indexRow, x.rows)
-	for si, s := range x.segs {
-		if x.bySegment[s.key] != int32(si) {
-			panic(fmt.Sprintf("segment %d is not where its key says", si))
-		}
-		if len(s.heads) != len(s.rowids) || len(s.codes) != len(s.rowids) || len(s.scopes) != len(s.rowids) {
-			panic(fmt.Sprintf("segment %d: slices of different lengths", si))
-		}
-		for i, r := range s.rowids {
-			if x.pos[r] != (rowRef{int32(si), int32(i)}) {
-				panic(fmt.Sprintf("rowid %d at %d/%d, pos says %v", r, si, i, x.pos[r]))
-			}
-			if s.heads[i] != [headWords]uint64(s.codes[i][:headWords]) {
-				panic(fmt.Sprintf("rowid %d: head is not its code's", r))
-			}
-			out[r] = indexRow{names[s.key.typ], names[s.scopes[i]], names[s.key.conv], s.codes[i]}
-		}
-	}
-	if len(x.pos) != len(out) || x.rows != len(out) {
-		panic(fmt.Sprintf("pos has %d rows, rows says %d, segments hold %d", len(x.pos), x.rows, len(out)))
-	}
-	return out
+	return rows
 }
 
 // checkIndex: the in-memory index holds exactly documents_codes, and vector
@@ -59,17 +32,17 @@ func (x *codeIndex) snapshot() map[int64]indexRow {
 func checkIndex(t *testing.T, db *DB, queries []string) {
 	t.Helper()
 	ctx := context.Background()
-	fresh := newCodeIndex()
-	if err := fresh.load(ctx, db.read); err != nil {
+	fresh, err := loadCodes(ctx, db.read)
+	if err != nil {
 		t.Fatal(err)
 	}
-	got, want := db.codes.snapshot(), fresh.snapshot()
+	got, want := indexRows(t, db.codes), indexRows(t, fresh)
 	if len(got) != len(want) {
 		t.Fatalf("index holds %d codes, documents_codes %d", len(got), len(want))
 	}
 	for r, w := range want {
 		if got[r] != w {
-			t.Fatalf("rowid %d: index %+v, documents_codes %+v", r, got[r].typ, w.typ)
+			t.Fatalf("rowid %d: index %+v, documents_codes %+v", r, got[r].Type, w.Type)
 		}
 	}
 	var docs int
@@ -81,10 +54,10 @@ func checkIndex(t *testing.T, db *DB, queries []string) {
 		{ConversationID: core.NewConversationID()}}
 	convs := map[string]bool{}
 	for _, r := range want {
-		if r.conv != "" && !convs[r.conv] {
-			convs[r.conv] = true
-			filters = append(filters, core.Filter{ConversationID: r.conv}, core.Filter{Type: core.DocTurn, ConversationID: r.conv},
-				core.Filter{Type: core.DocMemory, ConversationID: r.conv, Scopes: []string{core.ScopeGlobal}})
+		if r.Conversation != "" && !convs[r.Conversation] {
+			convs[r.Conversation] = true
+			filters = append(filters, core.Filter{ConversationID: r.Conversation}, core.Filter{Type: core.DocTurn, ConversationID: r.Conversation},
+				core.Filter{Type: core.DocMemory, ConversationID: r.Conversation, Scopes: []string{core.ScopeGlobal}})
 		}
 	}
 	for _, text := range queries {
@@ -224,7 +197,7 @@ func TestCodeIndexIgnoresRolledBackWrites(t *testing.T) {
 	if err := db.Put(ctx, a, b); err != nil {
 		t.Fatal(err)
 	}
-	before := db.codes.snapshot()
+	before := indexRows(t, db.codes)
 	failed := errors.New("failed half-way")
 	b.Embedding = embed.HashVector("Sam likes pie")
 	put := encodeAll(t, []core.Document{b, memoryDoc("Sam likes biscuits", core.ScopeGlobal, 3)})
@@ -245,7 +218,7 @@ func TestCodeIndexIgnoresRolledBackWrites(t *testing.T) {
 	if !errors.Is(err, failed) {
 		t.Fatalf("err = %v", err)
 	}
-	after := db.codes.snapshot()
+	after := indexRows(t, db.codes)
 	if len(after) != len(before) {
 		t.Fatalf("index has %d codes after a rollback, %d before", len(after), len(before))
 	}
@@ -283,14 +256,14 @@ func TestCodeIndexReloadsOnOpen(t *testing.T) {
 	if err := db.Delete(ctx, docs[3].ID, core.DocMemory); err != nil {
 		t.Fatal(err)
 	}
-	want := db.codes.snapshot()
+	want := indexRows(t, db.codes)
 	db.Close()
 	db, err = Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	got := db.codes.snapshot()
+	got := indexRows(t, db.codes)
 	if len(got) != len(want) || len(got) != 29 {
 		t.Fatalf("reopened index has %d codes, want %d", len(got), len(want))
 	}
@@ -355,105 +328,7 @@ func TestCodeIndexConcurrentSearchAndWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkIndex(t, db, []string{"writer 1 fact 7"})
-	if n := db.codes.len(); n != 2*(40-14) {
+	if n := db.codes.Len(); n != 2*(40-14) {
 		t.Fatalf("%d codes, want %d", n, 2*(40-14))
-	}
-}
-
-// The candidates do not depend on the order of the scan: of equally near
-// codes, the lower rowids are kept, however the rows were written, moved
-// and deleted.
-func TestCodeIndexTiesGoToTheLowerRowid(t *testing.T) {
-	rng := rand.New(rand.NewPCG(7, 8))
-	near := codeOf(quantize(randomUnit(rng)))
-	far := near
-	for w := range far {
-		far[w] = ^far[w]
-	}
-	x := newCodeIndex()
-	var ops []codeOp
-	for _, r := range rng.Perm(300) {
-		c := far
-		if r%3 == 0 {
-			c = near // 100 ties at distance 0
-		}
-		ops = append(ops, codeOp{rowid: int64(r + 1), typ: string(core.DocMemory), scope: core.ScopeGlobal, code: c})
-	}
-	x.apply(ops)
-	// Some moved (replaced by their own row, into another segment and back)
-	// and some deleted and written again.
-	var moves []codeOp
-	for r := int64(1); r <= 300; r += 7 {
-		moves = append(moves, codeOp{del: true, rowid: r}, codeOp{rowid: r, typ: string(core.DocTurn), scope: core.ScopeGlobal, code: near})
-	}
-	x.apply(moves)
-	for i := range moves {
-		if !moves[i].del {
-			moves[i].typ = string(core.DocMemory)
-			if (moves[i].rowid-1)%3 != 0 {
-				moves[i].code = far
-			}
-		}
-	}
-	x.apply(moves)
-	got := x.nearest(&near, codeFilter{Type: core.DocMemory}, 10)
-	slices.Sort(got)
-	want := []int64{1, 4, 7, 10, 13, 16, 19, 22, 25, 28}
-	if !slices.Equal(got, want) {
-		t.Fatalf("nearest 10 of 100 ties: %v, want %v", got, want)
-	}
-}
-
-// BenchmarkCodeScanFiltered measures the in-memory scan of a chat's vector
-// searches over 100k codes laid out like a chat store's: a tenth memories,
-// the rest turns in conversations of 100.
-func BenchmarkCodeScanFiltered(b *testing.B) {
-	x := newCodeIndex()
-	rng := rand.New(rand.NewPCG(5, 6))
-	ops := make([]codeOp, 100_000)
-	conv := ""
-	for i := range ops {
-		ops[i] = codeOp{rowid: int64(i + 1), typ: string(core.DocMemory), scope: core.ScopeGlobal}
-		if i%10 != 0 {
-			if i%100 == 1 {
-				conv = core.NewConversationID()
-			}
-			ops[i].typ, ops[i].conversationID = string(core.DocTurn), conv
-		}
-		ops[i].code = codeOf(quantize(randomUnit(rng)))
-	}
-	x.apply(ops)
-	q := codeOf(quantize(randomUnit(rng)))
-	for _, f := range []struct {
-		name string
-		f    codeFilter
-	}{
-		{"memories", codeFilter{Type: core.DocMemory, Scopes: []string{core.ScopeGlobal}}},
-		{"turns-of-a-conversation", codeFilter{Type: core.DocTurn, ConversationID: conv}},
-		{"summaries-of-a-conversation", codeFilter{Type: core.DocSummary, ConversationID: conv}},
-		{"all", codeFilter{}},
-	} {
-		b.Run(f.name, func(b *testing.B) {
-			for b.Loop() {
-				x.nearest(&q, f.f, minCandidates)
-			}
-		})
-	}
-}
-
-// BenchmarkCodeScan measures the in-memory scan alone over 100k codes.
-func BenchmarkCodeScan(b *testing.B) {
-	x := newCodeIndex()
-	rng := rand.New(rand.NewPCG(5, 6))
-	ops := make([]codeOp, 100_000)
-	for i := range ops {
-		ops[i] = codeOp{rowid: int64(i + 1), typ: string(core.DocMemory), scope: core.ScopeGlobal}
-		ops[i].code = codeOf(quantize(randomUnit(rng)))
-	}
-	x.apply(ops)
-	q := codeOf(quantize(randomUnit(rng)))
-	f := codeFilter{Type: core.DocMemory, Scopes: []string{core.ScopeGlobal}}
-	for b.Loop() {
-		x.nearest(&q, f, minCandidates)
 	}
 }

@@ -1,8 +1,7 @@
-package storage
+package vecindex
 
 import (
 	"bytes"
-	"encoding/binary"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -11,7 +10,7 @@ import (
 )
 
 // The codes are stored (documents_codes) and compared with the codes of new
-// queries: quantize must give, to the bit, what the textbook version below
+// queries: Quantize must give, to the bit, what the textbook version below
 // (one Walsh–Hadamard level at a time, a branch per bit) gives.
 func TestQuantizeMatchesTheReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
@@ -33,7 +32,7 @@ func TestQuantizeMatchesTheReference(t *testing.T) {
 	}
 	for i, v := range vecs {
 		want := quantizeReference(v)
-		if got := quantize(v); !bytes.Equal(got, want) {
+		if got := Quantize(v); !bytes.Equal(got, want) {
 			t.Fatalf("vector %d: code differs from the reference", i)
 		}
 		if got := quantizeGo(v); !bytes.Equal(got, want) {
@@ -56,7 +55,7 @@ func TestPositive(t *testing.T) {
 }
 
 func quantizeReference(v []float32) []byte {
-	code := make([]byte, codeBits/8)
+	code := make([]byte, CodeBytes)
 	var a [rotSize]float32
 	for b := range codeBlocks {
 		clear(a[:])
@@ -94,28 +93,5 @@ func hadamardReference(a []float32) {
 				x[j], y[j] = x[j]+y[j], x[j]-y[j]
 			}
 		}
-	}
-}
-
-// The embedding column holds little-endian float32s, whatever the machine.
-func TestEncodeFloatsIsLittleEndian(t *testing.T) {
-	v := []float32{1, -2.5, float32(math.Inf(1)), 0, float32(math.Copysign(0, -1)), 3.4e38, 1e-45}
-	b := encodeFloats(v)
-	if len(b) != 4*len(v) {
-		t.Fatalf("%d bytes for %d floats", len(b), len(v))
-	}
-	for i, x := range v {
-		if got := binary.LittleEndian.Uint32(b[4*i:]); got != math.Float32bits(x) {
-			t.Errorf("float %d: bytes %08x, want %08x", i, got, math.Float32bits(x))
-		}
-	}
-	back := decodeFloats(b)
-	for i := range v {
-		if math.Float32bits(back[i]) != math.Float32bits(v[i]) {
-			t.Errorf("float %d: decoded %v, want %v", i, back[i], v[i])
-		}
-	}
-	if len(encodeFloats(nil)) != 0 || len(decodeFloats(nil)) != 0 {
-		t.Error("an empty vector must encode and decode as empty")
 	}
 }

@@ -1,6 +1,6 @@
-package storage
+package vecindex
 
-// The rotations of quantize in C: GCC vectorises the transforms' additions
+// The rotations of Quantize in C: GCC vectorises the transforms' additions
 // (AVX2 where the CPU has it, chosen at run time on x86-64 with glibc),
 // which Go does not; a
 // code then costs about a fifth of the Go version's time. The operations
@@ -86,11 +86,11 @@ import "unsafe"
 func init() {
 	// The C code's sizes are the Go code's.
 	if rotSize != 1024 || rotRounds != 3 || codeBlocks != 2 {
-		panic("storage: quantize_c.go's sizes differ from quantize.go's")
+		panic("vecindex: quantize_c.go's sizes differ from quantize.go's")
 	}
 }
 
-// quantizeC is quantize, in C.
+// quantizeC is Quantize, in C.
 func quantizeC(v []float32) []byte {
 	code := make([]byte, codeBits/8)
 	n := min(len(v), rotSize)

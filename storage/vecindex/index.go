@@ -1,0 +1,174 @@
+package vecindex
+
+import (
+	"fmt"
+	"sync"
+)
+
+// Index holds every document's binary code in memory, with the fields a
+// vector search filters on, so that a search scans the codes with popcounts
+// instead of running sqlite-vec's KNN (whose top-k selection is O(n·k)) on a
+// connection with a warm page cache. The store loads it from its durable
+// copy of the codes (Load) and gives it every committed write (Apply): its
+// write transactions record their changes and hand them over only after the
+// commit, so a rolled-back transaction leaves the index untouched.
+//
+// The rows are kept in segments, one per type and conversation, each in
+// dense parallel slices; a deletion moves the segment's last row into the
+// hole. A search filtered by type or conversation scans only the segments
+// within the filter, each contiguous in memory: the recall of one
+// conversation's turns reads its turns alone, and a memory search the
+// memories alone, not every tenth row of the whole store. The scan is
+// bound by memory bandwidth (100k codes are 25 MB), so each code's first
+// 512 bits are also kept apart, in heads (6.4 MB for 100k): a search picks
+// about prefilterFactor times its candidates by the heads' distance, then
+// the candidates by the whole codes' distance. That reads a fraction of the
+// memory of one pass over the whole codes, and recall@10 after rescoring
+// stays as it was (make bench; the README's performance notes).
+type Index struct {
+	mu sync.RWMutex
+	// segs are the segments, found by their key in bySegment; an emptied
+	// segment stays, to be filled again.
+	segs      []*codeSegment
+	bySegment map[segmentKey]int32
+	pos       map[int64]rowRef
+	rows      int
+	// names interns the types, scopes and conversation ids: a scan compares
+	// small integers. It only grows (a few bytes per distinct string).
+	names map[string]uint32
+}
+
+// segmentKey is a segment's type and conversation id ("" is a conversation
+// id like any other), interned.
+type segmentKey struct{ typ, conv uint32 }
+
+// codeSegment holds the rows of one type and conversation.
+type codeSegment struct {
+	key    segmentKey
+	heads  [][headWords]uint64
+	codes  []Code
+	rowids []int64
+	scopes []uint32 // interned
+}
+
+// rowRef is where a row is: its segment and its index in it.
+type rowRef struct{ seg, i int32 }
+
+// Op is one change to the index: a row to insert (or replace), or (Del) to
+// delete.
+type Op struct {
+	Del          bool
+	Rowid        int64
+	Type, Scope  string
+	Conversation string
+	Code         Code
+}
+
+// New returns an empty index.
+func New() *Index {
+	return &Index{bySegment: make(map[segmentKey]int32), pos: make(map[int64]rowRef), names: make(map[string]uint32)}
+}
+
+func (x *Index) intern(s string) uint32 {
+	id, ok := x.names[s]
+	if !ok {
+		id = uint32(len(x.names))
+		x.names[s] = id
+	}
+	return id
+}
+
+// Apply makes ops, in order, under the write lock.
+func (x *Index) Apply(ops []Op) {
+	if len(ops) == 0 {
+		return
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for i := range ops {
+		x.applyOne(&ops[i])
+	}
+}
+
+func (x *Index) applyOne(op *Op) {
+	if ref, ok := x.pos[op.Rowid]; ok {
+		// Deleted, or replaced (reindex, or a new type or scope).
+		s, i := x.segs[ref.seg], int(ref.i)
+		last := len(s.rowids) - 1
+		if i != last {
+			s.heads[i], s.codes[i], s.rowids[i], s.scopes[i] = s.heads[last], s.codes[last], s.rowids[last], s.scopes[last]
+			x.pos[s.rowids[i]] = ref
+		}
+		s.heads, s.codes, s.rowids, s.scopes = s.heads[:last], s.codes[:last], s.rowids[:last], s.scopes[:last]
+		delete(x.pos, op.Rowid)
+		x.rows--
+	}
+	if op.Del {
+		return
+	}
+	x.add(op.Rowid, segmentKey{x.intern(op.Type), x.intern(op.Conversation)}, x.intern(op.Scope), &op.Code)
+}
+
+// add appends a row to the segment of key. x.mu must be held for writing.
+func (x *Index) add(rowid int64, key segmentKey, scope uint32, c *Code) {
+	si, ok := x.bySegment[key]
+	if !ok {
+		si = int32(len(x.segs))
+		x.segs = append(x.segs, &codeSegment{key: key})
+		x.bySegment[key] = si
+	}
+	s := x.segs[si]
+	x.pos[rowid] = rowRef{si, int32(len(s.rowids))}
+	s.heads = append(s.heads, [headWords]uint64(c[:headWords]))
+	s.codes = append(s.codes, *c)
+	s.rowids = append(s.rowids, rowid)
+	s.scopes = append(s.scopes, scope)
+	x.rows++
+}
+
+// Len is the number of codes held.
+func (x *Index) Len() int {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.rows
+}
+
+// RawRow is one row of the codes' durable copy as Load reads it: its bytes
+// need only last until the next row is read.
+type RawRow struct {
+	Rowid                     int64
+	Type, Scope, Conversation []byte
+	Code                      []byte
+}
+
+// Load replaces what the index holds with the rows next reads, until it
+// reports no more (false) or fails; n, the number of rows expected, sizes
+// the index. It holds the write lock throughout. The strings are interned
+// and the code copied, so nothing is allocated per row.
+func (x *Index) Load(n int, next func(*RawRow) (bool, error)) error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.segs, x.bySegment, x.rows = nil, make(map[segmentKey]int32), 0
+	x.pos = make(map[int64]rowRef, n)
+	var r RawRow
+	for {
+		ok, err := next(&r)
+		if err != nil || !ok {
+			return err
+		}
+		if len(r.Code) != CodeBytes {
+			return fmt.Errorf("row %d: code of %d bytes, want %d", r.Rowid, len(r.Code), CodeBytes)
+		}
+		c := CodeOf(r.Code)
+		x.add(r.Rowid, segmentKey{x.internBytes(r.Type), x.internBytes(r.Conversation)}, x.internBytes(r.Scope), &c)
+	}
+}
+
+// internBytes is intern for a string held in b, without copying it when
+// it is already known.
+func (x *Index) internBytes(b []byte) uint32 {
+	if id, ok := x.names[string(b)]; ok {
+		return id
+	}
+	return x.intern(string(b))
+}

@@ -1,0 +1,138 @@
+package vecindex
+
+import (
+	"container/heap"
+	"math/bits"
+	"sync"
+)
+
+// Nearest returns the rowids of the (at most) n codes within f nearest to
+// q in Hamming distance, ties by rowid.
+func (x *Index) Nearest(q *Code, f Filter, n int) []int64 {
+	if n <= 0 {
+		return nil
+	}
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	rf, ok := x.resolve(f)
+	if !ok {
+		return nil
+	}
+	var segsBuf [8]*codeSegment
+	segs := x.segments(rf, segsBuf[:0])
+	rows := 0
+	for _, s := range segs {
+		rows += len(s.rowids)
+	}
+	// First stage: the (about) m nearest by the heads' distance, chosen
+	// by a histogram of the distances rather than a heap, which would take
+	// most rows early in a scan.
+	m := n * prefilterFactor
+	dp := headDists.Get().(*[]uint16)
+	defer headDists.Put(dp)
+	if cap(*dp) < rows {
+		*dp = make([]uint16, rows)
+	}
+	dists := (*dp)[:rows]
+	var hist [headWords*64 + 2]int
+	const skip = headWords*64 + 1
+	off := 0
+	for _, s := range segs {
+		d := dists[off : off+len(s.heads)]
+		off += len(s.heads)
+		for i := range s.heads {
+			if !rf.holdsScope(s.scopes[i]) {
+				d[i] = skip
+				continue
+			}
+			c := &s.heads[i]
+			dist := 0
+			for w := range c {
+				dist += bits.OnesCount64(c[w] ^ q[w])
+			}
+			d[i] = uint16(dist)
+			hist[dist]++
+		}
+	}
+	limit, kept := 0, 0 // rows at distances up to limit are kept
+	for limit = 0; limit < skip-1; limit++ {
+		if kept += hist[limit]; kept >= m {
+			break
+		}
+	}
+	// Second stage: the n nearest of those by the whole codes' distance.
+	top := make(codeHeap, 0, n)
+	worst := codeCand{distance: codeBits + 1}
+	off = 0
+	for _, s := range segs {
+		d := dists[off : off+len(s.heads)]
+		off += len(s.heads)
+		for i, hd := range d {
+			if int(hd) > limit {
+				continue
+			}
+			code := &s.codes[i]
+			dist := 0
+			for w := range code {
+				dist += bits.OnesCount64(code[w] ^ q[w])
+			}
+			worst = top.offer(codeCand{dist, s.rowids[i]}, n, worst)
+		}
+	}
+	out := make([]int64, len(top))
+	for i, c := range top {
+		out[i] = c.rowid
+	}
+	return out
+}
+
+// prefilterFactor is how many rows per candidate the first stage of a scan
+// keeps (see Index).
+const prefilterFactor = 32
+
+// headDists holds the first stage's distances, one per row, between scans.
+var headDists = sync.Pool{New: func() any { return new([]uint16) }}
+
+// offer adds c to h if h holds fewer than n or c beats its worst, and
+// returns the candidate a candidate must now beat. A tie goes to the lower
+// rowid, so the candidates do not depend on the order of the scan.
+func (h *codeHeap) offer(c codeCand, n int, worst codeCand) codeCand {
+	if !c.before(worst) {
+		return worst
+	}
+	if len(*h) < n {
+		heap.Push(h, c)
+		if len(*h) < n {
+			return worst
+		}
+	} else {
+		(*h)[0] = c
+		heap.Fix(h, 0)
+	}
+	return (*h)[0]
+}
+
+type codeCand struct {
+	distance int
+	rowid    int64
+}
+
+// before orders candidates nearest first, ties by rowid.
+func (c codeCand) before(d codeCand) bool {
+	return c.distance < d.distance || c.distance == d.distance && c.rowid < d.rowid
+}
+
+// codeHeap is a max-heap on (distance, rowid): its root is the worst kept
+// candidate.
+type codeHeap []codeCand
+
+func (h codeHeap) Len() int           { return len(h) }
+func (h codeHeap) Less(i, j int) bool { return h[j].before(h[i]) }
+func (h codeHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *codeHeap) Push(x any)        { *h = append(*h, x.(codeCand)) }
+func (h *codeHeap) Pop() any {
+	old := *h
+	c := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return c
+}

@@ -1,0 +1,44 @@
+package vecindex
+
+import "fmt"
+
+// Row is what the index holds about a row.
+type Row struct {
+	Type, Scope, Conversation string
+	Code                      Code
+}
+
+// Rows returns every row held, by rowid, after checking the index's own
+// bookkeeping (segments, positions, heads), so that a test can hold the
+// index against the store's durable copy of the codes (an index loaded
+// afresh from it).
+func (x *Index) Rows() (map[int64]Row, error) {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	names := make(map[uint32]string, len(x.names))
+	for s, id := range x.names {
+		names[id] = s
+	}
+	out := make(map[int64]Row, x.rows)
+	for si, s := range x.segs {
+		if x.bySegment[s.key] != int32(si) {
+			return nil, fmt.Errorf("segment %d is not where its key says", si)
+		}
+		if len(s.heads) != len(s.rowids) || len(s.codes) != len(s.rowids) || len(s.scopes) != len(s.rowids) {
+			return nil, fmt.Errorf("segment %d: slices of different lengths", si)
+		}
+		for i, r := range s.rowids {
+			if x.pos[r] != (rowRef{int32(si), int32(i)}) {
+				return nil, fmt.Errorf("rowid %d at %d/%d, pos says %v", r, si, i, x.pos[r])
+			}
+			if s.heads[i] != [headWords]uint64(s.codes[i][:headWords]) {
+				return nil, fmt.Errorf("rowid %d: head is not its code's", r)
+			}
+			out[r] = Row{names[s.key.typ], names[s.scopes[i]], names[s.key.conv], s.codes[i]}
+		}
+	}
+	if len(x.pos) != len(out) || x.rows != len(out) {
+		return nil, fmt.Errorf("pos has %d rows, rows says %d, segments hold %d", len(x.pos), x.rows, len(out))
+	}
+	return out, nil
+}
