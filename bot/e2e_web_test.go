@@ -57,7 +57,8 @@ func TestWebLink(t *testing.T) {
 	dm := invite.RoomID
 	alice.Join(dm)
 	msg := alice.Wait("the link in the direct chat", bottest.MessageFrom(dm, acct.UserID, event.MsgNotice))
-	token := regexp.MustCompile(regexp.QuoteMeta(public+"/ui/login/") + `([A-Za-z0-9_-]{43})\b`).FindStringSubmatch(msg.Content.AsMessage().Body)
+	linkToken := regexp.MustCompile(regexp.QuoteMeta(public+"/ui/login/") + `([A-Za-z0-9_-]{43})\b`)
+	token := linkToken.FindStringSubmatch(msg.Content.AsMessage().Body)
 	if token == nil {
 		t.Fatalf("no %s/ui/login/<token> link in the direct message: %q", public, msg.Content.AsMessage().Body)
 	}
@@ -78,6 +79,42 @@ func TestWebLink(t *testing.T) {
 	}
 	if strings.Contains(env.logs.String(), token[1]) {
 		t.Error("the token is in the bridge's log")
+	}
+
+	// A second link reuses the direct chat; one a minute; `!ada forget me`
+	// withdraws the member's links; in the direct chat the link is the
+	// reply itself.
+	command := func(room id.RoomID, text string) *event.Event {
+		t.Helper()
+		asked := alice.Say(room, text)
+		return alice.Wait("the reply to "+text, bottest.ReplyTo(acct.UserID, asked, event.MsgNotice))
+	}
+	command(room, "!ada web")
+	second := alice.Wait("a second link in the same direct chat", func(e *event.Event) bool {
+		return bottest.MessageFrom(dm, acct.UserID, event.MsgNotice)(e) && !strings.Contains(e.Content.AsMessage().Body, token[1])
+	})
+	if got := command(room, "!ada web").Content.AsMessage().Body; !strings.Contains(got, "less than a minute ago") {
+		t.Errorf("a third link within a minute: %q", got)
+	}
+	command(room, "!ada forget me")
+	secondToken := linkToken.FindStringSubmatch(second.Content.AsMessage().Body)
+	if secondToken == nil {
+		t.Fatalf("no link in the second direct message: %q", second.Content.AsMessage().Body)
+	}
+	if _, err := env.bot.Redeem(ctx, secondToken[1]); core.KindOf(err) != core.KindNotFound {
+		t.Errorf("a link outlived forget me: %v", err)
+	}
+	if got := command(dm, "!ada web").Content.AsMessage().Body; linkToken.FindStringSubmatch(got) == nil {
+		t.Errorf("in the direct chat the link should be the reply: %q", got)
+	}
+	invites := map[id.RoomID]bool{} // an invite is seen as one and again in the joined room
+	for _, e := range alice.Find(func(e *event.Event) bool {
+		return e.Type == event.StateMember && e.Sender == acct.UserID && e.Content.AsMember().Membership == event.MembershipInvite
+	}) {
+		invites[e.RoomID] = true
+	}
+	if len(invites) != 1 {
+		t.Errorf("Ada invited alice to %d rooms, want one direct chat", len(invites))
 	}
 
 	inRoom := func(user id.UserID) bool {
