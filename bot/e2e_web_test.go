@@ -80,6 +80,9 @@ func TestWebLink(t *testing.T) {
 	if strings.Contains(env.logs.String(), token[1]) {
 		t.Error("the token is in the bridge's log")
 	}
+	if n := env.count(`SELECT count(*) FROM bridge_messages WHERE instr(text, ?) > 0`, token[1]); n != 0 {
+		t.Errorf("the link is stored as room context %d times", n)
+	}
 
 	// A second link reuses the direct chat; one a minute; `!ada forget me`
 	// withdraws the member's links; in the direct chat the link is the

@@ -62,7 +62,7 @@ func (w *webLinks) cmdWeb(ctx context.Context, c *commandEvent) (string, error) 
 	if !ok {
 		return fmt.Sprintf("I sent you a link less than a minute ago; it works for %d minutes. Ask again in a minute if it did not arrive.", int(webLinkTTL.Minutes())), nil
 	}
-	if w.mx.isDM(ctx, c.evt.RoomID) {
+	if w.closedDM(ctx, c.evt.RoomID) {
 		sent, err := w.mx.sendSecret(ctx, c.evt.RoomID, w.linkMessage(token, c.evt))
 		if err != nil {
 			w.withdraw(ctx, token)
@@ -77,14 +77,26 @@ func (w *webLinks) cmdWeb(ctx context.Context, c *commandEvent) (string, error) 
 		return "", err
 	}
 	// The command's context ends with its job; the send keeps its logger.
+	undelivered := func(ctx context.Context) { w.withdraw(ctx, token) }
 	w.queue.Enqueue(dm, roomqueue.Job{Name: "web-link", Ctx: context.WithoutCancel(ctx), Run: func(ctx context.Context) error {
 		if _, err := w.mx.sendSecret(ctx, dm, w.linkMessage(token, nil)); err != nil {
 			w.withdraw(ctx, token)
 			return fmt.Errorf("send the memory page link by direct message: %w", err)
 		}
 		return nil
-	}})
+	}, OnDrop: undelivered, OnStop: undelivered})
 	return fmt.Sprintf("📬 I sent you a one-time link to the memory page by direct message (it works once, for %d minutes).", int(webLinkTTL.Minutes())), nil
+}
+
+// closedDM reports a direct chat (Ada and one member, isDM) that nobody
+// else can join without an invitation: there the link may be the reply, as
+// a later member cannot read it in the history while it works.
+func (w *webLinks) closedDM(ctx context.Context, room id.RoomID) bool {
+	if !w.mx.isDM(ctx, room) {
+		return false
+	}
+	jr, err := w.mx.cli.StateStore.GetJoinRules(ctx, room)
+	return err == nil && jr != nil && (jr.JoinRule == event.JoinRuleInvite || jr.JoinRule == event.JoinRulePrivate)
 }
 
 // linkMessage is the direct message holding the link; a reply to the
