@@ -119,9 +119,10 @@ func (w *webLinks) linkMessage(token string, replyTo *event.Event) *event.Messag
 }
 
 // withdraw drops a token that did not reach its member, so that it cannot
-// be used and the member may ask again at once.
+// be used and the member may ask again at once; also when the send failed
+// because the bridge is stopping.
 func (w *webLinks) withdraw(ctx context.Context, token string) {
-	if err := w.bridge.DropWebLogin(ctx, token); err != nil {
+	if err := w.bridge.DropWebLogin(context.WithoutCancel(ctx), token); err != nil {
 		logFrom(ctx, w.log).Error("could not withdraw an undelivered memory page link", "error", err)
 	}
 }

@@ -8,6 +8,13 @@ import (
 	"github.com/ada-chat/ada/config"
 )
 
+// apiserver/ui.Members as that package declares it (bot may not
+// import apiserver): *Bot must keep satisfying it.
+var _ interface {
+	Redeem(ctx context.Context, token string) (userID string, err error)
+	JoinedRooms(ctx context.Context, userID string) ([]string, error)
+} = (*Bot)(nil)
+
 // TestWebWithoutPage: a bridge that does not serve the memory page (`ada
 // bot` alone) says where the page runs instead of sending a link; `!ada
 // help` lists `!ada web`; PUBLIC_URL reaches the bridge's options.
