@@ -138,7 +138,8 @@ func (b *Bot) build() {
 			linkReplies(ctx, b.bridge, log, q, []id.EventID{reply}, now())
 		}}, observe: b.deps.Observer, now: now, log: log}
 	cmds := &commands{mx: mx, backend: backend, bridge: b.bridge, window: win, rooms: b.rooms, opts: opts,
-		health: answers.health, waiting: answers.waiting, settings: settings, quota: quota, now: now, log: log}
+		health: answers.health, waiting: answers.waiting, settings: settings, quota: quota, now: now, log: log,
+		web: &webLinks{mx: mx, bridge: b.bridge, publicURL: opts.PublicURL, pageServed: opts.WebPage, now: now, log: log}}
 	cmds.table = cmds.commandTable()
 	b.forget = &forgetting{mx: mx, backend: backend, bridge: b.bridge, window: win, rooms: b.rooms, retention: b.deps.Retention,
 		retentionDays: opts.RetentionDays, purgeOnLeave: opts.PurgeOnLeave, observe: b.deps.Observer, now: now, log: log}
@@ -176,7 +177,7 @@ func (b *Bot) Run(ctx context.Context) (err error) {
 	b.setStatus(StateRunning, nil)
 	accepted := &roomqueue.Work{}
 	b.queue = roomqueue.New(work, maxParallelJobs, b.log, accepted)
-	b.answers.queue, b.forget.pending.queue = b.queue, b.queue
+	b.answers.queue, b.forget.pending.queue, b.messages.cmds.web.queue = b.queue, b.queue, b.queue
 	b.answers.lines = roomqueue.New(work, maxParallelJobs, b.log, accepted)
 	b.registerHandlers()
 

@@ -42,8 +42,10 @@ type commands struct {
 	// their quotas (!ada status).
 	settings *roomSettings
 	quota    *quotas
-	now      func() time.Time
-	log      *slog.Logger
+	// web sends the links to the memory page (`!ada web`, web.go).
+	web *webLinks
+	now func() time.Time
+	log *slog.Logger
 }
 
 // command is one `!ada` command, in the shape of mautrix's commands package:
@@ -87,6 +89,7 @@ func (cs *commands) commandTable() map[string]*command {
 		"settings": {name: "settings", usage: "settings", help: "show this room's settings and where each comes from", run: cs.cmdSettings},
 		"set":      {name: "set", usage: "set <name> <value>", help: "change one of this room's settings (moderators; see below)", run: cs.cmdSet, takesText: true},
 		"unset":    {name: "unset", usage: "unset <name>", help: "return one of this room's settings to the bridge default (moderators)", run: cs.cmdUnset, takesText: true},
+		"web":      {name: "web", usage: "web", help: "get a one-time link, by direct message, to a page showing what I remember about you and your rooms", run: cs.web.cmdWeb},
 		"help":     {name: "help", usage: "help", help: "show this list", run: cs.cmdHelp},
 	}
 }
@@ -141,6 +144,9 @@ func (cs *commands) runCommand(ctx context.Context, evt *event.Event, s storage.
 		log.Error("command failed", "error", err)
 		cs.mx.fail(ctx, evt, "the command failed; it has been logged.")
 		return nil
+	}
+	if reply == "" {
+		return nil // the handler posted its own reply (`!ada web` in a DM)
 	}
 	sent, err := cs.mx.sendNotice(ctx, evt, reply)
 	if err != nil {

@@ -60,6 +60,10 @@ func (cs *commands) forgetPerson(ctx context.Context, c *commandEvent, arg strin
 	if err != nil {
 		return "", err
 	}
+	// Their links to the memory page are data about them too.
+	if err := cs.bridge.ForgetWebLogins(ctx, who.String()); err != nil {
+		return "", err
+	}
 	// What the last answer used, and the members' listings, may hold it.
 	cs.rooms.get(room).listed = nil
 	dropWhy(ctx, cs.bridge, cs.rooms, cs.log, room, "")

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 
 	"maunium.net/go/mautrix"
 	"maunium.net/go/mautrix/crypto/cryptohelper"
@@ -119,6 +120,17 @@ func (mx *matrix) sendContent(ctx context.Context, room id.RoomID, content *even
 // sendEvent sends one event of type typ (a message, an edit, a reaction),
 // encrypted where the room is, never in plaintext there.
 func (mx *matrix) sendEvent(ctx context.Context, room id.RoomID, typ event.Type, content any) (id.EventID, error) {
+	return mx.send(ctx, room, typ, content, false)
+}
+
+// sendSecret sends a message that must not be logged (a login link): in a
+// room without encryption its body is left out of mautrix's request log,
+// which writes request bodies at debug level.
+func (mx *matrix) sendSecret(ctx context.Context, room id.RoomID, content *event.MessageEventContent) (id.EventID, error) {
+	return mx.send(ctx, room, event.EventMessage, content, true)
+}
+
+func (mx *matrix) send(ctx context.Context, room id.RoomID, typ event.Type, content any, secret bool) (id.EventID, error) {
 	if err := mx.prepareRoom(ctx, room); err != nil {
 		return "", fmt.Errorf("not sending: %w", err)
 	}
@@ -140,6 +152,15 @@ func (mx *matrix) sendEvent(ctx context.Context, room id.RoomID, typ event.Type,
 			return "", fmt.Errorf("not sending: encryption failed: %w", err)
 		}
 		resp, err = mx.cli.SendMessageEvent(ctx, room, event.EventEncrypted, enc)
+		if err != nil {
+			return "", err
+		}
+	} else if secret {
+		resp = &mautrix.RespSendEvent{}
+		_, err = mx.cli.MakeFullRequest(ctx, mautrix.FullRequest{
+			Method: http.MethodPut, URL: mx.cli.BuildClientURL("v3", "rooms", room, "send", typ.String(), mx.cli.TxnID()),
+			RequestJSON: content, ResponseJSON: resp, SensitiveContent: true,
+		})
 		if err != nil {
 			return "", err
 		}

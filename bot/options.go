@@ -63,6 +63,13 @@ type Options struct {
 	RoomModels   []string
 	// Quotas are the answer and token quotas (quota.go).
 	Quotas Quotas
+
+	// PublicURL is PUBLIC_URL, where the links of `!ada web` point; empty =
+	// no links. WebPage says the memory page (/ui/) is served by this
+	// process (`ada up`); a bridge run alone (`ada bot`) says so instead of
+	// sending links. cmd sets it: it is not a setting.
+	PublicURL string
+	WebPage   bool
 }
 
 // OptionsFrom maps the parsed settings onto the bridge's options; version
@@ -81,7 +88,7 @@ func OptionsFrom(c *config.Config, version string) Options {
 		PurgeOnLeave: c.RoomDataOnLeave == "purge",
 		SendIntro:    c.SendIntroOnJoin, Workers: c.BotWorkers,
 		ChatTimeout: c.RequestTimeout, ShutdownGrace: c.ShutdownGrace, Version: version, DataDir: c.DataDir,
-		DefaultModel: c.LLMModel, RoomModels: c.RoomModels,
+		DefaultModel: c.LLMModel, RoomModels: c.RoomModels, PublicURL: c.PublicURL,
 		Quotas: Quotas{MemberAnswersPerHour: c.MemberAnswersPerHour, RoomAnswersPerHour: c.RoomAnswersPerHour,
 			MemberTokensPerDay: c.MemberTokensPerDay, RoomTokensPerDay: c.RoomTokensPerDay,
 			ExemptModerators: c.QuotaExemptModerators},

@@ -26,6 +26,7 @@ type Config struct {
 	APIKey         string        `json:"-"` // API_KEY (secret)
 	CORSOrigins    []string      // CORS_ORIGINS; empty = CORS off
 	MetricsEnabled bool          // METRICS_ENABLED
+	PublicURL      string        // PUBLIC_URL; empty = no member links to the memory page
 	AIName         string        // AI_NAME
 	UserName       string        // USER_NAME
 	PersonaFile    string        // PERSONA_FILE; empty = the persona embedded in the binary

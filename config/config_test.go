@@ -120,6 +120,7 @@ var golden = map[string]string{
 	"LOG_FORMAT":              "JSON",
 	"API_KEY":                 "api-secret-1",
 	"METRICS_ENABLED":         "off",
+	"PUBLIC_URL":              "https://ada.example.org/",
 	"AI_NAME":                 "Eve",
 	"USER_NAME":               "Sam",
 	"PERSONA_FILE":            "/etc/ada/persona.md",
@@ -271,6 +272,7 @@ func goldenConfig() *Config {
 		TesseractPath:      "/usr/bin/tesseract",
 		TesseractLang:      "eng+deu",
 
+		PublicURL:          "https://ada.example.org",
 		MatrixHomeserver:   "https://matrix.example.org",
 		MatrixUserID:       "@eve:example.org",
 		MatrixAccessToken:  "syt-secret-5",

@@ -49,6 +49,7 @@ func TestLoadErrors(t *testing.T) {
 		{map[string]string{"STREAM_MAX_EDITS": "1"}, "STREAM_MAX_EDITS=1: must be 2..200"},
 		{map[string]string{"AUDIO_MAX_BYTES": "25MB"}, "AUDIO_MAX_BYTES=25MB: must be 1024..104857600"},
 		{map[string]string{"TRANSCRIBE_URL": "whisper:8080"}, "TRANSCRIBE_URL=whisper:8080: must be an http or https URL, e.g. https://host.example:8080"},
+		{map[string]string{"PUBLIC_URL": "ada.example.org"}, "PUBLIC_URL=ada.example.org: must be an http or https URL, e.g. https://host.example:8080"},
 		{map[string]string{"LOG_LEVEL": "verbose"}, "LOG_LEVEL=verbose: must be one of DEBUG, INFO, WARNING (or WARN), ERROR"},
 		{map[string]string{"LOG_FORMAT": "xml"}, "LOG_FORMAT=xml: must be one of text, json"},
 		{map[string]string{"LLM_BACKEND": "anthropic"}, "LLM_BACKEND=anthropic: must be one of ollama, openai"},

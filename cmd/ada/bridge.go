@@ -17,13 +17,18 @@ import (
 // newBridge builds the Matrix bridge; Run connects it. It talks to the core
 // in this process, or to the Ada API at ADA_API_URL when that is set; the
 // bridge's own tables, crypto store and sync position are in this process's
-// database either way.
-func newBridge(a *app, log *slog.Logger) (*bot.Bot, error) {
+// database either way. pageServed: the memory page (/ui/) runs in this
+// process, beside the API.
+func newBridge(a *app, log *slog.Logger, pageServed bool) (*bot.Bot, error) {
 	backend, err := newBridgeBackend(a, log)
 	if err != nil {
 		return nil, err
 	}
-	return bot.New(bot.OptionsFrom(a.cfg, buildVersion()), bot.Deps{
+	opts := bot.OptionsFrom(a.cfg, buildVersion())
+	// The memory page runs with the API: a bridge alone (`ada bot`) sends
+	// no links to it.
+	opts.WebPage = pageServed
+	return bot.New(opts, bot.Deps{
 		Backend:     backend,
 		Transcriber: newTranscriber(a),
 		DB:          a.db.Writer(),

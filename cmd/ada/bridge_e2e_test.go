@@ -147,6 +147,13 @@ func TestBridgeOverHTTP(t *testing.T) {
 		}
 	}
 
+	// `ada up` serves the memory page, so `!ada web` only lacks PUBLIC_URL
+	// (a bridge alone would say the page runs with `ada up`).
+	web := alice.Say(room, "!ada web")
+	if got := alice.Wait("reply to !ada web", bottest.ReplyTo(acct.UserID, web, event.MsgNotice)).Content.AsMessage().Body; !strings.Contains(got, "PUBLIC_URL") {
+		t.Errorf("`!ada web` under `ada up` without PUBLIC_URL: %q", got)
+	}
+
 	// LLM down: the API's error event becomes ❌ and a plain notice.
 	llm.Script(llmtest.Reply{Status: 500, Error: "model crashed"})
 	failed := alice.Say(room, "Ada, and now?")

@@ -47,7 +47,7 @@ func runServices(ctx context.Context, cmd string, cfg *config.Config, log *slog.
 	}
 	var bridge *bot.Bot
 	if runBot {
-		if bridge, err = newBridge(a, log.With("component", "bot")); err != nil {
+		if bridge, err = newBridge(a, log.With("component", "bot"), runAPI); err != nil {
 			return err
 		}
 	}

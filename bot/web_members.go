@@ -1,0 +1,50 @@
+package bot
+
+import (
+	"context"
+	"slices"
+
+	"maunium.net/go/mautrix/event"
+	"maunium.net/go/mautrix/id"
+
+	"github.com/ada-chat/ada/core"
+)
+
+// Redeem and JoinedRooms are what the memory page asks the bridge about a
+// member (apiserver/ui.Members, satisfied by *Bot without importing it).
+
+// Redeem spends a one-time login token from `!ada web` and returns the
+// Matrix user id it was issued to. An unknown, used or expired token is
+// core.KindNotFound; a token is redeemed at most once, even by concurrent
+// calls (one DELETE ... RETURNING).
+func (b *Bot) Redeem(ctx context.Context, token string) (string, error) {
+	return b.bridge.RedeemWebLogin(ctx, token, b.now())
+}
+
+// JoinedRooms returns the rooms Ada is in that userID is joined to now.
+// Ada's rooms come from the homeserver (/joined_rooms), the member's
+// membership of each from mautrix's state store, which every /sync keeps
+// current (leaves included) and which is local: one request per call, not
+// one per room. Before the bridge is connected it is core.KindUnavailable.
+func (b *Bot) JoinedRooms(ctx context.Context, userID string) ([]string, error) {
+	select {
+	case <-b.ready:
+	default:
+		return nil, core.Errorf(core.KindUnavailable, "the Matrix bridge is not connected yet")
+	}
+	resp, err := b.mx.cli.JoinedRooms(ctx)
+	if err != nil {
+		return nil, core.Errorf(core.KindUnavailable, "ask the homeserver for Ada's rooms: %v", err)
+	}
+	var out []string
+	for _, room := range resp.JoinedRooms {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if b.mx.cli.StateStore.IsMembership(ctx, room, id.UserID(userID), event.MembershipJoin) {
+			out = append(out, room.String())
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}

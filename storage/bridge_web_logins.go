@@ -1,0 +1,91 @@
+package storage
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/base64"
+	"errors"
+	"time"
+
+	"github.com/ada-chat/ada/core"
+)
+
+// The one-time login links of the memory page (`!ada web`,
+// migrations/0015_bridge_web_logins.sql). The raw token leaves this file
+// only towards the member it is issued to; the table keeps its SHA-256.
+
+const (
+	// A member gets no new link while one issued less than `every` ago is
+	// outstanding: one insert decides, so two requests cannot both pass.
+	issueWebLoginSQL = `INSERT INTO bridge_web_logins (token_hash, user_id, issued_at, expires_at)
+		SELECT ?1, ?2, ?3, ?4 WHERE NOT EXISTS (
+			SELECT 1 FROM bridge_web_logins WHERE user_id = ?2 AND issued_at > ?5)`
+	// redeemWebLoginSQL spends a token: the row goes in the same statement
+	// that reads it, so a token is never redeemed twice.
+	redeemWebLoginSQL       = `DELETE FROM bridge_web_logins WHERE token_hash = ? AND expires_at > ? RETURNING user_id`
+	deleteOldWebLoginsSQL   = `DELETE FROM bridge_web_logins WHERE expires_at <= ?`
+	deleteUserWebLoginsSQL  = `DELETE FROM bridge_web_logins WHERE user_id = ?`
+	deleteWebLoginByHashSQL = `DELETE FROM bridge_web_logins WHERE token_hash = ?`
+)
+
+// webTokenBytes is the token's randomness: 32 bytes, 256 bits.
+const webTokenBytes = 32
+
+// IssueWebLogin makes a one-time login token for userID, valid for ttl from
+// now, and returns it (base64url, unpadded). ok is false, and no token is
+// made, when the member was given one less than every ago that is still
+// outstanding.
+func (b *Bridge) IssueWebLogin(ctx context.Context, userID string, now time.Time, ttl, every time.Duration) (token string, ok bool, err error) {
+	if _, err := b.w.ExecContext(ctx, deleteOldWebLoginsSQL, now.UnixMilli()); err != nil {
+		return "", false, err
+	}
+	raw := make([]byte, webTokenBytes)
+	if _, err := rand.Read(raw); err != nil {
+		return "", false, err
+	}
+	token = base64.RawURLEncoding.EncodeToString(raw)
+	res, err := b.w.ExecContext(ctx, issueWebLoginSQL, webTokenHash(token), userID,
+		now.UnixMilli(), now.Add(ttl).UnixMilli(), now.Add(-every).UnixMilli())
+	if err != nil {
+		return "", false, err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return "", false, err
+	}
+	return token, true, nil
+}
+
+// RedeemWebLogin spends a token and returns the user id it was issued to.
+// An unknown, spent or expired token is core.KindNotFound. Expired tokens
+// are swept on the way.
+func (b *Bridge) RedeemWebLogin(ctx context.Context, token string, now time.Time) (string, error) {
+	if _, err := b.w.ExecContext(ctx, deleteOldWebLoginsSQL, now.UnixMilli()); err != nil {
+		return "", err
+	}
+	var user string
+	err := b.w.QueryRowContext(ctx, redeemWebLoginSQL, webTokenHash(token), now.UnixMilli()).Scan(&user)
+	if errors.Is(err, sql.ErrNoRows) {
+		// Never quote the token: it may be a live one mistyped.
+		return "", core.Errorf(core.KindNotFound, "login link unknown, used or expired")
+	}
+	return user, err
+}
+
+// DropWebLogin withdraws a token that could not be delivered.
+func (b *Bridge) DropWebLogin(ctx context.Context, token string) error {
+	_, err := b.w.ExecContext(ctx, deleteWebLoginByHashSQL, webTokenHash(token))
+	return err
+}
+
+// ForgetWebLogins deletes the member's outstanding tokens (`!ada forget me`).
+func (b *Bridge) ForgetWebLogins(ctx context.Context, userID string) error {
+	_, err := b.w.ExecContext(ctx, deleteUserWebLoginsSQL, userID)
+	return err
+}
+
+func webTokenHash(token string) []byte {
+	h := sha256.Sum256([]byte(token))
+	return h[:]
+}
