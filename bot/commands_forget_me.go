@@ -8,6 +8,7 @@ import (
 	"maunium.net/go/mautrix/id"
 
 	"github.com/ada-chat/ada/core"
+	"github.com/ada-chat/ada/storage"
 )
 
 // forgetMeReason is the history's reason for what `!ada forget me` deletes.
@@ -47,29 +48,48 @@ func (cs *commands) forgetPerson(ctx context.Context, c *commandEvent, arg strin
 	if err != nil {
 		return "", err
 	}
-	rt := cs.rooms.get(room)
-	kept := rt.ring[:0]
-	for _, m := range rt.ring {
-		if m.Sender != who.String() {
-			kept = append(kept, m)
-		} else if !cs.window.storageOn(c.room) {
-			messages++ // privacy mode: only in memory
-		}
+	inMemory := cs.window.dropWhere(room, func(m storage.BridgeMessage) bool { return m.Sender == who.String() })
+	if !cs.window.storageOn(c.room) {
+		messages += inMemory // privacy mode: only in memory
 	}
-	rt.ring = kept
+	replies, err := cs.redactRepliesTo(ctx, room, who)
+	if err != nil {
+		return "", err
+	}
 	res, err := cs.backend.Forget(ctx, core.ForgetRequest{Entity: who.String(), RoomID: room.String(), Reason: forgetMeReason})
 	if err != nil {
 		return "", err
 	}
 	// What the last answer used, and the members' listings, may hold it.
-	rt.listed = nil
+	cs.rooms.get(room).listed = nil
 	dropWhy(ctx, cs.bridge, cs.rooms, cs.log, room, "")
 	logFrom(ctx, cs.log).Info("member forgotten on request", "member", who.String(), "by", c.evt.Sender.String(),
-		"messages", messages, "turns", res.Turns, "memories", res.Memories, "summaries", res.Summaries)
+		"messages", messages, "replies", replies, "turns", res.Turns, "memories", res.Memories, "summaries", res.Summaries)
 	whom := "you"
 	if who != c.evt.Sender {
 		whom = who.String()
 	}
 	return fmt.Sprintf("🗑️ I forgot what I held from %s in this room: %d stored messages, %d turns (questions and my answers to them), "+
-		"%d memories; %d summaries are being rewritten without them.", whom, messages, res.Turns, res.Memories, res.Summaries), nil
+		"%d memories; %d of my replies were redacted; %d summaries are being rewritten without them.",
+		whom, messages, res.Turns, res.Memories, replies, res.Summaries), nil
+}
+
+// redactRepliesTo redacts Ada's replies to the member's messages, as a
+// redaction of each message would (they may quote it), and returns how
+// many. The reply links name the member (privacy mode keeps them too);
+// links written before they did (migration 0014) are not found.
+func (cs *commands) redactRepliesTo(ctx context.Context, room id.RoomID, who id.UserID) (int, error) {
+	links, err := cs.bridge.ReplyLinksTo(ctx, room.String(), who.String())
+	if err != nil {
+		return 0, err
+	}
+	for i, l := range links {
+		if err := redactReply(ctx, cs.mx, cs.window, cs.bridge, room, id.EventID(l.DocID)); err != nil {
+			return i, err
+		}
+		if err := cs.bridge.UnlinkDoc(ctx, room.String(), l.DocID); err != nil {
+			return i, err
+		}
+	}
+	return len(links), nil
 }

@@ -183,22 +183,28 @@ func (f *roomsFixture) testWhyShowsSummaries(t *testing.T) {
 	}))
 	const summary = "Alice said that her dog is called Rex."
 	f.llm.Handle(func(r llmtest.Request) (llmtest.Reply, bool) {
-		if isSummaryRequest(r) {
+		if isSummaryRequest(r) && strings.Contains(fmt.Sprint(r.Messages), "called Rex") {
 			return llmtest.Reply{Tokens: []string{summary}}, true
+		}
+		if isSummaryRequest(r) { // rewritten without the redacted question
+			return llmtest.Reply{Tokens: []string{"Alice asked about her dog."}}, true
 		}
 		return llmtest.Reply{}, false
 	})
 	t.Cleanup(func() { f.llm.Handle(nil) })
 	room := f.alice.CreateRoom(&mautrix.ReqCreateRoom{Name: "why", Invite: []id.UserID{acct.UserID}})
 	f.alice.Wait("joins", bottest.MembershipOf(room, acct.UserID, event.MembershipJoin))
-	askContent := func(c *event.MessageEventContent) {
+	askContent := func(c *event.MessageEventContent) id.EventID {
 		asked := f.alice.Send(room, c)
 		f.alice.Wait("reply to "+c.Body, bottest.ReplyTo(acct.UserID, asked, event.MsgText))
 		f.alice.Wait("✅ on "+c.Body, bottest.ReactionTo(asked, reactDone))
+		return asked
 	}
-	ask := func(text string) { askContent(&event.MessageEventContent{MsgType: event.MsgText, Body: text}) }
+	ask := func(text string) id.EventID {
+		return askContent(&event.MessageEventContent{MsgType: event.MsgText, Body: text})
+	}
 
-	ask("hey ada, my dog is called Rex")
+	rex := ask("hey ada, my dog is called Rex")
 	if p := f.lastPrompt(t); strings.Contains(strings.ToLower(p), "hey ada") || !strings.Contains(p, "my dog is called Rex") {
 		t.Errorf("the model should get the question without the wake phrase, got %q", p)
 	}
@@ -225,6 +231,19 @@ func (f *roomsFixture) testWhyShowsSummaries(t *testing.T) {
 		if !strings.Contains(body, want) {
 			t.Errorf("!ada why lacks %q:\n%s", want, body)
 		}
+	}
+
+	// Issue 26: redacting the first question removes the summary that
+	// covered it; the kept `!ada why` quoting that summary goes too.
+	if _, err := f.alice.Client.RedactEvent(t.Context(), room, rex); err != nil {
+		t.Fatal(err)
+	}
+	why.waitStored(t, "the summary covering the redacted question goes", 0,
+		`SELECT count(*) FROM documents WHERE type = 'summary' AND room_id = ? AND text LIKE '%Rex%'`, room.String())
+	why.waitStored(t, "the kept !ada why quoting it goes", 0, `SELECT count(*) FROM bridge_why WHERE room_id = ?`, room.String())
+	asked = f.alice.Say(room, "!ada why")
+	if body := f.alice.Wait("why after the redaction", bottest.ReplyTo(acct.UserID, asked, event.MsgNotice)).Content.AsMessage().Body; strings.Contains(body, "Rex") {
+		t.Errorf("!ada why still quotes the removed summary:\n%s", body)
 	}
 }
 

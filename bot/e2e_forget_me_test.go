@@ -6,6 +6,7 @@ import (
 
 	"maunium.net/go/mautrix/event"
 
+	"github.com/ada-chat/ada/bot/bottest"
 	"github.com/ada-chat/ada/core"
 )
 
@@ -18,8 +19,8 @@ func (f *roomsFixture) testForgetMe(t *testing.T) {
 	room := f.groupRoom(t, "forget me")
 	extractFacts(t, f.llm, map[string]string{"my cat is Miso": "member-bob's cat is Miso", "my dog is Rex": "member-alice's dog is Rex",
 		"bob's bike is red": "member-bob's bike is red"})
-	f.ask(t, f.bob, room, &event.MessageEventContent{MsgType: event.MsgText, Body: "Ada, my cat is Miso"})
-	f.ask(t, f.alice, room, &event.MessageEventContent{MsgType: event.MsgText, Body: "Ada, my dog is Rex"})
+	_, bobsReply := f.ask(t, f.bob, room, &event.MessageEventContent{MsgType: event.MsgText, Body: "Ada, my cat is Miso"})
+	_, alicesReply := f.ask(t, f.alice, room, &event.MessageEventContent{MsgType: event.MsgText, Body: "Ada, my dog is Rex"})
 	f.ask(t, f.alice, room, &event.MessageEventContent{MsgType: event.MsgText, Body: "Ada, bob's bike is red"})
 	f.command(t, f.bob, room, "!ada remember bob's locker is 12")
 	mems := f.bot.waitMemories(t, room, "the facts are learned", func(m []core.Memory) bool {
@@ -36,8 +37,14 @@ func (f *roomsFixture) testForgetMe(t *testing.T) {
 		t.Errorf("bob may not forget alice: %q", got)
 	}
 	got := f.command(t, f.bob, room, "!ada forget me")
-	if !strings.Contains(got, "2 turns") || !strings.Contains(got, "3 memories") {
-		t.Errorf("forget me should count bob's exchange and his 3 memories (one told by alice): %q", got)
+	if !strings.Contains(got, "2 turns") || !strings.Contains(got, "3 memories") || !strings.Contains(got, "3 of my replies") {
+		t.Errorf("forget me should count bob's exchange, his 3 memories (one told by alice) and Ada's 3 replies to him (answer, remember, refusal): %q", got)
+	}
+	// Ada's reply to bob quotes him: it is redacted, as a redaction of his
+	// message would; alice's stays (the redactions come before the answer).
+	f.bob.Wait("Ada's reply to bob is redacted", bottest.RedactionOf(bobsReply.ID))
+	if got := f.alice.Find(bottest.RedactionOf(alicesReply.ID)); len(got) != 0 {
+		t.Errorf("Ada's reply to alice was redacted too")
 	}
 	mems = f.bot.roomMemories(t, room)
 	if holding("Miso")(mems) || holding("locker")(mems) || holding("bike")(mems) || !holding("Rex")(mems) {

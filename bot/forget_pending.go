@@ -35,6 +35,12 @@ const (
 	maxRedactionRetry   = 5 * time.Minute
 )
 
+// maxRedactionAttempts bounds the applications of a redaction that keeps
+// failing (about 19 minutes with the backoff above): then it is abandoned,
+// logged at ERROR, counted, and left pending but never due in
+// bridge_redactions (README, "Redactions cascade").
+const maxRedactionAttempts = 12
+
 // maxDueRedactions bounds the redactions scheduled by one look at the
 // table; the rest come with the next.
 const maxDueRedactions = 100
@@ -109,6 +115,15 @@ func (f *forgetting) apply(ctx context.Context, room id.RoomID, target id.EventI
 	if err == nil {
 		if err := f.bridge.RedactionApplied(wctx, room.String(), target.String(), f.now()); err != nil {
 			logFrom(ctx, f.log).Error("redaction applied but not marked done; it will be applied again", "error", err)
+		}
+		return nil
+	}
+	if attempts+1 >= maxRedactionAttempts {
+		f.observe.BotRedactionAbandoned()
+		logFrom(ctx, f.log).Error("redaction abandoned after repeated failures; what the message caused may remain",
+			"error", err, "attempts", attempts+1)
+		if err := f.bridge.RedactionAbandoned(wctx, room.String(), target.String()); err != nil {
+			logFrom(ctx, f.log).Error("could not mark a redaction abandoned", "error", err)
 		}
 		return nil
 	}

@@ -63,12 +63,15 @@ func (f *forgetting) forgetEvent(ctx context.Context, room id.RoomID, target id.
 			return len(links), err // already gone is fine
 		}
 	}
+	if len(turns) > 0 {
+		dropWhyQuotingSummaries(ctx, f.bridge, f.rooms, f.log, room)
+	}
 	for _, l := range links {
 		switch l.Kind {
 		case storage.LinkMemory:
 			err = f.backend.DeleteMemory(ctx, l.DocID, reason)
 		case storage.LinkReply:
-			err = f.redactReply(ctx, room, id.EventID(l.DocID))
+			err = redactReply(ctx, f.mx, f.window, f.bridge, room, id.EventID(l.DocID))
 		}
 		if err != nil && core.KindOf(err) != core.KindNotFound {
 			return len(links), err
@@ -83,12 +86,12 @@ func (f *forgetting) forgetEvent(ctx context.Context, room id.RoomID, target id.
 
 // redactReply redacts one of Ada's replies and removes it from the room's
 // context: it answered or quoted what a member took away.
-func (f *forgetting) redactReply(ctx context.Context, room id.RoomID, reply id.EventID) error {
-	f.window.dropFromContext(room, reply)
-	if err := f.bridge.DeleteMessage(ctx, room.String(), reply.String()); err != nil {
+func redactReply(ctx context.Context, mx *matrix, w *window, b *storage.Bridge, room id.RoomID, reply id.EventID) error {
+	w.dropFromContext(room, reply)
+	if err := b.DeleteMessage(ctx, room.String(), reply.String()); err != nil {
 		return err
 	}
-	return f.mx.redact(ctx, room, reply)
+	return mx.redact(ctx, room, reply)
 }
 
 // linkReplies records Ada's replies to a room event, so that a redaction or
@@ -99,7 +102,7 @@ func linkReplies(ctx context.Context, b *storage.Bridge, log *slog.Logger, cause
 	var links []storage.BridgeLink
 	for _, r := range replies {
 		if r != "" {
-			links = append(links, storage.BridgeLink{EventID: cause.ID.String(), DocID: r.String(), Kind: storage.LinkReply})
+			links = append(links, storage.BridgeLink{EventID: cause.ID.String(), DocID: r.String(), Kind: storage.LinkReply, Sender: cause.Sender.String()})
 		}
 	}
 	if len(links) == 0 {

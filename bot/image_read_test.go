@@ -57,6 +57,14 @@ func TestDownloadMedia(t *testing.T) {
 			t.Fatalf("want KindTooLarge, got %v", err)
 		}
 	})
+	t.Run("DeclaredTooLargeNotFetched", func(t *testing.T) {
+		// The stub fails any fetch: only the declared size can say too large.
+		msg := &event.MessageEventContent{MsgType: event.MsgAudio, URL: "mxc://example.org/abc", Info: &event.FileInfo{Size: 3001}}
+		_, err := mediaBot(t, 500, nil).downloadMedia(ctx, msg, 3000)
+		if core.KindOf(err) != core.KindTooLarge {
+			t.Fatalf("want KindTooLarge, got %v", err)
+		}
+	})
 	t.Run("Missing", func(t *testing.T) {
 		_, err := mediaBot(t, 404, []byte(`{"errcode":"M_NOT_FOUND"}`)).downloadMedia(ctx, plainMsg, 3000)
 		if core.KindOf(err) != core.KindNotFound {

@@ -295,8 +295,6 @@ func (md *media) ocrUpload(ctx context.Context, up *upload) (core.OCRResult, err
 	case c.MsgType == event.MsgFile && mime != "" && !strings.HasPrefix(mime, "image/"):
 		// Refused before downloading: the sender's client says what it is.
 		return core.OCRResult{}, core.Errorf(core.KindInvalid, "the file is %s, not an image", mime)
-	case c.Info != nil && int64(c.Info.Size) > max:
-		return core.OCRResult{}, overLimit(max)
 	}
 	data, err := md.downloadMedia(ctx, c, max)
 	if err != nil {
@@ -352,6 +350,9 @@ func (md *media) fetchUpload(ctx context.Context, room id.RoomID, eventID id.Eve
 // Content-Length over the limit is refused before reading. AES-CTR keeps
 // the size, so the cap on the ciphertext is the cap on the image.
 func (md *media) downloadMedia(ctx context.Context, c *event.MessageEventContent, max int64) ([]byte, error) {
+	if c.Info != nil && int64(c.Info.Size) > max {
+		return nil, overLimit(max) // refused before downloading: the sender's client gave the size
+	}
 	raw := c.URL
 	if c.File != nil {
 		raw = c.File.URL

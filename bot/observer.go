@@ -17,6 +17,8 @@ type Observer interface {
 	BotDecryptionFailure()
 	// BotRedactionCascade: a redaction's deletions done (nil), or failed.
 	BotRedactionCascade(err error)
+	// BotRedactionAbandoned: a redaction that failed too often to retry.
+	BotRedactionAbandoned()
 }
 
 // noObserver is the Observer of a bridge without metrics.
@@ -27,3 +29,4 @@ func (noObserver) BotAnswer(error)           {}
 func (noObserver) BotReaction(time.Duration) {}
 func (noObserver) BotDecryptionFailure()     {}
 func (noObserver) BotRedactionCascade(error) {}
+func (noObserver) BotRedactionAbandoned()    {}

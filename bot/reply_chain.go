@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -48,9 +49,7 @@ func (a *answerer) replyChain(ctx context.Context, evt *event.Event, window int)
 		}
 		target = rc.RelatesTo.GetNonFallbackReplyTo()
 	}
-	for i, j := 0, len(chain)-1; i < j; i, j = i+1, j-1 {
-		chain[i], chain[j] = chain[j], chain[i]
-	}
+	slices.Reverse(chain)
 	return chain
 }
 

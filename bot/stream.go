@@ -197,15 +197,13 @@ func (s *streamer) posted() bool { return s.reply != "" }
 
 // show posts md as the reply, or edits the reply to md.
 func (s *streamer) show(ctx context.Context, md string) error {
-	c := renderPart(md)[0]
 	if s.reply == "" {
 		select {
 		case <-s.reacted:
 		case <-ctx.Done():
 			return ctx.Err()
 		}
-		c = s.layout(md, s.evt)[0]
-		evID, err := s.mx.sendContent(ctx, s.evt.RoomID, c)
+		evID, err := s.mx.sendContent(ctx, s.evt.RoomID, s.layout(md, s.evt)[0])
 		if err != nil {
 			return err
 		}
@@ -215,7 +213,7 @@ func (s *streamer) show(ctx context.Context, md string) error {
 		}
 		return nil
 	}
-	if _, err := s.mx.sendContent(ctx, s.evt.RoomID, editOf(s.reply, c, s.evt.Sender)); err != nil {
+	if _, err := s.mx.sendContent(ctx, s.evt.RoomID, editOf(s.reply, renderPart(md)[0], s.evt.Sender)); err != nil {
 		return err
 	}
 	s.sends++

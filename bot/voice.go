@@ -111,11 +111,7 @@ func (h *messageHandler) heard(ctx context.Context, evt *event.Event, c *event.M
 func (h *messageHandler) transcribe(ctx context.Context, c *event.MessageEventContent) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, h.answers.timeout)
 	defer cancel()
-	max := h.stt.MaxBytes()
-	if c.Info != nil && int64(c.Info.Size) > max {
-		return "", overLimit(max)
-	}
-	audio, err := h.media.downloadMedia(ctx, c, max)
+	audio, err := h.media.downloadMedia(ctx, c, h.stt.MaxBytes())
 	if err != nil {
 		return "", err
 	}

@@ -80,3 +80,24 @@ func dropWhy(ctx context.Context, b *storage.Bridge, rooms *roomStates, log *slo
 		logFrom(ctx, log).Error("could not forget the kept last answer", "error", err)
 	}
 }
+
+// dropWhyQuotingSummaries forgets the room's last answer, in memory and
+// kept, when it quotes a summary: deleting turns removes the summaries that
+// covered them (the core rewrites them without the turns), and the bridge
+// is not told which, so any summary it quotes may hold the deleted text.
+func dropWhyQuotingSummaries(ctx context.Context, b *storage.Bridge, rooms *roomStates, log *slog.Logger, room id.RoomID) {
+	la := rooms.get(room).lastAnswer
+	if la == nil {
+		la = loadWhy(ctx, b, log, room)
+	}
+	if la == nil {
+		return
+	}
+	var ids []string
+	for _, s := range la.used.Summaries {
+		ids = append(ids, s.ID)
+	}
+	if len(ids) > 0 {
+		dropWhy(ctx, b, rooms, log, room, "", ids...)
+	}
+}

@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"time"
 
 	"maunium.net/go/mautrix/id"
@@ -106,12 +107,14 @@ func (w *window) forgetContext(ctx context.Context, room id.RoomID) error {
 
 // dropFromContext removes the message from the room's in-memory window.
 func (w *window) dropFromContext(room id.RoomID, target id.EventID) {
+	w.dropWhere(room, func(m storage.BridgeMessage) bool { return m.EventID == target.String() })
+}
+
+// dropWhere removes the messages drop picks from the room's in-memory
+// window and returns how many went.
+func (w *window) dropWhere(room id.RoomID, drop func(storage.BridgeMessage) bool) int {
 	rt := w.rooms.get(room)
-	kept := rt.ring[:0]
-	for _, m := range rt.ring {
-		if m.EventID != target.String() {
-			kept = append(kept, m)
-		}
-	}
-	rt.ring = kept
+	n := len(rt.ring)
+	rt.ring = slices.DeleteFunc(rt.ring, drop)
+	return n - len(rt.ring)
 }

@@ -44,6 +44,9 @@ type BridgeMessage struct {
 // of the event deletes or redacts them.
 type BridgeLink struct {
 	EventID, DocID, Kind, ConversationID string
+	// Sender is the member whose message a reply answers (`!ada forget
+	// me` redacts the replies to them); empty on other links.
+	Sender string
 }
 
 // The kinds of links (the table's CHECK constraint).
@@ -82,8 +85,8 @@ const (
 	deleteMessageSQL     = `DELETE FROM bridge_messages WHERE room_id = ? AND event_id = ?`
 	deleteOldMessagesSQL = `DELETE FROM bridge_messages WHERE ts < ?`
 
-	addLinkSQL = `INSERT INTO bridge_links (room_id, event_id, doc_id, kind, conversation_id, ts)
-		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`
+	addLinkSQL = `INSERT INTO bridge_links (room_id, event_id, doc_id, kind, conversation_id, sender, ts)
+		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`
 	linksOfSQL = `SELECT event_id, doc_id, kind, conversation_id FROM bridge_links
 		WHERE room_id = ? AND event_id = ?`
 	// A document may be linked to several events (a question and its
@@ -222,7 +225,7 @@ func (b *Bridge) AddLinks(ctx context.Context, roomID string, links []BridgeLink
 	}
 	defer tx.Rollback()
 	for _, l := range links {
-		if _, err := tx.ExecContext(ctx, addLinkSQL, roomID, l.EventID, l.DocID, l.Kind, l.ConversationID, at.UnixMilli()); err != nil {
+		if _, err := tx.ExecContext(ctx, addLinkSQL, roomID, l.EventID, l.DocID, l.Kind, l.ConversationID, l.Sender, at.UnixMilli()); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, reopenRedactionSQL, at.UnixMilli(), roomID, l.EventID); err != nil {

@@ -5,6 +5,7 @@ import "context"
 const (
 	deleteMessagesFromSQL = `DELETE FROM bridge_messages WHERE room_id = ? AND sender = ?`
 	deleteRoomLinksSQL    = `DELETE FROM bridge_links WHERE room_id = ?`
+	replyLinksToSQL       = `SELECT event_id, doc_id FROM bridge_links WHERE room_id = ? AND sender = ? AND kind = 'reply'`
 )
 
 // PurgeRoom deletes the room's stored messages, its links and its last
@@ -28,4 +29,23 @@ func (b *Bridge) DeleteMessagesFrom(ctx context.Context, roomID, sender string) 
 	}
 	n, err := res.RowsAffected()
 	return int(n), err
+}
+
+// ReplyLinksTo returns the links of Ada's replies to the member's messages
+// in the room (`!ada forget me` redacts them). It reads from the writer.
+func (b *Bridge) ReplyLinksTo(ctx context.Context, roomID, sender string) ([]BridgeLink, error) {
+	rows, err := b.w.QueryContext(ctx, replyLinksToSQL, roomID, sender)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []BridgeLink
+	for rows.Next() {
+		l := BridgeLink{Kind: LinkReply, Sender: sender}
+		if err := rows.Scan(&l.EventID, &l.DocID); err != nil {
+			return nil, err
+		}
+		out = append(out, l)
+	}
+	return out, rows.Err()
 }

@@ -33,6 +33,10 @@ const (
 	redactionAppliedSQL = `UPDATE bridge_redactions SET applied_at = ?, attempts = 0 WHERE room_id = ? AND event_id = ?`
 	redactionFailedSQL  = `UPDATE bridge_redactions SET attempts = attempts + 1, next_at = ?
 		WHERE room_id = ? AND event_id = ? AND applied_at = 0`
+	// An abandoned redaction stays pending but is never due again: next_at
+	// is the largest time.
+	redactionAbandonedSQL = `UPDATE bridge_redactions SET attempts = attempts + 1, next_at = 9223372036854775807
+		WHERE room_id = ? AND event_id = ? AND applied_at = 0`
 	isRedactedSQL = `SELECT 1 FROM bridge_redactions WHERE room_id = ? AND event_id = ?`
 	// reopenRedactionSQL makes an applied redaction pending again when
 	// something is linked to its event afterwards.
@@ -85,6 +89,14 @@ func (b *Bridge) RedactionApplied(ctx context.Context, roomID, eventID string, a
 // again at next.
 func (b *Bridge) RedactionFailed(ctx context.Context, roomID, eventID string, next time.Time) error {
 	_, err := b.w.ExecContext(ctx, redactionFailedSQL, next.UnixMilli(), roomID, eventID)
+	return err
+}
+
+// RedactionAbandoned counts a last failed application and leaves the
+// redaction pending but never due: visible in bridge_redactions (applied_at
+// 0, next_at the largest integer) until an operator makes it due again.
+func (b *Bridge) RedactionAbandoned(ctx context.Context, roomID, eventID string) error {
+	_, err := b.w.ExecContext(ctx, redactionAbandonedSQL, roomID, eventID)
 	return err
 }
 

@@ -336,7 +336,7 @@ func deleteMatching(ctx context.Context, tx *writeTx, f core.Filter) (int, error
 				rows.Close()
 				return 0, storeErr(err)
 			}
-			memories = append(memories, core.HistoryEntry{MemoryID: id, Event: core.HistoryDelete, Meta: m, Reason: deletionReason(f)})
+			memories = append(memories, core.HistoryEntry{MemoryID: id, Event: core.HistoryDelete, Meta: m, Reason: core.DeletionReason(f)})
 		}
 	}
 	rows.Close()
@@ -358,18 +358,6 @@ func deleteMatching(ctx context.Context, tx *writeTx, f core.Filter) (int, error
 		}
 	}
 	return len(rowids), nil
-}
-
-// deletionReason is why a memory deleted by a filter went, for its history.
-func deletionReason(f core.Filter) string {
-	switch {
-	case !f.OlderThan.IsZero():
-		return "older than the retention period (DATA_RETENTION_DAYS)"
-	case f.ConversationID != "":
-		return "its conversation was deleted"
-	default:
-		return "deleted with the documents it belonged to"
-	}
 }
 
 // Replace deletes every document matching f and inserts docs, atomically.

@@ -72,8 +72,6 @@ func (db *DB) CheckEmbedder(ctx context.Context, name string) error {
 	case "":
 		return setMeta(ctx, db.write, embedderKey, name)
 	default:
-		return core.Errorf(core.KindInvalid,
-			"the store's vectors were written by embedder %q but %q is configured: run `ada reindex` to re-embed every document, or configure %q again",
-			current, name, current)
+		return core.EmbedderMismatch(current, name)
 	}
 }

@@ -89,16 +89,13 @@ func runExport(ctx context.Context, cfg *config.Config, args []string, stdout, s
 		return fmt.Errorf("export: %w", err)
 	}
 	defer closeSnap()
-	embedder, nDocs, nHist, err := snap.Counts(ctx)
-	if err != nil {
-		return fmt.Errorf("export: %w", err)
-	}
 	out, summary, commit, err := exportTarget(o.file, stdout, stderr)
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
 	defer commit(false)
-	if err := writeExport(ctx, snap, out, !o.noVectors, newProgress(stderr, "export")); err != nil {
+	h, err := writeExport(ctx, snap, out, !o.noVectors, newProgress(stderr, "export"))
+	if err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
 	if err := commit(true); err != nil {
@@ -113,7 +110,7 @@ func runExport(ctx context.Context, cfg *config.Config, args []string, stdout, s
 		where = "standard output"
 	}
 	fmt.Fprintf(summary, "exported %d documents and %d history entries (embedder %s, %s) to %s in %s\n",
-		nDocs, nHist, cmp.Or(embedder, "none recorded"), vectors, where, time.Since(start).Round(time.Millisecond))
+		h.Documents, h.History, cmp.Or(h.Embedder, "none recorded"), vectors, where, time.Since(start).Round(time.Millisecond))
 	return nil
 }
 
@@ -159,18 +156,20 @@ func exportTarget(file string, stdout, stderr io.Writer) (out, summary io.Writer
 }
 
 // writeExport writes the header, every document and every history entry of
-// snap to w.
-func writeExport(ctx context.Context, snap exportSource, w io.Writer, withVectors bool, prog *progress) error {
+// snap to w, and returns the header (the counts are read once: on Chroma
+// each is a request).
+func writeExport(ctx context.Context, snap exportSource, w io.Writer, withVectors bool, prog *progress) (jsonl.Header, error) {
 	embedder, nDocs, nHist, err := snap.Counts(ctx)
 	if err != nil {
-		return err
+		return jsonl.Header{}, err
 	}
-	enc, err := jsonl.NewWriter(w, jsonl.Header{
+	hdr := jsonl.Header{
 		ExportedAt: time.Now().UTC(), Embedder: embedder, Dimensions: core.Dim, Vectors: withVectors,
 		Documents: nDocs, History: nHist,
-	})
+	}
+	enc, err := jsonl.NewWriter(w, hdr)
 	if err != nil {
-		return err
+		return hdr, err
 	}
 	docs, hist := 0, 0
 	err = snap.EachDocument(ctx, withVectors, func(d core.Document) error {
@@ -179,7 +178,7 @@ func writeExport(ctx context.Context, snap exportSource, w io.Writer, withVector
 		return enc.WriteDocument(d)
 	})
 	if err != nil {
-		return err
+		return hdr, err
 	}
 	err = snap.EachHistory(ctx, func(h core.HistoryEntry) error {
 		hist++
@@ -188,7 +187,7 @@ func writeExport(ctx context.Context, snap exportSource, w io.Writer, withVector
 	})
 	prog.done()
 	if err != nil {
-		return err
+		return hdr, err
 	}
-	return enc.Flush()
+	return hdr, enc.Flush()
 }

@@ -71,7 +71,7 @@ func runMigrateStore(ctx context.Context, cfg *config.Config, log *slog.Logger, 
 	pr, pw := io.Pipe()
 	exported := make(chan error, 1)
 	go func() {
-		err := writeExport(ctx, src, pw, true, newProgress(io.Discard, "export"))
+		_, err := writeExport(ctx, src, pw, true, newProgress(io.Discard, "export"))
 		pw.CloseWithError(err)
 		exported <- err
 	}()

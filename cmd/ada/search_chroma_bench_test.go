@@ -6,11 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
@@ -18,6 +15,7 @@ import (
 	"github.com/ada-chat/ada/core"
 	"github.com/ada-chat/ada/core/embed"
 	"github.com/ada-chat/ada/storage"
+	"github.com/ada-chat/ada/storage/storagetest"
 )
 
 // chromaServer is a real Chroma 1.0 server (npm chromadb@3.0.6, installed
@@ -29,67 +27,26 @@ type chromaServer struct {
 	client *http.Client
 }
 
-// startChroma starts Chroma on a free loopback port and waits for its
-// heartbeat. Without the launcher it fails the bench under CI=true (the
-// comparison is an acceptance row) and otherwise leaves the rows out,
-// saying why.
+// startChroma starts Chroma (storagetest.StartChroma) for the bench. Without
+// the launcher it fails the bench under CI=true (the comparison is an
+// acceptance row) and otherwise leaves the rows out, saying why, rather than
+// skipping the SQLite rows with them.
 func startChroma(b *testing.B) *chromaServer {
-	bin := os.Getenv("ADA_CHROMA_BIN")
-	if bin == "" {
-		bin = filepath.Join("..", "..", ".cache", "chroma", "node_modules", ".bin", "chroma")
-	}
-	missing := func(why string) *chromaServer {
+	bin := storagetest.ChromaBin()
+	if _, err := os.Stat(bin); err != nil {
 		if os.Getenv("CI") == "true" {
-			b.Fatalf("Chroma: %s (make chroma installs it; the bench needs it under CI=true)", why)
+			b.Fatalf("Chroma: no launcher at %s (make chroma installs it; the bench needs it under CI=true)", bin)
 		}
-		fmt.Printf("Chroma rows left out: %s (make chroma installs it)\n", why)
+		fmt.Printf("Chroma rows left out: no launcher at %s (make chroma installs it)\n", bin)
 		return nil
 	}
-	if _, err := os.Stat(bin); err != nil {
-		return missing(fmt.Sprintf("no launcher at %s", bin))
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-	logs := &syncBuffer{}
-	cmd := exec.Command(bin, "run", "--path", filepath.Join(b.TempDir(), "chroma"), "--host", "127.0.0.1", "--port", strconv.Itoa(port))
-	cmd.Stdout, cmd.Stderr = logs, logs
-	if err := cmd.Start(); err != nil {
-		return missing(fmt.Sprintf("%s does not start: %v", bin, err))
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	b.Cleanup(func() {
-		cmd.Process.Kill()
-		<-exited
-	})
-	root := fmt.Sprintf("http://127.0.0.1:%d/api/v2", port)
+	srv := storagetest.StartChroma(b)
+	root := srv.URL + "/api/v2"
 	c := &chromaServer{base: root + "/tenants/default_tenant/databases/default_database",
 		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}}
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		select {
-		case err := <-exited:
-			b.Fatalf("Chroma exited at start: %v\n%s", err, logs.String())
-		default:
-		}
-		if resp, err := c.client.Get(root + "/heartbeat"); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				break
-			}
-		}
-		if time.Now().After(deadline) {
-			b.Fatalf("Chroma did not answer its heartbeat within 60 s\n%s", logs.String())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
 	var version string
 	c.call(b, "GET", root+"/version", nil, &version)
-	fmt.Printf("Chroma %s on 127.0.0.1:%d (%s)\n", version, port, bin)
+	fmt.Printf("Chroma %s at %s (%s)\n", version, srv.URL, bin)
 	return c
 }
 

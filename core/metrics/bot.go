@@ -48,3 +48,7 @@ func (m *Metrics) BotRedactionCascade(err error) {
 	}
 	m.botCascades.WithLabelValues(result).Inc()
 }
+
+// BotRedactionAbandoned counts a redaction the bridge stopped retrying
+// after repeated failures (result "abandoned").
+func (m *Metrics) BotRedactionAbandoned() { m.botCascades.WithLabelValues("abandoned").Inc() }

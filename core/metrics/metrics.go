@@ -108,7 +108,7 @@ func New(reg prometheus.Registerer, version string) *Metrics {
 		botAnswers:    f.counter("ada_bot_answers_total", "Answers the bridge posted or failed to post, by result (ok, failed).", "result"),
 		botReaction:   f.histogram("ada_bot_reaction_seconds", "Time from a message's arrival at the bridge (handed over by the sync loop, decrypted) to the 🧠 reaction on it.", fastBuckets()).WithLabelValues(),
 		botDecryption: f.counter("ada_bot_decryption_failures_total", "Encrypted events the bridge could not decrypt.").WithLabelValues(),
-		botCascades:   f.counter("ada_bot_redaction_cascades_total", "Redactions that deleted turns and what was learned from them, by result (done, failed).", "result"),
+		botCascades:   f.counter("ada_bot_redaction_cascades_total", "Redactions that deleted turns and what was learned from them, by result (done, failed, abandoned: retried too often and left pending).", "result"),
 	}
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	info := f.gaugeVec("ada_build_info", "Always 1; the version label is the running build.", "version")

@@ -54,6 +54,7 @@ func TestLabelsComeFromClosedSets(t *testing.T) {
 	m.BotReaction(300 * time.Millisecond)
 	m.BotDecryptionFailure()
 	m.BotRedactionCascade(nil)
+	m.BotRedactionAbandoned()
 	jobs{m}.JobQueued("memory extraction")
 	jobs{m}.JobDone("memory extraction", nil)
 	jobs{m}.JobQueued("conv-1234 job")
@@ -71,6 +72,7 @@ func TestLabelsComeFromClosedSets(t *testing.T) {
 		{"ada_bot_reaction_seconds", nil, 1},
 		{"ada_bot_decryption_failures_total", nil, 1},
 		{"ada_bot_redaction_cascades_total", map[string]string{"result": "done"}, 1},
+		{"ada_bot_redaction_cascades_total", map[string]string{"result": "abandoned"}, 1},
 		{"ada_background_jobs_finished_total", map[string]string{"kind": "memory_extraction", "result": "done"}, 1},
 		{"ada_background_jobs_finished_total", map[string]string{"kind": "other", "result": "dropped"}, 1},
 		{"ada_background_jobs_pending", nil, 0},

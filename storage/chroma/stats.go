@@ -59,7 +59,7 @@ func (s *Store) Backend() string { return "chroma" }
 // Stats reports the backend, the server's version and heartbeat, document
 // counts and the embedder that wrote the vectors.
 func (s *Store) Stats(ctx context.Context) (core.StoreStats, error) {
-	st := core.StoreStats{Backend: "chroma", Path: s.url, Dimensions: core.Dim, ByType: map[core.DocType]int{}}
+	st := core.StoreStats{Backend: s.Backend(), Path: s.url, Dimensions: core.Dim, ByType: map[core.DocType]int{}}
 	var err error
 	if st.Heartbeat, err = s.c.heartbeat(ctx); err != nil {
 		return st, err
@@ -106,8 +106,6 @@ func (s *Store) CheckEmbedder(ctx context.Context, name string) error {
 		return s.c.upsert(ctx, s.stmeta, records{IDs: []string{embedderID}, Embeddings: [][]float32{unitVector},
 			Documents: []string{name}, Metadatas: []map[string]any{{"kind": "embedder"}}})
 	default:
-		return core.Errorf(core.KindInvalid,
-			"the store's vectors were written by embedder %q but %q is configured: run `ada reindex` to re-embed every document, or configure %q again",
-			current, name, current)
+		return core.EmbedderMismatch(current, name)
 	}
 }

@@ -195,25 +195,13 @@ func (s *Store) DeleteWhere(ctx context.Context, f core.Filter) (int, error) {
 	for i, d := range docs {
 		ids[i] = d.ID
 		if d.Meta.Type == core.DocMemory {
-			history = append(history, core.HistoryEntry{MemoryID: d.ID, Event: core.HistoryDelete, Time: now, Meta: d.Meta, Reason: deletionReason(f)})
+			history = append(history, core.HistoryEntry{MemoryID: d.ID, Event: core.HistoryDelete, Time: now, Meta: d.Meta, Reason: core.DeletionReason(f)})
 		}
 	}
 	if err := s.deleteDocs(ctx, ids, ""); err != nil {
 		return 0, err
 	}
 	return len(ids), s.appendHistory(ctx, history...)
-}
-
-// deletionReason is why a memory deleted by a filter went (as on SQLite).
-func deletionReason(f core.Filter) string {
-	switch {
-	case !f.OlderThan.IsZero():
-		return "older than the retention period (DATA_RETENTION_DAYS)"
-	case f.ConversationID != "":
-		return "its conversation was deleted"
-	default:
-		return "deleted with the documents it belonged to"
-	}
 }
 
 // Replace inserts docs, then deletes what else matches f: a reader sees the
@@ -246,7 +234,7 @@ func (s *Store) Replace(ctx context.Context, f core.Filter, docs ...core.Documen
 		}
 		gone = append(gone, d.ID)
 		if d.Meta.Type == core.DocMemory {
-			history = append(history, core.HistoryEntry{MemoryID: d.ID, Event: core.HistoryDelete, Time: now, Meta: d.Meta, Reason: deletionReason(f)})
+			history = append(history, core.HistoryEntry{MemoryID: d.ID, Event: core.HistoryDelete, Time: now, Meta: d.Meta, Reason: core.DeletionReason(f)})
 		}
 	}
 	if err := s.deleteDocs(ctx, gone, ""); err != nil {

@@ -298,7 +298,8 @@ func testRetention(t *testing.T, s Backend) {
 		t.Fatalf("retention delete = %d, %v", n, err)
 	}
 	h, _ := s.History(ctx, old.ID)
-	if len(h) != 2 || h[0].Text != "" || len(h[0].Meta.Tags) != 0 || h[1].Event != core.HistoryDelete {
+	if len(h) != 2 || h[0].Text != "" || len(h[0].Meta.Tags) != 0 || h[1].Event != core.HistoryDelete ||
+		h[1].Reason != core.DeletionReason(core.Filter{OlderThan: base}) {
 		t.Fatalf("history after the retention delete = %+v", h)
 	}
 	kept := core.HistoryEntry{MemoryID: recent.ID, Event: core.HistoryCreate, Time: base.Add(-24 * time.Hour), Text: recent.Text, Meta: recent.Meta}

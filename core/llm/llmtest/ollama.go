@@ -99,6 +99,9 @@ func (s *Server) ollamaEmbed(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cfg := s.embedConfig()
+	if !cfg.held(r) {
+		return
+	}
 	if cfg.Status >= 400 {
 		ollamaError(w, cfg.Status, "llmtest: scripted embedding failure")
 		return

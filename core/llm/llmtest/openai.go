@@ -72,6 +72,9 @@ func (s *Server) openaiEmbed(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cfg := s.embedConfig()
+	if !cfg.held(r) {
+		return
+	}
 	if cfg.Status >= 400 {
 		openaiError(w, cfg.Status, "llmtest: scripted embedding failure")
 		return

@@ -1,6 +1,7 @@
 package llmtest
 
 import (
+	"net/http"
 	"time"
 
 	"github.com/ada-chat/ada/core"
@@ -103,4 +104,22 @@ type Embed struct {
 	Dim int
 	// Status, if 400 or more, makes every embedding request fail with it.
 	Status int
+	// Hold, if not nil, keeps every embedding request waiting until it is
+	// closed (or the client goes away): work that embeds in a room's job
+	// holds the room, deterministically.
+	Hold <-chan struct{}
+}
+
+// held waits for the embedding config's Hold, reporting false when the
+// client went away first.
+func (e Embed) held(r *http.Request) bool {
+	if e.Hold == nil {
+		return true
+	}
+	select {
+	case <-e.Hold:
+		return true
+	case <-r.Context().Done():
+		return false
+	}
 }
