@@ -22,6 +22,9 @@ type Options struct {
 	SessionTTL time.Duration
 	// Now is the clock (tests); nil means time.Now.
 	Now func() time.Time
+	// Members redeems member links and knows who is in which room; nil
+	// refuses member links with a page that says so.
+	Members Members
 }
 
 const (
@@ -59,14 +62,19 @@ func Handler(svc Service, opt Options) http.Handler {
 	mux.HandleFunc("GET /ui", p.home)
 	mux.HandleFunc("GET /ui/login", p.loginForm)
 	mux.HandleFunc("POST /ui/login", p.login)
+	mux.HandleFunc("GET /ui/login/{token}", p.memberLogin)
 	mux.HandleFunc("POST /ui/logout", p.authed(p.logout))
 	mux.HandleFunc("GET /ui/memories", p.authed(p.memories))
 	mux.HandleFunc("GET /ui/memories/{id}", p.authed(p.memory))
 	mux.HandleFunc("POST /ui/memories/{id}", p.authed(p.edit))
 	mux.HandleFunc("POST /ui/memories/{id}/forget", p.authed(p.forget))
+	mux.HandleFunc("GET /ui/conversations", p.authed(p.conversations))
+	mux.HandleFunc("GET /ui/conversations/{id}", p.authed(p.conversation))
+	mux.HandleFunc("GET /ui/forgotten", p.authed(p.forgotten))
+	mux.HandleFunc("GET /ui/export", p.authed(p.export))
 	mux.HandleFunc("GET /ui/style.css", p.style)
 	mux.HandleFunc("/ui/", func(w http.ResponseWriter, r *http.Request) {
-		p.fail(w, r, session{}, http.StatusNotFound, "There is no such page.")
+		p.fail(w, r, viewer{}, http.StatusNotFound, "There is no such page.")
 	})
 	return p.headers(mux)
 }
@@ -93,43 +101,50 @@ func (p *page) current(w http.ResponseWriter, r *http.Request) (session, bool) {
 		}
 	}
 	if p.opt.APIKey == "" {
-		return p.start(w), true
+		return p.start(w, ""), true
 	}
 	return session{}, false
 }
 
-// start opens a session and sets its cookie.
-func (p *page) start(w http.ResponseWriter) session {
-	id, s := p.sessions.create(p.opt.Now())
+// start opens a session (an operator's when user is empty) and sets its
+// cookie.
+func (p *page) start(w http.ResponseWriter, user string) session {
+	id, s := p.sessions.create(p.opt.Now(), user)
 	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: id, Path: "/ui/", Expires: s.expires,
 		MaxAge: int(p.opt.SessionTTL / time.Second), HttpOnly: true, Secure: p.secure, SameSite: http.SameSiteStrictMode})
 	return s
 }
 
-type authedHandler func(w http.ResponseWriter, r *http.Request, s session)
+type authedHandler func(w http.ResponseWriter, r *http.Request, v viewer)
 
 // authed lets only a session in; a POST must also carry its csrf field,
-// or nothing happens and the answer is 403.
+// or nothing happens and the answer is 403. A member's rooms are asked
+// for at every request, so leaving a room ends access to it at once.
 func (p *page) authed(h authedHandler) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-store")
 		s, ok := p.current(w, r)
 		if !ok {
 			if r.Method == http.MethodGet {
 				http.Redirect(w, r, "/ui/login", http.StatusSeeOther)
 				return
 			}
-			p.fail(w, r, session{}, http.StatusUnauthorized, "Log in first.")
+			p.fail(w, r, viewer{}, http.StatusUnauthorized, "Log in first.")
+			return
+		}
+		v, err := p.viewerOf(r.Context(), s)
+		if err != nil {
+			p.failErr(w, r, viewer{s: s}, err)
 			return
 		}
 		if r.Method == http.MethodPost {
 			got := r.PostFormValue("csrf")
 			if got == "" || subtle.ConstantTimeCompare([]byte(got), []byte(s.csrf)) != 1 {
-				p.fail(w, r, s, http.StatusForbidden, "The form was not sent from this page (missing or wrong csrf field); nothing was changed. Reload the page and try again.")
+				p.fail(w, r, v, http.StatusForbidden, "The form was not sent from this page (missing or wrong csrf field); nothing was changed. Reload the page and try again.")
 				return
 			}
 		}
-		w.Header().Set("Cache-Control", "no-store")
-		h(w, r, s)
+		h(w, r, v)
 	}
 }
 
@@ -170,11 +185,11 @@ func (p *page) login(w http.ResponseWriter, r *http.Request) {
 		p.render(w, http.StatusUnauthorized, "login", view{Title: "Log in", Error: "That is not the API key."})
 		return
 	}
-	p.start(w)
+	p.start(w, "")
 	http.Redirect(w, r, "/ui/memories", http.StatusSeeOther)
 }
 
-func (p *page) logout(w http.ResponseWriter, r *http.Request, _ session) {
+func (p *page) logout(w http.ResponseWriter, r *http.Request, _ viewer) {
 	if c, err := r.Cookie(cookieName); err == nil {
 		p.sessions.drop(c.Value)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -19,19 +20,38 @@ var assets embed.FS
 type view struct {
 	Title   string
 	CSRF    string // empty: no session, so no logout form
+	Member  string // the member of a member session
 	Error   string
 	Notice  string
-	Query   string
+	Filters filters
 	Items   []core.Memory
+	Total   int
 	NextURL string
 	Memory  *core.Memory
-	History []core.HistoryEntry
+	// MayChange: the viewer may edit and forget Memory.
+	MayChange      bool
+	History        []core.HistoryEntry
+	Conversations  []core.Conversation
+	ConversationID string
+	Turns          []core.ConversationTurn
+}
+
+// view starts a page's data for the viewer.
+func (p *page) view(v viewer, title string) view {
+	return view{Title: title, CSRF: v.s.csrf, Member: v.s.user}
 }
 
 var funcs = template.FuncMap{
 	"when": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
 	"date": dateOf,
 	"join": func(s []string) string { return strings.Join(s, ", ") },
+	"list": func(s ...string) []string { return s },
+	"event": func(e string) string {
+		if w, ok := eventWords[e]; ok {
+			return w
+		}
+		return e
+	},
 	"deref": func(s *string) string {
 		if s == nil {
 			return ""
@@ -44,12 +64,21 @@ var funcs = template.FuncMap{
 		}
 		return fmt.Sprintf("%.2f", *f)
 	},
+	// permalink is where a room memory came from: the room on matrix.to
+	// (the message's event is not kept with the memory).
+	"permalink": func(room string) string { return "https://matrix.to/#/" + url.PathEscape(room) },
 	"rank": func(n *int) string {
 		if n == nil {
 			return "no match"
 		}
 		return fmt.Sprintf("#%d", *n)
 	},
+}
+
+// eventWords name the history's events for people.
+var eventWords = map[string]string{
+	core.HistoryCreate: "created", core.HistoryRefresh: "told again", core.HistoryPatch: "edited",
+	core.HistoryRetire: "retired by a correction", core.HistoryDelete: "forgotten", core.HistoryExpire: "expired",
 }
 
 // templates are parsed once at start-up; a broken template fails the

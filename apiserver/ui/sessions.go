@@ -8,10 +8,12 @@ import (
 )
 
 // session is one logged-in browser. csrf is the token every POST form of
-// the session carries.
+// the session carries; user is the room member of a member session, empty
+// for the operator.
 type session struct {
 	csrf    string
 	expires time.Time
+	user    string
 }
 
 // sessions are held in memory, keyed by a random id that only the cookie
@@ -33,8 +35,8 @@ func randomToken() string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-func (s *sessions) create(now time.Time) (string, session) {
-	id, sess := randomToken(), session{csrf: randomToken(), expires: now.Add(s.ttl)}
+func (s *sessions) create(now time.Time, user string) (string, session) {
+	id, sess := randomToken(), session{csrf: randomToken(), expires: now.Add(s.ttl), user: user}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for k, v := range s.by { // expired sessions go when a new one comes

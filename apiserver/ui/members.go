@@ -1,0 +1,12 @@
+package ui
+
+import "context"
+
+// Members lets room members in: the Matrix bridge issues their one-time links and knows who is joined where.
+type Members interface {
+	// Redeem spends a one-time login token and returns the Matrix user id it was issued to.
+	// An unknown, used or expired token gives an error (core kind NotFound).
+	Redeem(ctx context.Context, token string) (userID string, err error)
+	// JoinedRooms returns the rooms Ada is in that userID is joined to now.
+	JoinedRooms(ctx context.Context, userID string) ([]string, error)
+}
