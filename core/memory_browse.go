@@ -54,6 +54,22 @@ type ForgottenLister interface {
 	Forgotten(ctx context.Context, limit int) ([]HistoryEntry, error)
 }
 
+// storeAs finds an optional capability of the store, through the wrappers
+// that time it (core/metrics), which expose the store beneath by Unwrap.
+func storeAs[T any](st Store) (T, bool) {
+	for {
+		if t, ok := st.(T); ok {
+			return t, true
+		}
+		u, ok := st.(interface{ Unwrap() Store })
+		if !ok {
+			var zero T
+			return zero, false
+		}
+		st = u.Unwrap()
+	}
+}
+
 func (b Browse) filter() (Filter, error) {
 	f := Filter{Type: DocMemory, Source: strings.TrimSpace(b.Source), MinImportance: b.MinImportance,
 		Since: b.Since, Until: b.Until, Visible: b.Visible}
@@ -119,7 +135,7 @@ func (s *Service) BrowseMemories(ctx context.Context, b Browse) (BrowseResult, e
 		return BrowseResult{}, err
 	}
 	var res BrowseResult
-	if c, ok := s.store.(Counter); ok {
+	if c, ok := storeAs[Counter](s.store); ok {
 		if res.Total, err = c.Count(ctx, f); err != nil {
 			return BrowseResult{}, err
 		}
@@ -166,7 +182,7 @@ func (s *Service) BrowseMemories(ctx context.Context, b Browse) (BrowseResult, e
 // and why. The page shows no text (the history keeps it for the API).
 // With a member's view, only what they could have seen.
 func (s *Service) Forgotten(ctx context.Context, v *Visibility, limit int) ([]HistoryEntry, error) {
-	fl, ok := s.store.(ForgottenLister)
+	fl, ok := storeAs[ForgottenLister](s.store)
 	if !ok {
 		return nil, Errorf(KindUnavailable, "this store keeps no list of forgotten memories")
 	}
