@@ -36,18 +36,27 @@ type Browse struct {
 }
 
 // BrowseResult is one page and the count of everything the browse selects
-// (for a search: the count of the filter, not of the matches).
+// (for a search: the count of the filter, not of the matches). AtLeast
+// says the count stopped at maxCounted.
 type BrowseResult struct {
-	Items []Memory
-	Next  string
-	Total int
+	Items   []Memory
+	Next    string
+	Total   int
+	AtLeast bool
 }
 
-// Counter counts documents (the memory page's totals). The SQLite store
-// implements it; without it the page shows no totals.
+// Counter counts documents (the memory page's totals), no further than
+// limit when it is positive. The SQLite store implements it; without it
+// the page shows no totals.
 type Counter interface {
-	Count(ctx context.Context, f Filter) (int, error)
+	Count(ctx context.Context, f Filter, limit int) (int, error)
 }
+
+// maxCounted bounds the count of a filter on the memories' metadata
+// (source, importance, a member's view), which the store reads row by
+// row: the exact number of a common filter would cost as much as reading
+// every memory (make bench, BenchmarkMemoryPage).
+const maxCounted = 1000
 
 // ForgottenLister lists what was forgotten, from the memories' history.
 type ForgottenLister interface {
@@ -136,9 +145,14 @@ func (s *Service) BrowseMemories(ctx context.Context, b Browse) (BrowseResult, e
 	}
 	var res BrowseResult
 	if c, ok := storeAs[Counter](s.store); ok {
-		if res.Total, err = c.Count(ctx, f); err != nil {
+		limit := 0
+		if f.Source != "" || f.MinImportance > 0 || f.Visible != nil {
+			limit = maxCounted
+		}
+		if res.Total, err = c.Count(ctx, f, limit); err != nil {
 			return BrowseResult{}, err
 		}
+		res.AtLeast = limit > 0 && res.Total >= limit
 	}
 	now := s.now()
 	if text := strings.TrimSpace(b.Text); text != "" {

@@ -38,11 +38,18 @@ func browseSQL(f core.Filter, conds []string, args []any) ([]string, []any) {
 	return conds, args
 }
 
-// Count returns how many documents match f.
-func (db *DB) Count(ctx context.Context, f core.Filter) (int, error) {
+// Count returns how many documents match f, counting no further than
+// limit (0: no limit), so that a rare filter does not read the whole store
+// for a number.
+func (db *DB) Count(ctx context.Context, f core.Filter, limit int) (int, error) {
 	where, args := filterSQL(f)
+	query := "SELECT count(*) FROM " + listSource(f) + where
+	if limit > 0 {
+		query = "SELECT count(*) FROM (SELECT 1 FROM " + listSource(f) + where + " LIMIT ?)"
+		args = append(args, limit)
+	}
 	var n int
-	err := db.read.QueryRowContext(ctx, "SELECT count(*) FROM "+listSource(f)+where, args...).Scan(&n)
+	err := db.read.QueryRowContext(ctx, query, args...).Scan(&n)
 	return n, storeErr(err)
 }
 

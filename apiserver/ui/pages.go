@@ -90,7 +90,7 @@ func (p *page) memories(w http.ResponseWriter, r *http.Request, v viewer) {
 		return
 	}
 	out := p.view(v, "Memories")
-	out.Filters, out.Items, out.Total, out.Notice = f, res.Items, res.Total, r.URL.Query().Get("notice")
+	out.Filters, out.Items, out.Total, out.AtLeast, out.Notice = f, res.Items, res.Total, res.AtLeast, r.URL.Query().Get("notice")
 	if res.Next != "" {
 		next := f.values()
 		next.Set("cursor", res.Next)

@@ -26,6 +26,7 @@ type view struct {
 	Filters filters
 	Items   []core.Memory
 	Total   int
+	AtLeast bool // Total is a lower bound
 	NextURL string
 	Memory  *core.Memory
 	// MayChange: the viewer may edit and forget Memory.
