@@ -25,6 +25,9 @@ type Options struct {
 	// Members redeems member links and knows who is in which room; nil
 	// refuses member links with a page that says so.
 	Members Members
+	// Origins links a room memory to the message it came from; nil links
+	// to the room only.
+	Origins Origins
 }
 
 const (

@@ -32,6 +32,12 @@ type site struct {
 
 func newSite(t *testing.T, opt ui.Options) *site {
 	t.Helper()
+	return newSiteWith(t, func(*storage.DB) ui.Options { return opt })
+}
+
+// newSiteWith is newSite with options that use the store (the bridge's links).
+func newSiteWith(t *testing.T, options func(*storage.DB) ui.Options) *site {
+	t.Helper()
 	db, err := storage.Open(context.Background(), filepath.Join(t.TempDir(), "ada.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -39,7 +45,7 @@ func newSite(t *testing.T, opt ui.Options) *site {
 	t.Cleanup(func() { db.Close() })
 	svc := core.New(core.Deps{Store: db, Embedder: embed.Hash{}}, core.DefaultOptions())
 	t.Cleanup(svc.Close)
-	srv := httptest.NewServer(ui.Handler(svc, opt))
+	srv := httptest.NewServer(ui.Handler(svc, options(db)))
 	t.Cleanup(srv.Close)
 	return &site{t: t, svc: svc, db: db, srv: srv}
 }

@@ -7,9 +7,11 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ada-chat/ada/apiserver/ui"
 	"github.com/ada-chat/ada/core"
+	"github.com/ada-chat/ada/storage"
 )
 
 const (
@@ -24,12 +26,17 @@ const (
 func TestMemberScope(t *testing.T) {
 	ctx := context.Background()
 	mem := &members{tokens: map[string]string{"tok-alice": alice}, rooms: map[string][]string{alice: {roomA}, bob: {roomA, roomB}}}
-	s := newSite(t, ui.Options{APIKey: testKey, Members: mem})
+	s := newSiteWith(t, func(db *storage.DB) ui.Options {
+		return ui.Options{APIKey: testKey, Members: mem, Origins: db.Bridge()}
+	})
 	own := s.remember(core.MemoryInput{Text: "Alice has a cat called Miso", RoomID: roomA, UserID: alice, Source: core.SourceChat})
 	about := s.remember(core.MemoryInput{Text: "Alice runs marathons in spring", RoomID: roomB, UserID: bob, SubjectUserID: alice, Source: core.SourceChat})
 	roomOfA := s.remember(core.MemoryInput{Text: "The team stand-up is at nine", RoomID: roomA, UserID: bob, Source: core.SourceChat})
 	roomOfB := s.remember(core.MemoryInput{Text: "The secret project of Bob is codenamed Falcon", RoomID: roomB, UserID: bob, Source: core.SourceChat})
 	global := s.remember(core.MemoryInput{Text: "The operator's server lives in Frankfurt"})
+	if err := s.db.Bridge().AddLinks(ctx, roomA, []storage.BridgeLink{{EventID: "$remember1", DocID: own.ID, Kind: storage.LinkMemory}}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
 	convA, convB := core.NewConversationID(), core.NewConversationID()
 	s.turn(convA, roomA, alice, "hello room A from alice")
 	s.turn(convB, roomB, bob, "room B is private chatter")
@@ -50,6 +57,10 @@ func TestMemberScope(t *testing.T) {
 	if hits := b.get("/ui/memories?q=" + url.QueryEscape("secret project codenamed Falcon")); strings.Contains(hits.body, roomOfB.ID) {
 		t.Error("a member's search finds another room's memory")
 	}
+	// Where it came from: the message on matrix.to when the bridge linked
+	// one, else the room.
+	want(t, b.get("/ui/memories/"+own.ID), http.StatusOK, `href="https://matrix.to/#/%21a:example.org/$remember1"`)
+	want(t, b.get("/ui/memories/"+roomOfA.ID), http.StatusOK, `href="https://matrix.to/#/%21a:example.org"`)
 	for _, id := range []string{roomOfB.ID, global.ID} {
 		want(t, b.get("/ui/memories/"+id), http.StatusNotFound)
 	}

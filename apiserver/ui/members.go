@@ -10,3 +10,9 @@ type Members interface {
 	// JoinedRooms returns the rooms Ada is in that userID is joined to now.
 	JoinedRooms(ctx context.Context, userID string) ([]string, error)
 }
+
+// Origins finds the room message a document was stored because of (the
+// Matrix bridge's links, storage.Bridge); "" when none is known.
+type Origins interface {
+	EventOf(ctx context.Context, roomID, docID string) (eventID string, err error)
+}

@@ -113,6 +113,7 @@ func (p *page) memory(w http.ResponseWriter, r *http.Request, v viewer) {
 	}
 	out := p.view(v, "Memory")
 	out.Memory, out.History, out.Notice, out.MayChange = &m, hist, r.URL.Query().Get("notice"), v.mayChange(m)
+	out.Permalink = p.permalink(r.Context(), m)
 	p.render(w, http.StatusOK, "memory", out)
 }
 

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
@@ -30,7 +29,10 @@ type view struct {
 	NextURL string
 	Memory  *core.Memory
 	// MayChange: the viewer may edit and forget Memory.
-	MayChange      bool
+	MayChange bool
+	// Permalink is where Memory came from on matrix.to: the message when
+	// the bridge linked one, else the room.
+	Permalink      string
 	History        []core.HistoryEntry
 	Conversations  []core.Conversation
 	ConversationID string
@@ -65,9 +67,6 @@ var funcs = template.FuncMap{
 		}
 		return fmt.Sprintf("%.2f", *f)
 	},
-	// permalink is where a room memory came from: the room on matrix.to
-	// (the message's event is not kept with the memory).
-	"permalink": func(room string) string { return "https://matrix.to/#/" + url.PathEscape(room) },
 	"rank": func(n *int) string {
 		if n == nil {
 			return "no match"

@@ -118,7 +118,7 @@ func serveAPI(ctx context.Context, a *app, log *slog.Logger, env runEnv, bridge 
 	cfg := a.cfg
 	srv := apiserver.New(a.metrics.chatter("api", a.core), a.metrics.apiDeps(apiserver.Deps{Music: a.music, OCR: a.ocr, Matrix: bridgeHealth(bridge),
 		MCP: mcp.Handler(a.core, mcp.Options{Version: buildVersion(), Log: log.With("component", "mcp")}),
-		UI:  ui.Handler(a.core, ui.Options{APIKey: cfg.APIKey, PublicURL: cfg.PublicURL, Log: log.With("component", "ui"), Members: uiMembers(bridge)})}), apiserver.Config{
+		UI:  ui.Handler(a.core, ui.Options{APIKey: cfg.APIKey, PublicURL: cfg.PublicURL, Log: log.With("component", "ui"), Members: uiMembers(bridge), Origins: a.db.Bridge()})}), apiserver.Config{
 		RequestTimeout: cfg.RequestTimeout, KeepAlive: cfg.SSEKeepAlive, MaxBodyBytes: cfg.MaxBodyBytes, UploadMaxBytes: cfg.OCRMaxBytes,
 		OCRConcurrency: cfg.OCRConcurrency,
 		APIKey:         cfg.APIKey, RAGDebug: cfg.RAGDebug, Version: buildVersion(),
