@@ -21,11 +21,18 @@ type session struct {
 type sessions struct {
 	mu  sync.Mutex
 	ttl time.Duration
+	max int // maxSessions; smaller in tests
 	by  map[string]session
 }
 
+// maxSessions bounds the sessions held: without API_KEY every new browser
+// gets one, and a client that never keeps its cookie must not grow the map
+// without end. Beyond it, older sessions are dropped (their owners log in
+// again).
+const maxSessions = 10000
+
 func newSessions(ttl time.Duration) *sessions {
-	return &sessions{ttl: ttl, by: map[string]session{}}
+	return &sessions{ttl: ttl, max: maxSessions, by: map[string]session{}}
 }
 
 // randomToken is 32 random bytes, URL-safe.
@@ -40,8 +47,8 @@ func (s *sessions) create(now time.Time, user string) (string, session) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for k, v := range s.by { // expired sessions go when a new one comes
-		if !now.Before(v.expires) {
-			delete(s.by, k)
+		if !now.Before(v.expires) || len(s.by) >= s.max {
+			delete(s.by, k) // and beyond the bound, any (map order)
 		}
 	}
 	s.by[id] = sess
