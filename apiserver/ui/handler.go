@@ -204,10 +204,20 @@ func (p *page) logout(w http.ResponseWriter, r *http.Request, _ viewer) {
 	http.Redirect(w, r, "/ui/login", http.StatusSeeOther)
 }
 
+// clientAddr is the address the login limit counts failures against.
+// Behind a proxy on the same machine (deploy/nginx sets X-Real-IP) every
+// request comes from loopback: the proxy's header names the client, or one
+// guesser would lock everyone out. From any other address the header is
+// not trusted.
 func clientAddr(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
-		return r.RemoteAddr
+		host = r.RemoteAddr
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		if real := strings.TrimSpace(r.Header.Get("X-Real-IP")); net.ParseIP(real) != nil {
+			return real
+		}
 	}
 	return host
 }

@@ -98,6 +98,20 @@ func (b *browser) login(key string) page {
 	return b.post("/ui/login", url.Values{"key": {key}})
 }
 
+// loginFrom logs in through a proxy on loopback that names the client in
+// X-Real-IP, as deploy/nginx does.
+func (b *browser) loginFrom(client, key string) page {
+	b.s.t.Helper()
+	req, err := http.NewRequest(http.MethodPost, b.s.srv.URL+"/ui/login", strings.NewReader(url.Values{"key": {key}}.Encode()))
+	if err != nil {
+		b.s.t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("X-Real-IP", client)
+	resp, err := b.c.Do(req)
+	return read(b.s.t, resp, err)
+}
+
 var csrfField = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
 
 // csrf reads the session's token from a page's form.

@@ -50,6 +50,15 @@ func TestOperatorLogin(t *testing.T) {
 		t.Fatalf("after logout the old cookie still opens the page: %d", p.status)
 	}
 
+	// Behind the proxy, each client has its own count.
+	guesser, operator := s.browser(), s.browser()
+	for range 5 {
+		guesser.loginFrom("203.0.113.7", "guess")
+	}
+	want(t, guesser.loginFrom("203.0.113.7", testKey), http.StatusTooManyRequests, "Too many")
+	if p := operator.loginFrom("198.51.100.2", testKey); p.status != http.StatusSeeOther {
+		t.Fatalf("another client behind the proxy is locked out too: %d", p.status)
+	}
 	other := s.browser()
 	for range 5 {
 		other.login("guess")
