@@ -53,7 +53,7 @@ fuzz:
 bench: deps chroma
 	ADA_CHROMA_BIN=$(CHROMA_BIN) $(GO) test -run '^$$' -bench 'SearchTargets' -benchtime 1x -timeout 30m ./cmd/ada
 	$(GO) run ./cmd/adabench
-	$(GO) test -run '^$$' -bench 'ChatService|MemorySearchModes|LoadStreamsAndWrites|MemoryWriteSync|OpenAIOverhead|MetricsOverhead|MCPSearch|ExportImport' -benchtime 1x ./cmd/ada
+	$(GO) test -run '^$$' -bench 'ChatService|MemorySearchModes|LoadStreamsAndWrites|MemoryWriteSync|OpenAIOverhead|MetricsOverhead|MCPSearch|ExportImport|MemoryPage' -benchtime 1x ./cmd/ada
 	$(GO) test -run '^$$' -bench 'BridgeLatency|BridgeFirstText' -benchtime 1x ./bot
 
 lint:

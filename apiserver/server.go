@@ -53,6 +53,9 @@ type Deps struct {
 	Gatherer prometheus.Gatherer
 	// MCP serves /mcp (apiserver/mcp.Handler); nil answers 404.
 	MCP http.Handler
+	// UI serves the memory page under /ui/ (apiserver/ui.Handler); nil
+	// leaves /ui to the API's 404. It is not part of the OpenAPI document.
+	UI http.Handler
 }
 
 // Server is the HTTP API.
@@ -98,7 +101,7 @@ func New(svc Service, deps Deps, cfg Config, log *slog.Logger) *Server {
 		rt.routes = append(rt.routes, compiledRoute{route: r, segs: splitPath(r.pattern), h: s.wrap(r.pattern, r.handler, r.public, r.errorRenderer())})
 	}
 	s.http = &fasthttp.Server{
-		Handler: s.cors(rt.handle),
+		Handler: s.cors(s.withUI(rt.handle)),
 		Name:    "ada",
 		// The largest body of any route; HeaderReceived lowers it for every
 		// route but the upload before a byte of the body is read.

@@ -70,6 +70,8 @@ func table(c *Config) []setting {
 			boolVal{&c.MetricsEnabled}},
 		{gService, "CORS_ORIGINS", "", "Comma-separated browser origins allowed to call the API (e.g. https://chat.example.org), or *; empty = CORS off.", false,
 			listVal{p: &c.CORSOrigins, check: checkOrigin, desc: "list of origins"}},
+		{gService, "PUBLIC_URL", "", "The address people reach Ada at (e.g. https://ada.example.org), for the memory page's links at /ui/; https marks its session cookie Secure. Empty = no member links.", false,
+			urlVal{&c.PublicURL}},
 		{gService, "AI_NAME", "Ada", "The assistant's name, used in prompts and /v1/info.", false,
 			stringVal{p: &c.AIName, check: checkOneLine}},
 		{gService, "USER_NAME", "User", "How the assistant calls the user of the HTTP API in prompts.", false,

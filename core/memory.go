@@ -75,6 +75,10 @@ type Memory struct {
 	Deduplicated *bool `json:"deduplicated,omitempty"`
 	// Explain is set by searches: why the memory ranks where it does.
 	Explain *Explanation `json:"explain,omitempty"`
+	// RoomID is the Matrix room whose activity stored the memory; the
+	// memory page links to it and scopes members by it. Not in the API's
+	// answer (its schema is fixed).
+	RoomID string `json:"-"`
 }
 
 // MemoryQuery selects memories. Without Text they are listed newest first.
@@ -100,7 +104,7 @@ func memoryFromDoc(d Document) Memory {
 		Importance: d.Meta.Importance, Timestamp: d.Meta.Timestamp.UTC(), Source: d.Meta.Source,
 		Scope: d.Meta.Scope, Tags: d.Meta.Tags, ExpiresAt: d.Meta.ExpiresAt, SourceIDs: d.Meta.SourceIDs,
 		UserID: d.Meta.UserID, SubjectUserID: d.Meta.SubjectUserID,
-	}}
+	}, RoomID: d.Meta.RoomID}
 	if m.Meta.Tags == nil {
 		m.Meta.Tags = []string{}
 	}

@@ -24,6 +24,24 @@ type Filter struct {
 	// Before selects the documents listed after this position in List's
 	// order (newest first): a page cursor.
 	Before *Position
+
+	// The memory page's narrowing (BrowseMemories). List, Count and the
+	// keyword and exact searches apply them in the store; the approximate
+	// vector search does not, so BrowseMemories checks every result again
+	// (Browse.admits): a store that ignores them shows too little, never
+	// too much.
+	Source        string
+	MinImportance int
+	Since, Until  time.Time // Since <= timestamp < Until; zero: unbounded
+	AnyEntity     bool      // only memories about an entity (scope entity:…)
+	Visible       *Visibility
+}
+
+// Visibility is what one room member may see: documents told by or about
+// UserID (user_id, subject_user_id, or entity), and those of Rooms.
+type Visibility struct {
+	UserID string
+	Rooms  []string
 }
 
 // Position is a document's place in List's order: its timestamp, then its id.

@@ -470,6 +470,7 @@ func filterSQL(f core.Filter) (string, []any) {
 			args = append(args, i)
 		}
 	}
+	conds, args = browseSQL(f, conds, args)
 	if len(conds) == 0 {
 		return "", nil
 	}

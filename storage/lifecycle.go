@@ -149,8 +149,13 @@ func insertHistory(ctx context.Context, tx *writeTx, h core.HistoryEntry, meta s
 
 // History returns the history of memoryID, oldest first.
 func (db *DB) History(ctx context.Context, memoryID string) ([]core.HistoryEntry, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT memory_id, ts, event, text, metadata, reason FROM memory_history
+	return db.queryHistory(ctx, `SELECT memory_id, ts, event, text, metadata, reason FROM memory_history
 		WHERE memory_id = ? ORDER BY seq`, memoryID)
+}
+
+// queryHistory reads the history entries a query selects.
+func (db *DB) queryHistory(ctx context.Context, query string, args ...any) ([]core.HistoryEntry, error) {
+	rows, err := db.read.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, storeErr(err)
 	}

@@ -15,41 +15,15 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// chromiumPath is Debian's chromium (make apt-deps installs it).
-const chromiumPath = "/usr/bin/chromium"
-
 // TestDocsInBrowser opens /docs of the real program in headless Chromium,
 // waits for Swagger UI to render the operations from the embedded assets and
 // /openapi.json, runs GET /v1/healthz with "Try it out" and "Execute", and
 // reads the live response. Set ADA_DOCS_SCREENSHOT=file.png to keep a
 // screenshot; on failure one is written to the temp directory.
 func TestDocsInBrowser(t *testing.T) {
-	if _, err := os.Stat(chromiumPath); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("chromium is not installed at %s (make apt-deps installs it)", chromiumPath)
-		}
-		t.Skipf("chromium is not installed at %s: run make apt-deps (or apt-get install chromium)", chromiumPath)
-	}
+	browser := headlessChromium(t, 1280, 1400)
 	p := startAda(t, "serve", testEnv(t, nil))
 
-	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(chromiumPath),
-		chromedp.Flag("headless", true),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-quic", true),
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1280, 1400),
-	)
-	defer cancelAlloc()
-	browser, cancelBrowser := chromedp.NewContext(alloc)
-	defer cancelBrowser()
 	ctx, cancel := context.WithTimeout(browser, 30*time.Second)
 	defer cancel()
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ada-chat/ada/apiserver"
 	"github.com/ada-chat/ada/apiserver/mcp"
+	"github.com/ada-chat/ada/apiserver/ui"
 	"github.com/ada-chat/ada/bot"
 	"github.com/ada-chat/ada/config"
 	"github.com/ada-chat/ada/storage"
@@ -117,7 +118,8 @@ func reportLLM(ctx context.Context, a *app, log *slog.Logger) {
 func serveAPI(ctx context.Context, a *app, log *slog.Logger, env runEnv, bridge *bot.Bot) error {
 	cfg := a.cfg
 	srv := apiserver.New(a.metrics.chatter("api", a.core), a.metrics.apiDeps(apiserver.Deps{Music: a.music, OCR: a.ocr, Matrix: bridgeHealth(bridge),
-		MCP: mcp.Handler(a.core, mcp.Options{Version: buildVersion(), Log: log.With("component", "mcp")})}), apiserver.Config{
+		MCP: mcp.Handler(a.core, mcp.Options{Version: buildVersion(), Log: log.With("component", "mcp")}),
+		UI:  ui.Handler(a.core, ui.Options{APIKey: cfg.APIKey, PublicURL: cfg.PublicURL, Log: log.With("component", "ui"), Members: uiMembers(bridge), Origins: a.db.Bridge()})}), apiserver.Config{
 		RequestTimeout: cfg.RequestTimeout, KeepAlive: cfg.SSEKeepAlive, MaxBodyBytes: cfg.MaxBodyBytes, UploadMaxBytes: cfg.OCRMaxBytes,
 		OCRConcurrency: cfg.OCRConcurrency,
 		APIKey:         cfg.APIKey, RAGDebug: cfg.RAGDebug, Version: buildVersion(),
@@ -127,9 +129,9 @@ func serveAPI(ctx context.Context, a *app, log *slog.Logger, env runEnv, bridge 
 	if err != nil {
 		return fmt.Errorf("listen on %s (LISTEN_ADDR): %w", cfg.ListenAddr, err)
 	}
-	log.Info("API listening", "addr", ln.Addr().String(), "docs", "/docs")
+	log.Info("API listening", "addr", ln.Addr().String(), "docs", "/docs", "memory page", "/ui/")
 	if cfg.APIKey == "" && everyInterface(cfg.ListenAddr) {
-		log.Warn("the API listens on every interface without an API key: anyone who can reach this port can chat and read memories; "+
+		log.Warn("the API and the memory page (/ui/) listen on every interface without an API key: anyone who can reach this port can chat and read, change and forget memories; "+
 			"set API_KEY, or LISTEN_ADDR=127.0.0.1:7000 behind a reverse proxy", "LISTEN_ADDR", cfg.ListenAddr)
 	}
 	if env.ready != nil {
@@ -150,6 +152,16 @@ func serveAPI(ctx context.Context, a *app, log *slog.Logger, env runEnv, bridge 
 
 // everyInterface reports a listen address without a host, or with the
 // unspecified address (0.0.0.0, ::).
+// uiMembers is what lets room members into the memory page: the Matrix
+// bridge, once it issues member links (issue 30); until then, and without
+// a bridge, member links are refused with a page that says so.
+func uiMembers(bridge *bot.Bot) ui.Members {
+	if m, ok := any(bridge).(ui.Members); ok && bridge != nil {
+		return m
+	}
+	return nil
+}
+
 func everyInterface(addr string) bool {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {

@@ -1,0 +1,223 @@
+package ui
+
+import (
+	"crypto/subtle"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// Options configure the page; cmd/ada passes the loaded settings.
+type Options struct {
+	// APIKey is the operator's key (API_KEY); empty leaves the page open,
+	// as the API is.
+	APIKey string
+	// PublicURL is where people reach Ada (PUBLIC_URL); an https address
+	// marks the session cookie Secure.
+	PublicURL string
+	Log       *slog.Logger
+	// SessionTTL is how long a login lasts; zero means 12 hours.
+	SessionTTL time.Duration
+	// Now is the clock (tests); nil means time.Now.
+	Now func() time.Time
+	// Members redeems member links and knows who is in which room; nil
+	// refuses member links with a page that says so.
+	Members Members
+	// Origins links a room memory to the message it came from; nil links
+	// to the room only.
+	Origins Origins
+}
+
+const (
+	cookieName = "ada_ui_session"
+	// loginFailures within loginWindow lock a client address out.
+	loginFailures = 5
+	loginWindow   = time.Minute
+	// csp allows only the page's own origin; there is no script at all.
+	csp = "default-src 'self'; script-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+)
+
+type page struct {
+	svc      Service
+	opt      Options
+	sessions *sessions
+	limit    *loginLimit
+	secure   bool
+}
+
+// Handler serves every path under /ui/.
+func Handler(svc Service, opt Options) http.Handler {
+	if opt.SessionTTL <= 0 {
+		opt.SessionTTL = 12 * time.Hour
+	}
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	if opt.Log == nil {
+		opt.Log = slog.New(slog.DiscardHandler)
+	}
+	p := &page{svc: svc, opt: opt, sessions: newSessions(opt.SessionTTL),
+		limit: newLoginLimit(loginFailures, loginWindow), secure: strings.HasPrefix(opt.PublicURL, "https://")}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /ui/{$}", p.home)
+	mux.HandleFunc("GET /ui", p.home)
+	mux.HandleFunc("GET /ui/login", p.loginForm)
+	mux.HandleFunc("POST /ui/login", p.login)
+	mux.HandleFunc("GET /ui/login/{token}", p.memberLogin)
+	mux.HandleFunc("POST /ui/logout", p.authed(p.logout))
+	mux.HandleFunc("GET /ui/memories", p.authed(p.memories))
+	mux.HandleFunc("GET /ui/memories/{id}", p.authed(p.memory))
+	mux.HandleFunc("POST /ui/memories/{id}", p.authed(p.edit))
+	mux.HandleFunc("POST /ui/memories/{id}/forget", p.authed(p.forget))
+	mux.HandleFunc("GET /ui/conversations", p.authed(p.conversations))
+	mux.HandleFunc("GET /ui/conversations/{id}", p.authed(p.conversation))
+	mux.HandleFunc("GET /ui/forgotten", p.authed(p.forgotten))
+	mux.HandleFunc("GET /ui/export", p.authed(p.export))
+	mux.HandleFunc("GET /ui/style.css", p.style)
+	mux.HandleFunc("/ui/", func(w http.ResponseWriter, r *http.Request) {
+		p.fail(w, r, viewer{}, http.StatusNotFound, "There is no such page.")
+	})
+	return p.headers(mux)
+}
+
+// headers set what every answer of the page carries.
+func (p *page) headers(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Content-Security-Policy", csp)
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("X-Frame-Options", "DENY")
+		next.ServeHTTP(w, r)
+	})
+}
+
+// current returns the request's session. Without an API key every browser
+// gets one on its first visit: the page is open, but its forms still need
+// the session's CSRF token.
+func (p *page) current(w http.ResponseWriter, r *http.Request) (session, bool) {
+	if c, err := r.Cookie(cookieName); err == nil {
+		if s, ok := p.sessions.get(c.Value, p.opt.Now()); ok {
+			return s, true
+		}
+	}
+	if p.opt.APIKey == "" {
+		return p.start(w, ""), true
+	}
+	return session{}, false
+}
+
+// start opens a session (an operator's when user is empty) and sets its
+// cookie.
+func (p *page) start(w http.ResponseWriter, user string) session {
+	id, s := p.sessions.create(p.opt.Now(), user)
+	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: id, Path: "/ui/", Expires: s.expires,
+		MaxAge: int(p.opt.SessionTTL / time.Second), HttpOnly: true, Secure: p.secure, SameSite: http.SameSiteStrictMode})
+	return s
+}
+
+type authedHandler func(w http.ResponseWriter, r *http.Request, v viewer)
+
+// authed lets only a session in; a POST must also carry its csrf field,
+// or nothing happens and the answer is 403. A member's rooms are asked
+// for at every request, so leaving a room ends access to it at once.
+func (p *page) authed(h authedHandler) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-store")
+		s, ok := p.current(w, r)
+		if !ok {
+			if r.Method == http.MethodGet {
+				http.Redirect(w, r, "/ui/login", http.StatusSeeOther)
+				return
+			}
+			p.fail(w, r, viewer{}, http.StatusUnauthorized, "Log in first.")
+			return
+		}
+		v, err := p.viewerOf(r.Context(), s)
+		if err != nil {
+			p.failErr(w, r, viewer{s: s}, err)
+			return
+		}
+		if r.Method == http.MethodPost {
+			got := r.PostFormValue("csrf")
+			if got == "" || subtle.ConstantTimeCompare([]byte(got), []byte(s.csrf)) != 1 {
+				p.fail(w, r, v, http.StatusForbidden, "The form was not sent from this page (missing or wrong csrf field); nothing was changed. Reload the page and try again.")
+				return
+			}
+		}
+		h(w, r, v)
+	}
+}
+
+func (p *page) home(w http.ResponseWriter, r *http.Request) {
+	if _, ok := p.current(w, r); ok {
+		http.Redirect(w, r, "/ui/memories", http.StatusSeeOther)
+		return
+	}
+	http.Redirect(w, r, "/ui/login", http.StatusSeeOther)
+}
+
+func (p *page) loginForm(w http.ResponseWriter, r *http.Request) {
+	if p.opt.APIKey == "" {
+		p.home(w, r)
+		return
+	}
+	p.render(w, http.StatusOK, "login", view{Title: "Log in"})
+}
+
+// login checks the key (form field "key"). Neither the key nor the cookie
+// is ever logged.
+func (p *page) login(w http.ResponseWriter, r *http.Request) {
+	if p.opt.APIKey == "" {
+		p.home(w, r)
+		return
+	}
+	addr := clientAddr(r)
+	now := p.opt.Now()
+	if p.limit.blocked(addr, now) {
+		w.Header().Set("Retry-After", "60")
+		p.render(w, http.StatusTooManyRequests, "login", view{Title: "Log in", Error: "Too many wrong keys: wait a minute and try again."})
+		return
+	}
+	key := r.PostFormValue("key")
+	if subtle.ConstantTimeCompare([]byte(key), []byte(p.opt.APIKey)) != 1 {
+		p.limit.fail(addr, now)
+		p.opt.Log.Warn("memory page: wrong key", "remote", addr)
+		p.render(w, http.StatusUnauthorized, "login", view{Title: "Log in", Error: "That is not the API key."})
+		return
+	}
+	p.start(w, "")
+	http.Redirect(w, r, "/ui/memories", http.StatusSeeOther)
+}
+
+func (p *page) logout(w http.ResponseWriter, r *http.Request, _ viewer) {
+	if c, err := r.Cookie(cookieName); err == nil {
+		p.sessions.drop(c.Value)
+	}
+	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: "", Path: "/ui/", MaxAge: -1, HttpOnly: true, Secure: p.secure, SameSite: http.SameSiteStrictMode})
+	if p.opt.APIKey == "" {
+		p.render(w, http.StatusOK, "loggedout", view{Title: "Logged out"})
+		return
+	}
+	http.Redirect(w, r, "/ui/login", http.StatusSeeOther)
+}
+
+// clientAddr is the address the login limit counts failures against.
+// Behind a proxy on the same machine (deploy/nginx sets X-Real-IP) every
+// request comes from loopback: the proxy's header names the client, or one
+// guesser would lock everyone out. From any other address the header is
+// not trusted.
+func clientAddr(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		if real := strings.TrimSpace(r.Header.Get("X-Real-IP")); net.ParseIP(real) != nil {
+			return real
+		}
+	}
+	return host
+}

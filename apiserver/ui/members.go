@@ -1,0 +1,18 @@
+package ui
+
+import "context"
+
+// Members lets room members in: the Matrix bridge issues their one-time links and knows who is joined where.
+type Members interface {
+	// Redeem spends a one-time login token and returns the Matrix user id it was issued to.
+	// An unknown, used or expired token gives an error (core kind NotFound).
+	Redeem(ctx context.Context, token string) (userID string, err error)
+	// JoinedRooms returns the rooms Ada is in that userID is joined to now.
+	JoinedRooms(ctx context.Context, userID string) ([]string, error)
+}
+
+// Origins finds the room message a document was stored because of (the
+// Matrix bridge's links, storage.Bridge); "" when none is known.
+type Origins interface {
+	EventOf(ctx context.Context, roomID, docID string) (eventID string, err error)
+}

@@ -1,0 +1,222 @@
+package ui_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/ada-chat/ada/apiserver/ui"
+	"github.com/ada-chat/ada/core"
+)
+
+// TestOperatorLogin: the key opens a session whose cookie is HttpOnly,
+// SameSite=Strict and Secure behind https; a wrong key does not, and too
+// many wrong keys lock the address out for a while; logout ends it.
+func TestOperatorLogin(t *testing.T) {
+	s := newSite(t, ui.Options{APIKey: testKey, PublicURL: "https://ada.example.org"})
+	b := s.browser()
+	if p := b.get("/ui/memories"); p.status != http.StatusSeeOther || p.header.Get("Location") != "/ui/login" {
+		t.Fatalf("without a session: %d to %q, want a redirect to the login form", p.status, p.header.Get("Location"))
+	}
+	want(t, b.get("/ui/login"), http.StatusOK, `name="key"`, `<label for="key">`)
+	want(t, b.login("wrong"), http.StatusUnauthorized, "not the API key")
+
+	p := b.login(testKey)
+	if p.status != http.StatusSeeOther {
+		t.Fatalf("login: %d", p.status)
+	}
+	cookie := p.header.Get("Set-Cookie")
+	for _, attr := range []string{"HttpOnly", "SameSite=Strict", "Secure", "Max-Age=", "Path=/ui/"} {
+		if !strings.Contains(cookie, attr) {
+			t.Errorf("cookie %q lacks %s", cookie, attr)
+		}
+	}
+	// The Secure cookie is not sent back over the test's http; carry it by hand.
+	c := &http.Cookie{Name: "ada_ui_session", Value: strings.TrimPrefix(strings.Split(cookie, ";")[0], "ada_ui_session=")}
+	u, _ := url.Parse(s.srv.URL + "/ui/")
+	b.c.Jar.SetCookies(u, []*http.Cookie{c})
+	want(t, b.get("/ui/memories"), http.StatusOK, "<h1>Memories</h1>", "Log out")
+
+	csrf := b.csrf()
+	if p := b.post("/ui/logout", url.Values{"csrf": {csrf}}); p.status != http.StatusSeeOther {
+		t.Fatalf("logout: %d", p.status)
+	}
+	b.c.Jar.SetCookies(u, []*http.Cookie{c}) // the old cookie, replayed
+	if p := b.get("/ui/memories"); p.status != http.StatusSeeOther {
+		t.Fatalf("after logout the old cookie still opens the page: %d", p.status)
+	}
+
+	// Behind the proxy, each client has its own count.
+	guesser, operator := s.browser(), s.browser()
+	for range 5 {
+		guesser.loginFrom("203.0.113.7", "guess")
+	}
+	want(t, guesser.loginFrom("203.0.113.7", testKey), http.StatusTooManyRequests, "Too many")
+	if p := operator.loginFrom("198.51.100.2", testKey); p.status != http.StatusSeeOther {
+		t.Fatalf("another client behind the proxy is locked out too: %d", p.status)
+	}
+	other := s.browser()
+	for range 5 {
+		other.login("guess")
+	}
+	want(t, other.login(testKey), http.StatusTooManyRequests, "Too many")
+}
+
+// TestOpenWithoutKey: with no API_KEY the page is open, as the API is, and
+// the cookie is not Secure over plain http.
+func TestOpenWithoutKey(t *testing.T) {
+	s := newSite(t, ui.Options{})
+	b := s.browser()
+	p := b.get("/ui/memories")
+	want(t, p, http.StatusOK, "<h1>Memories</h1>")
+	if c := p.header.Get("Set-Cookie"); strings.Contains(c, "Secure") || !strings.Contains(c, "HttpOnly") {
+		t.Errorf("cookie %q", c)
+	}
+}
+
+// TestSafetyHeadersAndNotFound: every answer has the CSP and the other
+// security headers; an unknown page is a 404 page.
+func TestSafetyHeadersAndNotFound(t *testing.T) {
+	s := newSite(t, ui.Options{APIKey: testKey})
+	b := s.browser()
+	p := b.get("/ui/nothing-here")
+	want(t, p, http.StatusNotFound, "There is no such page")
+	if csp := p.header.Get("Content-Security-Policy"); !strings.Contains(csp, "default-src 'self'") || !strings.Contains(csp, "script-src 'none'") {
+		t.Errorf("CSP %q", csp)
+	}
+	for h, v := range map[string]string{"X-Content-Type-Options": "nosniff", "X-Frame-Options": "DENY", "Referrer-Policy": "no-referrer"} {
+		if got := p.header.Get(h); got != v {
+			t.Errorf("%s: %q, want %q", h, got, v)
+		}
+	}
+	b.login(testKey)
+	want(t, b.get("/ui/memories/doc-00000000-0000-0000-0000-000000000000"), http.StatusNotFound)
+	css := b.get("/ui/style.css")
+	if css.status != http.StatusOK || !strings.HasPrefix(css.header.Get("Content-Type"), "text/css") {
+		t.Errorf("stylesheet: %d %q", css.status, css.header.Get("Content-Type"))
+	}
+}
+
+// TestCSRFRefusalChangesNothing: an edit or a forget without the session's
+// csrf field, or with another one, is 403 and the memory stays as it was.
+func TestCSRFRefusalChangesNothing(t *testing.T) {
+	s := newSite(t, ui.Options{APIKey: testKey})
+	m := s.remember(core.MemoryInput{Text: "The spare key is under the blue pot"})
+	b := s.browser()
+	b.login(testKey)
+	edit := url.Values{"text": {"changed"}, "importance": {"5"}, "tags": {""}, "expires": {""}}
+	for _, token := range []string{"", "forged-token"} {
+		form := url.Values{"reason": {"test"}}
+		for k, v := range edit {
+			form[k] = v
+		}
+		if token != "" {
+			form.Set("csrf", token)
+		}
+		want(t, b.post("/ui/memories/"+m.ID, form), http.StatusForbidden, "nothing was changed")
+		want(t, b.post("/ui/memories/"+m.ID+"/forget", form), http.StatusForbidden, "nothing was changed")
+	}
+	got, err := s.svc.GetMemory(context.Background(), m.ID)
+	if err != nil || got.Text != m.Text || got.Meta.Importance != m.Meta.Importance {
+		t.Fatalf("after refused forms: %+v, %v", got, err)
+	}
+	hist, _ := s.svc.MemoryHistory(context.Background(), m.ID)
+	if len(hist) != 1 {
+		t.Errorf("history %+v, want only its creation", hist)
+	}
+}
+
+// TestStoredTextIsEscaped: a memory holding markup shows as those
+// characters, in the list, on its page and in its edit form.
+func TestStoredTextIsEscaped(t *testing.T) {
+	s := newSite(t, ui.Options{APIKey: testKey})
+	m := s.remember(core.MemoryInput{Text: `<img src=x onerror=alert(1)>`, Tags: []string{`"><script>`}})
+	b := s.browser()
+	b.login(testKey)
+	for _, path := range []string{"/ui/memories", "/ui/memories/" + m.ID, "/ui/memories?q=" + url.QueryEscape("<img src=x>")} {
+		p := b.get(path)
+		want(t, p, http.StatusOK, "&lt;img src=x onerror=alert(1)&gt;")
+		if strings.Contains(p.body, "<img") || strings.Contains(p.body, "<script") {
+			t.Errorf("%s renders stored markup", path)
+		}
+	}
+}
+
+// TestPagingFiltersAndSearch: the list pages newest first with a count;
+// filters narrow it; a search shows each hit's reasons.
+func TestPagingFiltersAndSearch(t *testing.T) {
+	s := newSite(t, ui.Options{APIKey: testKey})
+	for i := range 60 {
+		imp := 2
+		if i%20 == 0 {
+			imp = 5
+		}
+		s.remember(core.MemoryInput{Text: fmt.Sprintf("Note number %d about topic %c%c", i, 'a'+i%26, 'a'+i/26), Importance: &imp})
+	}
+	room := s.remember(core.MemoryInput{Text: "The book club meets on Thursdays", RoomID: "!club:example.org", Source: core.SourceChat})
+	b := s.browser()
+	b.login(testKey)
+
+	first := b.get("/ui/memories")
+	want(t, first, http.StatusOK, "61 memories, newest first; 50 on this page", "The book club meets on Thursdays", `rel="next"`)
+	next := nextLink.FindStringSubmatch(first.body)
+	if next == nil {
+		t.Fatal("no next link")
+	}
+	second := b.get(strings.ReplaceAll(next[1], "&amp;", "&"))
+	want(t, second, http.StatusOK, "11 on this page", "Note number 0 ")
+	if strings.Contains(second.body, `rel="next"`) {
+		t.Error("the last page links to a next one")
+	}
+
+	want(t, b.get("/ui/memories?importance=5"), http.StatusOK, "3 memories", "Note number 40 ", "Note number 20 ", "Note number 0 ")
+	roomPage := b.get("/ui/memories?scope=room")
+	want(t, roomPage, http.StatusOK, "1 memories", room.Text)
+	want(t, b.get("/ui/memories?from=2000-01-01&to=2000-12-31"), http.StatusOK, "0 memories", "No memories.")
+	want(t, b.get("/ui/memories?importance=9"), http.StatusBadRequest, "importance")
+
+	hit := b.get("/ui/memories?q=" + url.QueryEscape("book club Thursdays"))
+	want(t, hit, http.StatusOK, "Best", room.Text, "keyword #1", "meaning #", "importance ", "recency ")
+}
+
+var nextLink = regexp.MustCompile(`<a href="([^"]+)" rel="next">`)
+
+// TestEditForgetAndForgotten: the form edits text, importance, tags and
+// expiry; forgetting takes the memory away (as the API's delete) with the
+// reason, and the forgotten list shows when and why without the text.
+func TestEditForgetAndForgotten(t *testing.T) {
+	ctx := context.Background()
+	s := newSite(t, ui.Options{APIKey: testKey})
+	m := s.remember(core.MemoryInput{Text: "Sam prefers tea over coffee"})
+	b := s.browser()
+	b.login(testKey)
+	csrf := b.csrf()
+	p := b.post("/ui/memories/"+m.ID, url.Values{"csrf": {csrf}, "text": {"Sam prefers green tea"}, "importance": {"5"}, "tags": {"drinks, sam"}, "expires": {"2099-01-31"}})
+	if p.status != http.StatusSeeOther {
+		t.Fatalf("edit: %d %s", p.status, p.body)
+	}
+	got, err := s.svc.GetMemory(ctx, m.ID)
+	if err != nil || got.Text != "Sam prefers green tea" || got.Meta.Importance != 5 || strings.Join(got.Meta.Tags, ",") != "drinks,sam" ||
+		got.Meta.ExpiresAt == nil || got.Meta.ExpiresAt.Format("2006-01-02") != "2099-01-31" {
+		t.Fatalf("after the edit: %+v %v", got, err)
+	}
+	want(t, b.get(p.header.Get("Location")), http.StatusOK, "Saved.", "edited", "created")
+	want(t, b.post("/ui/memories/"+m.ID, url.Values{"csrf": {csrf}, "text": {"x"}, "importance": {"9"}}), http.StatusBadRequest, "importance")
+
+	p = b.post("/ui/memories/"+m.ID+"/forget", url.Values{"csrf": {csrf}, "reason": {"Sam asked me to"}})
+	if p.status != http.StatusSeeOther {
+		t.Fatalf("forget: %d %s", p.status, p.body)
+	}
+	if _, err := s.svc.GetMemory(ctx, m.ID); core.KindOf(err) != core.KindNotFound {
+		t.Fatalf("forgotten memory still there: %v", err)
+	}
+	gone := b.get("/ui/forgotten")
+	want(t, gone, http.StatusOK, "Sam asked me to", m.ID, "forgotten")
+	if strings.Contains(gone.body, "green tea") {
+		t.Error("the forgotten list shows the text")
+	}
+}

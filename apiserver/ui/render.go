@@ -1,0 +1,107 @@
+package ui
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"html/template"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/ada-chat/ada/core"
+)
+
+//go:embed assets/*.html assets/style.css
+var assets embed.FS
+
+// view is what every template gets.
+type view struct {
+	Title   string
+	CSRF    string // empty: no session, so no logout form
+	Member  string // the member of a member session
+	Error   string
+	Notice  string
+	Filters filters
+	Items   []core.Memory
+	Total   int
+	AtLeast bool // Total is a lower bound
+	NextURL string
+	Memory  *core.Memory
+	// MayChange: the viewer may edit and forget Memory.
+	MayChange bool
+	// Permalink is where Memory came from on matrix.to: the message when
+	// the bridge linked one, else the room.
+	Permalink      string
+	History        []core.HistoryEntry
+	Conversations  []core.Conversation
+	ConversationID string
+	Turns          []core.ConversationTurn
+}
+
+// view starts a page's data for the viewer.
+func (p *page) view(v viewer, title string) view {
+	return view{Title: title, CSRF: v.s.csrf, Member: v.s.user}
+}
+
+var funcs = template.FuncMap{
+	"when": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
+	"date": dateOf,
+	"join": func(s []string) string { return strings.Join(s, ", ") },
+	"list": func(s ...string) []string { return s },
+	"event": func(e string) string {
+		if w, ok := eventWords[e]; ok {
+			return w
+		}
+		return e
+	},
+	"deref": func(s *string) string {
+		if s == nil {
+			return ""
+		}
+		return *s
+	},
+	"num": func(f *float64) string {
+		if f == nil {
+			return "–"
+		}
+		return fmt.Sprintf("%.2f", *f)
+	},
+	"rank": func(n *int) string {
+		if n == nil {
+			return "no match"
+		}
+		return fmt.Sprintf("#%d", *n)
+	},
+}
+
+// eventWords name the history's events for people.
+var eventWords = map[string]string{
+	core.HistoryCreate: "created", core.HistoryRefresh: "told again", core.HistoryPatch: "edited",
+	core.HistoryRetire: "retired by a correction", core.HistoryDelete: "forgotten", core.HistoryExpire: "expired",
+}
+
+// templates are parsed once at start-up; a broken template fails the
+// package's tests, never a request.
+var templates = template.Must(template.New("").Funcs(funcs).ParseFS(assets, "assets/*.html"))
+
+// render writes the page into a buffer first, so a template error is a
+// clean 500 instead of half a page.
+func (p *page) render(w http.ResponseWriter, status int, name string, v view) {
+	var buf bytes.Buffer
+	if err := templates.ExecuteTemplate(&buf, name, v); err != nil {
+		p.opt.Log.Error("memory page template", "template", name, "err", err)
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}
+
+func (p *page) style(w http.ResponseWriter, _ *http.Request) {
+	css, _ := assets.ReadFile("assets/style.css")
+	w.Header().Set("Content-Type", "text/css; charset=utf-8")
+	w.Header().Set("Cache-Control", "public, max-age=3600")
+	_, _ = w.Write(css)
+}

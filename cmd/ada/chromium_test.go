@@ -1,0 +1,53 @@
+package main
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// chromiumPath is Debian's chromium (make apt-deps installs it).
+const chromiumPath = "/usr/bin/chromium"
+
+// headlessChromium starts a headless Chromium for a browser test and
+// returns its context, closed when the test ends. Without chromium the test
+// is skipped locally and fails in CI.
+func headlessChromium(t *testing.T, width, height int) context.Context {
+	t.Helper()
+	if _, err := os.Stat(chromiumPath); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("chromium is not installed at %s (make apt-deps installs it)", chromiumPath)
+		}
+		t.Skipf("chromium is not installed at %s: run make apt-deps (or apt-get install chromium)", chromiumPath)
+	}
+	// Not t.TempDir: Chromium's helpers may still write to their profile a
+	// moment after the browser is gone, which fails TempDir's cleanup.
+	profile, err := os.MkdirTemp("", "ada-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+		chromedp.ExecPath(chromiumPath),
+		chromedp.Flag("headless", true),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-quic", true),
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.UserDataDir(profile),
+		chromedp.WindowSize(width, height),
+	)
+	browser, cancelBrowser := chromedp.NewContext(alloc)
+	t.Cleanup(func() {
+		cancelBrowser()
+		cancelAlloc()
+		_ = os.RemoveAll(profile) // best effort, for the same reason
+	})
+	return browser
+}
