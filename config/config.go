@@ -27,7 +27,6 @@ type Config struct {
 	CORSOrigins    []string      // CORS_ORIGINS; empty = CORS off
 	PublicURL      string        // PUBLIC_URL; empty = no member links to the memory page
 	MetricsEnabled bool          // METRICS_ENABLED
-	PublicURL      string        // PUBLIC_URL; empty = no member links to the memory page
 	AIName         string        // AI_NAME
 	UserName       string        // USER_NAME
 	PersonaFile    string        // PERSONA_FILE; empty = the persona embedded in the binary

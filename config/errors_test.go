@@ -56,7 +56,6 @@ func TestLoadErrors(t *testing.T) {
 		{map[string]string{"EMBED_BACKEND": "bert"}, "EMBED_BACKEND=bert: must be one of hash, ollama, openai"},
 		{map[string]string{"LLM_BASE_URL": "localhost:11434"}, "LLM_BASE_URL=localhost:11434: must be an http or https URL, e.g. https://host.example:8080"},
 		{map[string]string{"WEBSEARCH_URL": "searx"}, "WEBSEARCH_URL=searx: must be an http or https URL, e.g. https://host.example:8080"},
-		{map[string]string{"PUBLIC_URL": "ada.example.org"}, "PUBLIC_URL=ada.example.org: must be an http or https URL, e.g. https://host.example:8080"},
 		{map[string]string{"LISTEN_ADDR": "7000"}, "LISTEN_ADDR=7000: must be host:port, e.g. :7000 or 127.0.0.1:7000"},
 		{map[string]string{"LISTEN_ADDR": ":70000"}, "LISTEN_ADDR=:70000: port out of range: must be 0 to 65535"},
 		{map[string]string{"LISTEN_ADDR": "127.0.0.1:99999"}, "LISTEN_ADDR=127.0.0.1:99999: port out of range: must be 0 to 65535"},

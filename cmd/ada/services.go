@@ -150,18 +150,19 @@ func serveAPI(ctx context.Context, a *app, log *slog.Logger, env runEnv, bridge 
 	return srv.Shutdown(sctx)
 }
 
-// everyInterface reports a listen address without a host, or with the
-// unspecified address (0.0.0.0, ::).
 // uiMembers is what lets room members into the memory page: the Matrix
-// bridge, once it issues member links (issue 30); until then, and without
-// a bridge, member links are refused with a page that says so.
+// bridge issues their links and knows their rooms. Without a bridge,
+// member links are refused with a page that says so (a nil *bot.Bot
+// must not become a non-nil interface).
 func uiMembers(bridge *bot.Bot) ui.Members {
-	if m, ok := any(bridge).(ui.Members); ok && bridge != nil {
-		return m
+	if bridge == nil {
+		return nil
 	}
-	return nil
+	return bridge
 }
 
+// everyInterface reports a listen address without a host, or with the
+// unspecified address (0.0.0.0, ::).
 func everyInterface(addr string) bool {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
