@@ -1,0 +1,153 @@
+package main
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+	"maunium.net/go/mautrix"
+	"maunium.net/go/mautrix/event"
+	"maunium.net/go/mautrix/id"
+
+	"github.com/ada-chat/ada/bot/bottest"
+	"github.com/ada-chat/ada/core/llm/llmtest"
+)
+
+// TestMemoryPageMemberPath is the member's way in, end to end (issue 30):
+// the real program (`ada up`) on a real homeserver, a member asks `!ada
+// web` in an encrypted room, opens the link Ada sent by direct message in
+// Chromium and sees that room's memory, not the memory of a room she is
+// not in (listed nowhere, 404 by id); the link used a second time is
+// refused.
+func TestMemoryPageMemberPath(t *testing.T) {
+	browser := headlessChromium(t, 1280, 1000)
+	hs := bottest.StartHomeserver(t)
+	llm := llmtest.New(t)
+	acct := bottest.RegisterAccount(t, hs, "ada")
+	addr := freeAddr(t)
+	public := "http://" + addr
+	const key = "member-path-key"
+	p := startAda(t, "up", testEnv(t, map[string]string{
+		"LISTEN_ADDR": addr, "PUBLIC_URL": public, "API_KEY": key,
+		"LLM_BACKEND": "ollama", "LLM_BASE_URL": llm.URL(), "LLM_MODEL": llmtest.ModelName,
+		"MATRIX_HOMESERVER": hs.URL(), "MATRIX_USER_ID": acct.UserID.String(), "MATRIX_PASSWORD": acct.Password,
+	}))
+
+	alice := bottest.NewMember(t, hs, "alice", true)
+	bob := bottest.NewMember(t, hs, "bob", true)
+	ours := alice.CreateRoom(&mautrix.ReqCreateRoom{Name: "alice's room", InitialState: bottest.EncryptedRoom(), Invite: []id.UserID{acct.UserID, bob.Client.UserID}})
+	bob.Join(ours) // a shared room: the link goes by direct message
+	theirs := bob.CreateRoom(&mautrix.ReqCreateRoom{Name: "bob's room", InitialState: bottest.EncryptedRoom(), Invite: []id.UserID{acct.UserID}})
+	alice.Wait("Ada joins alice's room", bottest.MembershipOf(ours, acct.UserID, event.MembershipJoin))
+	bob.Wait("Ada joins bob's room", bottest.MembershipOf(theirs, acct.UserID, event.MembershipJoin))
+	command := func(m *bottest.Member, room id.RoomID, text string) string {
+		t.Helper()
+		asked := m.Say(room, text)
+		return m.Wait("the reply to "+text, bottest.ReplyTo(acct.UserID, asked, event.MsgNotice)).Content.AsMessage().Body
+	}
+	if got := command(alice, ours, "!ada remember the cellar door sticks in winter"); !strings.Contains(got, "Remembered") {
+		t.Fatalf("alice's room memory: %q", got)
+	}
+	if got := command(bob, theirs, "!ada remember the lighthouse key is under the blue pot"); !strings.Contains(got, "Remembered") {
+		t.Fatalf("bob's room memory: %q", got)
+	}
+	var found struct {
+		Items []struct{ ID, Text string }
+	}
+	if st := p.callWithKey(key, "GET", "/v1/memory?search=lighthouse+key+blue+pot&entity="+url.QueryEscape(theirs.String()), nil, &found); st != http.StatusOK || len(found.Items) == 0 ||
+		!strings.Contains(found.Items[0].Text, "lighthouse") {
+		t.Fatalf("bob's memory over the API: %d %+v", st, found)
+	}
+	bobsMemory := found.Items[0].ID
+
+	if got := command(alice, ours, "!ada web"); strings.Contains(got, "/ui/login/") {
+		t.Fatalf("the link was posted in the room: %q", got)
+	}
+	invite := alice.Wait("Ada's invitation to a direct chat", func(e *event.Event) bool {
+		return e.Type == event.StateMember && e.GetStateKey() == alice.Client.UserID.String() && e.Sender == acct.UserID &&
+			e.Content.AsMember().Membership == event.MembershipInvite && e.Content.AsMember().IsDirect
+	})
+	alice.Join(invite.RoomID)
+	dm := alice.Wait("the link in the direct chat", bottest.MessageFrom(invite.RoomID, acct.UserID, event.MsgNotice))
+	link := regexp.MustCompile(regexp.QuoteMeta(public+"/ui/login/") + `[A-Za-z0-9_-]+`).FindString(dm.Content.AsMessage().Body)
+	if link == "" {
+		t.Fatalf("no %s/ui/login/<token> link in the direct message: %q", public, dm.Content.AsMessage().Body)
+	}
+
+	ctx, cancel := context.WithTimeout(browser, 60*time.Second)
+	defer cancel()
+	var list, other string
+	err := chromedp.Run(ctx,
+		chromedp.Navigate(link),
+		chromedp.WaitVisible(".memories", chromedp.ByQuery),
+		chromedp.Text("main", &list, chromedp.ByQuery),
+		chromedp.Navigate(public+"/ui/memories/"+bobsMemory),
+		chromedp.WaitVisible("main", chromedp.ByQuery),
+		chromedp.Text("main", &other, chromedp.ByQuery),
+	)
+	if err != nil {
+		t.Fatalf("open the member link in chromium: %v\nlogs:\n%s", err, p.logs.String())
+	}
+	if !strings.Contains(list, "the cellar door sticks in winter") {
+		t.Errorf("the member's page lacks her room's memory:\n%s", list)
+	}
+	if strings.Contains(list, "lighthouse") || strings.Contains(other, "lighthouse") {
+		t.Errorf("the member sees the memory of a room she is not in:\nlist:\n%s\nby id:\n%s", list, other)
+	}
+	// The memory of the other room answers as a memory that does not exist.
+	jar := browserCookies(t, ctx, public+"/ui/memories")
+	if st, _ := getWith(t, public+"/ui/memories/"+bobsMemory, jar); st != http.StatusNotFound {
+		t.Errorf("another room's memory by id: %d, want 404", st)
+	}
+	if st, body := getWith(t, link, ""); st != http.StatusGone || strings.Contains(body, "cellar door") {
+		t.Errorf("the link used a second time: %d, want 410 and no memories", st)
+	}
+	if strings.Contains(p.logs.String(), strings.TrimPrefix(link, public+"/ui/login/")) {
+		t.Error("the link's token is in the program's log")
+	}
+}
+
+// browserCookies is the browser's Cookie header for url (the session
+// cookie is HttpOnly: the page's script could not read it).
+func browserCookies(t *testing.T, ctx context.Context, url string) string {
+	t.Helper()
+	var pairs []string
+	err := chromedp.Run(ctx, chromedp.ActionFunc(func(ctx context.Context) error {
+		cookies, err := network.GetCookies().WithURLs([]string{url}).Do(ctx)
+		for _, c := range cookies {
+			pairs = append(pairs, c.Name+"="+c.Value)
+		}
+		return err
+	}))
+	if err != nil || len(pairs) == 0 {
+		t.Fatalf("the browser's cookies for %s: %v %v", url, pairs, err)
+	}
+	return strings.Join(pairs, "; ")
+}
+
+// getWith GETs url without following redirects, sending cookie if set.
+func getWith(t *testing.T, url, cookie string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cookie != "" {
+		req.Header.Set("Cookie", cookie)
+	}
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body)
+}
