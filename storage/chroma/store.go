@@ -261,17 +261,49 @@ func (s *Store) find(ctx context.Context, f core.Filter, include []string) ([]co
 }
 
 // List returns up to limit documents matching f, newest first, without
-// their embeddings. Chroma does not sort: every match is read and sorted
-// here, which a filter keeps small (a conversation, a type and scope).
+// their embeddings. Chroma does not sort: every match's metadata is read
+// and sorted here, then the text of the limit chosen only.
 func (s *Store) List(ctx context.Context, f core.Filter, limit int) ([]core.Document, error) {
-	docs, err := s.find(ctx, f, []string{"documents"})
+	docs, err := s.find(ctx, f, nil)
 	if err != nil {
 		return nil, err
 	}
 	slices.SortFunc(docs, func(a, b core.Document) int {
 		return cmp.Or(b.Meta.Timestamp.Compare(a.Meta.Timestamp), cmp.Compare(b.ID, a.ID))
 	})
-	return docs[:min(limit, len(docs))], nil
+	docs = docs[:min(limit, len(docs))]
+	ids := make([]string, len(docs))
+	for i, d := range docs {
+		ids[i] = d.ID
+	}
+	texts, err := s.texts(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	// A document another replica deleted meanwhile is left out.
+	out := docs[:0]
+	for _, d := range docs {
+		if text, ok := texts[d.ID]; ok {
+			d.Text = text
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}
+
+// texts returns the texts of the documents ids that are stored, by id.
+func (s *Store) texts(ctx context.Context, ids []string) (map[string]string, error) {
+	out := make(map[string]string, len(ids))
+	for start := 0; start < len(ids); start += getPage {
+		got, err := s.c.get(ctx, s.docs, getRequest{IDs: ids[start:min(start+getPage, len(ids))], Include: []string{"documents"}})
+		if err != nil {
+			return nil, err
+		}
+		for i, id := range got.IDs {
+			out[id] = got.Documents[i]
+		}
+	}
+	return out, nil
 }
 
 // Drop deletes the store's collections and everything in them: for a
