@@ -17,7 +17,9 @@ import (
 // which a metrics scrape calls; recent conversations; a listing page) on a
 // real Chroma server seeded with ADA_CHROMA_BENCH_DOCS documents (20,000
 // by default): nine tenths turns, twenty to a conversation, one tenth
-// memories, written through Put's batched path.
+// memories, written through Put's batched path, one a second up to now
+// (ADA_CHROMA_BENCH_IDLE=8760h: up to a year ago, when List and
+// RecentConversations read back over many spans).
 //
 //	go test -run '^$' -bench Reads -benchtime 20x ./storage/chroma
 func BenchmarkReads(b *testing.B) {
@@ -58,10 +60,14 @@ func BenchmarkReads(b *testing.B) {
 	}
 }
 
-// seedReads writes n documents in batches of 1,000.
+// seedReads writes n documents in batches of 1,000, one a second up to
+// now (or up to ADA_CHROMA_BENCH_IDLE ago).
 func seedReads(b *testing.B, s *Store, n int) {
 	ctx := context.Background()
-	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	// The newest now, as in a store in use; or ADA_CHROMA_BENCH_IDLE ago
+	// (a Go duration), as in a store nobody wrote to since.
+	idle, _ := time.ParseDuration(os.Getenv("ADA_CHROMA_BENCH_IDLE"))
+	t0 := time.Now().UTC().Add(-idle - time.Duration(n)*time.Second)
 	var batch []core.Document
 	conv := ""
 	for i := range n {

@@ -1,74 +1,10 @@
 package chroma
 
 import (
-	"cmp"
 	"context"
-	"slices"
 
 	"github.com/ada-chat/ada/core"
 )
-
-// previewRunes bounds a conversation's preview, as on SQLite.
-const previewRunes = 120
-
-// RecentConversations lists conversations by their newest turn, newest
-// first, each with its first user message as preview. Chroma cannot
-// group: every turn's metadata (not its text) is read and grouped here,
-// then the text of the limit previews only.
-func (s *Store) RecentConversations(ctx context.Context, limit int) ([]core.Conversation, error) {
-	turns, err := s.find(ctx, core.Filter{Type: core.DocTurn}, nil)
-	if err != nil {
-		return nil, err
-	}
-	// Oldest first, so the first user turn seen is the preview.
-	slices.SortFunc(turns, func(a, b core.Document) int {
-		return cmp.Or(a.Meta.Timestamp.Compare(b.Meta.Timestamp), cmp.Compare(a.ID, b.ID))
-	})
-	type conversation struct {
-		core.Conversation
-		previewID string
-	}
-	byID := map[string]*conversation{}
-	var order []*conversation
-	for _, t := range turns {
-		id := t.Meta.ConversationID
-		if id == "" {
-			continue
-		}
-		c := byID[id]
-		if c == nil {
-			c = &conversation{Conversation: core.Conversation{ID: id}}
-			byID[id] = c
-			order = append(order, c)
-		}
-		c.TurnCount++
-		c.Timestamp = t.Meta.Timestamp.UTC()
-		if c.previewID == "" && t.Meta.Role == "user" {
-			c.previewID = t.ID
-		}
-	}
-	slices.SortStableFunc(order, func(a, b *conversation) int { return b.Timestamp.Compare(a.Timestamp) })
-	order = order[:min(limit, len(order))]
-	var ids []string
-	for _, c := range order {
-		if c.previewID != "" {
-			ids = append(ids, c.previewID)
-		}
-	}
-	texts, err := s.texts(ctx, ids)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]core.Conversation, 0, len(order))
-	for _, c := range order {
-		c.Preview = texts[c.previewID]
-		if r := []rune(c.Preview); len(r) > previewRunes {
-			c.Preview = string(r[:previewRunes]) + "…"
-		}
-		out = append(out, c.Conversation)
-	}
-	return out, nil
-}
 
 // Backend names the backend for health.
 func (s *Store) Backend() string { return "chroma" }
