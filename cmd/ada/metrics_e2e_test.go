@@ -116,10 +116,14 @@ func TestMetricsMoveWithAChatAndAMemoryWrite(t *testing.T) {
 	for _, path := range []string{"/v1/memory/" + mem.ID, "/v1/conversations/" + conv, "/v1/no-such/" + conv} {
 		ada.send(key, "GET", path, nil)
 	}
-	waitFor(t, "the automatic memory's job", func() bool {
-		return scrapeMetrics(t, ada, key).value("ada_background_jobs_finished_total", map[string]string{"kind": "memory_extraction", "result": "done"}) >= 1
+	// The store's counts may be reused from a scrape a moment earlier
+	// (core/metrics statsReuse): wait for them too.
+	var after scrape
+	waitFor(t, "the automatic memory's job and its count", func() bool {
+		after = scrapeMetrics(t, ada, key)
+		return after.value("ada_background_jobs_finished_total", map[string]string{"kind": "memory_extraction", "result": "done"}) >= 1 &&
+			after.value("ada_store_documents", map[string]string{"type": "memory"})-max(before.value("ada_store_documents", map[string]string{"type": "memory"}), 0) >= 2
 	})
-	after := scrapeMetrics(t, ada, key)
 
 	moved := func(name string, labels map[string]string, atLeast float64) {
 		t.Helper()

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -170,8 +171,14 @@ type getRequest struct {
 	Include       []string       `json:"include"`
 }
 
-// getPage is how many records one get returns at most.
-const getPage = 1000
+// getPage is how many records one get returns at most; metaPage, when
+// it returns neither texts nor vectors. Chroma pages by offset, which
+// costs more the further the page: a read of every turn's metadata takes
+// a few large pages rather than many small ones.
+const (
+	getPage  = 1000
+	metaPage = 10000
+)
 
 // get returns every record r selects, page by page (or up to *r.Limit).
 func (c *client) get(ctx context.Context, coll string, r getRequest) (records, error) {
@@ -180,8 +187,12 @@ func (c *client) get(ctx context.Context, coll string, r getRequest) (records, e
 	if r.Limit != nil {
 		want = *r.Limit
 	}
+	size := getPage
+	if !slices.Contains(r.Include, "documents") && !slices.Contains(r.Include, "embeddings") {
+		size = metaPage
+	}
 	for {
-		page := getPage
+		page := size
 		if want >= 0 {
 			page = min(page, want-len(all.IDs))
 		}

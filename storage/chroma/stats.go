@@ -1,63 +1,20 @@
 package chroma
 
 import (
-	"cmp"
 	"context"
-	"slices"
 
 	"github.com/ada-chat/ada/core"
 )
-
-// previewRunes bounds a conversation's preview, as on SQLite.
-const previewRunes = 120
-
-// RecentConversations lists conversations by their newest turn, newest
-// first, each with its first user message as preview. Chroma cannot
-// group: every turn's metadata is read and grouped here.
-func (s *Store) RecentConversations(ctx context.Context, limit int) ([]core.Conversation, error) {
-	turns, err := s.find(ctx, core.Filter{Type: core.DocTurn}, []string{"documents"})
-	if err != nil {
-		return nil, err
-	}
-	// Oldest first, so the first user turn seen is the preview.
-	slices.SortFunc(turns, func(a, b core.Document) int {
-		return cmp.Or(a.Meta.Timestamp.Compare(b.Meta.Timestamp), cmp.Compare(a.ID, b.ID))
-	})
-	byID := map[string]*core.Conversation{}
-	var order []*core.Conversation
-	for _, t := range turns {
-		id := t.Meta.ConversationID
-		if id == "" {
-			continue
-		}
-		c := byID[id]
-		if c == nil {
-			c = &core.Conversation{ID: id}
-			byID[id] = c
-			order = append(order, c)
-		}
-		c.TurnCount++
-		c.Timestamp = t.Meta.Timestamp.UTC()
-		if c.Preview == "" && t.Meta.Role == "user" {
-			c.Preview = t.Text
-			if r := []rune(c.Preview); len(r) > previewRunes {
-				c.Preview = string(r[:previewRunes]) + "…"
-			}
-		}
-	}
-	slices.SortStableFunc(order, func(a, b *core.Conversation) int { return b.Timestamp.Compare(a.Timestamp) })
-	out := make([]core.Conversation, 0, min(limit, len(order)))
-	for _, c := range order[:min(limit, len(order))] {
-		out = append(out, *c)
-	}
-	return out, nil
-}
 
 // Backend names the backend for health.
 func (s *Store) Backend() string { return "chroma" }
 
 // Stats reports the backend, the server's version and heartbeat, document
-// counts and the embedder that wrote the vectors.
+// counts and the embedder that wrote the vectors. Chroma counts a
+// collection but cannot count by metadata: the total is its count, the
+// types other than turns are counted by reading their ids, and the turns,
+// most of a store, are the difference. Other replicas writing meanwhile
+// may make the counts differ by what they wrote.
 func (s *Store) Stats(ctx context.Context) (core.StoreStats, error) {
 	st := core.StoreStats{Backend: s.Backend(), Path: s.url, Dimensions: core.Dim, ByType: map[core.DocType]int{}}
 	var err error
@@ -67,7 +24,14 @@ func (s *Store) Stats(ctx context.Context) (core.StoreStats, error) {
 	if st.Version, err = s.c.version(ctx); err != nil {
 		return st, err
 	}
+	total, err := s.c.count(ctx, s.docs)
+	if err != nil {
+		return st, err
+	}
 	for _, t := range core.DocTypes {
+		if t == core.DocTurn {
+			continue
+		}
 		got, err := s.c.get(ctx, s.docs, getRequest{Where: map[string]any{"type": string(t)}, Include: []string{}})
 		if err != nil {
 			return st, err
@@ -76,6 +40,10 @@ func (s *Store) Stats(ctx context.Context) (core.StoreStats, error) {
 			st.ByType[t] = n
 			st.Total += n
 		}
+	}
+	if turns := total - st.Total; turns > 0 {
+		st.ByType[core.DocTurn] = turns
+		st.Total += turns
 	}
 	st.Embedder, err = s.embedder(ctx)
 	return st, err

@@ -23,6 +23,10 @@ type Store struct {
 	c                     *client
 	url                   string // without credentials, for Stats
 	docs, history, stmeta string // collection ids
+	// readWhole: up to this many documents, List and RecentConversations
+	// read every match at once rather than back in time (readBack;
+	// metaPage; tests lower it to test the spans on a few documents).
+	readWhole int
 }
 
 var _ core.Store = (*Store)(nil)
@@ -42,7 +46,7 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 	if err := c.ensureDatabase(ctx, tenant, database); err != nil {
 		return nil, err
 	}
-	s := &Store{c: c, url: c.root}
+	s := &Store{c: c, url: c.root, readWhole: metaPage}
 	for _, x := range []struct {
 		name string
 		id   *string
@@ -261,17 +265,75 @@ func (s *Store) find(ctx context.Context, f core.Filter, include []string) ([]co
 }
 
 // List returns up to limit documents matching f, newest first, without
-// their embeddings. Chroma does not sort: every match is read and sorted
-// here, which a filter keeps small (a conversation, a type and scope).
+// their embeddings. Chroma does not sort: the metadata of the matches is
+// read (back in time from now or from f's cursor until it holds limit of
+// them, readBack, unless f is one conversation's), sorted here, then the
+// texts of the limit chosen only.
 func (s *Store) List(ctx context.Context, f core.Filter, limit int) ([]core.Document, error) {
-	docs, err := s.find(ctx, f, []string{"documents"})
+	if limit == 0 {
+		return nil, nil
+	}
+	anchor := time.Now()
+	if f.Before != nil && f.Before.Time.Before(anchor) {
+		anchor = f.Before.Time
+	}
+	if !f.OlderThan.IsZero() && f.OlderThan.Before(anchor) {
+		anchor = f.OlderThan
+	}
+	var docs []core.Document
+	var err error
+	if f.ConversationID != "" || limit < 0 {
+		// A conversation is small (and may be older than many spans), a
+		// negative limit wants every match: one read.
+		docs, err = s.find(ctx, f, nil)
+	} else {
+		err = s.readBack(ctx, whereOf(f), anchor, func(got []core.Document) bool {
+			docs = slices.DeleteFunc(got, func(d core.Document) bool { return !matches(f, d) })
+			return len(docs) >= limit
+		})
+	}
 	if err != nil {
 		return nil, err
+	}
+	if limit < 0 {
+		limit = len(docs)
 	}
 	slices.SortFunc(docs, func(a, b core.Document) int {
 		return cmp.Or(b.Meta.Timestamp.Compare(a.Meta.Timestamp), cmp.Compare(b.ID, a.ID))
 	})
-	return docs[:min(limit, len(docs))], nil
+	docs = docs[:min(limit, len(docs))]
+	ids := make([]string, len(docs))
+	for i, d := range docs {
+		ids[i] = d.ID
+	}
+	texts, err := s.texts(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	// A document another replica deleted meanwhile is left out.
+	out := docs[:0]
+	for _, d := range docs {
+		if text, ok := texts[d.ID]; ok {
+			d.Text = text
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}
+
+// texts returns the texts of the documents ids that are stored, by id.
+func (s *Store) texts(ctx context.Context, ids []string) (map[string]string, error) {
+	out := make(map[string]string, len(ids))
+	for start := 0; start < len(ids); start += getPage {
+		got, err := s.c.get(ctx, s.docs, getRequest{IDs: ids[start:min(start+getPage, len(ids))], Include: []string{"documents"}})
+		if err != nil {
+			return nil, err
+		}
+		for i, id := range got.IDs {
+			out[id] = got.Documents[i]
+		}
+	}
+	return out, nil
 }
 
 // Drop deletes the store's collections and everything in them: for a

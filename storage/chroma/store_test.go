@@ -2,6 +2,7 @@ package chroma
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -12,17 +13,24 @@ import (
 )
 
 // TestConformance runs the storage conformance suite on a real Chroma
-// server, each subtest in a database of its own.
+// server, each subtest in a database of its own: once as a small store,
+// read whole, and once read back in time over growing spans, as a large
+// store is (readBack).
 func TestConformance(t *testing.T) {
 	url := storagetest.StartChroma(t).URL
-	storagetest.Conformance(t, func(t *testing.T) storagetest.Backend {
-		db := strings.NewReplacer("/", "-", " ", "-").Replace(t.Name())
-		s, err := Open(context.Background(), url+"?database="+db)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	})
+	for _, readWhole := range []int{metaPage, 0} {
+		t.Run(fmt.Sprintf("readWhole=%d", readWhole), func(t *testing.T) {
+			storagetest.Conformance(t, func(t *testing.T) storagetest.Backend {
+				db := strings.NewReplacer("/", "-", " ", "-", "=", "-").Replace(t.Name())
+				s, err := Open(context.Background(), url+"?database="+db)
+				if err != nil {
+					t.Fatal(err)
+				}
+				s.readWhole = readWhole
+				return s
+			})
+		})
+	}
 }
 
 // TestUnreachableIsUnavailable: a stopped server is a 503, not a 500.
