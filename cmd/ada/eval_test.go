@@ -28,9 +28,16 @@ func runEvalCmd(t *testing.T, args ...string) (stdout, stderr string, err error)
 // runEvalCmdEnv is runEvalCmd with more settings.
 func runEvalCmdEnv(t *testing.T, extra map[string]string, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
+	return runEvalWithin(t, 60*time.Second, extra, args...)
+}
+
+// runEvalWithin is runEvalCmdEnv with a time limit of its own (a bench's
+// run on the LoCoMo file takes minutes on Chroma).
+func runEvalWithin(t testing.TB, limit time.Duration, extra map[string]string, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
 	env := testEnv(t, extra)
 	var out, errOut bytes.Buffer
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	err = run(ctx, runEnv{args: append([]string{"eval"}, args...), lookupEnv: mapEnv(env),
 		stdout: &out, stderr: &errOut})

@@ -22,6 +22,7 @@ import (
 // by `make chroma` into .cache/chroma), run for the side-by-side rows of
 // BenchmarkSearchTargets, and the one collection the bench fills.
 type chromaServer struct {
+	url    string // the server, as VECTORDB_URL names it
 	base   string // …/api/v2/tenants/default_tenant/databases/default_database
 	coll   string // the collection's id
 	client *http.Client
@@ -42,7 +43,7 @@ func startChroma(b *testing.B) *chromaServer {
 	}
 	srv := storagetest.StartChroma(b)
 	root := srv.URL + "/api/v2"
-	c := &chromaServer{base: root + "/tenants/default_tenant/databases/default_database",
+	c := &chromaServer{url: srv.URL, base: root + "/tenants/default_tenant/databases/default_database",
 		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}}
 	var version string
 	c.call(b, "GET", root+"/version", nil, &version)

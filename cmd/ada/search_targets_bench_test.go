@@ -215,8 +215,9 @@ func indexOf(id string) int {
 	return i
 }
 
-// putAda stores texts [from, to) as global memories, 100 per Put.
-func (c *corpus) putAda(b *testing.B, db *storage.DB, from, to int) {
+// putAda stores texts [from, to) as global memories, 100 per Put, in
+// either backend.
+func (c *corpus) putAda(b *testing.B, db core.DocumentStore, from, to int) {
 	ts := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	batch := make([]core.Document, 0, 100)
 	for i := from; i < to; i++ {
@@ -340,7 +341,7 @@ func searchOverHTTP(b *testing.B, client *http.Client, base, text string, k int)
 
 // adaRecall is the share of the vector search's k results that are among
 // the exact k nearest of the first n texts (ties count).
-func adaRecall(b *testing.B, db *storage.DB, c *corpus, n, k int) float64 {
+func adaRecall(b *testing.B, db core.VectorSearcher, c *corpus, n, k int) float64 {
 	var sum float64
 	for qi, q := range c.queries {
 		hits, err := db.Search(context.Background(), core.VectorQuery{
