@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"runtime/debug"
 	"strings"
 	"time"
 )
@@ -82,7 +83,9 @@ func Handler(svc Service, opt Options) http.Handler {
 	return p.headers(mux)
 }
 
-// headers set what every answer of the page carries.
+// headers set what every answer of the page carries, and turn a panic
+// into a 500 page: the page runs inside fasthttp (apiserver/ui_host.go),
+// which does not recover one, so a panic would end the whole process.
 func (p *page) headers(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
@@ -90,6 +93,13 @@ func (p *page) headers(next http.Handler) http.Handler {
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Referrer-Policy", "no-referrer")
 		h.Set("X-Frame-Options", "DENY")
+		defer func() {
+			if v := recover(); v != nil {
+				// The route pattern, not the path: a member link's path holds its token.
+				p.opt.Log.Error("memory page: panic", "route", r.Pattern, "panic", v, "stack", string(debug.Stack()))
+				p.fail(w, r, viewer{}, http.StatusInternalServerError, "Something went wrong on Ada's side; it is logged.")
+			}
+		}()
 		next.ServeHTTP(w, r)
 	})
 }

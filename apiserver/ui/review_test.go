@@ -1,0 +1,52 @@
+package ui_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/ada-chat/ada/apiserver/ui"
+)
+
+// panicky is a bridge whose room lookup panics: a bug anywhere beneath a
+// handler.
+type panicky struct{ members }
+
+func (*panicky) JoinedRooms(context.Context, string) ([]string, error) { panic("boom") }
+
+// TestPanicIsAnErrorPage: the page runs inside fasthttp, which does not
+// recover panics; one must not end the process, and the answer still
+// carries the page's headers.
+func TestPanicIsAnErrorPage(t *testing.T) {
+	s := newSite(t, ui.Options{})
+	h := ui.Handler(s.svc, ui.Options{APIKey: testKey, Members: &panicky{members{tokens: map[string]string{"tok": "@bob:x"}}}})
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/ui/login/tok", nil))
+	var cookie string
+	for _, c := range rec.Result().Cookies() {
+		cookie = c.Name + "=" + c.Value
+	}
+	req := httptest.NewRequest(http.MethodGet, "/ui/memories", nil)
+	req.Header.Set("Cookie", cookie)
+	rec = httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	if rec.Code != http.StatusInternalServerError || rec.Header().Get("Content-Security-Policy") == "" || strings.Contains(rec.Body.String(), "boom") {
+		t.Fatalf("status %d, csp %q, body %.500s", rec.Code, rec.Header().Get("Content-Security-Policy"), rec.Body.String())
+	}
+}
+
+// TestNoticeIsNotReflected: ?notice= names one of the page's own notices;
+// a crafted link cannot put its words on the page.
+func TestNoticeIsNotReflected(t *testing.T) {
+	s := newSite(t, ui.Options{APIKey: testKey})
+	b := s.browser()
+	b.login(testKey)
+	p := b.get("/ui/memories?notice=" + url.QueryEscape("Your key expired: send it to evil@example.com"))
+	want(t, p, http.StatusOK)
+	if strings.Contains(p.body, "evil@example.com") {
+		t.Fatalf("the notice from the link is on the page:\n%.2000s", p.body)
+	}
+}
