@@ -66,7 +66,8 @@ func Handler(svc Service, opt Options) http.Handler {
 	mux.HandleFunc("GET /ui", p.home)
 	mux.HandleFunc("GET /ui/login", p.loginForm)
 	mux.HandleFunc("POST /ui/login", p.login)
-	mux.HandleFunc("GET /ui/login/{token}", p.memberLogin)
+	mux.HandleFunc("GET /ui/login/{token}", p.memberLinkForm)
+	mux.HandleFunc("POST /ui/login/{token}", p.memberLogin)
 	mux.HandleFunc("POST /ui/logout", p.authed(p.logout))
 	mux.HandleFunc("GET /ui/memories", p.authed(p.memories))
 	mux.HandleFunc("GET /ui/memories/{id}", p.authed(p.memory))
@@ -184,6 +185,10 @@ func (p *page) login(w http.ResponseWriter, r *http.Request) {
 		p.home(w, r)
 		return
 	}
+	if crossSite(r) {
+		p.fail(w, r, viewer{}, http.StatusForbidden, crossSiteLogin)
+		return
+	}
 	addr := clientAddr(r)
 	now := p.opt.Now()
 	if p.limit.blocked(addr, now) {
@@ -212,6 +217,20 @@ func (p *page) logout(w http.ResponseWriter, r *http.Request, _ viewer) {
 		return
 	}
 	http.Redirect(w, r, "/ui/login", http.StatusSeeOther)
+}
+
+const crossSiteLogin = "This login was sent from another site; nothing was done. Open the page yourself and log in there."
+
+// crossSite reports a form another site's page sent (login CSRF: it would
+// log the browser into someone else's session). Browsers name the sender
+// in Sec-Fetch-Site; a client that does not is not a browser, and is let
+// through.
+func crossSite(r *http.Request) bool {
+	switch r.Header.Get("Sec-Fetch-Site") {
+	case "", "same-origin", "none":
+		return false
+	}
+	return true
 }
 
 // clientAddr is the address the login limit counts failures against.

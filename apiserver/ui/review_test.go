@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ada-chat/ada/apiserver/ui"
+	"github.com/ada-chat/ada/core"
 )
 
 // panicky is a bridge whose room lookup panics: a bug anywhere beneath a
@@ -24,7 +25,7 @@ func TestPanicIsAnErrorPage(t *testing.T) {
 	s := newSite(t, ui.Options{})
 	h := ui.Handler(s.svc, ui.Options{APIKey: testKey, Members: &panicky{members{tokens: map[string]string{"tok": "@bob:x"}}}})
 	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/ui/login/tok", nil))
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/ui/login/tok", nil))
 	var cookie string
 	for _, c := range rec.Result().Cookies() {
 		cookie = c.Name + "=" + c.Value
@@ -48,5 +49,18 @@ func TestNoticeIsNotReflected(t *testing.T) {
 	want(t, p, http.StatusOK)
 	if strings.Contains(p.body, "evil@example.com") {
 		t.Fatalf("the notice from the link is on the page:\n%.2000s", p.body)
+	}
+}
+
+// TestMemberLinkWithoutUserIsRefused: a session's empty user means the
+// operator; a bridge that redeemed a link to no user must not open one.
+func TestMemberLinkWithoutUserIsRefused(t *testing.T) {
+	mem := &members{tokens: map[string]string{"tok-nobody": ""}, rooms: map[string][]string{}}
+	s := newSite(t, ui.Options{APIKey: testKey, Members: mem})
+	s.remember(core.MemoryInput{Text: "The operator's server lives in Frankfurt"})
+	b := s.browser()
+	want(t, b.post("/ui/login/tok-nobody", nil), http.StatusGone)
+	if p := b.get("/ui/memories"); strings.Contains(p.body, "Frankfurt") {
+		t.Fatal("a link redeemed to no user opened the operator's view")
 	}
 }

@@ -86,6 +86,7 @@ func TestMemoryPageMemberPath(t *testing.T) {
 	var list, other string
 	err := chromedp.Run(ctx,
 		chromedp.Navigate(link),
+		chromedp.Click(`form[action^="/ui/login/"] button`, chromedp.ByQuery),
 		chromedp.WaitVisible(".memories", chromedp.ByQuery),
 		chromedp.Text("main", &list, chromedp.ByQuery),
 		chromedp.Navigate(public+"/ui/memories/"+bobsMemory),
@@ -106,7 +107,7 @@ func TestMemoryPageMemberPath(t *testing.T) {
 	if st, _ := getWith(t, public+"/ui/memories/"+bobsMemory, jar); st != http.StatusNotFound {
 		t.Errorf("another room's memory by id: %d, want 404", st)
 	}
-	if st, body := getWith(t, link, ""); st != http.StatusGone || strings.Contains(body, "cellar door") {
+	if st, body := postWith(t, link); st != http.StatusGone || strings.Contains(body, "cellar door") {
 		t.Errorf("the link used a second time: %d, want 410 and no memories", st)
 	}
 	if strings.Contains(p.logs.String(), strings.TrimPrefix(link, public+"/ui/login/")) {
@@ -144,6 +145,19 @@ func getWith(t *testing.T, url, cookie string) (int, string) {
 	}
 	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body)
+}
+
+// postWith POSTs an empty form to url without following redirects.
+func postWith(t *testing.T, url string) (int, string) {
+	t.Helper()
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := client.Post(url, "application/x-www-form-urlencoded", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
