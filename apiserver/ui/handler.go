@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Options configure the page; cmd/ada passes the loaded settings.
@@ -158,8 +159,32 @@ func (p *page) authed(h authedHandler) http.HandlerFunc {
 				return
 			}
 		}
+		if !validForm(r) {
+			p.fail(w, r, v, http.StatusBadRequest, "The form or the address holds bytes that are not UTF-8 text; nothing was changed.")
+			return
+		}
 		h(w, r, v)
 	}
+}
+
+// validForm reports whether every name and value of the query and the
+// form is UTF-8: a JSON body cannot carry anything else (the API's decoder
+// replaces bad bytes), but a form can, and core checks only some fields.
+func validForm(r *http.Request) bool {
+	if err := r.ParseForm(); err != nil {
+		return false
+	}
+	for k, vs := range r.Form {
+		if !utf8.ValidString(k) {
+			return false
+		}
+		for _, s := range vs {
+			if !utf8.ValidString(s) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func (p *page) home(w http.ResponseWriter, r *http.Request) {

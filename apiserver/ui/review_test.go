@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/ada-chat/ada/apiserver/ui"
 	"github.com/ada-chat/ada/core"
@@ -63,4 +64,53 @@ func TestMemberLinkWithoutUserIsRefused(t *testing.T) {
 	if p := b.get("/ui/memories"); strings.Contains(p.body, "Frankfurt") {
 		t.Fatal("a link redeemed to no user opened the operator's view")
 	}
+}
+
+// TestBadInputChangesNothing: each bad form or query is a clear error page
+// with a 4xx status, and the memory is as it was.
+func TestBadInputChangesNothing(t *testing.T) {
+	ctx := context.Background()
+	s := newSite(t, ui.Options{APIKey: testKey})
+	m := s.remember(core.MemoryInput{Text: "Sam prefers tea over coffee", Importance: new(3)})
+	b := s.browser()
+	b.login(testKey)
+	csrf := b.csrf()
+	for name, form := range map[string]url.Values{
+		"invalid utf-8 text":  {"text": {"Sam \xff\xfe"}, "importance": {"3"}},
+		"importance too high": {"text": {"changed"}, "importance": {"9"}},
+		"importance a word":   {"text": {"changed"}, "importance": {"high"}},
+		"bad expiry":          {"text": {"changed"}, "importance": {"3"}, "expires": {"31/01/2099"}},
+		"empty text":          {"text": {"   "}, "importance": {"3"}},
+		"huge text":           {"text": {strings.Repeat("a", 300<<10)}, "importance": {"3"}},
+		"invalid utf-8 tag":   {"text": {"changed"}, "importance": {"3"}, "tags": {"\xff"}},
+	} {
+		form.Set("csrf", csrf)
+		p := b.post("/ui/memories/"+m.ID, form)
+		if p.status < 400 || p.status >= 500 || !strings.Contains(p.body, `class="error"`) {
+			t.Errorf("%s: status %d; body %.300s", name, p.status, p.body)
+		}
+		if got, err := s.svc.GetMemory(ctx, m.ID); err != nil || got.Text != m.Text || got.Meta.Importance != 3 || len(got.Meta.Tags) != 0 || got.Meta.ExpiresAt != nil {
+			t.Fatalf("%s changed the memory: %+v %v", name, got, err)
+		}
+	}
+	for _, q := range []string{"cursor=%ff%fe", "from=tomorrow", "importance=7", "scope=elsewhere", "q=%ff%fe", "%ff=1"} {
+		if p := b.get("/ui/memories?" + q); p.status != http.StatusBadRequest {
+			t.Errorf("%s: status %d; body %.300s", q, p.status, p.body)
+		}
+	}
+	p := b.post("/ui/memories/"+m.ID+"/forget", url.Values{"csrf": {csrf}, "reason": {"bad \xff reason"}})
+	if p.status == http.StatusSeeOther {
+		for _, h := range must(s.svc.MemoryHistory(ctx, m.ID)) {
+			if !utf8.ValidString(h.Reason) {
+				t.Errorf("an invalid reason was stored: %q", h.Reason)
+			}
+		}
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }
