@@ -58,8 +58,13 @@ func (v viewer) mayChange(m core.Memory) bool {
 // visibleMemory gets a memory the viewer may see, or a NotFound error.
 func (p *page) visibleMemory(ctx context.Context, v viewer, id string) (core.Memory, error) {
 	m, err := p.svc.GetMemory(ctx, id)
+	if err != nil && v.member() && core.KindOf(err) == core.KindNotFound {
+		// core says when and why a forgotten memory went (a correction's
+		// reason quotes the new text): a member learns nothing of it.
+		err = core.Errorf(core.KindNotFound, "memory %s not found", id)
+	}
 	if err != nil {
-		return m, err
+		return core.Memory{}, err
 	}
 	if !v.sees(m) {
 		return core.Memory{}, core.Errorf(core.KindNotFound, "memory %s not found", id)

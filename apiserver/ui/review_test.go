@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/ada-chat/ada/apiserver/ui"
@@ -113,4 +114,36 @@ func must[T any](v T, err error) T {
 		panic(err)
 	}
 	return v
+}
+
+// TestMemberLearnsNothingOfHiddenForgottenMemories: another room's
+// forgotten memory answers a member as one that never was (core's own
+// message names when and why it went), and a correction's reason, which
+// quotes the new memory, shows a member only that there was one.
+func TestMemberLearnsNothingOfHiddenForgottenMemories(t *testing.T) {
+	ctx := context.Background()
+	mem := &members{tokens: map[string]string{"tok": alice}, rooms: map[string][]string{alice: {roomA}}}
+	s := newSite(t, ui.Options{APIKey: testKey, Members: mem})
+	hidden := s.remember(core.MemoryInput{Text: "Bob's plan in room B", RoomID: roomB, UserID: bob, Source: core.SourceChat})
+	if err := s.svc.DeleteMemoryFor(ctx, hidden.ID, "Bob dropped the Falcon plan"); err != nil {
+		t.Fatal(err)
+	}
+	old := s.remember(core.MemoryInput{Text: "Alice lives in Oslo", RoomID: roomA, UserID: alice, Source: core.SourceChat})
+	retire := core.HistoryEntry{MemoryID: old.ID, Event: core.HistoryRetire, Time: time.Now(), Text: old.Text,
+		Meta:   core.Metadata{Type: core.DocMemory, Scope: old.Meta.Scope, RoomID: roomA, UserID: alice},
+		Reason: "replaced by doc-x: Bob says Alice moved to Bergen for the Falcon project"}
+	if err := s.db.Apply(ctx, core.Change{Delete: []string{old.ID}, History: []core.HistoryEntry{retire}}); err != nil {
+		t.Fatal(err)
+	}
+	b := s.browser()
+	b.post("/ui/login/tok", nil)
+	gone, absent := b.get("/ui/memories/"+hidden.ID), b.get("/ui/memories/doc-00000000-0000-0000-0000-000000000000")
+	want(t, gone, http.StatusNotFound)
+	want(t, absent, http.StatusNotFound)
+	if strings.Contains(gone.body, "Falcon") || strings.Contains(gone.body, "deleted") {
+		t.Errorf("another room's forgotten memory by id tells of itself:\n%.1500s", gone.body)
+	}
+	if f := b.get("/ui/forgotten"); strings.Contains(f.body, "Falcon") || !strings.Contains(f.body, old.ID) {
+		t.Errorf("the member's forgotten list:\n%.3000s", f.body)
+	}
 }
