@@ -268,10 +268,23 @@ func clientAddr(r *http.Request) string {
 	if err != nil {
 		host = r.RemoteAddr
 	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
-		if real := strings.TrimSpace(r.Header.Get("X-Real-IP")); net.ParseIP(real) != nil {
-			return real
+	ip := net.ParseIP(host)
+	if ip != nil && ip.IsLoopback() {
+		if real := net.ParseIP(strings.TrimSpace(r.Header.Get("X-Real-IP"))); real != nil {
+			ip = real
 		}
 	}
-	return host
+	return network(ip, host)
+}
+
+// network is what one client controls: an IPv4 address, or an IPv6 /64,
+// which a single host is commonly given whole.
+func network(ip net.IP, host string) string {
+	switch {
+	case ip == nil:
+		return host
+	case ip.To4() != nil:
+		return ip.String()
+	}
+	return ip.Mask(net.CIDRMask(64, 128)).String() + "/64"
 }
