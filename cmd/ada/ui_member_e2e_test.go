@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"html"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"strings"
@@ -81,11 +84,23 @@ func TestMemoryPageMemberPath(t *testing.T) {
 		t.Fatalf("no %s/ui/login/<token> link in the direct message: %q", public, dm.Content.AsMessage().Body)
 	}
 
+	// A homeserver's URL preview fetches the link first: that spends
+	// nothing. Then the member clicks it in a chat client of another site
+	// (Element Web), on whose navigation the browser withholds the
+	// SameSite=Strict cookie; the link's button logs her in all the same.
+	if st, _ := getWith(t, link, ""); st != http.StatusOK {
+		t.Fatalf("the link fetched as a preview: %d", st)
+	}
+	chat := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprintf(w, `<!doctype html><a id="link" href="%s">your link</a>`, html.EscapeString(link))
+	}))
+	defer chat.Close()
 	ctx, cancel := context.WithTimeout(browser, 60*time.Second)
 	defer cancel()
 	var list, other string
 	err := chromedp.Run(ctx,
-		chromedp.Navigate(link),
+		chromedp.Navigate(strings.Replace(chat.URL, "127.0.0.1", "localhost", 1)),
+		chromedp.Click("#link", chromedp.ByQuery),
 		chromedp.Click(`form[action^="/ui/login/"] button`, chromedp.ByQuery),
 		chromedp.WaitVisible(".memories", chromedp.ByQuery),
 		chromedp.Text("main", &list, chromedp.ByQuery),
