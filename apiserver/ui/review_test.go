@@ -2,6 +2,7 @@ package ui_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -145,5 +146,24 @@ func TestMemberLearnsNothingOfHiddenForgottenMemories(t *testing.T) {
 	}
 	if f := b.get("/ui/forgotten"); strings.Contains(f.body, "Falcon") || !strings.Contains(f.body, old.ID) {
 		t.Errorf("the member's forgotten list:\n%.3000s", f.body)
+	}
+}
+
+// TestMemberSearchRanksOnlyWhatTheySee: a member's search ranks among the
+// memories they may see; ranks counted over all would tell of hidden
+// memories that matched better (and let them crowd out the member's own).
+func TestMemberSearchRanksOnlyWhatTheySee(t *testing.T) {
+	mem := &members{tokens: map[string]string{"tok": alice}, rooms: map[string][]string{alice: {roomA}}}
+	s := newSite(t, ui.Options{APIKey: testKey, Members: mem})
+	for i := range 5 {
+		s.remember(core.MemoryInput{Text: fmt.Sprintf("Falcon launch plan %d: the Falcon launch is secret", i), RoomID: roomB, UserID: bob, Source: core.SourceChat})
+	}
+	s.remember(core.MemoryInput{Text: "Alice asked about the Falcon launch date", RoomID: roomA, UserID: alice, Source: core.SourceChat})
+	b := s.browser()
+	b.post("/ui/login/tok", nil)
+	p := b.get("/ui/memories?q=" + url.QueryEscape("Falcon launch plan secret"))
+	want(t, p, http.StatusOK, "Alice asked about the Falcon launch date")
+	if !strings.Contains(p.body, "keyword #1,") || !strings.Contains(p.body, "meaning #1 ") {
+		t.Errorf("the member's only match does not rank first among what she sees:\n%.3000s", p.body)
 	}
 }
