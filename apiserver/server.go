@@ -110,6 +110,8 @@ func New(svc Service, deps Deps, cfg Config, log *slog.Logger) *Server {
 		ReadTimeout:        60 * time.Second,
 		IdleTimeout:        120 * time.Second,
 		ErrorHandler:       s.transportError,
+		// fasthttp's own log quotes broken requests, paths included.
+		Logger: fasthttpLog{s.log},
 		// The request timeout bounds handlers; streams may run that long.
 		WriteTimeout:          cfg.RequestTimeout + 10*time.Second,
 		NoDefaultServerHeader: false,
@@ -139,7 +141,7 @@ func (s *Server) transportError(c *fasthttp.RequestCtx, err error) {
 	}
 	writeJSON(c, status, map[string]string{"detail": detail})
 	// A client's mistake: WARN, like every 4xx (logLevel).
-	s.log.Warn("request", "method", string(c.Method()), "path", string(c.Path()), "status", status, "error", err.Error())
+	s.log.Warn("request", "method", string(c.Method()), "path", redactLinks(string(c.Path())), "status", status, "error", redactLinks(err.Error()))
 }
 
 // uploadFraming is what multipart adds around an uploaded file.

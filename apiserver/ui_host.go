@@ -2,6 +2,9 @@ package apiserver
 
 import (
 	"bytes"
+	"fmt"
+	"log/slog"
+	"regexp"
 
 	"github.com/valyala/fasthttp"
 	"github.com/valyala/fasthttp/fasthttpadaptor"
@@ -23,4 +26,23 @@ func (s *Server) withUI(api fasthttp.RequestHandler) fasthttp.RequestHandler {
 		}
 		api(c)
 	}
+}
+
+// memberLink is a member's one-time login link in a path or in a quoted
+// request.
+var memberLink = regexp.MustCompile(`/ui/login/[^\s"\\?#/]+`)
+
+// redactLinks takes the token out of every member link in s, for a log:
+// fasthttp's errors quote the request they could not parse.
+func redactLinks(s string) string {
+	return memberLink.ReplaceAllString(s, "/ui/login/…")
+}
+
+// fasthttpLog sends fasthttp's own messages (a connection's error, which
+// the ErrorHandler also logs) to the program's log at DEBUG, without
+// member links, instead of to stderr.
+type fasthttpLog struct{ log *slog.Logger }
+
+func (l fasthttpLog) Printf(format string, args ...any) {
+	l.log.Debug("http server", "message", redactLinks(fmt.Sprintf(format, args...)))
 }

@@ -23,8 +23,7 @@ func (db *DB) Search(ctx context.Context, q core.VectorQuery) ([]core.Hit, error
 	if len(q.Vector) != core.Dim {
 		return nil, core.Errorf(core.KindInvalid, "query vector has %d dimensions, want %d", len(q.Vector), core.Dim)
 	}
-	if q.Tag != "" || !q.Expired.IsZero() || q.Before != nil || q.RoomID != "" || q.AnyRoom || !q.OlderThan.IsZero() ||
-		q.AfterTurn != nil || q.UpToTurn != nil || len(q.TurnIndexes) > 0 {
+	if !cacheable(q.Filter) {
 		// Filters the code index does not carry: an exact scan of what they
 		// select (they are selective and indexed).
 		return db.exactSearch(ctx, q)
@@ -294,9 +293,15 @@ func (db *DB) loadDocs(ctx context.Context, tx *sql.Tx, epoch uint64, cands []sc
 }
 
 // cacheable reports whether f filters only on what cachedFor checks.
+//
+// A member's view (Visible) is applied by SQL too: the memory page filters
+// the candidates again, but candidates drawn from every memory would rank
+// the member's hits below hidden ones, and the ranks it shows would tell of
+// them. The page's other narrowing (source, importance, dates) is left to
+// that second filter, which an operator may see through.
 func cacheable(f core.Filter) bool {
 	return f.RoomID == "" && !f.AnyRoom && f.Tag == "" && f.OlderThan.IsZero() && f.Expired.IsZero() &&
-		f.Before == nil && f.AfterTurn == nil && f.UpToTurn == nil && len(f.TurnIndexes) == 0
+		f.Before == nil && f.AfterTurn == nil && f.UpToTurn == nil && len(f.TurnIndexes) == 0 && f.Visible == nil
 }
 
 // ScanCodes runs only the first stage of an approximate Search, the scan of

@@ -58,8 +58,13 @@ func (v viewer) mayChange(m core.Memory) bool {
 // visibleMemory gets a memory the viewer may see, or a NotFound error.
 func (p *page) visibleMemory(ctx context.Context, v viewer, id string) (core.Memory, error) {
 	m, err := p.svc.GetMemory(ctx, id)
+	if err != nil && v.member() && core.KindOf(err) == core.KindNotFound {
+		// core says when and why a forgotten memory went (a correction's
+		// reason quotes the new text): a member learns nothing of it.
+		err = core.Errorf(core.KindNotFound, "memory %s not found", id)
+	}
 	if err != nil {
-		return m, err
+		return core.Memory{}, err
 	}
 	if !v.sees(m) {
 		return core.Memory{}, core.Errorf(core.KindNotFound, "memory %s not found", id)
@@ -69,12 +74,35 @@ func (p *page) visibleMemory(ctx context.Context, v viewer, id string) (core.Mem
 
 const notYours = "That memory came from another member. Only they, or a room moderator with `!ada forget` in the room, can change it."
 
+const noBridge = "Member links need the Matrix bridge, which is not running in this Ada. Ask the operator."
+
+// memberLinkForm is what a one-time link from `!ada web` opens: a button
+// that redeems it by POST. A GET spends nothing, for two reasons: a
+// homeserver's URL preview fetches the link before the member does, and a
+// link clicked in Element Web is a navigation another site started, on
+// which the browser withholds the SameSite=Strict cookie through every
+// redirect, so the list would ask for the operator's key. The button's
+// POST is this page's own, and its redirect carries the cookie.
+func (p *page) memberLinkForm(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "no-store")
+	if p.opt.Members == nil {
+		p.fail(w, r, viewer{}, http.StatusServiceUnavailable, noBridge)
+		return
+	}
+	out := view{Title: "Open your memory page", LinkToken: r.PathValue("token")}
+	p.render(w, http.StatusOK, "memberlogin", out)
+}
+
 // memberLogin redeems a one-time link from `!ada web`. The token is in the
 // path: it is never logged, and a spent one is refused (410).
 func (p *page) memberLogin(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	if p.opt.Members == nil {
-		p.fail(w, r, viewer{}, http.StatusServiceUnavailable, "Member links need the Matrix bridge, which is not running in this Ada. Ask the operator.")
+		p.fail(w, r, viewer{}, http.StatusServiceUnavailable, noBridge)
+		return
+	}
+	if crossSite(r) {
+		p.fail(w, r, viewer{}, http.StatusForbidden, crossSiteLogin)
 		return
 	}
 	addr := clientAddr(r)
@@ -85,6 +113,9 @@ func (p *page) memberLogin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	user, err := p.opt.Members.Redeem(r.Context(), r.PathValue("token"))
+	if err == nil && user == "" { // a session of no user is the operator's
+		err = core.Errorf(core.KindNotFound, "the link names no member")
+	}
 	if err != nil {
 		if core.KindOf(err) != core.KindNotFound {
 			p.opt.Log.Error("memory page: member link", "err", err)

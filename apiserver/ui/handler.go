@@ -5,8 +5,10 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"runtime/debug"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Options configure the page; cmd/ada passes the loaded settings.
@@ -65,7 +67,8 @@ func Handler(svc Service, opt Options) http.Handler {
 	mux.HandleFunc("GET /ui", p.home)
 	mux.HandleFunc("GET /ui/login", p.loginForm)
 	mux.HandleFunc("POST /ui/login", p.login)
-	mux.HandleFunc("GET /ui/login/{token}", p.memberLogin)
+	mux.HandleFunc("GET /ui/login/{token}", p.memberLinkForm)
+	mux.HandleFunc("POST /ui/login/{token}", p.memberLogin)
 	mux.HandleFunc("POST /ui/logout", p.authed(p.logout))
 	mux.HandleFunc("GET /ui/memories", p.authed(p.memories))
 	mux.HandleFunc("GET /ui/memories/{id}", p.authed(p.memory))
@@ -82,7 +85,9 @@ func Handler(svc Service, opt Options) http.Handler {
 	return p.headers(mux)
 }
 
-// headers set what every answer of the page carries.
+// headers set what every answer of the page carries, and turn a panic
+// into a 500 page: the page runs inside fasthttp (apiserver/ui_host.go),
+// which does not recover one, so a panic would end the whole process.
 func (p *page) headers(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
@@ -90,6 +95,13 @@ func (p *page) headers(next http.Handler) http.Handler {
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Referrer-Policy", "no-referrer")
 		h.Set("X-Frame-Options", "DENY")
+		defer func() {
+			if v := recover(); v != nil {
+				// The route pattern, not the path: a member link's path holds its token.
+				p.opt.Log.Error("memory page: panic", "route", r.Pattern, "panic", v, "stack", string(debug.Stack()))
+				p.fail(w, r, viewer{}, http.StatusInternalServerError, "Something went wrong on Ada's side; it is logged.")
+			}
+		}()
 		next.ServeHTTP(w, r)
 	})
 }
@@ -147,8 +159,32 @@ func (p *page) authed(h authedHandler) http.HandlerFunc {
 				return
 			}
 		}
+		if !validForm(r) {
+			p.fail(w, r, v, http.StatusBadRequest, "The form or the address holds bytes that are not UTF-8 text; nothing was changed.")
+			return
+		}
 		h(w, r, v)
 	}
+}
+
+// validForm reports whether every name and value of the query and the
+// form is UTF-8: a JSON body cannot carry anything else (the API's decoder
+// replaces bad bytes), but a form can, and core checks only some fields.
+func validForm(r *http.Request) bool {
+	if err := r.ParseForm(); err != nil {
+		return false
+	}
+	for k, vs := range r.Form {
+		if !utf8.ValidString(k) {
+			return false
+		}
+		for _, s := range vs {
+			if !utf8.ValidString(s) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func (p *page) home(w http.ResponseWriter, r *http.Request) {
@@ -172,6 +208,10 @@ func (p *page) loginForm(w http.ResponseWriter, r *http.Request) {
 func (p *page) login(w http.ResponseWriter, r *http.Request) {
 	if p.opt.APIKey == "" {
 		p.home(w, r)
+		return
+	}
+	if crossSite(r) {
+		p.fail(w, r, viewer{}, http.StatusForbidden, crossSiteLogin)
 		return
 	}
 	addr := clientAddr(r)
@@ -204,6 +244,20 @@ func (p *page) logout(w http.ResponseWriter, r *http.Request, _ viewer) {
 	http.Redirect(w, r, "/ui/login", http.StatusSeeOther)
 }
 
+const crossSiteLogin = "This login was sent from another site; nothing was done. Open the page yourself and log in there."
+
+// crossSite reports a form another site's page sent (login CSRF: it would
+// log the browser into someone else's session). Browsers name the sender
+// in Sec-Fetch-Site; a client that does not is not a browser, and is let
+// through.
+func crossSite(r *http.Request) bool {
+	switch r.Header.Get("Sec-Fetch-Site") {
+	case "", "same-origin", "none":
+		return false
+	}
+	return true
+}
+
 // clientAddr is the address the login limit counts failures against.
 // Behind a proxy on the same machine (deploy/nginx sets X-Real-IP) every
 // request comes from loopback: the proxy's header names the client, or one
@@ -214,10 +268,23 @@ func clientAddr(r *http.Request) string {
 	if err != nil {
 		host = r.RemoteAddr
 	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
-		if real := strings.TrimSpace(r.Header.Get("X-Real-IP")); net.ParseIP(real) != nil {
-			return real
+	ip := net.ParseIP(host)
+	if ip != nil && ip.IsLoopback() {
+		if real := net.ParseIP(strings.TrimSpace(r.Header.Get("X-Real-IP"))); real != nil {
+			ip = real
 		}
 	}
-	return host
+	return network(ip, host)
+}
+
+// network is what one client controls: an IPv4 address, or an IPv6 /64,
+// which a single host is commonly given whole.
+func network(ip net.IP, host string) string {
+	switch {
+	case ip == nil:
+		return host
+	case ip.To4() != nil:
+		return ip.String()
+	}
+	return ip.Mask(net.CIDRMask(64, 128)).String() + "/64"
 }

@@ -42,11 +42,19 @@ func TestMemberScope(t *testing.T) {
 	s.turn(convB, roomB, bob, "room B is private chatter")
 
 	b := s.browser()
-	p := b.get("/ui/login/tok-alice")
+	// Opening the link (or a URL preview of it) spends nothing: its
+	// button does, by POST.
+	want(t, b.get("/ui/login/tok-alice"), http.StatusOK, `action="/ui/login/tok-alice"`)
+	want(t, b.get("/ui/login/tok-alice"), http.StatusOK)
+	crossSite, _ := http.NewRequest(http.MethodPost, s.srv.URL+"/ui/login/tok-alice", nil)
+	crossSite.Header.Set("Sec-Fetch-Site", "cross-site")
+	resp, err := b.c.Do(crossSite)
+	want(t, read(t, resp, err), http.StatusForbidden, "another site")
+	p := b.post("/ui/login/tok-alice", nil)
 	if p.status != http.StatusSeeOther || p.header.Get("Location") != "/ui/memories" {
 		t.Fatalf("member link: %d %q", p.status, p.header.Get("Location"))
 	}
-	want(t, s.browser().get("/ui/login/tok-alice"), http.StatusGone, "used already")
+	want(t, s.browser().post("/ui/login/tok-alice", nil), http.StatusGone, "used already")
 
 	list := want2(t, b.get("/ui/memories"), http.StatusOK, own.Text, "runs marathons", "stand-up", "Signed in as "+alice)
 	for _, hidden := range []string{"Falcon", "Frankfurt"} {

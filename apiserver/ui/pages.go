@@ -90,7 +90,7 @@ func (p *page) memories(w http.ResponseWriter, r *http.Request, v viewer) {
 		return
 	}
 	out := p.view(v, "Memories")
-	out.Filters, out.Items, out.Total, out.AtLeast, out.Notice = f, res.Items, res.Total, res.AtLeast, r.URL.Query().Get("notice")
+	out.Filters, out.Items, out.Total, out.AtLeast, out.Notice = f, res.Items, res.Total, res.AtLeast, noticeOf(r)
 	if res.Next != "" {
 		next := f.values()
 		next.Set("cursor", res.Next)
@@ -112,7 +112,7 @@ func (p *page) memory(w http.ResponseWriter, r *http.Request, v viewer) {
 		return
 	}
 	out := p.view(v, "Memory")
-	out.Memory, out.History, out.Notice, out.MayChange = &m, hist, r.URL.Query().Get("notice"), v.mayChange(m)
+	out.Memory, out.History, out.Notice, out.MayChange = &m, hist, noticeOf(r), v.mayChange(m)
 	out.Permalink = p.permalink(r.Context(), m)
 	p.render(w, http.StatusOK, "memory", out)
 }
@@ -146,15 +146,15 @@ func (p *page) edit(w http.ResponseWriter, r *http.Request, v viewer) {
 		p.failErr(w, r, v, err)
 		return
 	}
-	notice := "Nothing changed."
+	notice := "unchanged"
 	if patch != (core.MemoryPatch{}) {
 		if _, err := p.svc.PatchMemory(r.Context(), id, patch); err != nil {
 			p.failErr(w, r, v, err)
 			return
 		}
-		notice = "Saved."
+		notice = "saved"
 	}
-	http.Redirect(w, r, "/ui/memories/"+url.PathEscape(id)+"?"+url.Values{"notice": {notice}}.Encode(), http.StatusSeeOther)
+	http.Redirect(w, r, "/ui/memories/"+url.PathEscape(id)+"?notice="+notice, http.StatusSeeOther)
 }
 
 func patchFromForm(r *http.Request, m core.Memory) (core.MemoryPatch, error) {
@@ -221,8 +221,14 @@ func (p *page) forget(w http.ResponseWriter, r *http.Request, v viewer) {
 		p.failErr(w, r, v, err)
 		return
 	}
-	http.Redirect(w, r, "/ui/memories?"+url.Values{"notice": {"Forgotten."}}.Encode(), http.StatusSeeOther)
+	http.Redirect(w, r, "/ui/memories?notice=forgotten", http.StatusSeeOther)
 }
+
+// notices are what a redirect after a change may show, by name: the page
+// never shows words from its address, which anyone can write into a link.
+var notices = map[string]string{"saved": "Saved.", "unchanged": "Nothing changed.", "forgotten": "Forgotten."}
+
+func noticeOf(r *http.Request) string { return notices[r.URL.Query().Get("notice")] }
 
 // failErr shows a core error with the status the API gives it, and only
 // its client-safe message.

@@ -66,6 +66,15 @@ func (p *page) forgotten(w http.ResponseWriter, r *http.Request, v viewer) {
 		p.failErr(w, r, v, err)
 		return
 	}
+	if v.member() {
+		for i := range hs {
+			if hs[i].Event == core.HistoryRetire {
+				// "replaced by <id>: <the new text>", and the new memory
+				// may be one the member does not see.
+				hs[i].Reason = ""
+			}
+		}
+	}
 	out := p.view(v, "Forgotten")
 	out.History = hs
 	p.render(w, http.StatusOK, "forgotten", out)

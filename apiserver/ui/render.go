@@ -37,6 +37,8 @@ type view struct {
 	Conversations  []core.Conversation
 	ConversationID string
 	Turns          []core.ConversationTurn
+	// LinkToken is the member link's token, for the form that redeems it.
+	LinkToken string
 }
 
 // view starts a page's data for the viewer.

@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"html"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"strings"
@@ -81,11 +84,24 @@ func TestMemoryPageMemberPath(t *testing.T) {
 		t.Fatalf("no %s/ui/login/<token> link in the direct message: %q", public, dm.Content.AsMessage().Body)
 	}
 
+	// A homeserver's URL preview fetches the link first: that spends
+	// nothing. Then the member clicks it in a chat client of another site
+	// (Element Web), on whose navigation the browser withholds the
+	// SameSite=Strict cookie; the link's button logs her in all the same.
+	if st, _ := getWith(t, link, ""); st != http.StatusOK {
+		t.Fatalf("the link fetched as a preview: %d", st)
+	}
+	chat := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprintf(w, `<!doctype html><a id="link" href="%s">your link</a>`, html.EscapeString(link))
+	}))
+	defer chat.Close()
 	ctx, cancel := context.WithTimeout(browser, 60*time.Second)
 	defer cancel()
 	var list, other string
 	err := chromedp.Run(ctx,
-		chromedp.Navigate(link),
+		chromedp.Navigate(strings.Replace(chat.URL, "127.0.0.1", "localhost", 1)),
+		chromedp.Click("#link", chromedp.ByQuery),
+		chromedp.Click(`form[action^="/ui/login/"] button`, chromedp.ByQuery),
 		chromedp.WaitVisible(".memories", chromedp.ByQuery),
 		chromedp.Text("main", &list, chromedp.ByQuery),
 		chromedp.Navigate(public+"/ui/memories/"+bobsMemory),
@@ -106,7 +122,7 @@ func TestMemoryPageMemberPath(t *testing.T) {
 	if st, _ := getWith(t, public+"/ui/memories/"+bobsMemory, jar); st != http.StatusNotFound {
 		t.Errorf("another room's memory by id: %d, want 404", st)
 	}
-	if st, body := getWith(t, link, ""); st != http.StatusGone || strings.Contains(body, "cellar door") {
+	if st, body := postWith(t, link); st != http.StatusGone || strings.Contains(body, "cellar door") {
 		t.Errorf("the link used a second time: %d, want 410 and no memories", st)
 	}
 	if strings.Contains(p.logs.String(), strings.TrimPrefix(link, public+"/ui/login/")) {
@@ -144,6 +160,19 @@ func getWith(t *testing.T, url, cookie string) (int, string) {
 	}
 	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body)
+}
+
+// postWith POSTs an empty form to url without following redirects.
+func postWith(t *testing.T, url string) (int, string) {
+	t.Helper()
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := client.Post(url, "application/x-www-form-urlencoded", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
