@@ -3,6 +3,7 @@ package chroma
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/ada-chat/ada/core"
@@ -105,6 +106,12 @@ func whereOf(f core.Filter) map[string]any {
 	if f.UpToTurn != nil {
 		op("turn_index", "$lte", *f.UpToTurn)
 	}
+	if !f.Since.IsZero() {
+		op("ts", "$gte", f.Since.UnixNano())
+	}
+	if !f.Until.IsZero() {
+		op("ts", "$lt", f.Until.UnixNano())
+	}
 	if len(f.TurnIndexes) > 0 {
 		op("turn_index", "$in", f.TurnIndexes)
 	}
@@ -122,7 +129,14 @@ func whereOf(f core.Filter) map[string]any {
 }
 
 // postFiltered reports whether f has conditions whereOf leaves to matches.
-func postFiltered(f core.Filter) bool { return f.Tag != "" || f.Before != nil }
+func postFiltered(f core.Filter) bool { return f.Tag != "" || f.Before != nil || pageNarrowed(f) }
+
+// pageNarrowed reports whether f has the memory page's conditions on
+// fields kept only in metaKey's JSON (source, importance, an entity's
+// scope, a member's view), which matches checks here.
+func pageNarrowed(f core.Filter) bool {
+	return f.Source != "" || f.MinImportance > 0 || f.AnyEntity || f.Visible != nil
+}
 
 // matches checks every condition of f on d, those Chroma applied too (a
 // keyword candidate is fetched without the filter).
@@ -137,7 +151,13 @@ func matches(f core.Filter, d core.Document) bool {
 		f.Tag != "" && !slices.Contains(m.Tags, f.Tag),
 		!f.OlderThan.IsZero() && !m.Timestamp.Before(f.OlderThan),
 		!f.Expired.IsZero() && (m.ExpiresAt == nil || m.ExpiresAt.After(f.Expired)),
-		f.Before != nil && !before(m.Timestamp, d.ID, *f.Before):
+		f.Before != nil && !before(m.Timestamp, d.ID, *f.Before),
+		!f.Since.IsZero() && m.Timestamp.Before(f.Since),
+		!f.Until.IsZero() && !m.Timestamp.Before(f.Until),
+		f.Source != "" && m.Source != f.Source,
+		f.MinImportance > 0 && m.Importance < f.MinImportance,
+		f.AnyEntity && !strings.HasPrefix(m.Scope, "entity:"),
+		f.Visible != nil && !f.Visible.Sees(m):
 		return false
 	}
 	if f.AfterTurn != nil || f.UpToTurn != nil || len(f.TurnIndexes) > 0 {
