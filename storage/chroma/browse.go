@@ -65,7 +65,7 @@ func (s *Store) Count(ctx context.Context, f core.Filter, limit int) (int, error
 // metadata of every such entry is read (one request a metaPage of them),
 // sorted here by seq, then the texts of the limit chosen only.
 func (s *Store) Forgotten(ctx context.Context, limit int) ([]core.HistoryEntry, error) {
-	if limit <= 0 {
+	if limit == 0 {
 		return nil, nil
 	}
 	got, err := s.c.get(ctx, s.history, getRequest{Include: []string{"metadatas"},
@@ -87,14 +87,16 @@ func (s *Store) Forgotten(ctx context.Context, limit int) ([]core.HistoryEntry, 
 		entries = append(entries, entry{HistoryEntry: e, id: id, seq: number(got.Metadatas[i]["seq"])})
 	}
 	slices.SortFunc(entries, func(a, b entry) int { return cmp.Or(cmp.Compare(b.seq, a.seq), cmp.Compare(b.id, a.id)) })
-	entries = entries[:min(limit, len(entries))]
+	if limit > 0 { // a negative limit is none, as SQLite's LIMIT
+		entries = entries[:min(limit, len(entries))]
+	}
 	ids := make([]string, len(entries))
 	for i, e := range entries {
 		ids[i] = e.id
 	}
-	texts := map[string]string{}
-	if len(ids) > 0 {
-		got, err := s.c.get(ctx, s.history, getRequest{IDs: ids, Include: []string{"documents"}})
+	texts := make(map[string]string, len(ids))
+	for start := 0; start < len(ids); start += getPage {
+		got, err := s.c.get(ctx, s.history, getRequest{IDs: ids[start:min(start+getPage, len(ids))], Include: []string{"documents"}})
 		if err != nil {
 			return nil, err
 		}
