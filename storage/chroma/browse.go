@@ -19,7 +19,7 @@ import (
 // reads the metadata, page by page, until limit of them match.
 func (s *Store) Count(ctx context.Context, f core.Filter, limit int) (int, error) {
 	where := whereOf(f)
-	if !postFiltered(f) {
+	if !postFiltered(f) && !pageNarrowed(f) {
 		if where == nil {
 			n, err := s.c.count(ctx, s.docs)
 			if limit > 0 {

@@ -128,12 +128,15 @@ func whereOf(f core.Filter) map[string]any {
 	return map[string]any{"$and": all}
 }
 
-// postFiltered reports whether f has conditions whereOf leaves to matches.
-func postFiltered(f core.Filter) bool { return f.Tag != "" || f.Before != nil || pageNarrowed(f) }
+// postFiltered reports whether f has conditions whereOf leaves to matches
+// for which a vector search scans exactly (as SQLite's does).
+func postFiltered(f core.Filter) bool { return f.Tag != "" || f.Before != nil }
 
 // pageNarrowed reports whether f has the memory page's conditions on
 // fields kept only in metaKey's JSON (source, importance, an entity's
-// scope, a member's view), which matches checks here.
+// scope, a member's view), which matches checks here. A vector search
+// leaves them to core, as SQLite's approximate search does, and needs no
+// exact scan for them.
 func pageNarrowed(f core.Filter) bool {
 	return f.Source != "" || f.MinImportance > 0 || f.AnyEntity || f.Visible != nil
 }
