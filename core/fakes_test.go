@@ -212,6 +212,13 @@ func (f *fakeStore) RecentConversations(context.Context, int) ([]Conversation, e
 }
 func (f *fakeStore) Stats(context.Context) (StoreStats, error) { return StoreStats{}, errNotFaked }
 func (f *fakeStore) Ping(context.Context) error                { return nil }
+func (f *fakeStore) Status(context.Context) (StoreStatus, error) {
+	return StoreStatus{Backend: "fake"}, nil
+}
+func (f *fakeStore) Count(context.Context, Filter, int) (int, error) { return 0, errNotFaked }
+func (f *fakeStore) Forgotten(context.Context, int) ([]HistoryEntry, error) {
+	return nil, errNotFaked
+}
 
 // fakeEmbedder hashes lower-cased words into Dim buckets and normalises:
 // texts that share words are near, as with the real hash embedder (which

@@ -7,7 +7,7 @@ import (
 
 // Health is the state of core's dependencies.
 type Health struct {
-	Store         StoreStats
+	Store         StoreStatus
 	StoreErr      error
 	LLMErr        error
 	PersonaLoaded bool
@@ -16,19 +16,15 @@ type Health struct {
 // healthProbeTimeout keeps a health check fast when a dependency hangs.
 const healthProbeTimeout = 3 * time.Second
 
-// Health probes the store and the LLM. Only the store is critical.
+// Health probes the store and the LLM. Only the store is critical. The
+// store's probe counts nothing (Status): /v1/debug/rag and the metrics
+// show the counts.
 func (s *Service) Health(ctx context.Context) Health {
 	ctx, cancel := context.WithTimeout(ctx, healthProbeTimeout)
 	defer cancel()
 	var h Health
-	if err := s.store.Ping(ctx); err != nil {
-		h.StoreErr = err
-	} else if st, err := s.store.Stats(ctx); err != nil {
-		h.StoreErr = err
-	} else {
-		h.Store = st
-	}
-	h.Store.Backend = s.store.Backend() // named even when it does not answer
+	h.Store, h.StoreErr = s.store.Status(ctx) // no counts: see StoreStatus
+	h.Store.Backend = s.store.Backend()       // named even when it does not answer
 	if s.llm != nil {
 		h.LLMErr = s.llm.Ping(ctx)
 	}

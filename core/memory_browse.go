@@ -46,8 +46,9 @@ type BrowseResult struct {
 }
 
 // Counter counts documents (the memory page's totals), no further than
-// limit when it is positive. The SQLite store implements it; without it
-// the page shows no totals.
+// limit when it is positive. Both backends count what List selects:
+// SQLite in SQL, Chroma by reading ids, or metadata for the filters it
+// cannot apply (README, "What differs on Chroma").
 type Counter interface {
 	Count(ctx context.Context, f Filter, limit int) (int, error)
 }
@@ -58,25 +59,11 @@ type Counter interface {
 // every memory (make bench, BenchmarkMemoryPage).
 const maxCounted = 1000
 
-// ForgottenLister lists what was forgotten, from the memories' history.
+// ForgottenLister lists what was forgotten, from the memories' history:
+// up to limit entries that took a memory away (deleted, expired,
+// retired), newest first.
 type ForgottenLister interface {
 	Forgotten(ctx context.Context, limit int) ([]HistoryEntry, error)
-}
-
-// storeAs finds an optional capability of the store, through the wrappers
-// that time it (core/metrics), which expose the store beneath by Unwrap.
-func storeAs[T any](st Store) (T, bool) {
-	for {
-		if t, ok := st.(T); ok {
-			return t, true
-		}
-		u, ok := st.(interface{ Unwrap() Store })
-		if !ok {
-			var zero T
-			return zero, false
-		}
-		st = u.Unwrap()
-	}
 }
 
 func (b Browse) filter() (Filter, error) {
@@ -144,16 +131,14 @@ func (s *Service) BrowseMemories(ctx context.Context, b Browse) (BrowseResult, e
 		return BrowseResult{}, err
 	}
 	var res BrowseResult
-	if c, ok := storeAs[Counter](s.store); ok {
-		limit := 0
-		if f.Source != "" || f.MinImportance > 0 || f.Visible != nil {
-			limit = maxCounted
-		}
-		if res.Total, err = c.Count(ctx, f, limit); err != nil {
-			return BrowseResult{}, err
-		}
-		res.AtLeast = limit > 0 && res.Total >= limit
+	limit := 0
+	if f.Source != "" || f.MinImportance > 0 || f.Visible != nil {
+		limit = maxCounted
 	}
+	if res.Total, err = s.store.Count(ctx, f, limit); err != nil {
+		return BrowseResult{}, err
+	}
+	res.AtLeast = limit > 0 && res.Total >= limit
 	now := s.now()
 	if text := strings.TrimSpace(b.Text); text != "" {
 		vec, err := s.embedOne(ctx, text)
@@ -196,11 +181,7 @@ func (s *Service) BrowseMemories(ctx context.Context, b Browse) (BrowseResult, e
 // and why. The page shows no text (the history keeps it for the API).
 // With a member's view, only what they could have seen.
 func (s *Service) Forgotten(ctx context.Context, v *Visibility, limit int) ([]HistoryEntry, error) {
-	fl, ok := storeAs[ForgottenLister](s.store)
-	if !ok {
-		return nil, Errorf(KindUnavailable, "this store keeps no list of forgotten memories")
-	}
-	hs, err := fl.Forgotten(ctx, limit)
+	hs, err := s.store.Forgotten(ctx, limit)
 	if err != nil {
 		return nil, err
 	}

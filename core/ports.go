@@ -96,7 +96,17 @@ func (c Conversation) MarshalJSON() ([]byte, error) {
 	}{plain(c), isoTime(c.Timestamp)})
 }
 
-// StoreStats describes the store for health and debug endpoints.
+// StoreStatus is what health shows of the store, without counts: a health
+// probe is frequent, and Chroma cannot count by metadata cheaply.
+type StoreStatus struct {
+	Backend string
+	Version string
+	// Heartbeat is a remote store's clock when it last answered; 0 for
+	// the embedded store.
+	Heartbeat int64
+}
+
+// StoreStats describes the store for the debug endpoint and the metrics.
 type StoreStats struct {
 	Backend string `json:"backend"`
 	Version string `json:"version"`
@@ -122,6 +132,8 @@ type Store interface {
 	HistoryStore
 	ConversationLister
 	StoreInfo
+	Counter
+	ForgottenLister
 }
 
 // Embedder turns texts into Dim-dimensional, L2-normalised vectors.

@@ -64,4 +64,7 @@ type StoreInfo interface {
 	Stats(ctx context.Context) (StoreStats, error)
 	// Ping checks that the store answers.
 	Ping(ctx context.Context) error
+	// Status checks that the store answers and names its version, without
+	// counting (health's probe: one or two cheap requests on Chroma).
+	Status(ctx context.Context) (StoreStatus, error)
 }

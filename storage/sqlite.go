@@ -190,14 +190,8 @@ func (db *DB) Reader() *sql.DB { return db.read }
 
 // Ping checks both pools and that sqlite-vec is loaded.
 func (db *DB) Ping(ctx context.Context) error {
-	var v string
-	if err := db.read.QueryRowContext(ctx, "SELECT vec_version()").Scan(&v); err != nil {
-		return core.Wrap(core.KindUnavailable, err, "vector store unavailable")
-	}
-	if err := db.write.PingContext(ctx); err != nil {
-		return core.Wrap(core.KindUnavailable, err, "vector store unavailable")
-	}
-	return nil
+	_, err := db.Status(ctx)
+	return err
 }
 
 // inTx runs fn in one write transaction. The changes fn records to the

@@ -75,3 +75,16 @@ func (db *DB) CheckEmbedder(ctx context.Context, name string) error {
 		return core.EmbedderMismatch(current, name)
 	}
 }
+
+// Status checks that both connections answer and names sqlite-vec's
+// version, counting nothing (health's probe).
+func (db *DB) Status(ctx context.Context) (core.StoreStatus, error) {
+	st := core.StoreStatus{Backend: backendName}
+	if err := db.read.QueryRowContext(ctx, "SELECT vec_version()").Scan(&st.Version); err != nil {
+		return st, core.Wrap(core.KindUnavailable, err, "vector store unavailable")
+	}
+	if err := db.write.PingContext(ctx); err != nil {
+		return st, core.Wrap(core.KindUnavailable, err, "vector store unavailable")
+	}
+	return st, nil
+}

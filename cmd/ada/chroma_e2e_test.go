@@ -18,7 +18,8 @@ import (
 // TestChromaReplicas runs two `ada serve` processes on one Chroma server,
 // each with its own DATA_DIR (the bridge's state stays local): a memory
 // created through one is found, patched and deleted through the other; a
-// conversation continued on the other keeps its turns. Then Chroma stops:
+// conversation continued on the other keeps its turns; the memory page
+// counts it and lists it as forgotten. Then Chroma stops:
 // memory endpoints and health answer 503, and both recover when it is
 // back, without a restart.
 func TestChromaReplicas(t *testing.T) {
@@ -30,6 +31,10 @@ func TestChromaReplicas(t *testing.T) {
 	var created memoryRecord
 	if st := a.call("POST", "/v1/memory", map[string]any{"text": "Project falcon launches on the ninth of March"}, &created); st != http.StatusCreated {
 		t.Fatalf("create on A: %d", st)
+	}
+	// The memory page on Chroma counts as on SQLite (issue 23).
+	if st, page := b.send("", "GET", "/ui/memories", nil); st != http.StatusOK || !strings.Contains(string(page), "1 memories, newest first") {
+		t.Fatalf("memory page on B: %d\n%s", st, page)
 	}
 	var found memoryList
 	b.call("GET", "/v1/memory?search=when+does+falcon+launch", nil, &found)
@@ -54,6 +59,9 @@ func TestChromaReplicas(t *testing.T) {
 	}
 	if st := a.call("GET", "/v1/memory/"+created.ID, nil, nil); st != http.StatusNotFound {
 		t.Fatalf("A after B's delete: %d, want 404", st)
+	}
+	if st, page := a.send("", "GET", "/ui/forgotten", nil); st != http.StatusOK || !strings.Contains(string(page), created.ID) {
+		t.Fatalf("forgotten list on A after B's delete: %d\n%s", st, page)
 	}
 
 	llmA.Script(llmtest.Reply{Tokens: []string{"Hi Sam"}})

@@ -103,10 +103,6 @@ type store struct {
 	m *Metrics
 }
 
-// Unwrap gives core the store underneath, for its optional capabilities
-// (core.Counter, core.ForgottenLister: the memory page's).
-func (s *store) Unwrap() core.Store { return s.Store }
-
 func (s *store) read(method string, t core.DocType, start time.Time, err error) {
 	s.m.retrieval.WithLabelValues(method, docTypeLabel(t)).Observe(time.Since(start).Seconds())
 	if err != nil && core.KindOf(err) != core.KindNotFound {

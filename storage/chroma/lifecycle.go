@@ -170,16 +170,12 @@ func (s *Store) History(ctx context.Context, memoryID string) ([]core.HistoryEnt
 	}
 	entries := make([]entry, 0, len(got.IDs))
 	for i := range got.IDs {
-		m := got.Metadatas[i]
-		e := entry{HistoryEntry: core.HistoryEntry{MemoryID: memoryID, Text: got.Documents[i]}}
-		e.Event, _ = m["event"].(string)
-		e.Reason, _ = m["reason"].(string)
-		e.Time, e.seq = time.Unix(0, number(m["ts"])).UTC(), number(m["seq"])
-		raw, _ := m[metaKey].(string)
-		if err := json.Unmarshal([]byte(raw), &e.Meta); err != nil {
-			return nil, core.Wrap(core.KindInternal, err, "history of %s: corrupt metadata", memoryID)
+		h, err := historyEntry(got.IDs[i], got.Metadatas[i])
+		if err != nil {
+			return nil, err
 		}
-		entries = append(entries, e)
+		h.Text = got.Documents[i]
+		entries = append(entries, entry{HistoryEntry: h, seq: number(got.Metadatas[i]["seq"])})
 	}
 	slices.SortFunc(entries, func(a, b entry) int { return int(a.seq - b.seq) })
 	out := make([]core.HistoryEntry, len(entries))

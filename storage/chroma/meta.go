@@ -3,6 +3,7 @@ package chroma
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/ada-chat/ada/core"
@@ -105,6 +106,12 @@ func whereOf(f core.Filter) map[string]any {
 	if f.UpToTurn != nil {
 		op("turn_index", "$lte", *f.UpToTurn)
 	}
+	if !f.Since.IsZero() {
+		op("ts", "$gte", f.Since.UnixNano())
+	}
+	if !f.Until.IsZero() {
+		op("ts", "$lt", f.Until.UnixNano())
+	}
 	if len(f.TurnIndexes) > 0 {
 		op("turn_index", "$in", f.TurnIndexes)
 	}
@@ -121,8 +128,18 @@ func whereOf(f core.Filter) map[string]any {
 	return map[string]any{"$and": all}
 }
 
-// postFiltered reports whether f has conditions whereOf leaves to matches.
+// postFiltered reports whether f has conditions whereOf leaves to matches
+// for which a vector search scans exactly (as SQLite's does).
 func postFiltered(f core.Filter) bool { return f.Tag != "" || f.Before != nil }
+
+// pageNarrowed reports whether f has the memory page's conditions on
+// fields kept only in metaKey's JSON (source, importance, an entity's
+// scope, a member's view), which matches checks here. A vector search
+// leaves them to core, as SQLite's approximate search does, and needs no
+// exact scan for them.
+func pageNarrowed(f core.Filter) bool {
+	return f.Source != "" || f.MinImportance > 0 || f.AnyEntity || f.Visible != nil
+}
 
 // matches checks every condition of f on d, those Chroma applied too (a
 // keyword candidate is fetched without the filter).
@@ -137,7 +154,13 @@ func matches(f core.Filter, d core.Document) bool {
 		f.Tag != "" && !slices.Contains(m.Tags, f.Tag),
 		!f.OlderThan.IsZero() && !m.Timestamp.Before(f.OlderThan),
 		!f.Expired.IsZero() && (m.ExpiresAt == nil || m.ExpiresAt.After(f.Expired)),
-		f.Before != nil && !before(m.Timestamp, d.ID, *f.Before):
+		f.Before != nil && !before(m.Timestamp, d.ID, *f.Before),
+		!f.Since.IsZero() && m.Timestamp.Before(f.Since),
+		!f.Until.IsZero() && !m.Timestamp.Before(f.Until),
+		f.Source != "" && m.Source != f.Source,
+		f.MinImportance > 0 && m.Importance < f.MinImportance,
+		f.AnyEntity && !strings.HasPrefix(m.Scope, "entity:"),
+		f.Visible != nil && !f.Visible.Sees(m):
 		return false
 	}
 	if f.AfterTurn != nil || f.UpToTurn != nil || len(f.TurnIndexes) > 0 {

@@ -58,6 +58,72 @@ func BenchmarkReads(b *testing.B) {
 			}
 		})
 	}
+	benchPageReads(b, s, n)
+}
+
+// benchPageReads times the memory page's totals (Count, as BrowseMemories
+// asks: exact by type, up to 1,000 with a filter kept in JSON), its
+// forgotten list (after forgetting a tenth of the memories) and health's
+// probe (Status) against Stats.
+func benchPageReads(b *testing.B, s *Store, n int) {
+	ctx := context.Background()
+	mems := n / 10
+	counts := []struct {
+		name  string
+		f     core.Filter
+		limit int
+		want  int
+	}{
+		{"Count/memories", core.Filter{Type: core.DocMemory}, 0, mems},
+		{"Count/memories-last-day", core.Filter{Type: core.DocMemory, Since: time.Now().Add(-24 * time.Hour)}, 0, -1},
+		{"Count/importance3-limit1000", core.Filter{Type: core.DocMemory, MinImportance: 3}, 1000, min(mems, 1000)},
+		{"Count/importance5-none", core.Filter{Type: core.DocMemory, MinImportance: 5}, 1000, 0},
+	}
+	for _, c := range counts {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				if got, err := s.Count(ctx, c.f, c.limit); err != nil || (c.want >= 0 && got != c.want) {
+					b.Fatalf("count = %d, %v; want %d", got, err, c.want)
+				}
+			}
+		})
+	}
+	docs, err := s.List(ctx, core.Filter{Type: core.DocMemory}, mems/10)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var gone core.Change
+	for _, d := range docs {
+		gone.Delete = append(gone.Delete, d.ID)
+		gone.History = append(gone.History, core.HistoryEntry{MemoryID: d.ID, Event: core.HistoryDelete, Time: time.Now().UTC(), Meta: d.Meta, Reason: "bench"})
+	}
+	if err := s.Apply(ctx, gone); err != nil {
+		b.Fatal(err)
+	}
+	b.Run(fmt.Sprintf("Forgotten50of%d", len(docs)), func(b *testing.B) {
+		for b.Loop() {
+			if got, err := s.Forgotten(ctx, 50); err != nil || len(got) != min(50, len(docs)) {
+				b.Fatalf("forgotten = %d, %v", len(got), err)
+			}
+		}
+	})
+	b.Run("HealthStatus", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := s.Status(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("HealthBefore-PingAndStats", func(b *testing.B) {
+		for b.Loop() {
+			if err := s.Ping(ctx); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := s.Stats(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
 
 // seedReads writes n documents in batches of 1,000, one a second up to

@@ -49,6 +49,19 @@ func (s *Store) Stats(ctx context.Context) (core.StoreStats, error) {
 	return st, err
 }
 
+// Status asks the server its heartbeat and version, two small requests,
+// and counts nothing: health probes often, and Chroma's counts by type
+// read ids (Stats).
+func (s *Store) Status(ctx context.Context) (core.StoreStatus, error) {
+	st := core.StoreStatus{Backend: s.Backend()}
+	var err error
+	if st.Heartbeat, err = s.c.heartbeat(ctx); err != nil {
+		return st, err
+	}
+	st.Version, err = s.c.version(ctx)
+	return st, err
+}
+
 const embedderID = "embedder"
 
 func (s *Store) embedder(ctx context.Context) (string, error) {

@@ -15,6 +15,8 @@ import (
 type Backend interface {
 	core.Store
 	CheckEmbedder(ctx context.Context, name string) error
+	core.Counter
+	core.ForgottenLister
 }
 
 // Conformance runs the storage conformance suite: every backend (SQLite
@@ -42,6 +44,8 @@ var conformanceCases = []struct {
 	{"HistoryAndLifecycle", testHistory},
 	{"Replace", testReplace},
 	{"ListFilters", testListFilters},
+	{"CountWithThePagesFilters", testCount},
+	{"ForgottenNewestFirst", testForgotten},
 }
 
 // base is a fixed time, so that orders are known.
@@ -279,6 +283,10 @@ func testStats(t *testing.T, s Backend) {
 	}
 	if err := s.Ping(ctx); err != nil {
 		t.Fatal(err)
+	}
+	// Health's probe: the same backend and version, without counting.
+	if status, err := s.Status(ctx); err != nil || status.Backend != s.Backend() || status.Version != st.Version {
+		t.Fatalf("status = %+v, %v; stats say %s %s", status, err, st.Backend, st.Version)
 	}
 }
 
