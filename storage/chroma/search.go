@@ -75,7 +75,7 @@ func (s *Store) KeywordSearch(ctx context.Context, q core.KeywordQuery) ([]core.
 	}
 	var total int
 	stems := make([]string, len(terms))
-	found := make([][]core.Document, len(terms)) // nil: too common
+	found := make([][]string, len(terms)) // the ids holding each term; nil: too common
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(termFetches)
 	g.Go(func() (err error) {
@@ -90,35 +90,45 @@ func (s *Store) KeywordSearch(ctx context.Context, q core.KeywordQuery) ([]core.
 		}
 		g.Go(func() error {
 			limit := maxTermDocs + 1
-			got, err := s.c.get(gctx, s.docs, getRequest{Where: where, Limit: &limit, Include: []string{"documents", "metadatas"},
+			got, err := s.c.get(gctx, s.docs, getRequest{Where: where, Limit: &limit, Include: []string{},
 				WhereDocument: map[string]any{"$or": []any{map[string]any{"$contains": stems[i]}, map[string]any{"$contains": capitalised(stems[i])}}}})
-			if err != nil || len(got.IDs) > maxTermDocs {
-				return err
+			if err == nil && len(got.IDs) <= maxTermDocs {
+				found[i] = append([]string{}, got.IDs...)
 			}
-			found[i], err = documents(got)
 			return err
 		})
 	}
 	if err := g.Wait(); err != nil || total == 0 {
 		return nil, err
 	}
-	cands := map[string]core.Document{}
-	var kept []string
-	for i, docs := range found {
+	var ids, kept []string
+	for i := range stems {
 		if j := slices.Index(stems, stems[i]); j < i {
-			docs = found[j]
+			found[i] = found[j]
 		}
-		if docs == nil {
-			continue
+		if found[i] != nil {
+			ids = append(ids, found[i]...)
+			kept = append(kept, stems[i])
 		}
-		for _, d := range docs {
-			cands[d.ID] = d
-		}
-		kept = append(kept, stems[i])
 	}
 	stems = kept
-	if len(cands) == 0 {
+	if len(ids) == 0 {
 		return nil, nil
+	}
+	// The texts of the terms kept only, in one get: a common term's 501
+	// matches cost more to send than to find.
+	slices.Sort(ids)
+	got, err := s.c.get(ctx, s.docs, getRequest{IDs: slices.Compact(ids), Include: []string{"documents", "metadatas"}})
+	if err != nil {
+		return nil, err
+	}
+	docs, err := documents(got)
+	if err != nil {
+		return nil, err
+	}
+	cands := make(map[string]core.Document, len(docs))
+	for _, d := range docs {
+		cands[d.ID] = d
 	}
 	// Document frequencies and lengths over the candidates' tokens (a
 	// $contains match is a substring, not always a word). FTS5 counts N
