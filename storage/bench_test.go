@@ -2,7 +2,6 @@ package storage
 
 import (
 	"context"
-	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ada-chat/ada/core"
+	"github.com/ada-chat/ada/storage/storagetest"
 )
 
 // openBenchStore opens an empty store for a benchmark, closed with it, and
@@ -41,7 +41,7 @@ func BenchmarkSearch(b *testing.B) {
 	for i := 0; i < n; i += len(docs) {
 		docs = docs[:0]
 		for range min(500, n-i) {
-			docs = append(docs, core.Document{ID: core.NewDocID(), Text: "memory", Embedding: randomUnit(rng),
+			docs = append(docs, core.Document{ID: core.NewDocID(), Text: "memory", Embedding: storagetest.RandomUnit(rng),
 				Meta: core.Metadata{Type: core.DocMemory, Timestamp: time.Now(), Source: core.SourceImport,
 					Scope: core.ScopeGlobal, Importance: 3}})
 		}
@@ -51,7 +51,7 @@ func BenchmarkSearch(b *testing.B) {
 	}
 	queries := make([][]float32, 64)
 	for i := range queries {
-		queries[i] = randomUnit(rng)
+		queries[i] = storagetest.RandomUnit(rng)
 	}
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
@@ -61,18 +61,4 @@ func BenchmarkSearch(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-}
-
-func randomUnit(rng *rand.Rand) []float32 {
-	v := make([]float32, core.Dim)
-	var s float64
-	for i := range v {
-		x := rng.NormFloat64()
-		v[i] = float32(x)
-		s += x * x
-	}
-	for i := range v {
-		v[i] /= float32(math.Sqrt(s))
-	}
-	return v
 }

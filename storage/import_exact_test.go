@@ -12,6 +12,7 @@ import (
 
 	"github.com/ada-chat/ada/core"
 	"github.com/ada-chat/ada/storage/jsonl"
+	"github.com/ada-chat/ada/storage/storagetest"
 )
 
 // An export of a SQLite store, imported into another and exported again,
@@ -20,14 +21,7 @@ import (
 func TestExportImportExportIsByteIdentical(t *testing.T) {
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(13, 14))
-	vec := make([]float32, core.Dim)
-	for i := range vec {
-		vec[i] = math.Float32frombits(rng.Uint32())
-		if math.IsNaN(float64(vec[i])) || math.IsInf(float64(vec[i]), 0) {
-			vec[i] = float32(i) * 1e-3
-		}
-	}
-	vec[0], vec[1], vec[2], vec[3] = float32(math.Copysign(0, -1)), math.SmallestNonzeroFloat32, math.MaxFloat32, -1.5e-40
+	vec := storagetest.EveryKindOfFloat32(rng)
 	odd := memoryDoc("a vector of every kind of float32", core.ScopeGlobal, 3)
 	odd.Embedding = vec
 	plain := memoryDoc("Sam lives in Paris", core.ScopeGlobal, 4)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ada-chat/ada/core"
+	"github.com/ada-chat/ada/storage/storagetest"
 )
 
 func testDoc(vec []float32) core.Document {
@@ -22,14 +23,7 @@ func testDoc(vec []float32) core.Document {
 // negative, reads back with the same bits; metadata and history as written.
 func TestRoundTripIsBitExact(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	vec := make([]float32, core.Dim)
-	for i := range vec {
-		vec[i] = math.Float32frombits(rng.Uint32())
-		if math.IsNaN(float64(vec[i])) || math.IsInf(float64(vec[i]), 0) {
-			vec[i] = float32(i) * 1e-3
-		}
-	}
-	vec[0], vec[1], vec[2], vec[3] = float32(math.Copysign(0, -1)), math.SmallestNonzeroFloat32, math.MaxFloat32, -1.5e-40
+	vec := storagetest.EveryKindOfFloat32(rng)
 	d := testDoc(vec)
 	h := core.HistoryEntry{MemoryID: d.ID, Event: core.HistoryPatch, Time: d.Meta.Timestamp.Add(time.Nanosecond), Text: d.Text, Meta: d.Meta, Reason: "a patch"}
 	var buf bytes.Buffer

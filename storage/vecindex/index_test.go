@@ -2,34 +2,20 @@ package vecindex
 
 import (
 	"errors"
-	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
 
 	"github.com/ada-chat/ada/core"
+	"github.com/ada-chat/ada/storage/storagetest"
 )
-
-func randomUnit(rng *rand.Rand) []float32 {
-	v := make([]float32, core.Dim)
-	var s float64
-	for i := range v {
-		x := rng.NormFloat64()
-		v[i] = float32(x)
-		s += x * x
-	}
-	for i := range v {
-		v[i] /= float32(math.Sqrt(s))
-	}
-	return v
-}
 
 // The candidates do not depend on the order of the scan: of equally near
 // codes, the lower rowids are kept, however the rows were written, moved
 // and deleted.
 func TestIndexTiesGoToTheLowerRowid(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	near := CodeOf(Quantize(randomUnit(rng)))
+	near := CodeOf(Quantize(storagetest.RandomUnit(rng)))
 	far := near
 	for w := range far {
 		far[w] = ^far[w]
@@ -76,8 +62,8 @@ func TestIndexTiesGoToTheLowerRowid(t *testing.T) {
 func TestIndexLoad(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	x := New()
-	x.Apply([]Op{{Rowid: 99, Type: "memory", Scope: "global", Code: CodeOf(Quantize(randomUnit(rng)))}})
-	codes := [][]byte{Quantize(randomUnit(rng)), Quantize(randomUnit(rng))}
+	x.Apply([]Op{{Rowid: 99, Type: "memory", Scope: "global", Code: CodeOf(Quantize(storagetest.RandomUnit(rng)))}})
+	codes := [][]byte{Quantize(storagetest.RandomUnit(rng)), Quantize(storagetest.RandomUnit(rng))}
 	rows := []RawRow{
 		{Rowid: 1, Type: []byte("memory"), Scope: []byte("global"), Code: codes[0]},
 		{Rowid: 2, Type: []byte("turn"), Scope: []byte("global"), Conversation: []byte("c1"), Code: codes[1]},
@@ -127,7 +113,7 @@ func TestIndexWithinAndKeep(t *testing.T) {
 	x := New()
 	var ops []Op
 	for i := range 12 {
-		op := Op{Rowid: int64(i + 1), Type: "memory", Scope: "global", Code: CodeOf(Quantize(randomUnit(rng)))}
+		op := Op{Rowid: int64(i + 1), Type: "memory", Scope: "global", Code: CodeOf(Quantize(storagetest.RandomUnit(rng)))}
 		if i%3 == 0 {
 			op.Scope = "entity:bo"
 		}
@@ -172,10 +158,10 @@ func BenchmarkCodeScanFiltered(b *testing.B) {
 			}
 			ops[i].Type, ops[i].Conversation = string(core.DocTurn), conv
 		}
-		ops[i].Code = CodeOf(Quantize(randomUnit(rng)))
+		ops[i].Code = CodeOf(Quantize(storagetest.RandomUnit(rng)))
 	}
 	x.Apply(ops)
-	q := CodeOf(Quantize(randomUnit(rng)))
+	q := CodeOf(Quantize(storagetest.RandomUnit(rng)))
 	for _, f := range []struct {
 		name string
 		f    Filter
@@ -204,10 +190,10 @@ func BenchmarkCodeScan(b *testing.B) {
 	ops := make([]Op, 100_000)
 	for i := range ops {
 		ops[i] = Op{Rowid: int64(i + 1), Type: string(core.DocMemory), Scope: core.ScopeGlobal}
-		ops[i].Code = CodeOf(Quantize(randomUnit(rng)))
+		ops[i].Code = CodeOf(Quantize(storagetest.RandomUnit(rng)))
 	}
 	x.Apply(ops)
-	q := CodeOf(Quantize(randomUnit(rng)))
+	q := CodeOf(Quantize(storagetest.RandomUnit(rng)))
 	f := Filter{Type: string(core.DocMemory), Scopes: []string{core.ScopeGlobal}}
 	for b.Loop() {
 		x.Nearest(&q, f, benchCandidates)

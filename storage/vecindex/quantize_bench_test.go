@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ada-chat/ada/core/embed"
+	"github.com/ada-chat/ada/storage/storagetest"
 )
 
 func TestHadamardMatchesDefinition(t *testing.T) {
@@ -42,8 +43,8 @@ func TestCodeDistanceEstimatesTheAngle(t *testing.T) {
 		{embed.HashVector("project alpha deadline is in March"), embed.HashVector("project alpha deadline moved to April")},
 	}
 	for range 5 {
-		a := randomUnit(rng)
-		b := randomUnit(rng)
+		a := storagetest.RandomUnit(rng)
+		b := storagetest.RandomUnit(rng)
 		for i := range b {
 			b[i] = a[i] + b[i]*float32(rng.Float64())
 		}

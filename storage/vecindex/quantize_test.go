@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ada-chat/ada/core/embed"
+	"github.com/ada-chat/ada/storage/storagetest"
 )
 
 // The codes are stored (documents_codes) and compared with the codes of new
@@ -20,7 +21,7 @@ func TestQuantizeMatchesTheReference(t *testing.T) {
 		embed.HashVector("a"),
 	}
 	for range 200 {
-		vecs = append(vecs, randomUnit(rng))
+		vecs = append(vecs, storagetest.RandomUnit(rng))
 	}
 	// Small integers make exact zeros after the transforms.
 	for range 50 {
