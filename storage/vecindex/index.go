@@ -36,6 +36,10 @@ type Index struct {
 	// names interns the types, scopes and conversation ids: a scan compares
 	// small integers. It only grows (a few bytes per distinct string).
 	names map[string]uint32
+	// headDists holds a scan's first-stage distances (*[]uint16, one per
+	// row) between scans: a slice as long as the index, kept by the index
+	// it measures rather than shared by every index of the process.
+	headDists sync.Pool
 }
 
 // segmentKey is a segment's type and conversation id ("" is a conversation

@@ -3,7 +3,6 @@ package vecindex
 import (
 	"container/heap"
 	"math/bits"
-	"sync"
 )
 
 // Nearest returns the rowids of the (at most) n codes within f nearest to
@@ -28,8 +27,11 @@ func (x *Index) Nearest(q *Code, f Filter, n int) []int64 {
 	// by a histogram of the distances rather than a heap, which would take
 	// most rows early in a scan.
 	m := n * prefilterFactor
-	dp := headDists.Get().(*[]uint16)
-	defer headDists.Put(dp)
+	dp, _ := x.headDists.Get().(*[]uint16)
+	if dp == nil {
+		dp = new([]uint16)
+	}
+	defer x.headDists.Put(dp)
 	if cap(*dp) < rows {
 		*dp = make([]uint16, rows)
 	}
@@ -89,9 +91,6 @@ func (x *Index) Nearest(q *Code, f Filter, n int) []int64 {
 // prefilterFactor is how many rows per candidate the first stage of a scan
 // keeps (see Index).
 const prefilterFactor = 32
-
-// headDists holds the first stage's distances, one per row, between scans.
-var headDists = sync.Pool{New: func() any { return new([]uint16) }}
 
 // offer adds c to h if h holds fewer than n or c beats its worst, and
 // returns the candidate a candidate must now beat. A tie goes to the lower
