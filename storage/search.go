@@ -80,8 +80,7 @@ func (db *DB) exactSearch(ctx context.Context, q core.VectorQuery) ([]core.Hit, 
 // deleted since the scan is simply not found, and one whose row changed
 // type or scope is left out by the filter.
 func (db *DB) approximateSearch(ctx context.Context, q core.VectorQuery) ([]core.Hit, error) {
-	qc := vecindex.CodeOf(vecindex.Quantize(q.Vector))
-	rowids := db.codes.Nearest(&qc, indexFilter(q.Filter), candidateCount(q.K))
+	rowids := db.nearestCodes(q)
 	if len(rowids) == 0 {
 		return nil, nil
 	}
@@ -312,6 +311,12 @@ func (db *DB) ScanCodes(q core.VectorQuery) int {
 	if db.codes == nil {
 		return 0
 	}
+	return len(db.nearestCodes(q))
+}
+
+// nearestCodes is the first stage of an approximate search: the rowids of
+// the candidates, nearest first, by the in-memory codes.
+func (db *DB) nearestCodes(q core.VectorQuery) []int64 {
 	qc := vecindex.CodeOf(vecindex.Quantize(q.Vector))
-	return len(db.codes.Nearest(&qc, indexFilter(q.Filter), candidateCount(q.K)))
+	return db.codes.Nearest(&qc, indexFilter(q.Filter), candidateCount(q.K))
 }
