@@ -1,5 +1,7 @@
 package vecindex
 
+import "slices"
+
 // Filter is the part of a query the index filters on.
 // An empty field does not filter.
 type Filter struct {
@@ -50,7 +52,7 @@ func (rf resolvedFilter) holdsSegment(key segmentKey) bool {
 // holdsScope reports whether a row of this scope is within the filter's
 // scopes.
 func (rf resolvedFilter) holdsScope(scope uint32) bool {
-	return rf.scopes == nil || containsID(rf.scopes, scope)
+	return rf.scopes == nil || slices.Contains(rf.scopes, scope)
 }
 
 // segments appends to dst the non-empty segments of rf's type and
@@ -134,13 +136,4 @@ func (x *Index) Within(f Filter, max int) (rowids []int64, n, total int) {
 		}
 	}
 	return rowids, n, x.rows
-}
-
-func containsID(ids []uint32, id uint32) bool {
-	for _, x := range ids {
-		if x == id {
-			return true
-		}
-	}
-	return false
 }
