@@ -94,15 +94,9 @@ func (s *Store) Forgotten(ctx context.Context, limit int) ([]core.HistoryEntry, 
 	for i, e := range entries {
 		ids[i] = e.id
 	}
-	texts := make(map[string]string, len(ids))
-	for start := 0; start < len(ids); start += getPage {
-		got, err := s.c.get(ctx, s.history, getRequest{IDs: ids[start:min(start+getPage, len(ids))], Include: []string{"documents"}})
-		if err != nil {
-			return nil, err
-		}
-		for i, id := range got.IDs {
-			texts[id] = got.Documents[i]
-		}
+	texts, err := s.texts(ctx, s.history, ids)
+	if err != nil {
+		return nil, err
 	}
 	out := make([]core.HistoryEntry, len(entries))
 	for i, e := range entries {
