@@ -102,8 +102,7 @@ func (c *storeCollector) read() (core.StoreStats, error) {
 	defer cancel()
 	st, err := c.stats.Stats(ctx)
 	if err != nil {
-		c.expiry = time.Time{}
-		return st, err
+		return st, err // expiry stays past: the next scrape asks again
 	}
 	end := c.now()
 	c.last, c.expiry = st, end.Add(statsReuse*end.Sub(start))

@@ -19,44 +19,41 @@ import (
 // reads the metadata, page by page, until limit of them match.
 func (s *Store) Count(ctx context.Context, f core.Filter, limit int) (int, error) {
 	where := whereOf(f)
-	if !postFiltered(f) && !pageNarrowed(f) {
-		if where == nil {
-			n, err := s.c.count(ctx, s.docs)
-			if limit > 0 {
-				n = min(n, limit)
-			}
-			return n, err
-		}
-		r := getRequest{Where: where, Include: []string{}}
+	narrowed := postFiltered(f) || pageNarrowed(f)
+	if where == nil && !narrowed {
+		n, err := s.c.count(ctx, s.docs)
 		if limit > 0 {
-			r.Limit = &limit
+			n = min(n, limit)
 		}
-		got, err := s.c.get(ctx, s.docs, r)
-		return len(got.IDs), err
+		return n, err
+	}
+	r := getRequest{Where: where, Include: []string{}}
+	if narrowed {
+		r.Include = []string{"metadatas"}
+	} else if limit > 0 {
+		r.Limit = &limit
 	}
 	n := 0
-	for offset := 0; ; offset += metaPage {
-		page := metaPage
-		got, err := s.c.get(ctx, s.docs, getRequest{Where: where, Include: []string{"metadatas"}, Limit: &page, Offset: offset})
-		if err != nil {
-			return 0, err
+	err := s.c.pages(ctx, s.docs, r, func(got records) (bool, error) {
+		if !narrowed {
+			n += len(got.IDs)
+			return true, nil
 		}
 		docs, err := documents(got)
-		if err != nil {
-			return 0, err
-		}
 		for _, d := range docs {
 			if matches(f, d) {
 				n++
 			}
 		}
-		if limit > 0 && n >= limit {
-			return limit, nil
-		}
-		if len(got.IDs) < page {
-			return n, nil
-		}
+		return limit <= 0 || n < limit, err
+	})
+	if err != nil {
+		return 0, err
 	}
+	if limit > 0 {
+		n = min(n, limit)
+	}
+	return n, nil
 }
 
 // Forgotten returns up to limit history entries that took a memory away
@@ -94,15 +91,9 @@ func (s *Store) Forgotten(ctx context.Context, limit int) ([]core.HistoryEntry, 
 	for i, e := range entries {
 		ids[i] = e.id
 	}
-	texts := make(map[string]string, len(ids))
-	for start := 0; start < len(ids); start += getPage {
-		got, err := s.c.get(ctx, s.history, getRequest{IDs: ids[start:min(start+getPage, len(ids))], Include: []string{"documents"}})
-		if err != nil {
-			return nil, err
-		}
-		for i, id := range got.IDs {
-			texts[id] = got.Documents[i]
-		}
+	texts, err := s.texts(ctx, s.history, ids)
+	if err != nil {
+		return nil, err
 	}
 	out := make([]core.HistoryEntry, len(entries))
 	for i, e := range entries {

@@ -183,6 +183,20 @@ const (
 // get returns every record r selects, page by page (or up to *r.Limit).
 func (c *client) get(ctx context.Context, coll string, r getRequest) (records, error) {
 	var all records
+	err := c.pages(ctx, coll, r, func(got records) (bool, error) {
+		all.IDs = append(all.IDs, got.IDs...)
+		all.Embeddings = append(all.Embeddings, got.Embeddings...)
+		all.Documents = append(all.Documents, got.Documents...)
+		all.Metadatas = append(all.Metadatas, got.Metadatas...)
+		return true, nil
+	})
+	return all, err
+}
+
+// pages hands each page of the records r selects (up to *r.Limit) to
+// each, in order, until each returns false or an error: a reader that
+// may stop early (Count) reads no further than it needs.
+func (c *client) pages(ctx context.Context, coll string, r getRequest, each func(records) (more bool, err error)) error {
 	want := -1
 	if r.Limit != nil {
 		want = *r.Limit
@@ -191,23 +205,20 @@ func (c *client) get(ctx context.Context, coll string, r getRequest) (records, e
 	if !slices.Contains(r.Include, "documents") && !slices.Contains(r.Include, "embeddings") {
 		size = metaPage
 	}
-	for {
+	for read := 0; ; {
 		page := size
 		if want >= 0 {
-			page = min(page, want-len(all.IDs))
+			page = min(page, want-read)
 		}
 		r.Limit = &page
 		var got records
 		if err := c.call(ctx, http.MethodPost, c.db+"/collections/"+coll+"/get", r, &got); err != nil {
-			return all, err
+			return err
 		}
-		all.IDs = append(all.IDs, got.IDs...)
-		all.Embeddings = append(all.Embeddings, got.Embeddings...)
-		all.Documents = append(all.Documents, got.Documents...)
-		all.Metadatas = append(all.Metadatas, got.Metadatas...)
+		read += len(got.IDs)
 		r.Offset += len(got.IDs)
-		if len(got.IDs) < page || (want >= 0 && len(all.IDs) >= want) {
-			return all, nil
+		if more, err := each(got); err != nil || !more || len(got.IDs) < page || (want >= 0 && read >= want) {
+			return err
 		}
 	}
 }

@@ -102,7 +102,7 @@ func (s *Store) conversations(ctx context.Context, ids []string, limit int) ([]c
 			previews = append(previews, c.previewID)
 		}
 	}
-	texts, err := s.texts(ctx, previews)
+	texts, err := s.texts(ctx, s.docs, previews)
 	if err != nil {
 		return nil, err
 	}

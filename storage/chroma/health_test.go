@@ -9,8 +9,6 @@ import (
 	"time"
 
 	"github.com/ada-chat/ada/core"
-	"github.com/ada-chat/ada/core/embed"
-	"github.com/ada-chat/ada/storage/storagetest"
 )
 
 // requestLog records the paths of the requests sent to Chroma.
@@ -40,14 +38,8 @@ func (l *requestLog) take() []string {
 // type reads the ids of every memory: too dear for a frequent probe).
 func TestHealthProbeCountsNothing(t *testing.T) {
 	ctx := context.Background()
-	s, err := Open(ctx, storagetest.StartChroma(t).URL+"?database=health")
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := "Sam likes tea"
-	m := core.Document{ID: core.NewDocID(), Text: text, Embedding: embed.HashVector(text),
-		Meta: core.Metadata{Type: core.DocMemory, Timestamp: time.Now().UTC(), Source: core.SourceChat, Scope: core.ScopeGlobal, Importance: 3}}
-	if err := s.Put(ctx, m); err != nil {
+	s := openTestStore(t, "health")
+	if err := s.Put(ctx, testMemory("Sam likes tea", time.Now().UTC())); err != nil {
 		t.Fatal(err)
 	}
 	log := &requestLog{next: http.DefaultTransport}

@@ -17,11 +17,9 @@ func (s *Store) Backend() string { return "chroma" }
 // may make the counts differ by what they wrote.
 func (s *Store) Stats(ctx context.Context) (core.StoreStats, error) {
 	st := core.StoreStats{Backend: s.Backend(), Path: s.url, Dimensions: core.Dim, ByType: map[core.DocType]int{}}
-	var err error
-	if st.Heartbeat, err = s.c.heartbeat(ctx); err != nil {
-		return st, err
-	}
-	if st.Version, err = s.c.version(ctx); err != nil {
+	status, err := s.Status(ctx)
+	st.Heartbeat, st.Version = status.Heartbeat, status.Version
+	if err != nil {
 		return st, err
 	}
 	total, err := s.c.count(ctx, s.docs)

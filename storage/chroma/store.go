@@ -306,7 +306,7 @@ func (s *Store) List(ctx context.Context, f core.Filter, limit int) ([]core.Docu
 	for i, d := range docs {
 		ids[i] = d.ID
 	}
-	texts, err := s.texts(ctx, ids)
+	texts, err := s.texts(ctx, s.docs, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -321,11 +321,12 @@ func (s *Store) List(ctx context.Context, f core.Filter, limit int) ([]core.Docu
 	return out, nil
 }
 
-// texts returns the texts of the documents ids that are stored, by id.
-func (s *Store) texts(ctx context.Context, ids []string) (map[string]string, error) {
+// texts returns the texts of the records ids of the collection coll
+// (documents or history) that are stored, by id.
+func (s *Store) texts(ctx context.Context, coll string, ids []string) (map[string]string, error) {
 	out := make(map[string]string, len(ids))
 	for start := 0; start < len(ids); start += getPage {
-		got, err := s.c.get(ctx, s.docs, getRequest{IDs: ids[start:min(start+getPage, len(ids))], Include: []string{"documents"}})
+		got, err := s.c.get(ctx, coll, getRequest{IDs: ids[start:min(start+getPage, len(ids))], Include: []string{"documents"}})
 		if err != nil {
 			return nil, err
 		}

@@ -84,12 +84,8 @@ func TestOpenCompletesACascade(t *testing.T) {
 // (here: made twice) leaves one document and one history entry.
 func TestRetriedApplyWritesOnce(t *testing.T) {
 	ctx := context.Background()
-	s, err := Open(ctx, storagetest.StartChroma(t).URL+"?database=retry")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := core.Document{ID: core.NewDocID(), Text: "Sam likes tea", Embedding: embed.HashVector("Sam likes tea"),
-		Meta: core.Metadata{Type: core.DocMemory, Timestamp: time.Now().UTC(), Source: core.SourceChat, Scope: core.ScopeGlobal, Importance: 3}}
+	s := openTestStore(t, "retry")
+	m := testMemory("Sam likes tea", time.Now().UTC())
 	c := core.Change{Put: []core.Document{m}, History: []core.HistoryEntry{{MemoryID: m.ID, Event: core.HistoryCreate, Time: m.Meta.Timestamp, Text: m.Text, Meta: m.Meta}}}
 	for range 2 {
 		if err := s.Apply(ctx, c); err != nil {

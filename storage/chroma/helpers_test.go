@@ -1,0 +1,34 @@
+package chroma
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/ada-chat/ada/core"
+	"github.com/ada-chat/ada/core/embed"
+	"github.com/ada-chat/ada/storage/storagetest"
+)
+
+// openTestStore opens a store in database on a Chroma server of the test's own.
+func openTestStore(tb testing.TB, database string) *Store {
+	tb.Helper()
+	s, err := Open(context.Background(), storagetest.StartChroma(tb).URL+"?database="+database)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
+}
+
+// testTurn is turn i of conversation conv, said by role at at.
+func testTurn(conv string, i int, role, text string, at time.Time) core.Document {
+	return core.Document{ID: core.NewDocID(), Text: text, Embedding: embed.HashVector(text),
+		Meta: core.Metadata{Type: core.DocTurn, Timestamp: at, Source: core.SourceChat, Scope: core.ScopeGlobal,
+			ConversationID: conv, Role: role, TurnIndex: &i}}
+}
+
+// testMemory is a global chat memory of importance 3 written at at.
+func testMemory(text string, at time.Time) core.Document {
+	return core.Document{ID: core.NewDocID(), Text: text, Embedding: embed.HashVector(text),
+		Meta: core.Metadata{Type: core.DocMemory, Timestamp: at, Source: core.SourceChat, Scope: core.ScopeGlobal, Importance: 3}}
+}
