@@ -209,7 +209,8 @@ func (s *Service) ConversationRoom(ctx context.Context, id string) (string, erro
 const maxRoomTurnsScanned = 500
 
 // RoomConversations lists the conversations of these rooms, newest first,
-// from their recent turns (TurnCount counts the turns read).
+// from their recent turns (TurnCount counts the turns read). The preview
+// is the first user message read, as RecentConversations' is the first.
 func (s *Service) RoomConversations(ctx context.Context, rooms []string) ([]Conversation, error) {
 	byID := map[string]*Conversation{}
 	var out []*Conversation
@@ -221,17 +222,21 @@ func (s *Service) RoomConversations(ctx context.Context, rooms []string) ([]Conv
 		for _, d := range docs {
 			c, ok := byID[d.Meta.ConversationID]
 			if !ok {
-				c = &Conversation{ID: d.Meta.ConversationID, Preview: preview(d.Text), Timestamp: d.Meta.Timestamp}
+				c = &Conversation{ID: d.Meta.ConversationID, Timestamp: d.Meta.Timestamp}
 				byID[c.ID] = c
 				out = append(out, c)
 			}
 			c.TurnCount++
+			if d.Meta.Role == "user" { // newest first: the last one read is the first
+				c.Preview = d.Text
+			}
 		}
 	}
 	slices.SortFunc(out, func(a, b *Conversation) int { return b.Timestamp.Compare(a.Timestamp) })
 	list := make([]Conversation, len(out))
 	for i, c := range out {
 		list[i] = *c
+		list[i].Preview = preview(c.Preview)
 	}
 	return list, nil
 }

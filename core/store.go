@@ -62,8 +62,6 @@ type StoreInfo interface {
 	Backend() string
 	// Stats reports counts and the embedder that wrote the vectors.
 	Stats(ctx context.Context) (StoreStats, error)
-	// Ping checks that the store answers.
-	Ping(ctx context.Context) error
 	// Status checks that the store answers and names its version, without
 	// counting (health's probe: one or two cheap requests on Chroma).
 	Status(ctx context.Context) (StoreStatus, error)

@@ -101,15 +101,10 @@ func (p *page) memberLogin(w http.ResponseWriter, r *http.Request) {
 		p.fail(w, r, viewer{}, http.StatusServiceUnavailable, noBridge)
 		return
 	}
-	if crossSite(r) {
-		p.fail(w, r, viewer{}, http.StatusForbidden, crossSiteLogin)
-		return
-	}
-	addr := clientAddr(r)
-	now := p.opt.Now()
-	if p.limit.blocked(addr, now) {
-		w.Header().Set("Retry-After", "60")
+	addr, now, ok := p.loginGate(w, r, func() {
 		p.fail(w, r, viewer{}, http.StatusTooManyRequests, "Too many bad links: wait a minute and try again.")
+	})
+	if !ok {
 		return
 	}
 	user, err := p.opt.Members.Redeem(r.Context(), r.PathValue("token"))

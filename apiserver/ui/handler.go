@@ -210,15 +210,10 @@ func (p *page) login(w http.ResponseWriter, r *http.Request) {
 		p.home(w, r)
 		return
 	}
-	if crossSite(r) {
-		p.fail(w, r, viewer{}, http.StatusForbidden, crossSiteLogin)
-		return
-	}
-	addr := clientAddr(r)
-	now := p.opt.Now()
-	if p.limit.blocked(addr, now) {
-		w.Header().Set("Retry-After", "60")
+	addr, now, ok := p.loginGate(w, r, func() {
 		p.render(w, http.StatusTooManyRequests, "login", view{Title: "Log in", Error: "Too many wrong keys: wait a minute and try again."})
+	})
+	if !ok {
 		return
 	}
 	key := r.PostFormValue("key")
@@ -242,6 +237,24 @@ func (p *page) logout(w http.ResponseWriter, r *http.Request, _ viewer) {
 		return
 	}
 	http.Redirect(w, r, "/ui/login", http.StatusSeeOther)
+}
+
+// loginGate is what both logins (the key's and a member link's) check
+// first: a form another site sent is refused (403), and a client address
+// that used up its failures gets tooMany's 429 answer. It returns the
+// address and time to count a failure against, or false once it answered.
+func (p *page) loginGate(w http.ResponseWriter, r *http.Request, tooMany func()) (string, time.Time, bool) {
+	if crossSite(r) {
+		p.fail(w, r, viewer{}, http.StatusForbidden, crossSiteLogin)
+		return "", time.Time{}, false
+	}
+	addr, now := clientAddr(r), p.opt.Now()
+	if p.limit.blocked(addr, now) {
+		w.Header().Set("Retry-After", "60")
+		tooMany()
+		return "", time.Time{}, false
+	}
+	return addr, now, true
 }
 
 const crossSiteLogin = "This login was sent from another site; nothing was done. Open the page yourself and log in there."

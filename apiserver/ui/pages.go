@@ -45,9 +45,9 @@ func (f filters) browse(v viewer, cursor string) (core.Browse, error) {
 		b.Cursor = ""
 	}
 	if f.Importance != "" {
-		n, err := strconv.Atoi(f.Importance)
+		n, err := importanceOf(f.Importance)
 		if err != nil {
-			return b, core.Errorf(core.KindInvalid, "importance: must be a whole number %d..%d", core.MinImportance, core.MaxImportance)
+			return b, err
 		}
 		b.MinImportance = n
 	}
@@ -62,6 +62,15 @@ func (f filters) browse(v viewer, cursor string) (core.Browse, error) {
 		b.Until = b.Until.AddDate(0, 0, 1)
 	}
 	return b, nil
+}
+
+// importanceOf reads an importance field; core checks its range.
+func importanceOf(s string) (int, error) {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return 0, core.Errorf(core.KindInvalid, "importance: must be a whole number %d..%d", core.MinImportance, core.MaxImportance)
+	}
+	return n, nil
 }
 
 func day(s, field string) (time.Time, error) {
@@ -162,9 +171,9 @@ func patchFromForm(r *http.Request, m core.Memory) (core.MemoryPatch, error) {
 	if text := strings.TrimSpace(r.PostFormValue("text")); text != m.Text {
 		patch.Text = &text
 	}
-	imp, err := strconv.Atoi(strings.TrimSpace(r.PostFormValue("importance")))
+	imp, err := importanceOf(strings.TrimSpace(r.PostFormValue("importance")))
 	if err != nil {
-		return patch, core.Errorf(core.KindInvalid, "importance: must be a whole number %d..%d", core.MinImportance, core.MaxImportance)
+		return patch, err
 	}
 	if imp != m.Meta.Importance {
 		patch.Importance = &imp
