@@ -38,10 +38,9 @@ type messageHandler struct {
 	log          *slog.Logger
 }
 
-// handleMessage runs in the room's queue: it remembers the message as
-// context, then, for a live message from an allowed user, runs a command,
-// handles an upload (media.go), or answers when the message activates the
-// bot.
+// handleMessage runs in the room's queue: it remembers an allowed user's
+// message as context, then, for a live one, runs a command, handles an
+// upload (media.go), or answers when the message activates the bot.
 func (h *messageHandler) handleMessage(ctx context.Context, evt *event.Event, backlog bool) error {
 	content, ok := evt.Content.Parsed.(*event.MessageEventContent)
 	if !ok {
@@ -65,7 +64,9 @@ func (h *messageHandler) handleMessage(ctx context.Context, evt *event.Event, ba
 	if err != nil {
 		return err
 	}
-	if !isCommand && evt.Sender != h.mx.cli.UserID { // the bot's answers are recorded when sent
+	// The bot's answers are recorded when sent; a user outside ALLOWED_USERS
+	// is not heard at all: their words are neither context nor stored.
+	if !isCommand && evt.Sender != h.mx.cli.UserID && h.policy.userAllowed(evt.Sender) {
 		h.window.remember(ctx, s, storage.BridgeMessage{EventID: evt.ID.String(), Sender: evt.Sender.String(), Text: text, Time: time.UnixMilli(evt.Timestamp)})
 	}
 	log := logFrom(ctx, h.log)
