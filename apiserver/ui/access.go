@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"encoding/base64"
 	"net/http"
 
 	"github.com/ada-chat/ada/core"
@@ -89,8 +90,28 @@ func (p *page) memberLinkForm(w http.ResponseWriter, r *http.Request) {
 		p.fail(w, r, viewer{}, http.StatusServiceUnavailable, noBridge)
 		return
 	}
-	out := view{Title: "Open your memory page", LinkToken: r.PathValue("token")}
-	p.render(w, http.StatusOK, "memberlogin", out)
+	token := r.PathValue("token")
+	if !linkTokenShaped(token) {
+		// The token becomes the form's target: a crafted path must not
+		// make the page post somewhere else.
+		p.fail(w, r, viewer{}, http.StatusNotFound, "There is no such page.")
+		return
+	}
+	p.render(w, http.StatusOK, "memberlogin", view{Title: "Open your memory page", LinkToken: token})
+}
+
+// linkTokenBytes is the randomness of a token the bridge issues
+// (storage/bridge_web_logins.go), which sends it base64url, unpadded.
+const linkTokenBytes = 32
+
+// linkTokenShaped reports a token of the issued shape: exactly 43
+// characters of the base64url alphabet.
+func linkTokenShaped(token string) bool {
+	if len(token) != base64.RawURLEncoding.EncodedLen(linkTokenBytes) {
+		return false
+	}
+	raw, err := base64.RawURLEncoding.Strict().DecodeString(token)
+	return err == nil && len(raw) == linkTokenBytes
 }
 
 // memberLogin redeems a one-time link from `!ada web`. The token is in the

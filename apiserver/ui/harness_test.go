@@ -2,6 +2,8 @@ package ui_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -156,6 +158,13 @@ func (s *site) turn(conv, room, user, text string) {
 	if err := s.db.Put(context.Background(), d); err != nil {
 		s.t.Fatal(err)
 	}
+}
+
+// linkToken is a token of the shape the bridge issues (32 bytes,
+// base64url), made from name.
+func linkToken(name string) string {
+	h := sha256.Sum256([]byte(name))
+	return base64.RawURLEncoding.EncodeToString(h[:])
 }
 
 // members is a small Members: tokens to spend, and who is in which room.

@@ -25,7 +25,8 @@ const (
 // member's room memory; their link works once.
 func TestMemberScope(t *testing.T) {
 	ctx := context.Background()
-	mem := &members{tokens: map[string]string{"tok-alice": alice}, rooms: map[string][]string{alice: {roomA}, bob: {roomA, roomB}}}
+	tokAlice := linkToken("alice")
+	mem := &members{tokens: map[string]string{tokAlice: alice}, rooms: map[string][]string{alice: {roomA}, bob: {roomA, roomB}}}
 	s := newSiteWith(t, func(db *storage.DB) ui.Options {
 		return ui.Options{APIKey: testKey, Members: mem, Origins: db.Bridge()}
 	})
@@ -44,17 +45,17 @@ func TestMemberScope(t *testing.T) {
 	b := s.browser()
 	// Opening the link (or a URL preview of it) spends nothing: its
 	// button does, by POST.
-	want(t, b.get("/ui/login/tok-alice"), http.StatusOK, `action="/ui/login/tok-alice"`)
-	want(t, b.get("/ui/login/tok-alice"), http.StatusOK)
-	crossSite, _ := http.NewRequest(http.MethodPost, s.srv.URL+"/ui/login/tok-alice", nil)
+	want(t, b.get("/ui/login/"+tokAlice), http.StatusOK, `action="/ui/login/`+tokAlice+`"`)
+	want(t, b.get("/ui/login/"+tokAlice), http.StatusOK)
+	crossSite, _ := http.NewRequest(http.MethodPost, s.srv.URL+"/ui/login/"+tokAlice, nil)
 	crossSite.Header.Set("Sec-Fetch-Site", "cross-site")
 	resp, err := b.c.Do(crossSite)
 	want(t, read(t, resp, err), http.StatusForbidden, "another site")
-	p := b.post("/ui/login/tok-alice", nil)
+	p := b.post("/ui/login/"+tokAlice, nil)
 	if p.status != http.StatusSeeOther || p.header.Get("Location") != "/ui/memories" {
 		t.Fatalf("member link: %d %q", p.status, p.header.Get("Location"))
 	}
-	want(t, s.browser().post("/ui/login/tok-alice", nil), http.StatusGone, "used already")
+	want(t, s.browser().post("/ui/login/"+tokAlice, nil), http.StatusGone, "used already")
 
 	list := want2(t, b.get("/ui/memories"), http.StatusOK, own.Text, "runs marathons", "stand-up", "Signed in as "+alice)
 	for _, hidden := range []string{"Falcon", "Frankfurt"} {
@@ -111,6 +112,23 @@ func TestMemberScope(t *testing.T) {
 func TestMemberLinksWithoutBridge(t *testing.T) {
 	s := newSite(t, ui.Options{APIKey: testKey})
 	want(t, s.browser().get("/ui/login/whatever"), http.StatusServiceUnavailable, "Matrix bridge")
+}
+
+// TestMemberLinkOfOtherShape (issue 36): the link page renders its form
+// only for a token of the shape the bridge issues; a crafted path, which
+// would become the form's target (here the API's memories), is a plain 404
+// page that does not repeat it.
+func TestMemberLinkOfOtherShape(t *testing.T) {
+	s := newSite(t, ui.Options{APIKey: testKey, Members: &members{tokens: map[string]string{}}})
+	b := s.browser()
+	for _, crafted := range []string{"..%2F..%2Fv1%2Fmemory", "tok", linkToken("x") + "A", linkToken("x")[:42], strings.Repeat("!", 43), linkToken("x")[:42] + "="} {
+		p := b.get("/ui/login/" + crafted)
+		want(t, p, http.StatusNotFound, "There is no such page.")
+		if strings.Contains(p.body, "<form") || strings.Contains(p.body, "v1/memory") {
+			t.Errorf("%s: the 404 page holds a form or the crafted path:\n%.1500s", crafted, p.body)
+		}
+	}
+	want(t, b.get("/ui/login/"+linkToken("x")), http.StatusOK, `action="/ui/login/`+linkToken("x")+`"`)
 }
 
 func want2(t *testing.T, p page, status int, contains ...string) string {
