@@ -15,14 +15,17 @@ import (
 	"github.com/ada-chat/ada/storage"
 )
 
-// Quotas are the operator's fair-use limits per room; 0 is unlimited.
+// Quotas are the operator's fair-use limits; 0 is unlimited. A member's
+// quotas count their answers in every room, a room's those of its members.
 // Answers are counted over the last hour, tokens (the model's own count,
 // prompt and answer) over the last day, both as sliding windows.
 type Quotas struct {
 	MemberAnswersPerHour, RoomAnswersPerHour int
 	MemberTokensPerDay, RoomTokensPerDay     int
 	// ExemptModerators: members with power level moderatorLevel or more
-	// are answered over the quotas (their answers still count for the room).
+	// are answered over the quotas (their answers still count), except in
+	// a room of two, a direct chat, where the member is moderator of their
+	// own room.
 	ExemptModerators bool
 }
 
@@ -47,15 +50,10 @@ type quotaHit struct {
 }
 
 // quotaCheck finds the quotas member's next question would go over, given
-// the room's counted answers of the last tokenWindow (oldest first); the
-// hit that resets last is the one that holds the member back.
-func quotaCheck(q Quotas, use []storage.BridgeUsage, member string, now time.Time) (quotaHit, bool) {
-	var mine []storage.BridgeUsage
-	for _, u := range use {
-		if u.Member == member {
-			mine = append(mine, u)
-		}
-	}
+// the room's counted answers and the member's in every room, of the last
+// tokenWindow (oldest first); the hit that resets last is the one that
+// holds the member back.
+func quotaCheck(q Quotas, room, mine []storage.BridgeUsage, now time.Time) (quotaHit, bool) {
 	var hit quotaHit
 	found := false
 	consider := func(h quotaHit, over bool) {
@@ -67,10 +65,10 @@ func quotaCheck(q Quotas, use []storage.BridgeUsage, member string, now time.Tim
 	consider(h, over)
 	h, over = tokensOver(mine, q.MemberTokensPerDay, now)
 	consider(h, over)
-	h, over = answersOver(use, q.RoomAnswersPerHour, now)
+	h, over = answersOver(room, q.RoomAnswersPerHour, now)
 	h.room = true
 	consider(h, over)
-	h, over = tokensOver(use, q.RoomTokensPerDay, now)
+	h, over = tokensOver(room, q.RoomTokensPerDay, now)
 	h.room = true
 	consider(h, over)
 	return hit, found
@@ -138,13 +136,13 @@ func (qs *quotas) admit(ctx context.Context, evt *event.Event) (usage int64, ok 
 		return 0, true
 	}
 	now, log := qs.now(), logFrom(ctx, qs.log)
-	use, err := qs.bridge.UsageSince(ctx, evt.RoomID.String(), now.Add(-tokenWindow))
+	hit, over, err := qs.check(ctx, evt.RoomID, evt.Sender, now)
 	if err != nil {
 		// A broken counter must not silence the bot.
-		log.Error("could not read the room's usage; answering without the quotas", "error", err)
+		log.Error("could not read the usage; answering without the quotas", "error", err)
 		return 0, true
 	}
-	if hit, over := quotaCheck(qs.limits, use, evt.Sender.String(), now); over && !qs.exempt(ctx, evt) {
+	if over && !qs.exempt(ctx, evt) {
 		log.Info("quota reached; not answering", "room_quota", hit.room, "quota", hit.what, "resets", hit.resets)
 		qs.notify(ctx, evt, hit)
 		return 0, false
@@ -157,13 +155,40 @@ func (qs *quotas) admit(ctx context.Context, evt *event.Event) (usage int64, ok 
 	return id, true
 }
 
+// check reads the room's usage and the member's in every room, and finds
+// the quota the member's next question in the room would go over.
+func (qs *quotas) check(ctx context.Context, room id.RoomID, member id.UserID, now time.Time) (quotaHit, bool, error) {
+	roomUse, err := qs.bridge.UsageSince(ctx, room.String(), now.Add(-tokenWindow))
+	if err != nil {
+		return quotaHit{}, false, err
+	}
+	mine, err := qs.bridge.MemberUsageSince(ctx, member.String(), now.Add(-tokenWindow))
+	if err != nil {
+		return quotaHit{}, false, err
+	}
+	hit, over := quotaCheck(qs.limits, roomUse, mine, now)
+	return hit, over, nil
+}
+
 // exempt reports whether the asker is a moderator the operator exempts.
 func (qs *quotas) exempt(ctx context.Context, evt *event.Event) bool {
 	if !qs.limits.ExemptModerators {
 		return false
 	}
 	level, err := qs.mx.powerLevel(ctx, evt.RoomID, evt.Sender)
-	return err == nil && level >= moderatorLevel
+	if err != nil {
+		return false
+	}
+	members, err := qs.mx.joinedMembers(ctx, evt.RoomID)
+	return err == nil && exemptAs(qs.limits, level, len(members))
+}
+
+// exemptAs is the exemption of a member of power level in a room of
+// members joined (Ada included). Whoever makes a room with Ada alone is
+// its moderator: a room of two exempts no one, or every member could
+// exempt themselves by asking in a direct chat.
+func exemptAs(q Quotas, level, members int) bool {
+	return q.ExemptModerators && level >= moderatorLevel && members > 2
 }
 
 // notify posts the quota notice, once per member (or room, for a room
@@ -243,7 +268,7 @@ func (qs *quotas) roomUse(ctx context.Context, room id.RoomID) string {
 		}
 		tokens += u.Tokens
 	}
-	return fmt.Sprintf("%d answers in the last hour%s, %d model tokens in the last day%s; per member: %s answers an hour, %s tokens a day",
+	return fmt.Sprintf("%d answers in the last hour%s, %d model tokens in the last day%s; per member, over all rooms: %s answers an hour, %s tokens a day",
 		answers, limitText(qs.limits.RoomAnswersPerHour), tokens, limitText(qs.limits.RoomTokensPerDay),
 		limitOr(qs.limits.MemberAnswersPerHour), limitOr(qs.limits.MemberTokensPerDay))
 }

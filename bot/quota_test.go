@@ -1,9 +1,13 @@
 package bot
 
 import (
+	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"maunium.net/go/mautrix/id"
 
 	"github.com/ada-chat/ada/config"
 	"github.com/ada-chat/ada/storage"
@@ -43,11 +47,93 @@ func TestQuotaCheck(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			hit, over := quotaCheck(c.q, use, c.member, now)
+			hit, over := quotaCheck(c.q, use, usedBy(use, c.member), now)
 			if over != c.over || (over && (hit.room != c.room || !hit.resets.Equal(c.resets))) {
 				t.Errorf("got over=%v %+v; want over=%v room=%v resets %s", over, hit, c.over, c.room, c.resets)
 			}
 		})
+	}
+}
+
+// usedBy is the part of use that is member's.
+func usedBy(use []storage.BridgeUsage, member string) []storage.BridgeUsage {
+	var out []storage.BridgeUsage
+	for _, u := range use {
+		if u.Member == member {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// TestMemberQuotaAcrossRooms (issue 36): a member's quotas count their
+// answers in every room, so that spreading questions over rooms (or a
+// direct chat per question) does not multiply them; a room's quota counts
+// that room only.
+func TestMemberQuotaAcrossRooms(t *testing.T) {
+	ctx := context.Background()
+	db, err := storage.Open(ctx, filepath.Join(t.TempDir(), "ada.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	b := db.Bridge()
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	for i, room := range []string{"!a:x", "!b:x", "!c:x"} {
+		id, err := b.AddUsage(ctx, room, "@a:x", now.Add(time.Duration(i-30)*time.Minute), now.Add(-tokenWindow))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := b.SetUsageTokens(ctx, id, 400); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := b.AddUsage(ctx, "!d:x", "@b:x", now.Add(-time.Minute), now.Add(-tokenWindow)); err != nil {
+		t.Fatal(err)
+	}
+	check := func(q Quotas, room id.RoomID) (quotaHit, bool) {
+		t.Helper()
+		hit, over, err := (&quotas{limits: q, bridge: b}).check(ctx, room, "@a:x", now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return hit, over
+	}
+	if hit, over := check(Quotas{MemberAnswersPerHour: 3}, "!d:x"); !over || hit.room || !hit.resets.Equal(now.Add(30*time.Minute)) {
+		t.Errorf("three answers in three rooms against 3 an hour, asked in a fourth: over=%v %+v", over, hit)
+	}
+	if _, over := check(Quotas{MemberTokensPerDay: 1000}, "!d:x"); !over {
+		t.Error("1200 tokens in three rooms against 1000 a day is not over")
+	}
+	if _, over := check(Quotas{RoomAnswersPerHour: 2}, "!d:x"); over {
+		t.Error("other rooms' answers count against this room's quota")
+	}
+	if hit, over := check(Quotas{RoomAnswersPerHour: 1}, "!a:x"); !over || !hit.room {
+		t.Errorf("the room's own answer against 1 an hour: over=%v %+v", over, hit)
+	}
+}
+
+// TestModeratorExemption (issue 36): ExemptModerators exempts a moderator
+// of a room with other members, never in a room of two (a direct chat,
+// whose maker is its moderator).
+func TestModeratorExemption(t *testing.T) {
+	q := Quotas{MemberAnswersPerHour: 1, ExemptModerators: true}
+	cases := []struct {
+		name           string
+		q              Quotas
+		level, members int
+		want           bool
+	}{
+		{"moderator of a group", q, moderatorLevel, 3, true},
+		{"member of a group", q, moderatorLevel - 1, 5, false},
+		{"moderator of a direct chat", q, 100, 2, false},
+		{"alone with Ada", q, 100, 1, false},
+		{"exemption off", Quotas{MemberAnswersPerHour: 1}, 100, 5, false},
+	}
+	for _, c := range cases {
+		if got := exemptAs(c.q, c.level, c.members); got != c.want {
+			t.Errorf("%s: exempt %v, want %v", c.name, got, c.want)
+		}
 	}
 }
 

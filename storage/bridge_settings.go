@@ -27,6 +27,9 @@ const (
 	pruneUsageSQL  = `DELETE FROM bridge_usage WHERE room_id = ? AND ts < ?`
 	usageSinceSQL  = `SELECT id, member, ts, tokens FROM bridge_usage WHERE room_id = ? AND ts >= ? ORDER BY ts, id`
 	dropRoomUseSQL = `DELETE FROM bridge_usage WHERE room_id = ?`
+	// memberUsageSinceSQL reads the member's answers in every room (the
+	// table holds about a day of answers: AddUsage prunes each room).
+	memberUsageSinceSQL = `SELECT id, member, ts, tokens FROM bridge_usage WHERE member = ? AND ts >= ? ORDER BY ts, id`
 )
 
 // RoomSettings returns the settings the room chose, by name; a setting
@@ -122,7 +125,17 @@ func (b *Bridge) DropUsage(ctx context.Context, id int64) error {
 
 // UsageSince lists the room's counted answers from since on, oldest first.
 func (b *Bridge) UsageSince(ctx context.Context, roomID string, since time.Time) ([]BridgeUsage, error) {
-	rows, err := b.w.QueryContext(ctx, usageSinceSQL, roomID, since.UnixMilli())
+	return b.usage(ctx, usageSinceSQL, roomID, since)
+}
+
+// MemberUsageSince lists the member's counted answers in all rooms from
+// since on, oldest first: a member's quotas hold across rooms.
+func (b *Bridge) MemberUsageSince(ctx context.Context, member string, since time.Time) ([]BridgeUsage, error) {
+	return b.usage(ctx, memberUsageSinceSQL, member, since)
+}
+
+func (b *Bridge) usage(ctx context.Context, query, key string, since time.Time) ([]BridgeUsage, error) {
+	rows, err := b.w.QueryContext(ctx, query, key, since.UnixMilli())
 	if err != nil {
 		return nil, err
 	}
