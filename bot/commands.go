@@ -78,6 +78,11 @@ func (cs *commands) commandTable() map[string]*command {
 		"off":    {name: "off", usage: "privacy off", help: "privacy mode: store nothing from this room (moderators)", run: cs.cmdPrivacySet(false)},
 		"status": {name: "status", usage: "privacy status", help: "say whether this room's messages are stored", run: cs.cmdPrivacyStatus},
 	}}
+	// `!ada web` runs alone too.
+	web := &command{name: "web", usage: "web", help: "get a one-time link, by direct message, to a page showing what I remember about you and your rooms", run: cs.web.cmdWeb,
+		subs: map[string]*command{
+			"logout": {name: "logout", usage: "web logout", help: "end every memory page session of yours, and withdraw your unused links", run: cs.web.cmdLogout},
+		}}
 	return map[string]*command{
 		"privacy":  privacy,
 		"clear":    {name: "clear", usage: "clear", help: "start a new conversation; earlier messages are no longer used as context (this room's memories are kept)", run: cs.cmdClear},
@@ -89,7 +94,7 @@ func (cs *commands) commandTable() map[string]*command {
 		"settings": {name: "settings", usage: "settings", help: "show this room's settings and where each comes from", run: cs.cmdSettings},
 		"set":      {name: "set", usage: "set <name> <value>", help: "change one of this room's settings (moderators; see below)", run: cs.cmdSet, takesText: true},
 		"unset":    {name: "unset", usage: "unset <name>", help: "return one of this room's settings to the bridge default (moderators)", run: cs.cmdUnset, takesText: true},
-		"web":      {name: "web", usage: "web", help: "get a one-time link, by direct message, to a page showing what I remember about you and your rooms", run: cs.web.cmdWeb},
+		"web":      web,
 		"help":     {name: "help", usage: "help", help: "show this list", run: cs.cmdHelp},
 	}
 }
@@ -120,7 +125,9 @@ func (cs *commands) runCommand(ctx context.Context, evt *event.Event, s storage.
 	args = args[1:]
 	for ok && cmd.subs != nil {
 		if len(args) == 0 {
-			cmd = &command{run: usageOf(cmd)}
+			if cmd.run == nil { // a command with subcommands may run alone too (`!ada web`)
+				cmd = &command{run: usageOf(cmd)}
+			}
 			break
 		}
 		sub, found := cmd.subs[args[0]]
@@ -184,8 +191,10 @@ func (cs *commands) cmdHelp(ctx context.Context, c *commandEvent) (string, error
 	sort.Strings(names)
 	for _, n := range names {
 		c := cs.table[n]
-		if c.subs == nil {
+		if c.run != nil {
 			lines = append(lines, fmt.Sprintf("- `%s %s`: %s", commandPrefix, c.usage, c.help))
+		}
+		if c.subs == nil {
 			continue
 		}
 		var subs []string

@@ -60,8 +60,9 @@ func (cs *commands) forgetPerson(ctx context.Context, c *commandEvent, arg strin
 	if err != nil {
 		return "", err
 	}
-	// Their links to the memory page are data about them too.
-	if err := cs.bridge.ForgetWebLogins(ctx, who.String()); err != nil {
+	// Their links to the memory page are data about them too, and their
+	// open page sessions end.
+	if err := cs.bridge.EndWebSessions(ctx, who.String()); err != nil {
 		return "", err
 	}
 	// What the last answer used, and the members' listings, may hold it.

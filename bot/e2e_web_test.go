@@ -21,7 +21,8 @@ import (
 // direct chat Ada makes, and the room only hears that it was sent; the
 // token redeems once, for that member, and never reaches the logs. The
 // member's rooms are those they are joined to now: after leaving, the room
-// is no longer listed.
+// is no longer listed. `!ada forget me` and `!ada web logout` end the
+// member's page sessions and withdraw their links (issue 36).
 func TestWebLink(t *testing.T) {
 	hs := bottest.StartHomeserver(t)
 	llm := llmtest.New(t)
@@ -71,10 +72,22 @@ func TestWebLink(t *testing.T) {
 		}
 	}
 
-	if user, err := env.bot.Redeem(ctx, token[1]); err != nil || user != alice.Client.UserID.String() {
+	user, loginEpoch, err := env.bot.Redeem(ctx, token[1])
+	if err != nil || user != alice.Client.UserID.String() {
 		t.Fatalf("redeem: %q, %v; want %s", user, err, alice.Client.UserID)
 	}
-	if user, err := env.bot.Redeem(ctx, token[1]); core.KindOf(err) != core.KindNotFound {
+	epoch := func(who id.UserID) string {
+		t.Helper()
+		e, err := env.bot.SessionEpoch(ctx, who.String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	if epoch(alice.Client.UserID) != loginEpoch {
+		t.Fatal("the sessions epoch changed without a logout")
+	}
+	if user, _, err := env.bot.Redeem(ctx, token[1]); core.KindOf(err) != core.KindNotFound {
 		t.Errorf("the link used a second time: %q, %v; want NotFound", user, err)
 	}
 	if strings.Contains(env.logs.String(), token[1]) {
@@ -99,16 +112,41 @@ func TestWebLink(t *testing.T) {
 	if got := command(room, "!ada web").Content.AsMessage().Body; !strings.Contains(got, "less than a minute ago") {
 		t.Errorf("a third link within a minute: %q", got)
 	}
+	bobsEpoch := epoch(bob.Client.UserID)
 	command(room, "!ada forget me")
 	secondToken := linkToken.FindStringSubmatch(second.Content.AsMessage().Body)
 	if secondToken == nil {
 		t.Fatalf("no link in the second direct message: %q", second.Content.AsMessage().Body)
 	}
-	if _, err := env.bot.Redeem(ctx, secondToken[1]); core.KindOf(err) != core.KindNotFound {
+	if _, _, err := env.bot.Redeem(ctx, secondToken[1]); core.KindOf(err) != core.KindNotFound {
 		t.Errorf("a link outlived forget me: %v", err)
 	}
-	if got := command(dm, "!ada web").Content.AsMessage().Body; linkToken.FindStringSubmatch(got) == nil {
-		t.Errorf("in the direct chat the link should be the reply: %q", got)
+	// Issue 36: forget me ends the member's page sessions too (the page
+	// ends a session whose epoch is no longer current), not another's.
+	afterForget := epoch(alice.Client.UserID)
+	if afterForget == loginEpoch {
+		t.Error("the page sessions outlived forget me")
+	}
+	if epoch(bob.Client.UserID) != bobsEpoch {
+		t.Error("alice's forget me ended bob's page sessions")
+	}
+	inDM := command(dm, "!ada web").Content.AsMessage().Body
+	dmToken := linkToken.FindStringSubmatch(inDM)
+	if dmToken == nil {
+		t.Fatalf("in the direct chat the link should be the reply: %q", inDM)
+	}
+	// `!ada web logout` ends every session and withdraws the unused link.
+	if got := command(room, "!ada web logout").Content.AsMessage().Body; !strings.Contains(got, "sessions are ended") {
+		t.Errorf("the reply to !ada web logout: %q", got)
+	}
+	if epoch(alice.Client.UserID) == afterForget {
+		t.Error("the page sessions outlived !ada web logout")
+	}
+	if _, _, err := env.bot.Redeem(ctx, dmToken[1]); core.KindOf(err) != core.KindNotFound {
+		t.Errorf("a link outlived !ada web logout: %v", err)
+	}
+	if got := command(room, "!ada help").Content.AsMessage().Body; !strings.Contains(got, "`!ada web logout`") || !strings.Contains(got, "`!ada web`:") {
+		t.Errorf("help should list !ada web and !ada web logout: %q", got)
 	}
 	invites := map[id.RoomID]bool{} // an invite is seen as one and again in the joined room
 	for _, e := range alice.Find(func(e *event.Event) bool {

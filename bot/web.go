@@ -88,6 +88,17 @@ func (w *webLinks) cmdWeb(ctx context.Context, c *commandEvent) (string, error) 
 	return fmt.Sprintf("📬 I sent you a one-time link to the memory page by direct message (it works once, for %d minutes).", int(webLinkTTL.Minutes())), nil
 }
 
+// cmdLogout is `!ada web logout`: every memory page session of the member
+// ends at its next request, wherever it was opened, and their unused links
+// are withdrawn. It works in any room: it only takes access away.
+func (w *webLinks) cmdLogout(ctx context.Context, c *commandEvent) (string, error) {
+	if err := w.bridge.EndWebSessions(ctx, c.evt.Sender.String()); err != nil {
+		return "", err
+	}
+	logFrom(ctx, w.log).Info("memory page sessions ended on request")
+	return "🚪 Your memory page sessions are ended, on every device, and your unused links no longer work. `!ada web` gets you a new link.", nil
+}
+
 // closedDM reports a direct chat (Ada and one member, isDM) that nobody
 // else can join without an invitation: there the link may be the reply, as
 // a later member cannot read it in the history while it works.

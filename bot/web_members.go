@@ -14,11 +14,20 @@ import (
 // member (apiserver/ui.Members, satisfied by *Bot without importing it).
 
 // Redeem spends a one-time login token from `!ada web` and returns the
-// Matrix user id it was issued to. An unknown, used or expired token is
-// core.KindNotFound; a token is redeemed at most once, even by concurrent
-// calls (one DELETE ... RETURNING).
-func (b *Bot) Redeem(ctx context.Context, token string) (string, error) {
+// Matrix user id it was issued to and the epoch of their page sessions
+// (SessionEpoch). An unknown, used or expired token is core.KindNotFound; a
+// token is redeemed at most once, even by concurrent calls (one DELETE ...
+// RETURNING).
+func (b *Bot) Redeem(ctx context.Context, token string) (userID, epoch string, err error) {
 	return b.bridge.RedeemWebLogin(ctx, token, b.now())
+}
+
+// SessionEpoch is the current epoch of the member's page sessions: `!ada
+// web logout` and `!ada forget me` replace it, which ends every session
+// opened under the old one. It lives in the bridge's state (the database),
+// so it holds whichever process serves the page.
+func (b *Bot) SessionEpoch(ctx context.Context, userID string) (string, error) {
+	return b.bridge.WebSessionEpoch(ctx, userID)
 }
 
 // JoinedRooms returns the rooms Ada is in that userID is joined to now.

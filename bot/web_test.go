@@ -11,7 +11,8 @@ import (
 // apiserver/ui.Members as that package declares it (bot may not
 // import apiserver): *Bot must keep satisfying it.
 var _ interface {
-	Redeem(ctx context.Context, token string) (userID string, err error)
+	Redeem(ctx context.Context, token string) (userID, epoch string, err error)
+	SessionEpoch(ctx context.Context, userID string) (string, error)
 	JoinedRooms(ctx context.Context, userID string) ([]string, error)
 } = (*Bot)(nil)
 
@@ -25,8 +26,8 @@ func TestWebWithoutPage(t *testing.T) {
 		t.Errorf("without the page: %q, %v", got, err)
 	}
 	cs := &commands{}
-	if c := cs.commandTable()["web"]; c == nil || c.run == nil {
-		t.Error("the command table has no `web`, so `!ada help` does not list it")
+	if c := cs.commandTable()["web"]; c == nil || c.run == nil || c.subs["logout"] == nil {
+		t.Error("the command table has no `web` or `web logout`, so `!ada help` does not list them")
 	}
 	cfg, err := config.Load(func(k string) string {
 		return map[string]string{"PUBLIC_URL": "https://ada.example.org/"}[k]

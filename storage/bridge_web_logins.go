@@ -30,6 +30,12 @@ const (
 	deleteWebLoginByHashSQL = `DELETE FROM bridge_web_logins WHERE token_hash = ?`
 )
 
+// webSessionsKey is the bridge_state key of a member's page sessions'
+// epoch: a random value that ending their sessions replaces. The page
+// keeps the epoch a session was opened under and ends a session whose
+// epoch is no longer current; no value yet is the epoch "".
+func webSessionsKey(userID string) string { return "web_sessions:" + userID }
+
 // webTokenBytes is the token's randomness: 32 bytes, 256 bits.
 const webTokenBytes = 32
 
@@ -57,20 +63,44 @@ func (b *Bridge) IssueWebLogin(ctx context.Context, userID string, now time.Time
 	return token, true, nil
 }
 
-// RedeemWebLogin spends a token and returns the user id it was issued to.
-// An unknown, spent or expired token is core.KindNotFound. Expired tokens
-// are swept on the way.
-func (b *Bridge) RedeemWebLogin(ctx context.Context, token string, now time.Time) (string, error) {
+// RedeemWebLogin spends a token and returns the user id it was issued to
+// and the epoch of the member's page sessions (WebSessionEpoch), read in the
+// same transaction: a session opened with it ends at any later
+// EndWebSessions. An unknown, spent or expired token is core.KindNotFound.
+// Expired tokens are swept on the way.
+func (b *Bridge) RedeemWebLogin(ctx context.Context, token string, now time.Time) (user, epoch string, err error) {
 	if _, err := b.w.ExecContext(ctx, deleteOldWebLoginsSQL, now.UnixMilli()); err != nil {
-		return "", err
+		return "", "", err
 	}
-	var user string
-	err := b.w.QueryRowContext(ctx, redeemWebLoginSQL, webTokenHash(token), now.UnixMilli()).Scan(&user)
+	tx, err := b.w.BeginTx(ctx, nil)
+	if err != nil {
+		return "", "", err
+	}
+	defer tx.Rollback()
+	err = tx.QueryRowContext(ctx, redeemWebLoginSQL, webTokenHash(token), now.UnixMilli()).Scan(&user)
 	if errors.Is(err, sql.ErrNoRows) {
 		// Never quote the token: it may be a live one mistyped.
-		return "", core.Errorf(core.KindNotFound, "login link unknown, used or expired")
+		return "", "", core.Errorf(core.KindNotFound, "login link unknown, used or expired")
 	}
-	return user, err
+	if err != nil {
+		return "", "", err
+	}
+	if err := tx.QueryRowContext(ctx, getStateSQL, webSessionsKey(user)).Scan(&epoch); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return "", "", err
+	}
+	return user, epoch, tx.Commit()
+}
+
+// WebSessionEpoch is the current epoch of the member's page sessions; a
+// session opened under another one has been ended. Read from the writer:
+// an ending a moment ago holds at the next request.
+func (b *Bridge) WebSessionEpoch(ctx context.Context, userID string) (string, error) {
+	var epoch string
+	err := b.w.QueryRowContext(ctx, getStateSQL, webSessionsKey(userID)).Scan(&epoch)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return epoch, err
 }
 
 // DropWebLogin withdraws a token that could not be delivered.
@@ -79,10 +109,26 @@ func (b *Bridge) DropWebLogin(ctx context.Context, token string) error {
 	return err
 }
 
-// ForgetWebLogins deletes the member's outstanding tokens (`!ada forget me`).
-func (b *Bridge) ForgetWebLogins(ctx context.Context, userID string) error {
-	_, err := b.w.ExecContext(ctx, deleteUserWebLoginsSQL, userID)
-	return err
+// EndWebSessions ends what lets the member into the memory page (`!ada web
+// logout`, `!ada forget me`): their outstanding tokens are deleted and
+// their sessions' epoch replaced, in one transaction.
+func (b *Bridge) EndWebSessions(ctx context.Context, userID string) error {
+	raw := make([]byte, 16)
+	if _, err := rand.Read(raw); err != nil {
+		return err
+	}
+	tx, err := b.w.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, deleteUserWebLoginsSQL, userID); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, setStateSQL, webSessionsKey(userID), base64.RawURLEncoding.EncodeToString(raw)); err != nil {
+		return err
+	}
+	return tx.Commit()
 }
 
 func webTokenHash(token string) []byte {

@@ -72,13 +72,13 @@ func TestWebLoginSingleUseAndExpiry(t *testing.T) {
 	}
 	notFound := func(tok string, at time.Time, why string) {
 		t.Helper()
-		if u, err := b.RedeemWebLogin(ctx, tok, at); core.KindOf(err) != core.KindNotFound {
+		if u, _, err := b.RedeemWebLogin(ctx, tok, at); core.KindOf(err) != core.KindNotFound {
 			t.Errorf("%s: got %q, %v; want NotFound", why, u, err)
 		}
 	}
 
 	tok, _ := issue("@m:example.org", now)
-	if u, err := b.RedeemWebLogin(ctx, tok, now.Add(time.Minute)); err != nil || u != "@m:example.org" {
+	if u, _, err := b.RedeemWebLogin(ctx, tok, now.Add(time.Minute)); err != nil || u != "@m:example.org" {
 		t.Fatalf("redeem: %q %v", u, err)
 	}
 	notFound(tok, now.Add(time.Minute), "a spent token")
@@ -105,7 +105,7 @@ func TestWebLoginSingleUseAndExpiry(t *testing.T) {
 	}
 
 	gone, _ := issue("@m:example.org", now.Add(time.Hour))
-	if err := b.ForgetWebLogins(ctx, "@m:example.org"); err != nil {
+	if err := b.EndWebSessions(ctx, "@m:example.org"); err != nil {
 		t.Fatal(err)
 	}
 	notFound(gone, now.Add(time.Hour), "a token of a member who was forgotten")
@@ -128,7 +128,7 @@ func TestWebLoginConcurrentRedeem(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			u, err := b.RedeemWebLogin(ctx, tok, now)
+			u, _, err := b.RedeemWebLogin(ctx, tok, now)
 			switch {
 			case err == nil && u == "@m:example.org":
 				mu.Lock()
@@ -142,5 +142,50 @@ func TestWebLoginConcurrentRedeem(t *testing.T) {
 	wg.Wait()
 	if won != 1 {
 		t.Fatalf("%d redeems succeeded, want exactly 1", won)
+	}
+}
+
+// TestWebSessionEpoch (issue 36): a redeemed link gives the member's
+// current sessions epoch; ending the member's sessions replaces it (so the
+// page ends the sessions opened under the old one) and takes their links;
+// another member's epoch stays.
+func TestWebSessionEpoch(t *testing.T) {
+	ctx := context.Background()
+	b := openTestDB(t).Bridge()
+	now := time.Now()
+	login := func(user string, at time.Time) string {
+		t.Helper()
+		tok, ok, err := b.IssueWebLogin(ctx, user, at, webTTL, webEvery)
+		if err != nil || !ok {
+			t.Fatalf("issue: %v %v", ok, err)
+		}
+		u, epoch, err := b.RedeemWebLogin(ctx, tok, at)
+		if err != nil || u != user {
+			t.Fatalf("redeem: %q %v", u, err)
+		}
+		if cur, err := b.WebSessionEpoch(ctx, user); err != nil || cur != epoch {
+			t.Fatalf("the epoch of a session just opened is %q, now %q (%v)", epoch, cur, err)
+		}
+		return epoch
+	}
+	first, other := login("@m:example.org", now), login("@o:example.org", now)
+	pending, _, err := b.IssueWebLogin(ctx, "@m:example.org", now.Add(time.Minute), webTTL, webEvery)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.EndWebSessions(ctx, "@m:example.org"); err != nil {
+		t.Fatal(err)
+	}
+	if cur, err := b.WebSessionEpoch(ctx, "@m:example.org"); err != nil || cur == first {
+		t.Errorf("the epoch after ending the sessions: %q (was %q), %v", cur, first, err)
+	}
+	if cur, _ := b.WebSessionEpoch(ctx, "@o:example.org"); cur != other {
+		t.Errorf("another member's sessions were ended: %q, was %q", cur, other)
+	}
+	if _, _, err := b.RedeemWebLogin(ctx, pending, now.Add(time.Minute)); core.KindOf(err) != core.KindNotFound {
+		t.Errorf("a link outlived the end of the sessions: %v", err)
+	}
+	if second := login("@m:example.org", now.Add(2*time.Minute)); second == first {
+		t.Error("a new session has the ended sessions' epoch")
 	}
 }

@@ -24,6 +24,16 @@ func (p *page) viewerOf(ctx context.Context, s session) (viewer, error) {
 	if p.opt.Members == nil {
 		return viewer{}, core.Errorf(core.KindUnavailable, "member sessions need the Matrix bridge, which is not running")
 	}
+	// Ended sessions (`!ada web logout`, `!ada forget me`) are known to the
+	// bridge, asked at every request like the rooms.
+	epoch, err := p.opt.Members.SessionEpoch(ctx, s.user)
+	if err != nil {
+		return viewer{}, err
+	}
+	if epoch != s.epoch {
+		p.sessions.drop(s.id)
+		return viewer{}, core.Errorf(core.KindUnauthorized, sessionEnded)
+	}
 	rooms, err := p.opt.Members.JoinedRooms(ctx, s.user)
 	if err != nil {
 		return viewer{}, err
@@ -74,6 +84,8 @@ func (p *page) visibleMemory(ctx context.Context, v viewer, id string) (core.Mem
 }
 
 const notYours = "That memory came from another member. Only they, or a room moderator with `!ada forget` in the room, can change it."
+
+const sessionEnded = "This session of your memory page was ended (`!ada web logout` or `!ada forget me`). Send `!ada web` in a room for a new link."
 
 const noBridge = "Member links need the Matrix bridge, which is not running in this Ada. Ask the operator."
 
@@ -128,7 +140,7 @@ func (p *page) memberLogin(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	user, err := p.opt.Members.Redeem(r.Context(), r.PathValue("token"))
+	user, epoch, err := p.opt.Members.Redeem(r.Context(), r.PathValue("token"))
 	if err == nil && user == "" { // a session of no user is the operator's
 		err = core.Errorf(core.KindNotFound, "the link names no member")
 	}
@@ -142,6 +154,6 @@ func (p *page) memberLogin(w http.ResponseWriter, r *http.Request) {
 		p.fail(w, r, viewer{}, http.StatusGone, "This link was used already, has expired, or was never issued. Send `!ada web` in the room for a new one.")
 		return
 	}
-	p.start(w, user)
+	p.start(w, user, epoch)
 	http.Redirect(w, r, "/ui/memories", http.StatusSeeOther)
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/ada-chat/ada/core"
 )
 
 // Options configure the page; cmd/ada passes the loaded settings.
@@ -116,16 +118,16 @@ func (p *page) current(w http.ResponseWriter, r *http.Request) (session, bool) {
 		}
 	}
 	if p.opt.APIKey == "" {
-		return p.start(w, ""), true
+		return p.start(w, "", ""), true
 	}
 	return session{}, false
 }
 
-// start opens a session (an operator's when user is empty) and sets its
-// cookie.
-func (p *page) start(w http.ResponseWriter, user string) session {
-	id, s := p.sessions.create(p.opt.Now(), user)
-	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: id, Path: "/ui/", Expires: s.expires,
+// start opens a session (an operator's when user is empty; a member's
+// under their sessions epoch) and sets its cookie.
+func (p *page) start(w http.ResponseWriter, user, epoch string) session {
+	s := p.sessions.create(p.opt.Now(), user, epoch)
+	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: s.id, Path: "/ui/", Expires: s.expires,
 		MaxAge: int(p.opt.SessionTTL / time.Second), HttpOnly: true, Secure: p.secure, SameSite: http.SameSiteStrictMode})
 	return s
 }
@@ -149,6 +151,9 @@ func (p *page) authed(h authedHandler) http.HandlerFunc {
 		}
 		v, err := p.viewerOf(r.Context(), s)
 		if err != nil {
+			if core.KindOf(err) == core.KindUnauthorized { // the session was ended
+				s = session{}
+			}
 			p.failErr(w, r, viewer{s: s}, err)
 			return
 		}
@@ -223,7 +228,7 @@ func (p *page) login(w http.ResponseWriter, r *http.Request) {
 		p.render(w, http.StatusUnauthorized, "login", view{Title: "Log in", Error: "That is not the API key."})
 		return
 	}
-	p.start(w, "")
+	p.start(w, "", "")
 	http.Redirect(w, r, "/ui/memories", http.StatusSeeOther)
 }
 

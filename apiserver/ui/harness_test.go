@@ -167,22 +167,40 @@ func linkToken(name string) string {
 	return base64.RawURLEncoding.EncodeToString(h[:])
 }
 
-// members is a small Members: tokens to spend, and who is in which room.
+// members is a small Members: tokens to spend, who is in which room, and
+// each member's sessions epoch (none yet: "").
 type members struct {
 	mu     sync.Mutex
 	tokens map[string]string
 	rooms  map[string][]string
+	epochs map[string]string
 }
 
-func (m *members) Redeem(_ context.Context, token string) (string, error) {
+func (m *members) Redeem(_ context.Context, token string) (string, string, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	user, ok := m.tokens[token]
 	if !ok {
-		return "", core.Errorf(core.KindNotFound, "no such link")
+		return "", "", core.Errorf(core.KindNotFound, "no such link")
 	}
 	delete(m.tokens, token)
-	return user, nil
+	return user, m.epochs[user], nil
+}
+
+func (m *members) SessionEpoch(_ context.Context, user string) (string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.epochs[user], nil
+}
+
+// endSessions is what `!ada web logout` does to the bridge's state.
+func (m *members) endSessions(user string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.epochs == nil {
+		m.epochs = map[string]string{}
+	}
+	m.epochs[user] += "+"
 }
 
 func (m *members) JoinedRooms(_ context.Context, user string) ([]string, error) {

@@ -4,9 +4,14 @@ import "context"
 
 // Members lets room members in: the Matrix bridge issues their one-time links and knows who is joined where.
 type Members interface {
-	// Redeem spends a one-time login token and returns the Matrix user id it was issued to.
+	// Redeem spends a one-time login token and returns the Matrix user id it was issued to,
+	// and the epoch of that member's page sessions as it was when the token was spent.
 	// An unknown, used or expired token gives an error (core kind NotFound).
-	Redeem(ctx context.Context, token string) (userID string, err error)
+	Redeem(ctx context.Context, token string) (userID, epoch string, err error)
+	// SessionEpoch is the member's current sessions epoch: when the member ends their
+	// sessions (`!ada web logout`, `!ada forget me`) it changes, and every session
+	// opened under another epoch is over.
+	SessionEpoch(ctx context.Context, userID string) (string, error)
 	// JoinedRooms returns the rooms Ada is in that userID is joined to now.
 	JoinedRooms(ctx context.Context, userID string) ([]string, error)
 }

@@ -14,7 +14,7 @@ func TestSessionsAreBounded(t *testing.T) {
 	now := time.Now()
 	var last string
 	for range s.max + 50 {
-		last, _ = s.create(now, "")
+		last = s.create(now, "", "").id
 	}
 	if n := len(s.by); n > s.max {
 		t.Errorf("%d sessions held, want at most %d", n, s.max)

@@ -6,6 +6,7 @@ import (
 	"html"
 	"io"
 	"net/http"
+	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
 	"regexp"
@@ -173,6 +174,96 @@ func postWith(t *testing.T, url string) (int, string) {
 	t.Helper()
 	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	resp, err := client.Post(url, "application/x-www-form-urlencoded", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body)
+}
+
+// TestMemoryPageMemberLogout (issue 36): in the real program (`ada up`),
+// where the page keeps the sessions and the bridge the members, `!ada web
+// logout` and then `!ada forget me` each end the member's open page session
+// at its next request.
+func TestMemoryPageMemberLogout(t *testing.T) {
+	hs := bottest.StartHomeserver(t)
+	llm := llmtest.New(t)
+	acct := bottest.RegisterAccount(t, hs, "ada")
+	addr := freeAddr(t)
+	public := "http://" + addr
+	p := startAda(t, "up", testEnv(t, map[string]string{
+		"LISTEN_ADDR": addr, "PUBLIC_URL": public, "API_KEY": "member-logout-key-0123",
+		"LLM_BACKEND": "ollama", "LLM_BASE_URL": llm.URL(), "LLM_MODEL": llmtest.ModelName,
+		"MATRIX_HOMESERVER": hs.URL(), "MATRIX_USER_ID": acct.UserID.String(), "MATRIX_PASSWORD": acct.Password,
+	}))
+	alice := bottest.NewMember(t, hs, "alice", true) // the direct chat with the link is encrypted
+	bob := bottest.NewMember(t, hs, "bob", false)
+	room := alice.CreateRoom(&mautrix.ReqCreateRoom{Name: "logout", Invite: []id.UserID{acct.UserID, bob.Client.UserID}})
+	bob.Join(room)
+	alice.Wait("Ada joins", bottest.MembershipOf(room, acct.UserID, event.MembershipJoin))
+	command := func(text string) string {
+		t.Helper()
+		asked := alice.Say(room, text)
+		return alice.Wait("the reply to "+text, bottest.ReplyTo(acct.UserID, asked, event.MsgNotice)).Content.AsMessage().Body
+	}
+	linkRE := regexp.MustCompile(regexp.QuoteMeta(public+"/ui/login/") + `[A-Za-z0-9_-]{43}`)
+	seen := map[string]bool{}
+	var dm id.RoomID
+	// login asks for a link, opens it with a fresh browser and returns the
+	// browser, signed in.
+	login := func() *http.Client {
+		t.Helper()
+		command("!ada web")
+		if dm == "" {
+			invite := alice.Wait("Ada's invitation to a direct chat", func(e *event.Event) bool {
+				return e.Type == event.StateMember && e.GetStateKey() == alice.Client.UserID.String() && e.Sender == acct.UserID &&
+					e.Content.AsMember().Membership == event.MembershipInvite
+			})
+			dm = invite.RoomID
+			alice.Join(dm)
+		}
+		msg := alice.Wait("a new link in the direct chat", func(e *event.Event) bool {
+			return bottest.MessageFrom(dm, acct.UserID, event.MsgNotice)(e) && !seen[linkRE.FindString(e.Content.AsMessage().Body)]
+		})
+		link := linkRE.FindString(msg.Content.AsMessage().Body)
+		if link == "" {
+			t.Fatalf("no link in the direct message: %q", msg.Content.AsMessage().Body)
+		}
+		seen[link] = true
+		jar, _ := cookiejar.New(nil)
+		b := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		resp, err := b.Post(link, "application/x-www-form-urlencoded", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if st, body := pageOf(t, b, public+"/ui/memories"); st != http.StatusOK || !strings.Contains(body, "Signed in as "+alice.Client.UserID.String()) {
+			t.Fatalf("the member's page after the link: %d\n%.1000s\nlogs:\n%s", st, body, p.logs.String())
+		}
+		return b
+	}
+	ended := func(b *http.Client, after string) {
+		t.Helper()
+		if st, body := pageOf(t, b, public+"/ui/memories"); st != http.StatusUnauthorized || !strings.Contains(body, "was ended") {
+			t.Errorf("the member's page after %s: %d\n%.1000s", after, st, body)
+		}
+	}
+
+	b := login()
+	if got := command("!ada web logout"); !strings.Contains(got, "sessions are ended") {
+		t.Errorf("the reply to !ada web logout: %q", got)
+	}
+	ended(b, "!ada web logout")
+	b = login()
+	command("!ada forget me")
+	ended(b, "!ada forget me")
+}
+
+// pageOf GETs url with the browser b (its cookies, no redirects followed).
+func pageOf(t *testing.T, b *http.Client, url string) (int, string) {
+	t.Helper()
+	resp, err := b.Get(url)
 	if err != nil {
 		t.Fatal(err)
 	}
