@@ -57,6 +57,7 @@ type Config struct {
 	RAGMemoryDedup      float64       // RAG_MEMORY_DEDUP
 	BackgroundWorkers   int           // BACKGROUND_WORKERS
 	VectorDBURL         string        // VECTORDB_URL; empty: the embedded SQLite store
+	ChromaToken         string        `json:"-"` // CHROMA_TOKEN (secret)
 
 	// LLM.
 	LLMBackend string // LLM_BACKEND: "ollama" or "openai"

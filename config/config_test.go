@@ -150,6 +150,7 @@ var golden = map[string]string{
 	"RAG_MEMORY_DEDUP":           "0.9",
 	"BACKGROUND_WORKERS":         "3",
 	"VECTORDB_URL":               "http://chroma.example.org:8000/",
+	"CHROMA_TOKEN":               "chroma-secret-9",
 
 	"LLM_BACKEND":  "openai",
 	"LLM_BASE_URL": "https://llm.example.org/v1/",
@@ -246,6 +247,7 @@ func goldenConfig() *Config {
 		RAGMemoryDedup:      0.9,
 		BackgroundWorkers:   3,
 		VectorDBURL:         "http://chroma.example.org:8000",
+		ChromaToken:         "chroma-secret-9",
 
 		LLMBackend: "openai",
 		LLMBaseURL: "https://llm.example.org/v1",

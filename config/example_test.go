@@ -101,7 +101,7 @@ func TestTable(t *testing.T) {
 		}
 	}
 	for _, n := range []string{"MATRIX_ACCESS_TOKEN", "MATRIX_PASSWORD", "MATRIX_RECOVERY_KEY",
-		"LLM_API_KEY", "EMBED_API_KEY", "API_KEY", "MUSICPROVIDER_TOKEN"} {
+		"LLM_API_KEY", "EMBED_API_KEY", "API_KEY", "MUSICPROVIDER_TOKEN", "CHROMA_TOKEN"} {
 		if !secrets[n] {
 			t.Errorf("%s must be marked secret", n)
 		}

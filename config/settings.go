@@ -127,6 +127,8 @@ func table(c *Config) []setting {
 			intVal[int]{p: &c.BackgroundWorkers, min: 1, max: 32}},
 		{gRAG, "VECTORDB_URL", "", "A Chroma server (HTTP API v2, Chroma 1.0) holding the documents instead of DATA_DIR/ada.db, for several replicas; ?tenant=&database= choose other than Chroma's defaults. Empty: the embedded SQLite store.", false,
 			urlVal{&c.VectorDBURL}},
+		{gRAG, "CHROMA_TOKEN", "", "Token for a Chroma server with token auth, sent as Authorization: Bearer <token> and X-Chroma-Token: <token> (whichever header the server reads); empty = none. Keep Chroma off public networks either way.", true,
+			stringVal{p: &c.ChromaToken, check: checkToken}},
 
 		{gLLM, "LLM_BACKEND", "ollama", "ollama = Ollama's /api/chat; openai = an OpenAI-compatible /v1/chat/completions (llama.cpp, vLLM, LM Studio, OpenAI).", false,
 			enumVal{p: &c.LLMBackend, values: []string{"ollama", "openai"}}},

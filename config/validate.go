@@ -163,5 +163,7 @@ func (c *Config) check(failed map[string]bool) []error {
 	rule([]string{"MUSICPROVIDER_USER", "MUSICPROVIDER_TOKEN"},
 		c.MusicProviderToken != "" && c.MusicProviderUser == "",
 		"MUSICPROVIDER_USER: required when MUSICPROVIDER_TOKEN is set")
+	rule([]string{"VECTORDB_URL", "CHROMA_TOKEN"}, c.ChromaToken != "" && c.VectorDBURL == "",
+		"VECTORDB_URL: required when CHROMA_TOKEN is set (the token is for that Chroma server)")
 	return errs
 }

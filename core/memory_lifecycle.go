@@ -167,6 +167,11 @@ func CheckMemoryPatch(p MemoryPatch, now time.Time) error {
 			return err
 		}
 	}
+	if p.Tags != nil {
+		if _, err := checkTags(*p.Tags); err != nil {
+			return err
+		}
+	}
 	if p.ExpiresAt != nil && !p.ClearExpiry {
 		if _, err := futureExpiry(*p.ExpiresAt, now); err != nil {
 			return err

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // maxMemoryText bounds a memory's text, in characters.
@@ -12,6 +13,13 @@ const maxMemoryText = 10000
 // MaxMemoryText is maxMemoryText for the clients that say it in plain words
 // (the bridge's `!ada remember`).
 const MaxMemoryText = maxMemoryText
+
+// A memory's tags are bounded: they are shown on the page and in every
+// answer that lists the memory, and are no place to keep text.
+const (
+	MaxTags     = 20
+	MaxTagChars = 64
+)
 
 // defaultImportance is the importance of a memory created without one.
 const defaultImportance = 3
@@ -42,7 +50,8 @@ func checkImportance(field string, n int) error {
 var memoryTypeImportance = map[string]int{"important": 5, "fact": 3, "context": 2}
 
 // importanceOf resolves a memory's importance: given, from its memory
-// type, or the default; and the tags with the type added.
+// type, or the default; and the tags with the type added, checked (the
+// type counts as a tag, as it is stored as one).
 func importanceOf(in MemoryInput) (int, []string, error) {
 	imp, tags := defaultImportance, in.Tags
 	if in.MemoryType != "" {
@@ -57,6 +66,10 @@ func importanceOf(in MemoryInput) (int, []string, error) {
 			return 0, nil, err
 		}
 		imp = *in.Importance
+	}
+	tags, err := checkTags(tags)
+	if err != nil {
+		return 0, nil, err
 	}
 	return imp, tags, nil
 }
@@ -125,11 +138,31 @@ func resolveScope(scope, entity string) (string, string, error) {
 		if !ok || strings.TrimSpace(name) == "" {
 			return "", "", Errorf(KindInvalid, "scope: must be \"global\" or \"entity:<name>\", got %q", scope)
 		}
-		if entity == "" {
+		switch {
+		case entity == "":
 			entity = name
+		case entity != name:
+			// Scope decides who reads the memory, entity what forgetting
+			// an entity reaches: they must name the same one.
+			return "", "", Errorf(KindInvalid, "entity: %q disagrees with scope %q (an entity scope names its entity)", entity, scope)
 		}
 	}
 	return scope, entity, nil
+}
+
+// checkTags applies the tags' bounds (MaxTags, MaxTagChars), naming the
+// tag at fault by its place in tags, and returns them cleaned.
+func checkTags(tags []string) ([]string, error) {
+	for i, t := range tags {
+		if n := utf8.RuneCountInString(strings.TrimSpace(t)); n > MaxTagChars {
+			return nil, Errorf(KindInvalid, "tags[%d]: must be at most %d characters, got %d", i, MaxTagChars, n)
+		}
+	}
+	out := cleanTags(tags)
+	if len(out) > MaxTags {
+		return nil, Errorf(KindInvalid, "tags: at most %d tags, got %d", MaxTags, len(out))
+	}
+	return out, nil
 }
 
 func cleanTags(tags []string) []string {

@@ -390,6 +390,19 @@ func TestImportRefusesMalformedLine(t *testing.T) {
 		"misspelt field":  {strings.Replace(lines[3], `"metadata"`, `"metdata"`, 1), `line 4: not a valid line: json: unknown field "metdata"`},
 		"invalid schema":  {strings.Replace(lines[3], `"importance":3`, `"importance":9`, 1), "line 4: memory metadata is invalid: importance"},
 		"short embedding": {regexp.MustCompile(`"embedding":\[[^]]*\]`).ReplaceAllString(lines[3], `"embedding":[1,2,3]`), "embedding has 3 dimensions, want 768"},
+		// Ada's own rules, as the API applies them (issue 36).
+		"memory text too long": {regexp.MustCompile(`"text":"[^"]*"`).ReplaceAllLiteralString(lines[3], `"text":"`+strings.Repeat("a", 10001)+`"`),
+			"line 4: document " + thirdID + ": text: a memory has at most 10000 characters"},
+		"21 tags": {strings.Replace(lines[3], `"importance":3`, `"importance":3,"tags":["`+strings.Join(manyTags(21), `","`)+`"]`, 1),
+			"line 4: document " + thirdID + ": metadata.tags: at most 20 tags"},
+		"a tag of 65 characters": {strings.Replace(lines[3], `"importance":3`, `"importance":3,"tags":["`+strings.Repeat("t", 65)+`"]`, 1),
+			"metadata.tags[0]: must be at most 64 characters"},
+		"entity scope of another entity": {strings.Replace(lines[3], `"scope":"global"`, `"scope":"entity:!room:example.org","entity":"@bob:example.org"`, 1),
+			`line 4: document ` + thirdID + `: metadata.entity: must be "!room:example.org" for scope`},
+		"unknown history event": {strings.Replace(lines[6], `"event":"create"`, `"event":"rewrite"`, 1),
+			`: event: "rewrite" is not one Ada records`},
+		"vector not of unit length": {regexp.MustCompile(`"embedding":\[[^]]*\]`).ReplaceAllString(lines[3], `"embedding":[`+strings.Repeat("0.5,", 767)+`0.5]`),
+			"line 4: document " + thirdID + ": embedding: must have unit length"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			bad := filepath.Join(t.TempDir(), "bad.jsonl")

@@ -32,8 +32,12 @@ When the export has no vectors, or they were written by another embedder
 than the configured one (EMBED_BACKEND, EMBED_MODEL), the texts are embedded
 again with the configured embedder, and the command says so.
 
-A line that is not a valid record stops the import with an error naming it:
-the lines before it are imported, nothing of it is.`
+A line that is not a valid record stops the import with an error naming it
+and its field: the lines before it are imported, nothing of it is. Records
+follow the rules Ada's own doors apply: a memory's text at most 10000
+characters and at most 20 tags of at most 64 characters, a scope
+entity:X only with entity X, history events Ada records, and vectors of
+unit length.`
 
 // importBatch is the number of documents written per transaction: large
 // enough that commits cost little, small enough that memory stays bounded.
@@ -144,6 +148,9 @@ func (im *importer) run(ctx context.Context, rd *jsonl.Reader) error {
 		if err == io.EOF {
 			break
 		}
+		if err == nil {
+			err = checkRecord(rec)
+		}
 		if err != nil {
 			if ferr := im.flush(ctx); ferr != nil {
 				return ferr
@@ -165,6 +172,26 @@ func (im *importer) run(ctx context.Context, rd *jsonl.Reader) error {
 		}
 	}
 	return im.flush(ctx)
+}
+
+// checkRecord applies Ada's own rules to a record the reader found well
+// formed (core.CheckImported): an import stores nothing no door would.
+func checkRecord(rec jsonl.Record) error {
+	var err error
+	switch {
+	case rec.Document != nil:
+		if err = core.CheckImported(*rec.Document); err != nil {
+			err = fmt.Errorf("document %s: %w", rec.Document.ID, err)
+		}
+	case rec.History != nil:
+		if err = core.CheckImportedHistory(*rec.History); err != nil {
+			err = fmt.Errorf("history entry of %s: %w", rec.History.MemoryID, err)
+		}
+	}
+	if err != nil {
+		return &jsonl.LineError{Line: rec.Line, Err: err}
+	}
+	return nil
 }
 
 // flush writes the pending records, embedding them first if need be.

@@ -117,6 +117,9 @@ func TestMemoryBadInputIsRejectedAndWritesNothing(t *testing.T) {
 		{"bad memory_type", "POST", "/v1/memory", `{"content": "x", "memory_type": "gossip"}`, 400, "memory_type"},
 		{"bad scope", "POST", "/v1/memory", `{"text": "x", "scope": "room:1"}`, 400, "scope"},
 		{"bad conversation id", "POST", "/v1/memory", `{"text": "x", "conversation_id": "c1"}`, 400, "conversation_id"},
+		{"21 tags", "POST", "/v1/memory", map[string]any{"text": "x", "tags": manyTags(21)}, 400, "tags: at most 20"},
+		{"a 65-character tag", "POST", "/v1/memory", map[string]any{"text": "x", "tags": []string{"ok", strings.Repeat("t", 65)}}, 400, "tags[1]"},
+		{"scope and entity disagree", "POST", "/v1/memory", `{"text": "x", "scope": "entity:alice", "entity": "bob"}`, 400, "entity"},
 		{"2 MiB body", "POST", "/v1/memory", big, 413, "larger than"},
 		{"limit 0", "GET", "/v1/memory?search=x&limit=0", nil, 400, "limit"},
 		{"limit 21", "GET", "/v1/memory?search=x&limit=21", nil, 400, "limit"},
@@ -145,6 +148,15 @@ func TestMemoryBadInputIsRejectedAndWritesNothing(t *testing.T) {
 	if list.Count != 0 {
 		t.Fatalf("rejected requests wrote %d memories", list.Count)
 	}
+}
+
+// manyTags is n distinct tags.
+func manyTags(n int) []string {
+	tags := make([]string, n)
+	for i := range tags {
+		tags[i] = fmt.Sprintf("tag%d", i)
+	}
+	return tags
 }
 
 func TestDeletingATurnThroughTheMemoryAPIIsRefused(t *testing.T) {

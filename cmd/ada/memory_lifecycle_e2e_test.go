@@ -126,6 +126,8 @@ func TestMemoryBadPatchIsRejectedAndChangesNothing(t *testing.T) {
 		{"expires_at a number", `{"expires_at": 1893456000}`, "expires_at"},
 		{"expires_at past", `{"expires_at": "2001-01-01T00:00:00Z"}`, "expires_at"},
 		{"tags not an array", `{"tags": "house"}`, "tags"},
+		{"21 tags", `{"tags": ["a","b","c","d","e","f","g","h","i","j","k","l","m","n","o","p","q","r","s","t","u"]}`, "tags: at most 20"},
+		{"a 65-character tag", `{"tags": ["house", "` + strings.Repeat("t", 65) + `"]}`, "tags[1]"},
 		{"valid text, bad importance", `{"text": "The boiler is never serviced", "importance": 0}`, "importance"},
 		{"nothing to change", `{}`, "at least one"},
 		{"invalid JSON", `{"text": "x",`, "invalid JSON"},

@@ -12,7 +12,6 @@ import (
 	"github.com/ada-chat/ada/config"
 	"github.com/ada-chat/ada/core"
 	"github.com/ada-chat/ada/storage"
-	"github.com/ada-chat/ada/storage/chroma"
 )
 
 const migrateStoreUsage = `usage: ada migrate-store --to chroma|sqlite
@@ -88,7 +87,7 @@ func runMigrateStore(ctx context.Context, cfg *config.Config, log *slog.Logger, 
 // was interrupted (its vectors are a mix of two embedders').
 func openExportSource(ctx context.Context, cfg *config.Config, backend string, withVectors bool) (exportSource, func(), error) {
 	if backend == backendChroma {
-		s, err := chroma.Open(ctx, cfg.VectorDBURL)
+		s, err := openChroma(ctx, cfg, cfg.VectorDBURL)
 		return s, func() {}, err
 	}
 	snap, err := storage.OpenSnapshot(ctx, cfg.DBPath())
@@ -114,7 +113,7 @@ func openImportTarget(ctx context.Context, cfg *config.Config, backend string) (
 	if backend == backendSQLite {
 		return openWithEmbedder(ctx, cfg)
 	}
-	s, err := chroma.Open(ctx, cfg.VectorDBURL)
+	s, err := openChroma(ctx, cfg, cfg.VectorDBURL)
 	if err != nil {
 		return nil, nil, nil, err
 	}

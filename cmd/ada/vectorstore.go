@@ -27,7 +27,13 @@ func openDocumentStore(ctx context.Context, cfg *config.Config, db *storage.DB) 
 	if cfg.VectorDBURL == "" {
 		return db, nil
 	}
-	return chroma.Open(ctx, cfg.VectorDBURL)
+	return openChroma(ctx, cfg, cfg.VectorDBURL)
+}
+
+// openChroma opens the Chroma store at rawURL (VECTORDB_URL or a database
+// beside it) with the operator's credentials.
+func openChroma(ctx context.Context, cfg *config.Config, rawURL string) (*chroma.Store, error) {
+	return chroma.Open(ctx, rawURL, chroma.WithToken(cfg.ChromaToken))
 }
 
 // localStoreOptions are the options of the local SQLite database of a
@@ -61,7 +67,7 @@ func openEvalStore(ctx context.Context, cfg *config.Config, path string) (docume
 	q := u.Query()
 	q.Set("database", "ada-eval-"+uuid.NewString())
 	u.RawQuery = q.Encode()
-	s, err := chroma.Open(ctx, u.String())
+	s, err := openChroma(ctx, cfg, u.String())
 	if err != nil {
 		return nil, nil, err
 	}

@@ -21,6 +21,9 @@ type client struct {
 	root string // …/api/v2
 	db   string // …/api/v2/tenants/<t>/databases/<d>
 	http *http.Client
+	// token (CHROMA_TOKEN) is a secret: only ever in the request headers,
+	// never in an error or a log line.
+	token string
 }
 
 func newClient(rawURL string) (*client, string, string, error) {
@@ -70,6 +73,13 @@ func (c *client) call(ctx context.Context, method, url string, body, out any) er
 		return core.Wrap(core.KindInternal, err, "Chroma request")
 	}
 	req.Header.Set("Content-Type", "application/json")
+	if c.token != "" {
+		// Chroma's token auth reads one of these two, as its server is
+		// configured (CHROMA_AUTH_TOKEN_TRANSPORT_HEADER); both go, so the
+		// operator needs to set only the token.
+		req.Header.Set("Authorization", "Bearer "+c.token)
+		req.Header.Set("X-Chroma-Token", c.token)
+	}
 	resp, err := c.http.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {

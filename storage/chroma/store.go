@@ -35,10 +35,13 @@ var _ core.Store = (*Store)(nil)
 // parameters tenant and database choose other than Chroma's defaults),
 // creates the database and collections it lacks, and completes any
 // cascade an earlier process left unfinished (sweepOrphans).
-func Open(ctx context.Context, rawURL string) (*Store, error) {
+func Open(ctx context.Context, rawURL string, opts ...Option) (*Store, error) {
 	c, tenant, database, err := newClient(rawURL)
 	if err != nil {
 		return nil, err
+	}
+	for _, o := range opts {
+		o(c)
 	}
 	if _, err := c.heartbeat(ctx); err != nil {
 		return nil, err
