@@ -67,8 +67,9 @@ func (s *Server) handleCompletion(r *request) error {
 }
 
 // decodeCompletion reads and checks a completion request and makes Ada's
-// chat request of it: the end user as the memory entity, the conversation
-// from the front-end's session or from the conversation's first messages.
+// chat request of it: the end user (never shaped like a Matrix id) as the
+// memory entity, the conversation from the front-end's session, or from the
+// conversation's first messages when there is a user (core.FrontEndChat).
 func (s *Server) decodeCompletion(r *request) (wire.CompletionRequest, core.ChatRequest, error) {
 	var body wire.CompletionRequest
 	if err := s.checkBody(r); err != nil {
@@ -77,9 +78,12 @@ func (s *Server) decodeCompletion(r *request) (wire.CompletionRequest, core.Chat
 	if err := wire.Decode(r.PostBody(), &body); err != nil {
 		return body, core.ChatRequest{}, err
 	}
-	user := firstHeader(r, userHeaders)
+	field, user := firstHeader(r, userHeaders)
 	if user == "" {
-		user = body.User
+		field, user = "user", body.User
+	}
+	if err := core.CheckFrontEndUser(field, user); err != nil {
+		return body, core.ChatRequest{}, err
 	}
 	req, err := body.ToCore(user)
 	if err != nil {
@@ -88,17 +92,20 @@ func (s *Server) decodeCompletion(r *request) (wire.CompletionRequest, core.Chat
 	if _, model := s.core.LLMInfo(); body.Model != wire.AdaModel && body.Model != model {
 		return body, req, core.Errorf(core.KindNotFound, "model: %q is not served here; GET /v1/models lists the models", wire.Truncate(body.Model, 60))
 	}
-	req.ConversationID = wire.ConversationFor(req.Entity, firstHeader(r, sessionHeaders), &body)
+	_, session := firstHeader(r, sessionHeaders)
+	s.cfg.ConversationKey.FrontEndChat(&req, session, body.Opening())
 	return body, req, core.CheckChat(&req)
 }
 
-func firstHeader(r *request, names []string) string {
+// firstHeader is the first of the named headers the request carries, and
+// its value.
+func firstHeader(r *request, names []string) (name, value string) {
 	for _, n := range names {
 		if v := strings.TrimSpace(string(r.Request.Header.Peek(n))); v != "" {
-			return v
+			return n, v
 		}
 	}
-	return ""
+	return "", ""
 }
 
 // openAIChunks writes a chat as OpenAI's chat.completion.chunk stream: a

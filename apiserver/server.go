@@ -38,6 +38,9 @@ type Config struct {
 	// CORSOrigins are the browser origins allowed to call the API ("*" for
 	// any); empty turns CORS off.
 	CORSOrigins []string
+	// ConversationKey derives the conversations of OpenAI front-ends'
+	// requests (DATA_DIR/secret.key); zero: every request is a new one.
+	ConversationKey core.ConversationKey
 }
 
 // Deps are optional adapters beside core.

@@ -335,6 +335,13 @@ func (s *Service) saveTurns(ctx context.Context, req ChatRequest, answer string,
 	user := turnDocument(NewDocID(), req.ConversationID, "user", req.Prompt, promptVec, userTime, r.nextTurn, SourceChat)
 	assistant := turnDocument(NewDocID(), req.ConversationID, "assistant", answer, answerVec, now, r.nextTurn+1, SourceChat)
 	user.Meta.RoomID, assistant.Meta.RoomID = req.RoomID, req.RoomID
+	if e := strings.TrimSpace(req.Entity); e != "" && req.RoomID == "" {
+		// An API or front-end user's turns are theirs: forgetting them
+		// finds these (Forget). A room's turns go with the room instead.
+		for _, d := range []*Document{&user, &assistant} {
+			d.Meta.Scope, d.Meta.Entity = EntityScope(e), e
+		}
+	}
 	if req.Speaker != nil {
 		user.Meta.Speaker, user.Meta.UserID = req.Speaker.Name, req.Speaker.UserID
 	}

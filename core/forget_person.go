@@ -41,8 +41,9 @@ const defaultForgetReason = "forgotten on request: everything about a person"
 
 // Forget deletes what Ada holds from and about a person (DECISIONS.md,
 // forgetting): the turns they spoke (a Matrix user id) with Ada's answers
-// to them, and with those the automatic memories drawn only from them and
-// the summaries that covered them (rewritten without them); the memories of
+// to them, and an API user's conversations (the turns of their entity),
+// and with those the automatic memories drawn only from them and the
+// summaries that covered them (rewritten without them); the memories of
 // their entity scope, those they told and those whose subject they are.
 // Each memory's history records the deletion and the reason, never its
 // text. It uses only the store's filtered listing, so any Store can serve it.
@@ -64,6 +65,9 @@ func (s *Service) Forget(ctx context.Context, req ForgetRequest) (ForgetResult, 
 	// are counted (the turns' deletion would take them silently).
 	n, err := s.forgetMemories(ctx, req)
 	res := ForgetResult{Memories: n}
+	if err == nil && req.RoomID == "" {
+		err = s.forgetEntityTurns(ctx, req, &res)
+	}
 	switch {
 	case err != nil:
 		return res, err
@@ -120,6 +124,28 @@ func (s *Service) forgetTurns(ctx context.Context, req ForgetRequest, res *Forge
 				turns = append(turns, a)
 			}
 		}
+		sums, err := s.deleteTurnDocs(ctx, conv, turns, req.Reason)
+		if err != nil {
+			return err
+		}
+		res.Turns += len(turns)
+		res.Summaries += sums
+	}
+	return nil
+}
+
+// forgetEntityTurns deletes the turns of the entity's conversations (an
+// API or front-end user's, saveTurns), with what was drawn from them, one
+// change per conversation.
+func (s *Service) forgetEntityTurns(ctx context.Context, req ForgetRequest, res *ForgetResult) error {
+	byConv := map[string][]Document{}
+	err := s.eachDocument(ctx, Filter{Type: DocTurn, Scopes: []string{EntityScope(req.Entity)}}, func(d Document) {
+		byConv[d.Meta.ConversationID] = append(byConv[d.Meta.ConversationID], d)
+	})
+	if err != nil {
+		return err
+	}
+	for conv, turns := range byConv {
 		sums, err := s.deleteTurnDocs(ctx, conv, turns, req.Reason)
 		if err != nil {
 			return err

@@ -78,7 +78,10 @@ func (t *tools) delete(ctx context.Context, req *sdk.CallToolRequest, in deleteI
 // window, every turn is a candidate and each hit carries its explain; no
 // memories or FAQ entries are searched. A conversation is reached by its id
 // (an unguessable conv-<uuid>), whatever the client's entity scope.
-func (t *tools) recall(ctx context.Context, _ *sdk.CallToolRequest, in recallInput) (recallOutput, error) {
+func (t *tools) recall(ctx context.Context, req *sdk.CallToolRequest, in recallInput) (recallOutput, error) {
+	if _, err := t.scope(req, ""); err != nil {
+		return recallOutput{}, err
+	}
 	if strings.TrimSpace(in.ConversationID) == "" {
 		return recallOutput{}, core.Errorf(core.KindInvalid, "conversation_id: is required")
 	}

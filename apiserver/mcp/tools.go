@@ -139,12 +139,17 @@ func (t *tools) safe(ctx context.Context, req *sdk.CallToolRequest, err error) e
 }
 
 // scope is the entity a call acts for: the server's fixed one or, over
-// HTTP, the client's EntityHeader; asked is the one the call names.
+// HTTP, the client's EntityHeader; asked is the one the call names. The
+// header names an end user, who is never a Matrix room or member
+// (core.CheckFrontEndUser): such a client is refused every call.
 func (t *tools) scope(req *sdk.CallToolRequest, asked string) (string, error) {
 	asked = strings.TrimSpace(asked)
 	fixed := t.entity
 	if fixed == "" && req.Extra != nil && req.Extra.Header != nil {
 		fixed = strings.TrimSpace(req.Extra.Header.Get(EntityHeader))
+		if err := core.CheckFrontEndUser(EntityHeader, fixed); err != nil {
+			return "", err
+		}
 	}
 	switch {
 	case fixed == "":

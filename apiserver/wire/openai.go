@@ -1,9 +1,7 @@
 package wire
 
 import (
-	"crypto/sha256"
 	"encoding/json"
-	"fmt"
 	"strings"
 
 	"github.com/ada-chat/ada/core"
@@ -188,30 +186,21 @@ func (b *CompletionRequest) options() (core.GenOptions, error) {
 	return o, nil
 }
 
-// ConversationFor is the Ada conversation of a completion request. A
-// session id the front-end sends names it; without one, it is derived from
-// the end user and the conversation's first messages (its instructions and
-// first user message), which a front-end resends unchanged with every
-// request of the conversation. Either way it is a stable conv-<uuid>.
-func ConversationFor(user, session string, b *CompletionRequest) string {
-	h := sha256.New()
-	fmt.Fprintf(h, "user\x00%s\x00", user)
-	if session = strings.TrimSpace(session); session != "" {
-		fmt.Fprintf(h, "session\x00%s", session)
-	} else {
-		for i, m := range b.Messages {
-			text, _ := m.text(i)
-			fmt.Fprintf(h, "%s\x00%s\x00", m.Role, text)
-			if m.Role == "user" {
-				break
-			}
+// Opening is what begins the conversation: its messages up to the first
+// user message (instructions and that message), as role and text pairs.
+// A front-end resends them unchanged with every request of the
+// conversation, so core derives the conversation of a user from them
+// (core.ConversationKey).
+func (b *CompletionRequest) Opening() []string {
+	var out []string
+	for i, m := range b.Messages {
+		text, _ := m.text(i)
+		out = append(out, m.Role, text)
+		if m.Role == "user" {
+			break
 		}
 	}
-	sum := h.Sum(nil)
-	// An RFC 4122 version 8 (custom) UUID from the hash.
-	sum[6] = sum[6]&0x0f | 0x80
-	sum[8] = sum[8]&0x3f | 0x80
-	return fmt.Sprintf("conv-%x-%x-%x-%x-%x", sum[0:4], sum[4:6], sum[6:8], sum[8:10], sum[10:16])
+	return out
 }
 
 // Completion is a whole answer (stream false).

@@ -82,35 +82,13 @@ func TestCompletionRequestWithTools(t *testing.T) {
 	}
 }
 
-func TestConversationFor(t *testing.T) {
-	msgs := func(ms ...string) *CompletionRequest {
-		b := &CompletionRequest{}
-		for i, m := range ms {
-			role := "user"
-			if i%2 == 1 {
-				role = "assistant"
-			}
-			b.Messages = append(b.Messages, CompletionMessage{Role: role, Content: json.RawMessage(`"` + m + `"`)})
-		}
-		return b
+func TestOpening(t *testing.T) {
+	var b CompletionRequest
+	if err := Decode([]byte(`{"messages":[{"role":"system","content":"Be brief."},{"role":"user","content":[{"type":"text","text":"hi"}]},
+		{"role":"assistant","content":"hello"},{"role":"user","content":"how are you?"}]}`), &b); err != nil {
+		t.Fatal(err)
 	}
-	first := ConversationFor("sam", "", msgs("hi"))
-	if !strings.HasPrefix(first, "conv-") || len(first) != len("conv-")+36 {
-		t.Fatalf("id %q", first)
-	}
-	if got := ConversationFor("sam", "", msgs("hi", "hello", "how are you?")); got != first {
-		t.Errorf("a resent history changed the conversation: %s, %s", first, got)
-	}
-	for name, other := range map[string]string{
-		"another user":    ConversationFor("kim", "", msgs("hi")),
-		"another opening": ConversationFor("sam", "", msgs("hey")),
-		"a session":       ConversationFor("sam", "s1", msgs("hi")),
-	} {
-		if other == first {
-			t.Errorf("%s gives the same conversation", name)
-		}
-	}
-	if ConversationFor("sam", "s1", msgs("a")) != ConversationFor("sam", "s1", msgs("b")) {
-		t.Error("a session id does not name the conversation")
+	if got := strings.Join(b.Opening(), "|"); got != "system|Be brief.|user|hi" {
+		t.Errorf("opening %q, want the instructions and the first user message", got)
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ada-chat/ada/apiserver/mcp"
 	"github.com/ada-chat/ada/config"
+	"github.com/ada-chat/ada/core"
 )
 
 const mcpUsage = `usage: ada mcp [--entity NAME]
@@ -27,7 +28,9 @@ a running Ada's /mcp URL instead (README: Ada as an MCP server).
 
   --entity NAME   scope every call to NAME's memories: calls that name no
                   entity get it, calls that name another are refused, and
-                  only NAME's memories can be changed.`
+                  only NAME's memories can be changed. NAME is an end
+                  user, never a Matrix id (it must not start with @, !,
+                  # or +).`
 
 // runMCP serves MCP on stdio until the client closes stdin or ctx ends.
 // The transport is the process's own stdin and stdout (not runEnv's
@@ -45,6 +48,9 @@ func runMCP(ctx context.Context, cfg *config.Config, log *slog.Logger, args []st
 		return fmt.Errorf("mcp: %w (see ada mcp --help)", err)
 	case fs.NArg() > 0:
 		return fmt.Errorf("mcp takes no arguments, got %q (see ada mcp --help)", fs.Arg(0))
+	}
+	if err := core.CheckFrontEndUser("--entity", *entity); err != nil {
+		return fmt.Errorf("mcp: %w", err)
 	}
 	a, err := openApp(ctx, cfg, log, nil)
 	if err != nil {
