@@ -51,6 +51,15 @@ func (a Actor) MayForget(m Metadata) bool {
 		(m.RoomID != "" && a.Moderates != nil && a.Moderates(m.RoomID))
 }
 
+// Access is the part of a memory's metadata the rule reads.
+func (m Memory) Access() Metadata {
+	md := Metadata{Type: DocMemory, UserID: m.Meta.UserID, SubjectUserID: m.Meta.SubjectUserID, RoomID: m.RoomID}
+	if m.Meta.Entity != nil {
+		md.Entity = *m.Meta.Entity
+	}
+	return md
+}
+
 // Actor is the member whose view this is.
 func (v *Visibility) Actor() Actor { return Actor{UserID: v.UserID, Rooms: v.Rooms} }
 

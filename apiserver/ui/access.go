@@ -41,25 +41,16 @@ func (v viewer) actor() core.Actor {
 	return v.vis.Actor()
 }
 
-// metaOf is the part of a memory's metadata that decides who sees it.
-func metaOf(m core.Memory) core.Metadata {
-	md := core.Metadata{UserID: m.Meta.UserID, SubjectUserID: m.Meta.SubjectUserID, RoomID: m.RoomID}
-	if m.Meta.Entity != nil {
-		md.Entity = *m.Meta.Entity
-	}
-	return md
-}
-
 // sees reports whether the viewer may see m; a member asking for anything
 // else is told it does not exist (404), not that it is hidden.
-func (v viewer) sees(m core.Memory) bool { return v.actor().MaySee(metaOf(m)) }
+func (v viewer) sees(m core.Memory) bool { return v.actor().MaySee(m.Access()) }
 
 // mayEdit: only what the viewer told (a member may forget what another
 // told about them, never rewrite it under the other's name).
-func (v viewer) mayEdit(m core.Memory) bool { return v.actor().MayEdit(metaOf(m)) }
+func (v viewer) mayEdit(m core.Memory) bool { return v.actor().MayEdit(m.Access()) }
 
 // mayForget: what the viewer told or what is about them.
-func (v viewer) mayForget(m core.Memory) bool { return v.actor().MayForget(metaOf(m)) }
+func (v viewer) mayForget(m core.Memory) bool { return v.actor().MayForget(m.Access()) }
 
 // visibleMemory gets a memory the viewer may see, or a NotFound error.
 func (p *page) visibleMemory(ctx context.Context, v viewer, id string) (core.Memory, error) {
