@@ -65,6 +65,22 @@ func (f *roomsFixture) testTakenName(t *testing.T) {
 		}
 	}
 
+	// What the page's member view and export give mallory (core's rule):
+	// nothing of the facts about bob, and no right to rewrite them.
+	exp, err := f.bot.svc.ExportMember(ctx, mallory.Client.UserID.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(exp.Memories) != 0 {
+		t.Errorf("mallory's export holds %d memories about others", len(exp.Memories))
+	}
+	as := core.Actor{UserID: mallory.Client.UserID.String(), Rooms: []string{room.String()}}
+	for _, m := range mems {
+		if as.MayEdit(m.Access()) || as.MayForget(m.Access()) {
+			t.Errorf("mallory may change %q", m.Text)
+		}
+	}
+
 	shortOf := func(text string) string {
 		for _, m := range f.bot.roomMemories(t, room) {
 			if strings.Contains(m.Text, text) {
