@@ -99,6 +99,7 @@ func (a *answerer) request(ctx context.Context, evt *event.Event, s storage.Brid
 		Store:           a.window.storageOn(s),
 		ContextMessages: a.window.contextFor(ctx, s, evt.ID),
 		RoomID:          evt.RoomID.String(),
+		Members:         a.mx.roster(ctx, evt.RoomID),
 	}
 }
 

@@ -35,11 +35,13 @@ func (cs *commands) forgetPerson(ctx context.Context, c *commandEvent, arg strin
 		}
 	}
 	if who != c.evt.Sender {
-		level, err := cs.mx.powerLevel(ctx, c.evt.RoomID, c.evt.Sender)
+		// Forgetting another member is forgetting what they told and what
+		// is about them: the room's moderators only (core.Actor).
+		a, level, err := cs.actor(ctx, c)
 		if err != nil {
 			return "", err
 		}
-		if level < moderatorLevel {
+		if !a.Moderates(c.evt.RoomID.String()) {
 			return fmt.Sprintf("Only room moderators (power level %d or more) can make me forget another member; your level is %d. `!ada forget me` forgets you.", moderatorLevel, level), nil
 		}
 	}

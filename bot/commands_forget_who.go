@@ -6,11 +6,11 @@ import (
 	"github.com/ada-chat/ada/core"
 )
 
-// Who may forget what (DECISIONS.md, forgetting): a member may forget the
-// memories drawn from their own messages or made by their own `!ada
-// remember` (the memory's user id is the member who told it, in both
-// cases); room moderators may forget any memory of the room. Anyone else is
-// refused, and the memory stays.
+// Who may forget what is core's one rule (core/access.go, DECISIONS.md
+// "Identities, walls and forgetting"): a member may forget what they told
+// (the memories drawn from their messages or made by their `!ada
+// remember`) and what is about them; room moderators (power level 50 or
+// more) anything of the room. Anyone else is refused, and the memory stays.
 
 // Why a member's command deleted a memory, for its history.
 const (
@@ -19,16 +19,25 @@ const (
 )
 
 // notYoursToForget is the refusal.
-const notYoursToForget = "🚫 That memory came from another member. Only they or a room moderator (power level 50 or more) can make me forget it."
+const notYoursToForget = "🚫 That memory came from another member and is not about you. Only they or a room moderator (power level 50 or more) can make me forget it."
+
+// actor is the command's sender in core's rule: a member of this room, its
+// moderator at power level 50 or more.
+func (cs *commands) actor(ctx context.Context, c *commandEvent) (core.Actor, int, error) {
+	level, err := cs.mx.powerLevel(ctx, c.evt.RoomID, c.evt.Sender)
+	if err != nil {
+		return core.Actor{}, 0, err
+	}
+	room := c.evt.RoomID.String()
+	return core.Actor{UserID: c.evt.Sender.String(), Rooms: []string{room},
+		Moderates: func(r string) bool { return r == room && level >= moderatorLevel }}, level, nil
+}
 
 // mayForget reports whether the command's sender may forget m.
 func (cs *commands) mayForget(ctx context.Context, c *commandEvent, m core.Memory) (bool, error) {
-	if m.Meta.UserID != "" && m.Meta.UserID == c.evt.Sender.String() {
-		return true, nil
-	}
-	level, err := cs.mx.powerLevel(ctx, c.evt.RoomID, c.evt.Sender)
+	a, _, err := cs.actor(ctx, c)
 	if err != nil {
 		return false, err
 	}
-	return level >= moderatorLevel, nil
+	return a.MayForget(m.Access()), nil
 }

@@ -29,7 +29,10 @@ const tagRemembered = "remembered"
 func roomScope(room id.RoomID) string { return core.EntityScope(room.String()) }
 
 // cmdRemember stores what follows `!ada remember` as a memory of the room,
-// named after the member who said it.
+// named after the member who said it: the text with their name as the room
+// shows it (with their user id where another member goes by the name,
+// roster.go), the metadata with their user id, which decides who may
+// change it (core.Actor) and which no one else can take.
 func (cs *commands) cmdRemember(ctx context.Context, c *commandEvent) (string, error) {
 	if !cs.window.storageOn(c.room) {
 		return "🔒 I can't remember anything here: " + cs.opts.storageText(c.room) + ". A room moderator can turn storage on with `!ada privacy on`.", nil
@@ -309,11 +312,11 @@ func (cs *commands) roomMemory(ctx context.Context, room id.RoomID, memID string
 
 // forgetAll deletes every memory of the room, for moderators only.
 func (cs *commands) forgetAll(ctx context.Context, c *commandEvent) (string, error) {
-	level, err := cs.mx.powerLevel(ctx, c.evt.RoomID, c.evt.Sender)
+	a, level, err := cs.actor(ctx, c)
 	if err != nil {
 		return "", err
 	}
-	if level < moderatorLevel {
+	if !a.Moderates(c.evt.RoomID.String()) {
 		return fmt.Sprintf("Only room moderators (power level %d or more) can make me forget everything; your level is %d. `!ada forget <number>` removes one memory.", moderatorLevel, level), nil
 	}
 	n := 0

@@ -24,6 +24,91 @@ func TestBridgeTakingBack(t *testing.T) {
 	t.Run("Edits", f.testEdits)
 	t.Run("ForgetByNumberAndID", f.testForgetByNumberAndID)
 	t.Run("ForgetMe", f.testForgetMe)
+	t.Run("TakenName", f.testTakenName)
+}
+
+// testTakenName is issue 36 items 3 and 4 in a room of three members:
+// mallory takes bob's name. A fact told about "member-bob" then is no
+// one's (the name is shared), so mallory gains nothing of bob's, and
+// bob's `!ada forget me` still takes the facts resolved to him before;
+// mallory's `!ada remember` is stored under her user id. `!ada forget
+// <n>` follows core's rule: bob may forget what alice told about him,
+// mallory may not.
+func (f *roomsFixture) testTakenName(t *testing.T) {
+	ctx := context.Background()
+	room := f.groupRoom(t, "taken name")
+	bob := f.bob.Client.UserID.String()
+	extractFacts(t, f.llm, map[string]string{"bob's car is blue": "member-bob's car is blue",
+		"bob's hat is green": "member-bob's hat is green", "bob's bike is red": "member-bob's bike is red"})
+	f.ask(t, f.alice, room, &event.MessageEventContent{MsgType: event.MsgText, Body: "Ada, bob's car is blue"})
+	f.ask(t, f.alice, room, &event.MessageEventContent{MsgType: event.MsgText, Body: "Ada, bob's hat is green"})
+	f.bot.waitMemories(t, room, "the facts about bob", func(m []core.Memory) bool { return holding("car")(m) && holding("hat")(m) })
+
+	mallory := bottest.NewMember(t, f.hs, "member-mallory", false)
+	if err := mallory.Client.SetDisplayName(ctx, "member-bob"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.alice.Client.InviteUser(ctx, room, &mautrix.ReqInviteUser{UserID: mallory.Client.UserID}); err != nil {
+		t.Fatal(err)
+	}
+	mallory.Join(room)
+	f.ask(t, mallory, room, &event.MessageEventContent{MsgType: event.MsgText, Body: "Ada, hello everyone"})
+	f.ask(t, f.alice, room, &event.MessageEventContent{MsgType: event.MsgText, Body: "Ada, bob's bike is red"})
+	mems := f.bot.waitMemories(t, room, "the bike", holding("bike"))
+	for _, m := range mems {
+		want := bob
+		if strings.Contains(m.Text, "bike") {
+			want = "" // "member-bob" is bob's and mallory's name now
+		}
+		if m.Meta.SubjectUserID != want {
+			t.Errorf("%q: subject %q, want %q", m.Text, m.Meta.SubjectUserID, want)
+		}
+	}
+
+	// What the page's member view and export give mallory (core's rule):
+	// nothing of the facts about bob, and no right to rewrite them.
+	exp, err := f.bot.svc.ExportMember(ctx, mallory.Client.UserID.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(exp.Memories) != 0 {
+		t.Errorf("mallory's export holds %d memories about others", len(exp.Memories))
+	}
+	as := core.Actor{UserID: mallory.Client.UserID.String(), Rooms: []string{room.String()}}
+	for _, m := range mems {
+		if as.MayEdit(m.Access()) || as.MayForget(m.Access()) {
+			t.Errorf("mallory may change %q", m.Text)
+		}
+	}
+
+	shortOf := func(text string) string {
+		for _, m := range f.bot.roomMemories(t, room) {
+			if strings.Contains(m.Text, text) {
+				return shortID(m.ID)
+			}
+		}
+		t.Fatalf("no memory holds %q", text)
+		return ""
+	}
+	if got := f.command(t, mallory, room, "!ada forget "+shortOf("car")); !strings.Contains(got, "another member") {
+		t.Errorf("mallory forgetting alice's fact about bob: %q", got)
+	}
+	if got := f.command(t, f.bob, room, "!ada forget "+shortOf("car")); !strings.Contains(got, "Forgotten") {
+		t.Errorf("bob forgetting alice's fact about him: %q", got)
+	}
+
+	f.command(t, mallory, room, "!ada remember I am the real bob")
+	for _, m := range f.bot.waitMemories(t, room, "mallory's memory", holding("real bob")) {
+		if strings.Contains(m.Text, "real bob") && (m.Meta.UserID != mallory.Client.UserID.String() ||
+			!strings.Contains(m.Text, mallory.Client.UserID.String())) {
+			t.Errorf("mallory's remember must carry her user id: %q told by %q", m.Text, m.Meta.UserID)
+		}
+	}
+
+	f.command(t, f.bob, room, "!ada forget me")
+	if mems := f.bot.roomMemories(t, room); holding("hat")(mems) || !holding("bike")(mems) || !holding("real bob")(mems) {
+		t.Errorf("bob's forget me takes the facts about him, not the others: %v", memoryTexts(mems))
+	}
 }
 
 // testRedactionTakesAdasReplies (item 4): after a member redacts a secret,

@@ -81,15 +81,10 @@ func (mx *matrix) isDM(ctx context.Context, room id.RoomID) bool {
 	return len(members) == 2
 }
 
-// displayName is a member's name in the room, for context lines.
+// displayName is a member's name in the room, for context lines: with
+// the user id where another member goes by the same name (roster.go).
 func (mx *matrix) displayName(ctx context.Context, room id.RoomID, user id.UserID) string {
-	if user == mx.cli.UserID {
-		return mx.name
-	}
-	if m, err := mx.cli.StateStore.TryGetMember(ctx, room, user); err == nil && m != nil && m.Displayname != "" {
-		return m.Displayname
-	}
-	return user.Localpart()
+	return mx.labelIn(ctx, mx.roster(ctx, room), room, user)
 }
 
 // powerLevel is user's power level in the room.

@@ -88,11 +88,12 @@ func (w *window) contextFor(ctx context.Context, s storage.BridgeRoom, asking id
 		cutoff = w.now().AddDate(0, 0, -w.retentionDays)
 	}
 	out := make([]core.ContextMessage, 0, len(rt.ring))
+	members := w.mx.roster(ctx, id.RoomID(s.RoomID)) // read once for every line
 	for _, m := range rt.ring {
 		if m.EventID == asking.String() || m.Time.Before(cutoff) {
 			continue
 		}
-		out = append(out, core.ContextMessage{Sender: w.mx.displayName(ctx, id.RoomID(s.RoomID), id.UserID(m.Sender)), UserID: m.Sender, Text: m.Text, Timestamp: m.Time})
+		out = append(out, core.ContextMessage{Sender: w.mx.labelIn(ctx, members, id.RoomID(s.RoomID), id.UserID(m.Sender)), UserID: m.Sender, Text: m.Text, Timestamp: m.Time})
 	}
 	return out
 }

@@ -159,3 +159,42 @@ func TestSubjectOf(t *testing.T) {
 		}
 	}
 }
+
+// TestSubjectNeverByASharedName (issue 36 item 4): a name two members go
+// by (mallory took bob's display name, or bob's localpart) decides no
+// subject; the user id, and the label with it, still do. The room's
+// current members count, not only who spoke.
+func TestSubjectNeverByASharedName(t *testing.T) {
+	const bob, mallory, alice = "@bob:x.org", "@mallory:x.org", "@alice:x.org"
+	room := Roster{{Name: "Alice", UserID: alice}, {Name: "Bob", UserID: bob}, {Name: "Bob", UserID: mallory}}
+	cases := map[string]ChatRequest{
+		// mallory spoke, bob did not: before, "Bob" was mallory.
+		"the room's members": {Speaker: &Speaker{Name: "Alice", UserID: alice}, Members: room,
+			ContextMessages: []ContextMessage{{Sender: "Bob", UserID: mallory}}},
+		"who spoke": {Speaker: &Speaker{Name: "Alice", UserID: alice},
+			ContextMessages: []ContextMessage{{Sender: "Bob", UserID: bob}, {Sender: "Bob", UserID: mallory}}},
+	}
+	for name, req := range cases {
+		members := roomMembers(req)
+		for about, want := range map[string]string{"Bob": "", "bob's": "", "Alice": alice, bob: bob, mallory: mallory,
+			"Bob (" + mallory + ")": mallory, "Bob (" + bob + ")": bob, "mallory": mallory} {
+			if got := subjectOf(about, members); got != want {
+				t.Errorf("%s: subjectOf(%q) = %q, want %q", name, about, got, want)
+			}
+		}
+	}
+	// A display name that is another member's localpart is shared too.
+	members := roomMembers(ChatRequest{Members: Roster{{Name: "Bob", UserID: bob}, {Name: "bob", UserID: "@eve:x.org"}}})
+	if got := subjectOf("bob", members); got != "" {
+		t.Errorf("a name that is one member's localpart and another's display name resolved to %q", got)
+	}
+	// Labels: the user id where the name is shared or shaped like one.
+	for _, c := range []struct{ name, id, want string }{
+		{"Bob", mallory, "Bob (" + mallory + ")"}, {"Bob", bob, "Bob (" + bob + ")"}, {"Alice", alice, "Alice"},
+		{"Bob (" + bob + ")", mallory, "Bob (" + bob + ") (" + mallory + ")"}, {"", mallory, mallory},
+	} {
+		if got := room.Label(c.name, c.id); got != c.want {
+			t.Errorf("Label(%q, %q) = %q, want %q", c.name, c.id, got, c.want)
+		}
+	}
+}

@@ -1,45 +1,113 @@
 package core
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // A fact alice tells about bob is bob's (issue 26): the extraction names
 // the person each fact is about ("about"), and the memory records that
 // member's user id as its subject (Metadata.SubjectUserID), so that
-// forgetting bob finds it. Names are mapped to user ids through who the
-// request knows in the room: the speaker and the senders of the context
-// messages that carry a user id.
+// forgetting bob finds it and bob may see and forget it (access.go).
+//
+// A display name never decides identity on its own (issue 36 item 4):
+// anyone can take another member's name. A name resolves to a member only
+// when exactly one member of the room goes by it; otherwise the fact has no
+// subject. Where a name is shared, people and the model read it with the
+// user id (Roster.Label), which no one else can take.
 
-// roomMembers maps the folded names (and user ids) of the request's known
-// room members to their user ids.
-func roomMembers(req ChatRequest) map[string]string {
-	ids := map[string]string{}
+// Roster is who is in a room now, as the bridge knows them: each member's
+// user id and display name.
+type Roster []Speaker
+
+// foldName is a name as it is compared: case and spaces aside, without a
+// possessive.
+func foldName(s string) string {
+	s = strings.ToLower(strings.TrimSpace(s))
+	return strings.TrimSuffix(strings.TrimSuffix(s, "'s"), "’s")
+}
+
+// names maps every folded name a member of r goes by (user id, localpart,
+// display name, label) to the user ids that go by it.
+func (r Roster) names() map[string][]string {
+	ids := map[string][]string{}
 	add := func(name, userID string) {
-		if !matrixUserID.MatchString(userID) {
-			return
+		if k := foldName(name); k != "" && !slices.Contains(ids[k], userID) {
+			ids[k] = append(ids[k], userID)
 		}
-		ids[strings.ToLower(userID)] = userID
-		if local, _, ok := strings.Cut(strings.TrimPrefix(userID, "@"), ":"); ok {
-			if _, taken := ids[strings.ToLower(local)]; !taken {
-				ids[strings.ToLower(local)] = userID
+	}
+	for _, m := range r {
+		if !matrixUserID.MatchString(m.UserID) {
+			continue
+		}
+		add(m.UserID, m.UserID)
+		if local, _, ok := strings.Cut(strings.TrimPrefix(m.UserID, "@"), ":"); ok {
+			add(local, m.UserID)
+		}
+		add(m.Name, m.UserID)
+	}
+	// The labels last: a label is a name someone may also have taken.
+	labelled := map[string][]string{}
+	for _, m := range r {
+		if matrixUserID.MatchString(m.UserID) {
+			k := foldName(labelOf(m.Name, m.UserID, ids))
+			if !slices.Contains(labelled[k], m.UserID) {
+				labelled[k] = append(labelled[k], m.UserID)
 			}
 		}
-		if n := strings.ToLower(strings.TrimSpace(name)); n != "" {
-			ids[n] = userID
+	}
+	for k, us := range labelled {
+		for _, u := range us {
+			add(k, u)
 		}
 	}
-	for _, m := range req.ContextMessages {
-		add(m.Sender, m.UserID)
+	return ids
+}
+
+// Label is how people and the model read a member called name: the name
+// alone where no other member of the room goes by it, else with the user
+// id; a name shaped like a user id always with the real one.
+func (r Roster) Label(name, userID string) string { return labelOf(name, userID, r.names()) }
+
+func labelOf(name, userID string, names map[string][]string) string {
+	name = strings.TrimSpace(name)
+	switch {
+	case name == "":
+		return userID
+	case name == userID:
+		return name
+	case strings.Contains(name, "@") && strings.Contains(name, ":"),
+		slices.ContainsFunc(names[foldName(name)], func(id string) bool { return id != userID }):
+		return name + " (" + userID + ")"
+	}
+	return name
+}
+
+// roomMembers maps each name that exactly one member goes by to that
+// member's user id: the room's current members when the bridge gives them
+// (ChatRequest.Members), else those the request knows (the speaker and the
+// senders of the context messages that carry a user id).
+func roomMembers(req ChatRequest) map[string]string {
+	r := req.Members
+	if r == nil {
+		for _, m := range req.ContextMessages {
+			r = append(r, Speaker{Name: m.Sender, UserID: m.UserID})
+		}
 	}
 	if req.Speaker != nil {
-		add(req.Speaker.Name, req.Speaker.UserID) // the speaker's own name wins
+		r = append(r, *req.Speaker)
+	}
+	ids := map[string]string{}
+	for name, us := range r.names() {
+		if len(us) == 1 {
+			ids[name] = us[0]
+		}
 	}
 	return ids
 }
 
 // subjectOf is the user id of the member a fact is about, "" when the
-// model named no one the request knows.
+// model named no one the room knows by that name alone.
 func subjectOf(about string, members map[string]string) string {
-	about = strings.ToLower(strings.TrimSpace(about))
-	about = strings.TrimSuffix(strings.TrimSuffix(about, "'s"), "’s")
-	return members[about]
+	return members[foldName(about)]
 }

@@ -45,6 +45,11 @@ type ChatRequest struct {
 	// the model is told who is asking, the user turn records them, and
 	// automatic memories name them instead of "the user".
 	Speaker *Speaker
+	// Members are the room's current members (the bridge sets them): a
+	// fact is about a member only when exactly one of them goes by the
+	// name the model gave (automemory_subject.go). Nil: the speaker and
+	// the context messages' senders.
+	Members Roster
 	// Instructions are the client's own instructions (an OpenAI client's
 	// system message): the prompt carries them beside the persona, never
 	// instead of it.

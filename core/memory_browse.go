@@ -105,18 +105,6 @@ func admits(f Filter, d Document) bool {
 	return f.Visible == nil || f.Visible.Sees(d.Meta)
 }
 
-// Sees reports whether the member may see a document with this metadata.
-func (v *Visibility) Sees(m Metadata) bool {
-	return v.About(m) || (m.RoomID != "" && slices.Contains(v.Rooms, m.RoomID))
-}
-
-// About reports whether the document was told by or is about the member:
-// what they may forget themselves (bot's `!ada forget` lets a member
-// forget what came from them, `!ada forget me` what is about them).
-func (v *Visibility) About(m Metadata) bool {
-	return v.UserID != "" && (m.UserID == v.UserID || m.SubjectUserID == v.UserID || m.Entity == v.UserID)
-}
-
 // BrowseMemories lists memories newest first a page at a time, or with
 // Text ranks them by the API's hybrid search (each with its Explain).
 func (s *Service) BrowseMemories(ctx context.Context, b Browse) (BrowseResult, error) {
@@ -255,14 +243,17 @@ const maxExport = 10000
 // ExportMember gathers what Ada holds about userID (issue 30: a member
 // downloads it from the memory page).
 func (s *Service) ExportMember(ctx context.Context, userID string) (MemberExport, error) {
+	// Only what they told or what is about them: what their rooms hold
+	// belongs to the rooms, not to them.
 	about := &Visibility{UserID: userID}
+	who := Actor{UserID: userID}
 	out := MemberExport{UserID: userID, Memories: []Memory{}, Turns: []Document{}}
 	mems, err := s.store.List(ctx, Filter{Type: DocMemory, Visible: about}, maxExport)
 	if err != nil {
 		return out, err
 	}
 	for _, d := range mems {
-		if about.About(d.Meta) {
+		if who.MaySee(d.Meta) {
 			out.Memories = append(out.Memories, memoryFromDoc(d))
 		}
 	}
@@ -271,7 +262,7 @@ func (s *Service) ExportMember(ctx context.Context, userID string) (MemberExport
 		return out, err
 	}
 	for _, d := range turns {
-		if about.About(d.Meta) {
+		if who.MaySee(d.Meta) {
 			out.Turns = append(out.Turns, d)
 		}
 	}

@@ -41,30 +41,27 @@ func (p *page) viewerOf(ctx context.Context, s session) (viewer, error) {
 	return viewer{s: s, vis: &core.Visibility{UserID: s.user, Rooms: rooms}}, nil
 }
 
-// metaOf is the part of a memory's metadata that decides who sees it.
-func metaOf(m core.Memory) core.Metadata {
-	md := core.Metadata{UserID: m.Meta.UserID, SubjectUserID: m.Meta.SubjectUserID, RoomID: m.RoomID}
-	if m.Meta.Entity != nil {
-		md.Entity = *m.Meta.Entity
+// actor is the viewer in core's rule of who may see, edit and forget
+// (core/access.go). A room moderator's power level only the room knows: on
+// the page a moderator is a member like any other, and forgets another
+// member's room memory with `!ada forget` in the room.
+func (v viewer) actor() core.Actor {
+	if v.vis == nil {
+		return core.Actor{Operator: true}
 	}
-	return md
+	return v.vis.Actor()
 }
 
 // sees reports whether the viewer may see m; a member asking for anything
 // else is told it does not exist (404), not that it is hidden.
-func (v viewer) sees(m core.Memory) bool {
-	return v.vis == nil || v.vis.Sees(metaOf(m))
-}
+func (v viewer) sees(m core.Memory) bool { return v.actor().MaySee(m.Access()) }
 
-// mayChange applies the room commands' rule of who may forget what
-// (bot/commands_forget_who.go, DECISIONS.md "forgetting"): a member may
-// forget, and here also correct, what came from them (`!ada forget`) or is
-// about them (`!ada forget me`). Another member's room memory needs a room
-// moderator, whose power level only the room knows: the page refuses it
-// and says to use `!ada forget` in the room.
-func (v viewer) mayChange(m core.Memory) bool {
-	return v.vis == nil || v.vis.About(metaOf(m))
-}
+// mayEdit: only what the viewer told (a member may forget what another
+// told about them, never rewrite it under the other's name).
+func (v viewer) mayEdit(m core.Memory) bool { return v.actor().MayEdit(m.Access()) }
+
+// mayForget: what the viewer told or what is about them.
+func (v viewer) mayForget(m core.Memory) bool { return v.actor().MayForget(m.Access()) }
 
 // visibleMemory gets a memory the viewer may see, or a NotFound error.
 func (p *page) visibleMemory(ctx context.Context, v viewer, id string) (core.Memory, error) {
@@ -86,6 +83,8 @@ func (p *page) visibleMemory(ctx context.Context, v viewer, id string) (core.Mem
 const notYours = "That memory came from another member. Only they, or a room moderator with `!ada forget` in the room, can change it."
 
 const sessionEnded = "This session of your memory page was ended (`!ada web logout` or `!ada forget me`). Send `!ada web` in a room for a new link."
+
+const notYoursToEdit = "That memory was told by another member: only they can correct it. If it is about you, you may forget it."
 
 const noBridge = "Member links need the Matrix bridge, which is not running in this Ada. Ask the operator."
 

@@ -121,21 +121,21 @@ func (p *page) memory(w http.ResponseWriter, r *http.Request, v viewer) {
 		return
 	}
 	out := p.view(v, "Memory")
-	out.Memory, out.History, out.Notice, out.MayChange = &m, hist, noticeOf(r), v.mayChange(m)
+	out.Memory, out.History, out.Notice, out.MayEdit, out.MayForget = &m, hist, noticeOf(r), v.mayEdit(m), v.mayForget(m)
 	out.Permalink = p.permalink(r.Context(), m)
 	p.render(w, http.StatusOK, "memory", out)
 }
 
-// changeable gets a memory the viewer may change: 404 if they may not see
-// it, 403 if it is another member's.
-func (p *page) changeable(w http.ResponseWriter, r *http.Request, v viewer) (core.Memory, bool) {
+// changeable gets a memory the viewer may change as may says: 404 if they
+// may not see it, 403 (with why) if it is not theirs to change so.
+func (p *page) changeable(w http.ResponseWriter, r *http.Request, v viewer, may func(core.Memory) bool, why string) (core.Memory, bool) {
 	m, err := p.visibleMemory(r.Context(), v, r.PathValue("id"))
 	if err != nil {
 		p.failErr(w, r, v, err)
 		return m, false
 	}
-	if !v.mayChange(m) {
-		p.fail(w, r, v, http.StatusForbidden, notYours)
+	if !may(m) {
+		p.fail(w, r, v, http.StatusForbidden, why)
 		return m, false
 	}
 	return m, true
@@ -145,7 +145,7 @@ func (p *page) changeable(w http.ResponseWriter, r *http.Request, v viewer) (cor
 // fields that differ from the stored memory go into the patch, so saving an
 // unchanged form writes nothing.
 func (p *page) edit(w http.ResponseWriter, r *http.Request, v viewer) {
-	m, ok := p.changeable(w, r, v)
+	m, ok := p.changeable(w, r, v, v.mayEdit, notYoursToEdit)
 	if !ok {
 		return
 	}
@@ -215,7 +215,7 @@ func dateOf(t *time.Time) string {
 // forget deletes the memory as DELETE /v1/memory/{id} does, with the
 // form's reason kept in its history.
 func (p *page) forget(w http.ResponseWriter, r *http.Request, v viewer) {
-	m, ok := p.changeable(w, r, v)
+	m, ok := p.changeable(w, r, v, v.mayForget, notYours)
 	if !ok {
 		return
 	}

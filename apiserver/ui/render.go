@@ -28,8 +28,8 @@ type view struct {
 	AtLeast bool // Total is a lower bound
 	NextURL string
 	Memory  *core.Memory
-	// MayChange: the viewer may edit and forget Memory.
-	MayChange bool
+	// MayEdit, MayForget: the viewer may correct, forget Memory.
+	MayEdit, MayForget bool
 	// Permalink is where Memory came from on matrix.to: the message when
 	// the bridge linked one, else the room.
 	Permalink      string
