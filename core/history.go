@@ -58,3 +58,15 @@ func historyOf(d Document, event string, at time.Time, reason string) HistoryEnt
 // records it without the memory's words and blanks them in its earlier
 // entries.
 func Forgets(event string) bool { return event == HistoryDelete || event == HistoryExpire }
+
+// RetiredByPrefix starts the reason of every retire entry; the newer
+// memory's id follows (RetireReason). The stores find a correction's
+// older versions by it: when the newer memory is forgotten, so are the
+// words of the versions it replaced.
+const RetiredByPrefix = "replaced by a newer memory "
+
+// RetireReason is the reason of a retire entry: which memory replaced the
+// old one, never its words (DECISIONS.md, "Identities, walls and
+// forgetting": a reason says what kind of thing happened, not what was
+// said; the newer text once written here outlived its own deletion).
+func RetireReason(newID string) string { return RetiredByPrefix + newID }

@@ -2,7 +2,6 @@ package core
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -52,7 +51,7 @@ func (s *Service) saveMemory(ctx context.Context, doc Document, retire []Documen
 			continue
 		}
 		c.Delete = append(c.Delete, old.ID)
-		c.History = append(c.History, historyOf(old, HistoryRetire, now, fmt.Sprintf("replaced by %s: %s", saved.ID, saved.Text)))
+		c.History = append(c.History, historyOf(old, HistoryRetire, now, RetireReason(saved.ID)))
 	}
 	if err := s.store.Apply(ctx, c); err != nil {
 		return Document{}, false, err

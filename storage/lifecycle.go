@@ -134,16 +134,28 @@ func execChunks(ctx context.Context, tx *writeTx, stmtIn string, ids []any) erro
 // end (insertHistory) and retention (PruneHistory).
 const forgetWords = `UPDATE memory_history SET text = '', metadata = json_remove(metadata, '$.tags')`
 
+// forgetChainSQL blanks the words of a memory's history and of the
+// versions it replaced by corrections, and theirs in turn: a retire
+// entry's reason names the newer memory (core.RetireReason), and the old
+// versions' words must not outlive the memory that replaced them. The
+// partial index memory_history_retired (migration 16) finds each link.
+const forgetChainSQL = `WITH RECURSIVE chain(id) AS (
+		SELECT ?
+		UNION
+		SELECT h.memory_id FROM memory_history h JOIN chain c ON h.event = 'retire' AND h.reason = ? || c.id
+	)
+	` + forgetWords + ` WHERE memory_id IN (SELECT id FROM chain) AND (text != '' OR json_extract(metadata, '$.tags') IS NOT NULL)`
+
 // insertHistory appends h. A memory's end (deletion, expiry, whoever
 // causes it) is recorded without its words, and blanks those of its earlier
-// entries.
+// entries and of the older versions it replaced.
 func insertHistory(ctx context.Context, tx *writeTx, h core.HistoryEntry, meta string) error {
 	_, err := tx.ExecContext(ctx, `INSERT INTO memory_history (memory_id, ts, event, text, metadata, reason, room_id)
 		VALUES (?, ?, ?, ?, ?, ?, ?)`, h.MemoryID, h.Time.UnixNano(), h.Event, h.Text, meta, h.Reason, nullable(h.Meta.RoomID))
 	if err != nil || !core.Forgets(h.Event) {
 		return storeErr(err)
 	}
-	_, err = tx.ExecContext(ctx, forgetWords+" WHERE memory_id = ?", h.MemoryID)
+	_, err = tx.ExecContext(ctx, forgetChainSQL, h.MemoryID, core.RetiredByPrefix)
 	return storeErr(err)
 }
 

@@ -227,7 +227,7 @@ func TestAutomaticMemories(t *testing.T) {
 		t.Fatalf("GET retired memory: %d %q", st, detail.Detail)
 	}
 	ada.call("GET", "/v1/memory/"+paris.ID+"/history", nil, &hist)
-	if n := len(hist.Items); n != 3 || hist.Items[2].Event != core.HistoryRetire || !strings.Contains(hist.Items[2].Reason, "Lyon") {
+	if n := len(hist.Items); n != 3 || hist.Items[2].Event != core.HistoryRetire || hist.Items[2].Reason != core.RetireReason(mems()[0].ID) {
 		t.Fatalf("history after the correction: %+v", hist.Items)
 	}
 	if found := listMemories(t, ada, "entity=sam&search="+url.QueryEscape("where does Sam live Paris")); len(found) != 1 || found[0].Text != "Sam lives in Lyon" {

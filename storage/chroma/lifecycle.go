@@ -94,8 +94,38 @@ func (s *Store) appendHistory(ctx context.Context, hs ...core.HistoryEntry) erro
 	}
 	for _, h := range hs {
 		if core.Forgets(h.Event) {
-			if err := s.forget(ctx, map[string]any{"memory_id": h.MemoryID}); err != nil {
+			if err := s.forgetChain(ctx, h.MemoryID); err != nil {
 				return err
+			}
+		}
+	}
+	return nil
+}
+
+// forgetChain blanks the words of a memory's history and of the versions
+// it replaced by corrections, and theirs in turn: a retire entry's reason
+// names the newer memory (core.RetireReason), and the old versions' words
+// must not outlive the memory that replaced them.
+func (s *Store) forgetChain(ctx context.Context, memoryID string) error {
+	seen := map[string]bool{memoryID: true}
+	for next := []string{memoryID}; len(next) > 0; {
+		if err := s.forget(ctx, map[string]any{"memory_id": map[string]any{"$in": next}}); err != nil {
+			return err
+		}
+		reasons := make([]string, len(next))
+		for i, id := range next {
+			reasons[i] = core.RetireReason(id)
+		}
+		got, err := s.c.get(ctx, s.history, getRequest{Include: []string{"metadatas"}, Where: map[string]any{"$and": []any{
+			map[string]any{"event": core.HistoryRetire}, map[string]any{"reason": map[string]any{"$in": reasons}}}}})
+		if err != nil {
+			return err
+		}
+		next = nil
+		for _, m := range got.Metadatas {
+			if id, _ := m["memory_id"].(string); id != "" && !seen[id] {
+				seen[id] = true
+				next = append(next, id)
 			}
 		}
 	}

@@ -61,6 +61,9 @@ func Open(ctx context.Context, rawURL string, opts ...Option) (*Store, error) {
 	if err := s.sweepOrphans(ctx, ""); err != nil {
 		return nil, err
 	}
+	if err := s.scrubRetireReasons(ctx); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 

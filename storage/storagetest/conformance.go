@@ -44,6 +44,7 @@ var conformanceCases = []struct {
 	{"ListFilters", testListFilters},
 	{"CountWithThePagesFilters", testCount},
 	{"ForgottenNewestFirst", testForgotten},
+	{"CorrectionChainForgotten", testCorrectionChainForgotten},
 }
 
 // base is a fixed time, so that orders are known.

@@ -1,0 +1,85 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	sqlite_vec "github.com/asg017/sqlite-vec-go-bindings/cgo"
+)
+
+// A store of schema version 15 quoted the newer memory's text in a
+// correction's reason, and kept the older versions' words after the newer
+// memory was deleted. Migration 16 keeps the reason's id and drops its
+// words, and blanks the words of the versions whose newer memory is gone;
+// a correction whose newer memory lives keeps its older version's words
+// (the spec: a retired memory is kept in its history).
+func TestMigrationDropsTheWordsOfForgottenCorrections(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "ada.db")
+	registerVec.Do(sqlite_vec.Auto)
+	old, err := sql.Open("sqlite3", dsn(path, false, SyncFull))
+	if err != nil {
+		t.Fatal(err)
+	}
+	old.SetMaxOpenConns(1)
+	ms, err := loadMigrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range ms[:15] {
+		if err := applyMigration(ctx, old, m); err != nil {
+			t.Fatalf("%s: %v", m.name, err)
+		}
+	}
+	const (
+		a1, a2 = "doc-00000000-0000-4000-8000-0000000000a1", "doc-00000000-0000-4000-8000-0000000000a2"
+		b1, b2 = "doc-00000000-0000-4000-8000-0000000000b1", "doc-00000000-0000-4000-8000-0000000000b2"
+	)
+	for _, row := range [][4]string{
+		{a1, "create", "Sam's pin is 1111", ""},
+		{a2, "create", "Sam's pin is 2222", ""},
+		{a1, "retire", "Sam's pin is 1111", "replaced by " + a2 + ": Sam's pin is 2222"},
+		{a2, "delete", "", "deleted on request"},
+		{b1, "create", "Kim's pin is 4444", ""},
+		{b2, "create", "Kim's pin is 5555", ""},
+		{b1, "retire", "Kim's pin is 4444", "replaced by " + b2 + ": Kim's pin is 5555"},
+	} {
+		if _, err := old.ExecContext(ctx, `INSERT INTO memory_history (memory_id, ts, event, text, metadata, reason)
+			VALUES (?, 1, ?, ?, '{"type":"memory","tags":["pin"]}', ?)`, row[0], row[1], row[2], row[3]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old.Close()
+
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, id := range []string{a1, b1} {
+		h, err := db.History(ctx, id)
+		if err != nil || len(h) != 2 {
+			t.Fatalf("history of %s: %+v %v", id, h, err)
+		}
+		newer := map[string]string{a1: a2, b1: b2}[id]
+		if h[1].Reason != "replaced by a newer memory "+newer {
+			t.Errorf("%s's retire reason = %q", id, h[1].Reason)
+		}
+		forgotten := id == a1
+		for _, e := range h {
+			if blank := e.Text == "" && len(e.Meta.Tags) == 0; blank != forgotten {
+				t.Errorf("%s: %s entry %+v; forgotten = %v", id, e.Event, e, forgotten)
+			}
+		}
+	}
+	var reasons string
+	if err := db.Reader().QueryRowContext(ctx, "SELECT group_concat(reason) FROM memory_history").Scan(&reasons); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(reasons, "pin") {
+		t.Errorf("a reason still quotes a memory: %s", reasons)
+	}
+}
