@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/ada-chat/ada/apiserver/keylimit"
 	"github.com/ada-chat/ada/apiserver/wire"
 	"github.com/ada-chat/ada/core"
 )
@@ -18,6 +20,9 @@ import (
 func statusOf(err error) int {
 	if errors.Is(err, errClientGone) {
 		return statusClientClosed
+	}
+	if tm := (*tooManyKeys)(nil); errors.As(err, &tm) {
+		return fasthttp.StatusTooManyRequests
 	}
 	// A cancelled request whose client is still there timed out: 504.
 	return wire.Status(core.KindOf(err))
@@ -97,6 +102,10 @@ func errorResponse(c *fasthttp.RequestCtx, err error) (int, string) {
 	}
 	if errors.Is(err, errShuttingDown) {
 		c.Response.Header.Set("Retry-After", retryAfterShutdown)
+	}
+	if tm := (*tooManyKeys)(nil); errors.As(err, &tm) {
+		detail = tm.Error()
+		c.Response.Header.Set("Retry-After", strconv.Itoa(keylimit.RetryAfter(tm.wait)))
 	}
 	return status, detail
 }

@@ -21,7 +21,7 @@ func (s *Server) handleHealth(r *request) error {
 	h := s.core.Health(r.ctx)
 	var resp wire.Health
 	resp.Service = "ada"
-	if s.hasKey(r.RequestCtx) {
+	if s.keyed(r.RequestCtx) {
 		resp.Python = runtime.Version()
 		resp.Config = s.cfg.PublicConfig
 		if resp.Config == nil {

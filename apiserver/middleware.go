@@ -13,6 +13,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/ada-chat/ada/apiserver/keylimit"
 	"github.com/ada-chat/ada/core"
 )
 
@@ -160,21 +161,56 @@ func logLevel(status int, err error) slog.Level {
 	}
 }
 
-// authorize enforces API_KEY (when set) with a constant-time comparison.
+// authorize enforces API_KEY (when set) with a constant-time comparison,
+// counting wrong keys per client address with the page's logins
+// (Deps.Keys): an address over the limit gets 429 before its key is looked
+// at, a right key included, or a guesser would learn which guess was right.
 func (s *Server) authorize(c *fasthttp.RequestCtx) error {
+	if s.cfg.APIKey == "" {
+		return nil
+	}
+	client := s.clientOf(c)
+	if wait := s.deps.Keys.Blocked(client); wait > 0 {
+		return &tooManyKeys{wait: wait}
+	}
 	if !s.hasKey(c) {
+		s.deps.Keys.Fail(client)
 		c.Response.Header.Set("WWW-Authenticate", "Bearer")
 		return core.Errorf(core.KindUnauthorized, "missing or invalid API key: send Authorization: Bearer <API_KEY>")
 	}
 	return nil
 }
 
-// hasKey reports a request that carries API_KEY, or any request when no key
-// is set.
-func (s *Server) hasKey(c *fasthttp.RequestCtx) bool {
+// keyed reports whether a request to a public route (healthz, which shows
+// more with the key) carries the key. A wrong one counts as at every door:
+// the extra fields would tell a guesser which guess was right.
+func (s *Server) keyed(c *fasthttp.RequestCtx) bool {
 	if s.cfg.APIKey == "" {
 		return true
 	}
+	if len(c.Request.Header.Peek("Authorization")) == 0 {
+		return false
+	}
+	ok := s.authorize(c) == nil
+	c.Response.Header.Del("WWW-Authenticate") // the route answers anyway
+	return ok
+}
+
+// clientOf is the count of c's failed keys (keylimit.Limiter.Client).
+func (s *Server) clientOf(c *fasthttp.RequestCtx) string {
+	return s.deps.Keys.Client(c.RemoteAddr().String(), func(name string) string { return string(c.Request.Header.Peek(name)) })
+}
+
+// tooManyKeys is the answer to an address that sent too many wrong keys:
+// 429 with Retry-After.
+type tooManyKeys struct{ wait time.Duration }
+
+func (e *tooManyKeys) Error() string {
+	return fmt.Sprintf("too many wrong API keys from this address: try again in %d s", keylimit.RetryAfter(e.wait))
+}
+
+// hasKey reports a request that carries API_KEY.
+func (s *Server) hasKey(c *fasthttp.RequestCtx) bool {
 	want := "Bearer " + s.cfg.APIKey
 	got := string(c.Request.Header.Peek("Authorization"))
 	return subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1

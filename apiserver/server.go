@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/valyala/fasthttp"
 
+	"github.com/ada-chat/ada/apiserver/keylimit"
 	"github.com/ada-chat/ada/core"
 )
 
@@ -59,6 +60,10 @@ type Deps struct {
 	// UI serves the memory page under /ui/ (apiserver/ui.Handler); nil
 	// leaves /ui to the API's 404. It is not part of the OpenAPI document.
 	UI http.Handler
+	// Keys counts wrong API keys per client address, shared with the
+	// page's logins (cmd/ada builds one for both); nil builds one of the
+	// API's own that trusts no proxy.
+	Keys *keylimit.Limiter
 }
 
 // Server is the HTTP API.
@@ -89,6 +94,9 @@ func New(svc Service, deps Deps, cfg Config, log *slog.Logger) *Server {
 	}
 	if deps.Metrics == nil {
 		deps.Metrics = noMetrics{}
+	}
+	if deps.Keys == nil {
+		deps.Keys, _ = keylimit.New(keylimit.Options{}) // no proxies to parse: no error
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	s := &Server{core: svc, deps: deps, cfg: cfg, log: log, baseCtx: ctx, stop: cancel,

@@ -25,6 +25,7 @@ type Config struct {
 	LogFormat      string        // LOG_FORMAT: "text" or "json"
 	APIKey         string        `json:"-"` // API_KEY (secret)
 	CORSOrigins    []string      // CORS_ORIGINS; empty = CORS off
+	TrustedProxies []string      // TRUSTED_PROXIES; empty = trust no client header
 	PublicURL      string        // PUBLIC_URL; empty = no member links to the memory page
 	MetricsEnabled bool          // METRICS_ENABLED
 	AIName         string        // AI_NAME

@@ -66,6 +66,8 @@ func TestLoadErrors(t *testing.T) {
 		{map[string]string{"NEVER_JOIN_ROOMS": "!"}, `NEVER_JOIN_ROOMS=!: item "!" must be a room id (!…) or alias (#…:server)`},
 		{map[string]string{"ALLOWED_USERS": "bob"}, `ALLOWED_USERS=bob: item "bob" must be a user id pattern, e.g. @alice:example.org or @*:example.org`},
 		{map[string]string{"API_KEY": "two words"}, "API_KEY: must not contain spaces or control characters (value not shown: it is a secret)"},
+		{map[string]string{"API_KEY": "a"}, "API_KEY: must be at least 16 characters (it has 1), so that it cannot be guessed: e.g. openssl rand -hex 24 (value not shown: it is a secret)"},
+		{map[string]string{"TRUSTED_PROXIES": "127.0.0.1, nginx"}, `TRUSTED_PROXIES=127.0.0.1, nginx: item "nginx" must be an IP address or a CIDR range, e.g. 127.0.0.1, ::1 or 10.0.0.0/8`},
 		{map[string]string{"MATRIX_PASSWORD": "a\nb"}, "MATRIX_PASSWORD: must not contain control characters (value not shown: it is a secret)"},
 
 		// Rules across settings.

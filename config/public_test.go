@@ -17,7 +17,7 @@ func secretEnv() map[string]string {
 	for _, s := range table(new(Config)) {
 		switch {
 		case s.secret:
-			m[s.name] = "hunter2-" + strings.ToLower(s.name)
+			m[s.name] = "hunter2-secret-" + strings.ToLower(s.name) // API_KEY needs 16 characters
 		case isURL(s):
 			if v := m[s.name]; v != "" {
 				m[s.name] = strings.Replace(v, "://", "://admin:hunter2@", 1)
@@ -31,7 +31,7 @@ func isURL(s setting) bool { _, ok := s.val.(urlVal); return ok }
 
 func TestPublicHasNoSecrets(t *testing.T) {
 	c := mustLoad(t, secretEnv())
-	if c.LLMBaseURL != "https://admin:hunter2@llm.example.org/v1" || c.APIKey != "hunter2-api_key" {
+	if c.LLMBaseURL != "https://admin:hunter2@llm.example.org/v1" || c.APIKey != "hunter2-secret-api_key" {
 		t.Fatalf("the secrets did not load: LLMBaseURL=%q", c.LLMBaseURL)
 	}
 	pub := c.Public()

@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Per-item and per-value checks used by the table. Each returns the broken
@@ -71,6 +73,32 @@ func checkToken(s string) error {
 		return errors.New("must not contain spaces or control characters")
 	}
 	return nil
+}
+
+// minAPIKey is the shortest API_KEY accepted: a short key is guessed
+// from many addresses despite the per-address limit.
+const minAPIKey = 16
+
+// checkAPIKey is checkToken with a minimum length.
+func checkAPIKey(s string) error {
+	if err := checkToken(s); err != nil {
+		return err
+	}
+	if n := utf8.RuneCountInString(s); n < minAPIKey {
+		return fmt.Errorf("must be at least %d characters (it has %d), so that it cannot be guessed: e.g. openssl rand -hex 24", minAPIKey, n)
+	}
+	return nil
+}
+
+// checkProxy accepts an IP address or a CIDR range (TRUSTED_PROXIES).
+func checkProxy(s string) error {
+	if _, err := netip.ParsePrefix(s); err == nil {
+		return nil
+	}
+	if a, err := netip.ParseAddr(s); err == nil && a.Zone() == "" {
+		return nil
+	}
+	return errors.New("must be an IP address or a CIDR range, e.g. 127.0.0.1, ::1 or 10.0.0.0/8")
 }
 
 // checkSecretText is for passwords and recovery keys, which may hold spaces.

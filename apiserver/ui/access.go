@@ -133,7 +133,7 @@ func (p *page) memberLogin(w http.ResponseWriter, r *http.Request) {
 		p.fail(w, r, viewer{}, http.StatusServiceUnavailable, noBridge)
 		return
 	}
-	addr, now, ok := p.loginGate(w, r, func() {
+	client, ok := p.loginGate(w, r, func() {
 		p.fail(w, r, viewer{}, http.StatusTooManyRequests, "Too many bad links: wait a minute and try again.")
 	})
 	if !ok {
@@ -149,7 +149,7 @@ func (p *page) memberLogin(w http.ResponseWriter, r *http.Request) {
 			p.fail(w, r, viewer{}, http.StatusServiceUnavailable, "The link could not be checked; try again in a moment.")
 			return
 		}
-		p.limit.fail(addr, now)
+		p.keys.Fail(client)
 		p.fail(w, r, viewer{}, http.StatusGone, "This link was used already, has expired, or was never issued. Send `!ada web` in the room for a new one.")
 		return
 	}

@@ -3,13 +3,14 @@ package ui
 import (
 	"crypto/subtle"
 	"log/slog"
-	"net"
 	"net/http"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/ada-chat/ada/apiserver/keylimit"
 	"github.com/ada-chat/ada/core"
 )
 
@@ -32,13 +33,14 @@ type Options struct {
 	// Origins links a room memory to the message it came from; nil links
 	// to the room only.
 	Origins Origins
+	// Keys counts failed logins per client address, shared with the API's
+	// key check (cmd/ada builds one for both); nil builds one of the page's
+	// own that trusts no proxy.
+	Keys *keylimit.Limiter
 }
 
 const (
 	cookieName = "ada_ui_session"
-	// loginFailures within loginWindow lock a client address out.
-	loginFailures = 5
-	loginWindow   = time.Minute
 	// csp allows only the page's own origin; there is no script at all.
 	csp = "default-src 'self'; script-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 )
@@ -47,7 +49,7 @@ type page struct {
 	svc      Service
 	opt      Options
 	sessions *sessions
-	limit    *loginLimit
+	keys     *keylimit.Limiter
 	secure   bool
 }
 
@@ -62,8 +64,11 @@ func Handler(svc Service, opt Options) http.Handler {
 	if opt.Log == nil {
 		opt.Log = slog.New(slog.DiscardHandler)
 	}
+	if opt.Keys == nil {
+		opt.Keys, _ = keylimit.New(keylimit.Options{}) // no proxies to parse: no error
+	}
 	p := &page{svc: svc, opt: opt, sessions: newSessions(opt.SessionTTL),
-		limit: newLoginLimit(loginFailures, loginWindow), secure: strings.HasPrefix(opt.PublicURL, "https://")}
+		keys: opt.Keys, secure: strings.HasPrefix(opt.PublicURL, "https://")}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /ui/{$}", p.home)
 	mux.HandleFunc("GET /ui", p.home)
@@ -215,7 +220,7 @@ func (p *page) login(w http.ResponseWriter, r *http.Request) {
 		p.home(w, r)
 		return
 	}
-	addr, now, ok := p.loginGate(w, r, func() {
+	client, ok := p.loginGate(w, r, func() {
 		p.render(w, http.StatusTooManyRequests, "login", view{Title: "Log in", Error: "Too many wrong keys: wait a minute and try again."})
 	})
 	if !ok {
@@ -223,8 +228,8 @@ func (p *page) login(w http.ResponseWriter, r *http.Request) {
 	}
 	key := r.PostFormValue("key")
 	if subtle.ConstantTimeCompare([]byte(key), []byte(p.opt.APIKey)) != 1 {
-		p.limit.fail(addr, now)
-		p.opt.Log.Warn("memory page: wrong key", "remote", addr)
+		p.keys.Fail(client)
+		p.opt.Log.Warn("memory page: wrong key", "remote", client)
 		p.render(w, http.StatusUnauthorized, "login", view{Title: "Log in", Error: "That is not the API key."})
 		return
 	}
@@ -246,20 +251,21 @@ func (p *page) logout(w http.ResponseWriter, r *http.Request, _ viewer) {
 
 // loginGate is what both logins (the key's and a member link's) check
 // first: a form another site sent is refused (403), and a client address
-// that used up its failures gets tooMany's 429 answer. It returns the
-// address and time to count a failure against, or false once it answered.
-func (p *page) loginGate(w http.ResponseWriter, r *http.Request, tooMany func()) (string, time.Time, bool) {
+// that used up its failures, at any door (the API's key counts too), gets
+// tooMany's 429 answer with Retry-After. It returns the client to count a
+// failure against, or false once it answered.
+func (p *page) loginGate(w http.ResponseWriter, r *http.Request, tooMany func()) (string, bool) {
 	if crossSite(r) {
 		p.fail(w, r, viewer{}, http.StatusForbidden, crossSiteLogin)
-		return "", time.Time{}, false
+		return "", false
 	}
-	addr, now := clientAddr(r), p.opt.Now()
-	if p.limit.blocked(addr, now) {
-		w.Header().Set("Retry-After", "60")
+	client := p.keys.Client(r.RemoteAddr, r.Header.Get)
+	if wait := p.keys.Blocked(client); wait > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(keylimit.RetryAfter(wait)))
 		tooMany()
-		return "", time.Time{}, false
+		return "", false
 	}
-	return addr, now, true
+	return client, true
 }
 
 const crossSiteLogin = "This login was sent from another site; nothing was done. Open the page yourself and log in there."
@@ -274,35 +280,4 @@ func crossSite(r *http.Request) bool {
 		return false
 	}
 	return true
-}
-
-// clientAddr is the address the login limit counts failures against.
-// Behind a proxy on the same machine (deploy/nginx sets X-Real-IP) every
-// request comes from loopback: the proxy's header names the client, or one
-// guesser would lock everyone out. From any other address the header is
-// not trusted.
-func clientAddr(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
-	ip := net.ParseIP(host)
-	if ip != nil && ip.IsLoopback() {
-		if real := net.ParseIP(strings.TrimSpace(r.Header.Get("X-Real-IP"))); real != nil {
-			ip = real
-		}
-	}
-	return network(ip, host)
-}
-
-// network is what one client controls: an IPv4 address, or an IPv6 /64,
-// which a single host is commonly given whole.
-func network(ip net.IP, host string) string {
-	switch {
-	case ip == nil:
-		return host
-	case ip.To4() != nil:
-		return ip.String()
-	}
-	return ip.Mask(net.CIDRMask(64, 128)).String() + "/64"
 }

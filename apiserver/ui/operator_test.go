@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ada-chat/ada/apiserver/keylimit"
 	"github.com/ada-chat/ada/apiserver/ui"
 	"github.com/ada-chat/ada/core"
 )
@@ -17,7 +18,11 @@ import (
 // SameSite=Strict and Secure behind https; a wrong key does not, and too
 // many wrong keys lock the address out for a while; logout ends it.
 func TestOperatorLogin(t *testing.T) {
-	s := newSite(t, ui.Options{APIKey: testKey, PublicURL: "https://ada.example.org"})
+	keys, err := keylimit.New(keylimit.Options{Trusted: []string{"127.0.0.1", "::1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newSite(t, ui.Options{APIKey: testKey, PublicURL: "https://ada.example.org", Keys: keys})
 	b := s.browser()
 	if p := b.get("/ui/memories"); p.status != http.StatusSeeOther || p.header.Get("Location") != "/ui/login" {
 		t.Fatalf("without a session: %d to %q, want a redirect to the login form", p.status, p.header.Get("Location"))
@@ -55,7 +60,11 @@ func TestOperatorLogin(t *testing.T) {
 	for range 5 {
 		guesser.loginFrom("203.0.113.7", "guess")
 	}
-	want(t, guesser.loginFrom("203.0.113.7", testKey), http.StatusTooManyRequests, "Too many")
+	blocked := guesser.loginFrom("203.0.113.7", testKey)
+	want(t, blocked, http.StatusTooManyRequests, "Too many")
+	if ra := blocked.header.Get("Retry-After"); ra == "" || ra == "0" {
+		t.Errorf("429 with Retry-After %q", ra)
+	}
 	if p := operator.loginFrom("198.51.100.2", testKey); p.status != http.StatusSeeOther {
 		t.Fatalf("another client behind the proxy is locked out too: %d", p.status)
 	}
@@ -64,6 +73,18 @@ func TestOperatorLogin(t *testing.T) {
 		other.login("guess")
 	}
 	want(t, other.login(testKey), http.StatusTooManyRequests, "Too many")
+}
+
+// TestProxyHeaderOnlyFromTrustedProxies: without TRUSTED_PROXIES the
+// client's X-Real-IP is its own claim, loopback included: a guesser who
+// names a fresh address with each guess still uses up its own count.
+func TestProxyHeaderOnlyFromTrustedProxies(t *testing.T) {
+	s := newSite(t, ui.Options{APIKey: testKey})
+	guesser := s.browser()
+	for i := range 5 {
+		guesser.loginFrom(fmt.Sprintf("203.0.113.%d", i), "guess")
+	}
+	want(t, guesser.loginFrom("198.51.100.2", testKey), http.StatusTooManyRequests, "Too many")
 }
 
 // TestOpenWithoutKey: with no API_KEY the page is open, as the API is, and

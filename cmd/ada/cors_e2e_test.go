@@ -26,7 +26,7 @@ func TestCORS(t *testing.T) {
 		resp.Body.Close()
 		return resp
 	}
-	ada := startAda(t, "serve", testEnv(t, map[string]string{"CORS_ORIGINS": "https://chat.example.org", "API_KEY": "k3y"}))
+	ada := startAda(t, "serve", testEnv(t, map[string]string{"CORS_ORIGINS": "https://chat.example.org", "API_KEY": "k3y-of-16-characters"}))
 	cases := []struct {
 		name, method, origin string
 		preflight            bool

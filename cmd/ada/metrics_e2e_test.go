@@ -250,7 +250,7 @@ func TestMetricsCountABotAnswer(t *testing.T) {
 	hs := bottest.StartHomeserver(t)
 	llm := llmtest.New(t)
 	acct := bottest.RegisterAccount(t, hs, "ada")
-	const key = "metrics-bot-key"
+	const key = "metrics-bot-key-16"
 	env := testEnv(t, map[string]string{"API_KEY": key,
 		"LLM_BACKEND": "ollama", "LLM_BASE_URL": llm.URL(), "LLM_MODEL": llmtest.ModelName,
 		"MATRIX_HOMESERVER": hs.URL(), "MATRIX_USER_ID": acct.UserID.String(), "MATRIX_PASSWORD": acct.Password,

@@ -34,7 +34,7 @@ func TestOpenAIClient(t *testing.T) {
 		}
 		return llmtest.Reply{ToolCalls: []llmtest.ToolCallReply{{Name: "get_weather", Arguments: `{"city":"Lyon"}`}}}, true
 	})
-	const key = "test-key-openai"
+	const key = "test-key-openai-16"
 	ada := startAda(t, "serve", testEnv(t, map[string]string{
 		"LLM_BASE_URL": llm.URL(), "LLM_MODEL": "tiny", "API_KEY": key, "RAG_AUTO_MEMORY": "false"}))
 	for user, text := range map[string]string{"alice": "Alice's locker code is 4417", "bob": "Bob's locker code is 9051"} {

@@ -110,7 +110,7 @@ func TestMalformedEnvFileNamesTheLineNotTheValue(t *testing.T) {
 // the key the file sets.
 func TestEmptyVariableOverridesEnvFile(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "ada.env")
-	if err := os.WriteFile(file, []byte("API_KEY=from-the-file\n"), 0o600); err != nil {
+	if err := os.WriteFile(file, []byte("API_KEY=from-the-file-0123\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	withFile := startAda(t, "serve", testEnv(t, map[string]string{"ADA_ENV_FILE": file}))

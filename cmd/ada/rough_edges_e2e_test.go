@@ -121,7 +121,7 @@ func TestListenAddrWarning(t *testing.T) {
 	}{
 		{map[string]string{"LISTEN_ADDR": ":0"}, 1},
 		{map[string]string{"LISTEN_ADDR": "0.0.0.0:0"}, 1},
-		{map[string]string{"LISTEN_ADDR": ":0", "API_KEY": "k"}, 0},
+		{map[string]string{"LISTEN_ADDR": ":0", "API_KEY": "a-key-of-16-chars"}, 0},
 		{map[string]string{"LISTEN_ADDR": "127.0.0.1:0"}, 0},
 	} {
 		p := startAda(t, "serve", testEnv(t, c.env))

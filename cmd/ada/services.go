@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ada-chat/ada/apiserver"
+	"github.com/ada-chat/ada/apiserver/keylimit"
 	"github.com/ada-chat/ada/apiserver/mcp"
 	"github.com/ada-chat/ada/apiserver/ui"
 	"github.com/ada-chat/ada/bot"
@@ -121,9 +122,17 @@ func serveAPI(ctx context.Context, a *app, log *slog.Logger, env runEnv, bridge 
 	if err != nil {
 		return err
 	}
+	// One count of wrong keys per client for the API and the page, so a
+	// guesser gets no more tries by using both.
+	keys, err := keylimit.New(keylimit.Options{Trusted: cfg.TrustedProxies})
+	if err != nil {
+		return fmt.Errorf("TRUSTED_PROXIES: %w", err)
+	}
 	srv := apiserver.New(a.metrics.chatter("api", a.core), a.metrics.apiDeps(apiserver.Deps{Music: a.music, OCR: a.ocr, Matrix: bridgeHealth(bridge),
-		MCP: mcp.Handler(a.core, mcp.Options{Version: buildVersion(), Log: log.With("component", "mcp")}),
-		UI:  ui.Handler(a.core, ui.Options{APIKey: cfg.APIKey, PublicURL: cfg.PublicURL, Log: log.With("component", "ui"), Members: uiMembers(bridge), Origins: a.db.Bridge()})}), apiserver.Config{
+		MCP:  mcp.Handler(a.core, mcp.Options{Version: buildVersion(), Log: log.With("component", "mcp")}),
+		Keys: keys,
+		UI: ui.Handler(a.core, ui.Options{APIKey: cfg.APIKey, PublicURL: cfg.PublicURL, Log: log.With("component", "ui"), Members: uiMembers(bridge), Origins: a.db.Bridge(),
+			Keys: keys})}), apiserver.Config{
 		RequestTimeout: cfg.RequestTimeout, KeepAlive: cfg.SSEKeepAlive, MaxBodyBytes: cfg.MaxBodyBytes, UploadMaxBytes: cfg.OCRMaxBytes,
 		OCRConcurrency: cfg.OCRConcurrency,
 		APIKey:         cfg.APIKey, RAGDebug: cfg.RAGDebug, Version: buildVersion(),

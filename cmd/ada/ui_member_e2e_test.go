@@ -37,7 +37,7 @@ func TestMemoryPageMemberPath(t *testing.T) {
 	acct := bottest.RegisterAccount(t, hs, "ada")
 	addr := freeAddr(t)
 	public := "http://" + addr
-	const key = "member-path-key"
+	const key = "member-path-key-16"
 	p := startAda(t, "up", testEnv(t, map[string]string{
 		"LISTEN_ADDR": addr, "PUBLIC_URL": public, "API_KEY": key,
 		"LLM_BACKEND": "ollama", "LLM_BASE_URL": llm.URL(), "LLM_MODEL": llmtest.ModelName,

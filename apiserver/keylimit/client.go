@@ -1,0 +1,108 @@
+package keylimit
+
+import (
+	"fmt"
+	"net"
+	"net/netip"
+	"strings"
+)
+
+// trustList holds the proxies named in TRUSTED_PROXIES.
+type trustList []netip.Prefix
+
+// ParseTrusted reads TRUSTED_PROXIES entries: IP addresses or CIDR ranges.
+func ParseTrusted(items []string) (trustList, error) {
+	var out trustList
+	for _, s := range items {
+		s = strings.TrimSpace(s)
+		if p, err := netip.ParsePrefix(s); err == nil {
+			out = append(out, p.Masked())
+			continue
+		}
+		a, err := netip.ParseAddr(s)
+		if err != nil || a.Zone() != "" {
+			return nil, fmt.Errorf("%q is neither an IP address nor a CIDR range (e.g. 127.0.0.1, ::1, 10.0.0.0/8)", s)
+		}
+		a = a.Unmap()
+		out = append(out, netip.PrefixFrom(a, a.BitLen()))
+	}
+	return out, nil
+}
+
+func (t trustList) has(a netip.Addr) bool {
+	for _, p := range t {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// Client is the count a request's failures go into. remote is the peer's
+// address (host:port); header reads a request header. The proxy headers
+// (X-Real-IP, else X-Forwarded-For) are believed only when the peer is a
+// proxy the operator named in TRUSTED_PROXIES: from anyone else they are
+// the client's own words, and a guesser would name a fresh address with
+// each guess. Behind a trusted proxy that sets neither, every client
+// shares the proxy's count.
+func (l *Limiter) Client(remote string, header func(string) string) string {
+	host := remote
+	if h, _, err := net.SplitHostPort(remote); err == nil {
+		host = h
+	}
+	a, err := netip.ParseAddr(host)
+	if err != nil {
+		return host
+	}
+	a = a.WithZone("").Unmap()
+	if l.trusted.has(a) {
+		if real, ok := l.forwarded(header); ok {
+			a = real
+		}
+	}
+	return network(a)
+}
+
+// forwarded is the client a trusted proxy names: X-Real-IP, which a proxy
+// sets whole (deploy/nginx does), else the nearest address of
+// X-Forwarded-For that is not itself a trusted proxy (the ones further
+// left were written by the client, who can write anything).
+func (l *Limiter) forwarded(header func(string) string) (netip.Addr, bool) {
+	if a, err := netip.ParseAddr(strings.TrimSpace(header("X-Real-IP"))); err == nil {
+		return a.WithZone("").Unmap(), true
+	}
+	hops := strings.Split(header("X-Forwarded-For"), ",")
+	for i := len(hops) - 1; i >= 0; i-- {
+		a, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
+		if err != nil {
+			return netip.Addr{}, false
+		}
+		a = a.WithZone("").Unmap()
+		if !l.trusted.has(a) || i == 0 {
+			return a, true
+		}
+	}
+	return netip.Addr{}, false
+}
+
+// network is what one client controls: an IPv4 address, or an IPv6 /64,
+// which a single host is commonly given whole.
+func network(a netip.Addr) string {
+	if a.Is4() {
+		return a.String()
+	}
+	return netip.PrefixFrom(a, 64).Masked().String()
+}
+
+// wideOf is the wider network of a client: an IPv4 /16 or an IPv6 /32,
+// about what one provider hands one customer at most; "" for a client
+// that is not an address.
+func wideOf(client string) string {
+	if p, err := netip.ParsePrefix(client); err == nil {
+		return netip.PrefixFrom(p.Addr(), 32).Masked().String()
+	}
+	if a, err := netip.ParseAddr(client); err == nil && a.Is4() {
+		return netip.PrefixFrom(a, 16).Masked().String()
+	}
+	return ""
+}
