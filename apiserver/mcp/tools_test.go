@@ -199,3 +199,31 @@ func TestEntityHeaderScopesHTTPClients(t *testing.T) {
 		t.Errorf("queries: %+v", fake.queries)
 	}
 }
+
+// A client whose X-Ada-Entity is shaped like a Matrix id (a member, a
+// room) is refused every call, saying why, and reaches no memory.
+func TestEntityHeaderIsNeverAMatrixID(t *testing.T) {
+	fake := &fakeMemories{memories: map[string]string{"doc-1": "@alice:server"}}
+	srv := httptest.NewServer(Handler(fake, Options{}))
+	defer srv.Close()
+	for _, id := range []string{"@alice:server", "!room:server"} {
+		tr := &sdk.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: &http.Client{Transport: headerTransport{http.Header{EntityHeader: {id}}}}}
+		cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).Connect(context.Background(), tr, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for tool, args := range map[string]map[string]any{
+			"search_memory": {"query": "tea"}, "list_memories": {}, "add_memory": {"text": "tea"},
+			"update_memory": {"id": "doc-1", "importance": 2}, "delete_memory": {"id": "doc-1"},
+			"recall_conversation": {"conversation_id": "conv-00000000-0000-4000-8000-000000000000", "query": "tea"},
+		} {
+			if text, isError := call(t, cs, tool, args); !isError || !strings.HasPrefix(text, "X-Ada-Entity: ") || !strings.Contains(text, "Matrix") {
+				t.Errorf("%s as %s: %q (error %v), want the header refused", tool, id, text, isError)
+			}
+		}
+		cs.Close()
+	}
+	if len(fake.queries)+len(fake.created)+len(fake.patched)+len(fake.deleted) != 0 {
+		t.Errorf("a refused client reached core: %+v", fake)
+	}
+}

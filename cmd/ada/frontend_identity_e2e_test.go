@@ -11,6 +11,7 @@ import (
 
 	"github.com/ada-chat/ada/core"
 	"github.com/ada-chat/ada/core/llm/llmtest"
+	"github.com/ada-chat/ada/storage/storagetest"
 )
 
 // Issue 36 items 1, 2 and 5 (DECISIONS.md, "Identities, walls and
@@ -263,10 +264,22 @@ func TestOpenAIUserStaysOutOfRoomsAndMembers(t *testing.T) {
 	}
 }
 
-// Forgetting an OpenAI user takes their conversations with them.
+// Forgetting an OpenAI user takes their conversations with them, on
+// either store.
 func TestForgettingOpenAIUserDeletesTheirTurns(t *testing.T) {
+	t.Run("sqlite", func(t *testing.T) { forgetOpenAIUser(t, nil) })
+	t.Run("chroma", func(t *testing.T) {
+		forgetOpenAIUser(t, map[string]string{"VECTORDB_URL": storagetest.StartChroma(t).URL})
+	})
+}
+
+func forgetOpenAIUser(t *testing.T, extra map[string]string) {
 	llm := identityLLM(t)
-	ada := startAda(t, "serve", testEnv(t, map[string]string{"LLM_BASE_URL": llm.URL(), "LLM_MODEL": llmtest.ModelName}))
+	env := map[string]string{"LLM_BASE_URL": llm.URL(), "LLM_MODEL": llmtest.ModelName}
+	for k, v := range extra {
+		env[k] = v
+	}
+	ada := startAda(t, "serve", testEnv(t, env))
 	_, _, conv := complete(t, ada, nil, map[string]any{"user": "alice", "messages": userSays("My bike is secret-teal")})
 	_, _, again := complete(t, ada, nil, map[string]any{"user": "alice", "messages": userSays("My bike is secret-teal", "Noted.", "And my car is grey")})
 	_, _, bobs := complete(t, ada, nil, map[string]any{"user": "bob", "messages": userSays("My bike is blue")})
