@@ -1,13 +1,11 @@
 package apiserver
 
 import (
-	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,9 +14,6 @@ import (
 
 	"github.com/ada-chat/ada/apiserver/keylimit"
 	"github.com/ada-chat/ada/apiserver/ui"
-	"github.com/ada-chat/ada/core"
-	"github.com/ada-chat/ada/core/embed"
-	"github.com/ada-chat/ada/storage"
 )
 
 const limitKey = "a-key-of-16-char"
@@ -78,15 +73,11 @@ func TestWrongKeysLimitedAtEveryDoor(t *testing.T) {
 		t.Fatal(err)
 	}
 	mcp := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("{}")) })
-	db, err := storage.Open(context.Background(), filepath.Join(t.TempDir(), "ada.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc := core.New(core.Deps{Store: db, Embedder: embed.Hash{}}, core.DefaultOptions())
+	svc := realCore(t)
 	page := ui.Handler(svc, ui.Options{APIKey: limitKey, Keys: keys})
 	srv := New(svc, Deps{MCP: mcp, UI: page, Gatherer: prometheus.NewRegistry(), Keys: keys},
 		testConfig(t, func(c *Config) { c.APIKey = limitKey }), slog.New(slog.DiscardHandler))
-	base := serveOnLoopback(t, srv, func() { svc.Close(); db.Close() })
+	base := serveOnLoopback(t, srv, nil)
 	guesser := keyClient{t, base, "203.0.113.7"}
 	for _, door := range []struct{ method, path string }{
 		{"GET", "/v1/info"}, {"POST", "/mcp"}, {"GET", "/metrics"}, {"POST", "/v1/chat/completions"},

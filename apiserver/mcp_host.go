@@ -11,15 +11,7 @@ import (
 )
 
 // handleMCP hosts the MCP server (a net/http handler, Deps.MCP) on the
-// fasthttp server. Why a thin adaptor of our own rather than
-// fasthttpadaptor.NewFastHTTPHandler or a net/http listener beside this
-// one: the route goes through wrap like every other, so API_KEY, the
-// request id, panic recovery and the one log line are the API's own; the
-// handler gets the request's real context, which ends at the request
-// timeout, at shutdown, and when the client leaves (watchDisconnect), where
-// NewFastHTTPHandler would hand it the RequestCtx, which ends only at
-// shutdown; and one port, one listener, one TLS and proxy setup. It buffers
-// the reply, which stateless MCP answers as one JSON body.
+// fasthttp server, through serveHTTP.
 func (s *Server) handleMCP(r *request) error {
 	if s.deps.MCP == nil {
 		return core.Errorf(core.KindNotFound, "MCP is not served by this process")
@@ -27,6 +19,21 @@ func (s *Server) handleMCP(r *request) error {
 	if err := s.checkBody(r); err != nil {
 		return err
 	}
+	return s.serveHTTP(r, s.deps.MCP)
+}
+
+// serveHTTP runs a net/http handler (MCP, the memory page) as a request of
+// this server. Why a thin adaptor of our own rather than
+// fasthttpadaptor.NewFastHTTPHandler or a net/http listener beside this
+// one: the request goes through wrap like every route, so API_KEY, the
+// request id, panic recovery, the drain and the one log line are the API's
+// own; the handler gets the request's real context, which ends at the
+// request timeout, at shutdown, and when the client leaves
+// (watchDisconnect), where NewFastHTTPHandler would hand it the
+// RequestCtx, which ends only at shutdown; and one port, one listener, one
+// TLS and proxy setup. It buffers the reply: stateless MCP answers one
+// JSON body, the page one HTML page.
+func (s *Server) serveHTTP(r *request, h http.Handler) error {
 	var hr http.Request
 	if err := fasthttpadaptor.ConvertRequest(r.RequestCtx, &hr, true); err != nil {
 		return core.Wrap(core.KindInvalid, err, "malformed HTTP request")
@@ -38,7 +45,7 @@ func (s *Server) handleMCP(r *request) error {
 		}
 	}()
 	w := &bufferedResponse{header: http.Header{}}
-	s.deps.MCP.ServeHTTP(w, hr.WithContext(r.ctx))
+	h.ServeHTTP(w, hr.WithContext(r.ctx))
 	if err := r.ctx.Err(); err != nil {
 		return err // wrap answers and logs why: 499, 503 or 504
 	}

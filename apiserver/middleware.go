@@ -101,11 +101,12 @@ func (s *Server) wrap(pattern string, h handlerFunc, public bool, render errorRe
 		cancel := func() { cancelCause(nil); tcancel() }
 		log := s.log.With("request_id", id)
 		// The request's logger travels in its context, so that what core
-		// logs for the request carries its id.
+		// logs for the request carries its id. The logged path never holds
+		// a member link's token (the page runs in this envelope too).
 		ctx = core.WithLogger(ctx, log)
 		r := &request{RequestCtx: c, id: id, requestEnd: requestEnd{ctx: ctx, cancel: cancel,
 			clientGone: func() { cancelCause(errClientGone) }, log: log,
-			method: string(c.Method()), path: string(c.Path()), start: start, route: pattern, metrics: s.deps.Metrics}}
+			method: string(c.Method()), path: redactLinks(string(c.Path())), start: start, route: pattern, metrics: s.deps.Metrics}}
 		c.Response.Header.Set("X-Request-ID", id)
 		var err error
 		if s.running.enter() {

@@ -959,6 +959,14 @@ func TestOpenAPIErrorResponsesMatchServer(t *testing.T) {
 	// The store goes away: healthz reports it with 503 and the same shape.
 	a.db.Close()
 	a.do(jsonCall("GET", "/v1/healthz", "/v1/healthz", nil, 503))
+
+	// Five requests without the key (two above) block the address: 429
+	// with Retry-After, in each route's documented shape, the key or not.
+	for range 3 {
+		a.do(call{method: "GET", pattern: "/v1/info", path: "/v1/info", noAuth: true, want: 401})
+	}
+	a.do(call{method: "GET", pattern: "/v1/info", path: "/v1/info", want: 429})
+	a.do(call{method: "GET", pattern: "/v1/models", path: "/v1/models", want: 429})
 }
 
 // refuseThinking answers like Ollama with a model that cannot think.

@@ -7,18 +7,20 @@ import (
 	"regexp"
 
 	"github.com/valyala/fasthttp"
-	"github.com/valyala/fasthttp/fasthttpadaptor"
 )
 
 // withUI sends /ui and /ui/… to the memory page, a net/http handler with its
-// own sessions, before the API's router: the page is not an API route (the
-// route table is checked against openapi.json), and its paths are never
-// logged here, since a member's login link carries a one-time token.
+// own sessions and logins, before the API's router: the page is not an API
+// route (the route table is checked against openapi.json). It still runs
+// in the API's envelope (wrap, through serveHTTP like /mcp): a request id,
+// REQUEST_TIMEOUT_SECONDS, cancelled when the client leaves, waited for at
+// shutdown, counted in the metrics under the route "/ui/", one log line.
+// It is public to wrap: the page checks its own sessions and logins.
 func (s *Server) withUI(api fasthttp.RequestHandler) fasthttp.RequestHandler {
 	if s.deps.UI == nil {
 		return api
 	}
-	ui := fasthttpadaptor.NewFastHTTPHandler(s.deps.UI)
+	ui := s.wrap(uiRoute, func(r *request) error { return s.serveHTTP(r, s.deps.UI) }, true, writeError)
 	return func(c *fasthttp.RequestCtx) {
 		if p := c.Path(); bytes.Equal(p, []byte("/ui")) || bytes.HasPrefix(p, []byte("/ui/")) {
 			ui(c)
@@ -27,6 +29,9 @@ func (s *Server) withUI(api fasthttp.RequestHandler) fasthttp.RequestHandler {
 		api(c)
 	}
 }
+
+// uiRoute is the page's label in the metrics.
+const uiRoute = "/ui/"
 
 // memberLink is a member's one-time login link in a path or in a quoted
 // request.

@@ -93,8 +93,9 @@ func Handler(svc Service, opt Options) http.Handler {
 }
 
 // headers set what every answer of the page carries, and turn a panic
-// into a 500 page: the page runs inside fasthttp (apiserver/ui_host.go),
-// which does not recover one, so a panic would end the whole process.
+// into the page's own 500 page. (The API's envelope, apiserver/ui_host.go,
+// would recover it too, but answer JSON, and the page is not always run
+// inside it: tests serve it alone.)
 func (p *page) headers(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
