@@ -81,6 +81,7 @@ func TestLoadErrors(t *testing.T) {
 		{map[string]string{"MATRIX_USER_ID": "@ada:example.org", "MATRIX_PASSWORD": "pw", "MATRIX_RECOVERY_KEY": "k"},
 			"MATRIX_HOMESERVER: required by MATRIX_USER_ID, MATRIX_PASSWORD, MATRIX_RECOVERY_KEY (leave them empty to run without the Matrix bridge)"},
 		{map[string]string{"MUSICPROVIDER_TOKEN": "tok"}, "MUSICPROVIDER_USER: required when MUSICPROVIDER_TOKEN is set"},
+		{map[string]string{"CHROMA_TOKEN": "tok"}, "VECTORDB_URL: required when CHROMA_TOKEN is set (the token is for that Chroma server)"},
 		// A setting that failed to parse does not also trip a rule that reads it.
 		{map[string]string{"MATRIX_HOMESERVER": "matrix.example.org", "MATRIX_USER_ID": "@ada:example.org", "MATRIX_PASSWORD": "pw"},
 			"MATRIX_HOMESERVER=matrix.example.org: must be an http or https URL, e.g. https://host.example:8080"},

@@ -48,7 +48,7 @@ type BrowseResult struct {
 // Counter counts documents (the memory page's totals), no further than
 // limit when it is positive. Both backends count what List selects:
 // SQLite in SQL, Chroma by reading ids, or metadata for the filters it
-// cannot apply (README, "What differs on Chroma").
+// cannot apply (docs/operators.md, "What differs on Chroma").
 type Counter interface {
 	Count(ctx context.Context, f Filter, limit int) (int, error)
 }

@@ -124,7 +124,7 @@ type StoreStats struct {
 // a backend (SQLite with sqlite-vec, Chroma) must provide, by capability
 // (store.go). Writes are atomic on SQLite; a backend without transactions
 // orders them so that a failure half-way leaves nothing a reader misreads
-// (the README's storage section).
+// (docs/operators.md, the Chroma section).
 type Store interface {
 	DocumentStore
 	VectorSearcher

@@ -180,7 +180,7 @@ func (s *Service) recencyBonus(ts, now time.Time) float64 {
 
 // How recalled turns rank. Each rule was kept because it moved `ada eval
 // chat` and `ada eval retrieval` on the LoCoMo development half (the
-// README's table); none names anything of that benchmark.
+// table in docs/operators.md); none names anything of that benchmark.
 const (
 	// sessionGap ends a session: turns further apart than this belong to
 	// different sittings of the conversation.

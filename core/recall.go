@@ -8,7 +8,7 @@ import (
 
 // minRecallCandidates is how many turns the search proposes at least (see
 // recallCandidates). It was kept because it moved `ada eval chat` and `ada
-// eval retrieval` on the LoCoMo development half (the README's table).
+// eval retrieval` on the LoCoMo development half (the table in docs/operators.md).
 const minRecallCandidates = 50
 
 // recallCandidates is how many turns the search proposes for k recalled

@@ -11,7 +11,7 @@ import (
 // metadata and the 3 KiB embedding), 64 MiB in all. A vector search
 // rescores its cached candidates in Go and reads only the others from
 // SQLite (approximateSearch), so the more of a store's searches the cache
-// serves, the fewer reads they make (the README's performance notes).
+// serves, the fewer reads they make (docs/operators.md, "Performance").
 const docCacheSize = 16384
 
 // docCache keeps the documents that searches returned lately, decoded, by

@@ -155,7 +155,7 @@ const maxRestrictRows = 20_000
 // part and about a microsecond a rowid of the filter, whatever the matches.
 // So the FAQ or a conversation's turns are searched among their rowids; a
 // filter that selects most of the store overfetches; and a rare word among
-// many memories joins (each the fastest of the three there: the README's
+// many memories joins (each the fastest of the three there: docs/operators.md's
 // performance notes).
 func keywordPlanFor(within, total int, matches int64, limit, k int) keywordPlan {
 	switch {

@@ -44,7 +44,7 @@ func (db *DB) Search(ctx context.Context, q core.VectorQuery) ([]core.Hit, error
 // each: the rescoring, not the scan, is most of a search's time. 60
 // candidates keep recall@10 against an exact scan near 1 up to 100k
 // memories, where more would cost every one of a chat's three or four
-// searches their rescoring for little recall (make bench; the README's
+// searches their rescoring for little recall (make bench; docs/operators.md's
 // performance notes), so the count does not depend on the store's size.
 const (
 	rescoreFactor = 2

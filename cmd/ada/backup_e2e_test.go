@@ -47,7 +47,7 @@ func TestBackupWhileWritersRun(t *testing.T) {
 		t.Errorf("a backup over an existing file: %v, want it refused", err)
 	}
 
-	// Restore as the README says: the copy becomes DATA_DIR/ada.db.
+	// Restore as docs/operators.md says: the copy becomes DATA_DIR/ada.db.
 	restored := testEnv(t, nil)
 	data, err := os.ReadFile(dst)
 	if err != nil {

@@ -30,7 +30,7 @@ must not exist yet.
   --no-vectors  leave the embeddings out (an eighth of the size; ada import
                 re-embeds the texts)
 
-The format is described in the README ("Export and import"). ada import
+The format is described in docs/operators.md ("Export and import"). ada import
 reads it back, into this Ada or another.`
 
 // exportOptions are the arguments of ada export.

@@ -24,7 +24,7 @@ delete_memory, list_memories, recall_conversation) as a Model Context
 Protocol server on stdin and stdout, for desktop apps that start a local
 process. Logs go to stderr. It opens the database in DATA_DIR itself, so it
 cannot run beside ada up or ada serve on the same DATA_DIR: point the app at
-a running Ada's /mcp URL instead (README: Ada as an MCP server).
+a running Ada's /mcp URL instead (docs/api.md: Ada as an MCP server).
 
   --entity NAME   scope every call to NAME's memories: calls that name no
                   entity get it, calls that name another are refused, and

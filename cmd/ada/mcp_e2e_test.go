@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -75,40 +73,15 @@ func TestMCPClientAcceptance(t *testing.T) {
 // input into a tool error that says what is wrong, and exits 0 when the
 // client closes stdin, as a desktop app does when it quits.
 func TestMCPStdioAnswersAndEndsWhenStdinCloses(t *testing.T) {
-	cmd := exec.Command(buildAda(t), "mcp")
-	cmd.Env = append(os.Environ(), "DATA_DIR="+t.TempDir(), "ADA_ENV_FILE=/nonexistent/.env", "LOG_LEVEL=DEBUG")
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	lines := bufio.NewScanner(stdout)
-	lines.Buffer(nil, 1<<20)
-	send := func(msg string) string {
-		if _, err := io.WriteString(stdin, msg+"\n"); err != nil {
-			t.Fatal(err)
-		}
-		if !strings.Contains(msg, `"id"`) {
-			return ""
-		}
-		if !lines.Scan() {
-			t.Fatalf("no answer to %s; stderr:\n%s", msg, stderr.String())
-		}
-		return lines.Text()
-	}
-	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
-	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	got := send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add_memory","arguments":{"text":"hi","importance":9}}}`)
+	m := startMCPStdio(t, "LOG_LEVEL=DEBUG")
+	got := m.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add_memory","arguments":{"text":"hi","importance":9}}}`)
 	if !strings.Contains(got, `"isError":true`) || !strings.Contains(got, "importance: must be 1..5, got 9") {
 		t.Errorf("add_memory with importance 9: %s", got)
 	}
-	stdin.Close()
-	if err := cmd.Wait(); err != nil {
-		t.Errorf("ada mcp exited with %v after stdin closed; stderr:\n%s", err, stderr.String())
+	if err := m.close(); err != nil {
+		t.Errorf("ada mcp exited with %v after stdin closed; stderr:\n%s", err, m.stderr.String())
 	}
-	if lines.Scan() {
-		t.Errorf("stdout carries more than the answers: %q", lines.Text())
+	if m.lines.Scan() {
+		t.Errorf("stdout carries more than the answers: %q", m.lines.Text())
 	}
 }

@@ -7,7 +7,7 @@ import (
 
 // TestRecentConversationsTimesLikeEveryAnswer: the timestamps of
 // /v1/conversations/recent and of a memory's history are written as the
-// README says every time in an answer is: ISO 8601 with microseconds and an
+// docs/api.md says every time in an answer is: ISO 8601 with microseconds and an
 // explicit offset.
 func TestRecentConversationsTimesLikeEveryAnswer(t *testing.T) {
 	ada, _, _ := startChatAda(t, "ollama", nil)

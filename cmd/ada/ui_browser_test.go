@@ -17,7 +17,7 @@ import (
 )
 
 // uiScreenshots writes the memory list at phone and desktop width into
-// docs/ (the README shows them): go test ./cmd/ada -run TestMemoryPageInBrowser -args -screenshots
+// docs/ (README.md and docs/room-admins.md show them): go test ./cmd/ada -run TestMemoryPageInBrowser -args -screenshots
 var uiScreenshots = flag.Bool("screenshots", false, "write docs/ui-memories-{phone,desktop}.png from TestMemoryPageInBrowser")
 
 // TestMemoryPageInBrowser drives the memory page of the real program in

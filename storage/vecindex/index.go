@@ -24,7 +24,7 @@ import (
 // about prefilterFactor times its candidates by the heads' distance, then
 // the candidates by the whole codes' distance. That reads a fraction of the
 // memory of one pass over the whole codes, and recall@10 after rescoring
-// stays as it was (make bench; the README's performance notes).
+// stays as it was (make bench; docs/operators.md, "Performance").
 type Index struct {
 	mu sync.RWMutex
 	// segs are the segments, found by their key in bySegment; an emptied
