@@ -64,6 +64,9 @@ func (s *Service) Forget(ctx context.Context, req ForgetRequest) (ForgetResult, 
 	// are counted (the turns' deletion would take them silently).
 	n, err := s.forgetMemories(ctx, req)
 	res := ForgetResult{Memories: n}
+	if err == nil {
+		err = s.forgetRetired(ctx, req)
+	}
 	switch {
 	case err != nil:
 		return res, err
@@ -130,14 +133,22 @@ func (s *Service) forgetTurns(ctx context.Context, req ForgetRequest, res *Forge
 	return nil
 }
 
-// forgetMemories deletes the memories of the entity's scope (everywhere
-// only), and those the person told or is the subject of.
+// covers reports whether a memory with metadata m is the request's to
+// forget: of the entity's scope (everywhere only), told by the person or
+// about them, or caused by the room; within req.RoomID when set.
+func (req ForgetRequest) covers(m Metadata) bool {
+	if req.RoomID != "" && m.RoomID != req.RoomID {
+		return false
+	}
+	return (req.RoomID == "" && m.Scope == EntityScope(req.Entity)) || m.UserID == req.Entity ||
+		m.SubjectUserID == req.Entity || m.RoomID == req.Entity
+}
+
+// forgetMemories deletes the memories the request covers.
 func (s *Service) forgetMemories(ctx context.Context, req ForgetRequest) (int, error) {
-	scope := EntityScope(req.Entity)
 	var gone []Document
 	err := s.eachDocument(ctx, Filter{Type: DocMemory, RoomID: req.RoomID}, func(d Document) {
-		if (req.RoomID == "" && d.Meta.Scope == scope) || d.Meta.UserID == req.Entity || d.Meta.SubjectUserID == req.Entity ||
-			d.Meta.RoomID == req.Entity {
+		if req.covers(d.Meta) {
 			gone = append(gone, d)
 		}
 	})
@@ -175,4 +186,27 @@ func (s *Service) eachDocument(ctx context.Context, f Filter, fn func(Document))
 		last := docs[len(docs)-1]
 		f.Before = &Position{Time: last.Meta.Timestamp, ID: last.ID}
 	}
+}
+
+// forgetRetired blanks the words the request covers in the history of
+// memories a correction retired: they are no longer stored, so
+// forgetMemories does not find them, and a correction by someone else
+// leaves the person's words there while the newer memory lives.
+func (s *Service) forgetRetired(ctx context.Context, req ForgetRequest) error {
+	retired, err := s.store.Retired(ctx)
+	if err != nil {
+		return err
+	}
+	var ids []string
+	seen := map[string]bool{}
+	for _, h := range retired {
+		if req.covers(h.Meta) && !seen[h.MemoryID] {
+			seen[h.MemoryID] = true
+			ids = append(ids, h.MemoryID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	return s.store.ForgetHistory(ctx, ids)
 }
