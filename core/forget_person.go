@@ -43,9 +43,10 @@ const defaultForgetReason = "forgotten on request: everything about a person"
 // forgetting): the turns they spoke (a Matrix user id) with Ada's answers
 // to them, and with those the automatic memories drawn only from them and
 // the summaries that covered them (rewritten without them); the memories of
-// their entity scope, those they told and those whose subject they are.
-// Each memory's history records the deletion and the reason, never its
-// text. It uses only the store's filtered listing, so any Store can serve it.
+// their entity scope, those they told and those whose subject they are;
+// and the words of the versions of such memories that a correction
+// retired. Each memory's history records the deletion and the reason,
+// never its text. It uses only the store's filtered listing, so any Store can serve it.
 func (s *Service) Forget(ctx context.Context, req ForgetRequest) (ForgetResult, error) {
 	if err := s.requireRAG(); err != nil {
 		return ForgetResult{}, err
