@@ -24,6 +24,7 @@ func TestBridgeTakingBack(t *testing.T) {
 	t.Run("Edits", f.testEdits)
 	t.Run("ForgetByNumberAndID", f.testForgetByNumberAndID)
 	t.Run("ForgetMe", f.testForgetMe)
+	t.Run("ForgetMeTakesCorrectedWords", f.testForgetMeTakesCorrectedWords)
 }
 
 // testRedactionTakesAdasReplies (item 4): after a member redacts a secret,

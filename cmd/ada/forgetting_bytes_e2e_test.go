@@ -75,7 +75,7 @@ func TestForgottenWordsLeaveNoBytes(t *testing.T) {
 	roomConv := core.NewConversationID()
 	roomChat := func(who core.Speaker, prompt string) {
 		t.Helper()
-		req := core.ChatRequest{Prompt: prompt, ConversationID: roomConv, RoomID: room, Speaker: &who, Store: true}
+		req := core.ChatRequest{Prompt: prompt, ConversationID: roomConv, RoomID: room, Entity: room, Speaker: &who, Store: true}
 		if _, err := ada.svc.Chat(ctx, req, func(core.Event) error { return nil }); err != nil {
 			t.Fatalf("room chat %q: %v", prompt, err)
 		}
