@@ -2,13 +2,10 @@ package storage
 
 import (
 	"context"
-	"errors"
-	"io"
 	"strings"
 	"testing"
 
 	"github.com/ada-chat/ada/core"
-	"github.com/ada-chat/ada/storage/jsonl"
 )
 
 // An export written before issue 36 quoted the newer memory's text in a
@@ -26,21 +23,7 @@ func TestImportOfAnOldExportKeepsNoForgottenWords(t *testing.T) {
 {"kind":"history","memory_id":"` + old + `","event":"retire","timestamp":"2026-01-01T00:01:00Z","text":"Sam's pin is 1111","metadata":{"type":"memory","tags":["pin"]},"reason":"replaced by ` + newer + `: Sam's pin is 2222"}
 {"kind":"history","memory_id":"` + newer + `","event":"delete","timestamp":"2026-01-01T00:02:00Z","text":"","metadata":{"type":"memory"},"reason":"deleted on request"}
 `
-	r, err := jsonl.NewReader(strings.NewReader(export))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var history []core.HistoryEntry
-	for {
-		rec, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		history = append(history, *rec.History)
-	}
+	_, history := readExport(t, strings.NewReader(export))
 	db := openTestDB(t)
 	if _, err := db.Import(context.Background(), nil, history); err != nil {
 		t.Fatal(err)
