@@ -25,6 +25,7 @@ func TestBridgeTakingBack(t *testing.T) {
 	t.Run("ForgetByNumberAndID", f.testForgetByNumberAndID)
 	t.Run("ForgetMe", f.testForgetMe)
 	t.Run("TakenName", f.testTakenName)
+	t.Run("ForgetMeTakesCorrectedWords", f.testForgetMeTakesCorrectedWords)
 }
 
 // testTakenName is issue 36 items 3 and 4 in a room of three members:

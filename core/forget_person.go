@@ -44,9 +44,10 @@ const defaultForgetReason = "forgotten on request: everything about a person"
 // to them, and an API user's conversations (the turns of their entity),
 // and with those the automatic memories drawn only from them and the
 // summaries that covered them (rewritten without them); the memories of
-// their entity scope, those they told and those whose subject they are.
-// Each memory's history records the deletion and the reason, never its
-// text. It uses only the store's filtered listing, so any Store can serve it.
+// their entity scope, those they told and those whose subject they are;
+// and the words of the versions of such memories that a correction
+// retired. Each memory's history records the deletion and the reason,
+// never its text. It uses only the store's filtered listing, so any Store can serve it.
 func (s *Service) Forget(ctx context.Context, req ForgetRequest) (ForgetResult, error) {
 	if err := s.requireRAG(); err != nil {
 		return ForgetResult{}, err
@@ -65,6 +66,9 @@ func (s *Service) Forget(ctx context.Context, req ForgetRequest) (ForgetResult, 
 	// are counted (the turns' deletion would take them silently).
 	n, err := s.forgetMemories(ctx, req)
 	res := ForgetResult{Memories: n}
+	if err == nil {
+		err = s.forgetRetired(ctx, req)
+	}
 	if err == nil && req.RoomID == "" {
 		err = s.forgetEntityTurns(ctx, req, &res)
 	}
@@ -156,14 +160,22 @@ func (s *Service) forgetEntityTurns(ctx context.Context, req ForgetRequest, res 
 	return nil
 }
 
-// forgetMemories deletes the memories of the entity's scope (everywhere
-// only), and those the person told or is the subject of.
+// covers reports whether a memory with metadata m is the request's to
+// forget: of the entity's scope (everywhere only), told by the person or
+// about them, or caused by the room; within req.RoomID when set.
+func (req ForgetRequest) covers(m Metadata) bool {
+	if req.RoomID != "" && m.RoomID != req.RoomID {
+		return false
+	}
+	return (req.RoomID == "" && m.Scope == EntityScope(req.Entity)) || m.UserID == req.Entity ||
+		m.SubjectUserID == req.Entity || m.RoomID == req.Entity
+}
+
+// forgetMemories deletes the memories the request covers.
 func (s *Service) forgetMemories(ctx context.Context, req ForgetRequest) (int, error) {
-	scope := EntityScope(req.Entity)
 	var gone []Document
 	err := s.eachDocument(ctx, Filter{Type: DocMemory, RoomID: req.RoomID}, func(d Document) {
-		if (req.RoomID == "" && d.Meta.Scope == scope) || d.Meta.UserID == req.Entity || d.Meta.SubjectUserID == req.Entity ||
-			d.Meta.RoomID == req.Entity {
+		if req.covers(d.Meta) {
 			gone = append(gone, d)
 		}
 	})
@@ -201,4 +213,27 @@ func (s *Service) eachDocument(ctx context.Context, f Filter, fn func(Document))
 		last := docs[len(docs)-1]
 		f.Before = &Position{Time: last.Meta.Timestamp, ID: last.ID}
 	}
+}
+
+// forgetRetired blanks the words the request covers in the history of
+// memories a correction retired: they are no longer stored, so
+// forgetMemories does not find them, and a correction by someone else
+// leaves the person's words there while the newer memory lives.
+func (s *Service) forgetRetired(ctx context.Context, req ForgetRequest) error {
+	retired, err := s.store.Retired(ctx)
+	if err != nil {
+		return err
+	}
+	var ids []string
+	seen := map[string]bool{}
+	for _, h := range retired {
+		if req.covers(h.Meta) && !seen[h.MemoryID] {
+			seen[h.MemoryID] = true
+			ids = append(ids, h.MemoryID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	return s.store.ForgetHistory(ctx, ids)
 }

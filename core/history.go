@@ -2,6 +2,7 @@ package core
 
 import (
 	"encoding/json"
+	"strings"
 	"time"
 )
 
@@ -70,3 +71,17 @@ const RetiredByPrefix = "replaced by a newer memory "
 // forgetting": a reason says what kind of thing happened, not what was
 // said; the newer text once written here outlived its own deletion).
 func RetireReason(newID string) string { return RetiredByPrefix + newID }
+
+// ScrubRetireReason rewrites a retire reason as versions before issue 36
+// wrote it ("replaced by doc-…: <the newer text>") to name the newer
+// memory only; any other event or reason is returned as it is. Stores
+// upgraded in place and exports read back use it, so that no reason keeps
+// the words it quoted.
+func ScrubRetireReason(event, reason string) string {
+	rest, ok := strings.CutPrefix(reason, "replaced by doc-")
+	id, _, quoted := strings.Cut(rest, ": ")
+	if event != HistoryRetire || !ok || !quoted || !ValidDocID("doc-"+id) {
+		return reason
+	}
+	return RetireReason("doc-" + id)
+}

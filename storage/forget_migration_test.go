@@ -1,8 +1,10 @@
 package storage
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,12 +17,14 @@ import (
 // memory was deleted. Migration 16 keeps the reason's id and drops its
 // words, and blanks the words of the versions whose newer memory is gone;
 // a correction whose newer memory lives keeps its older version's words
-// (the spec: a retired memory is kept in its history).
+// (the spec: a retired memory is kept in its history). The upgrade
+// vacuums once: what version 15 deleted stayed in free pages.
 func TestMigrationDropsTheWordsOfForgottenCorrections(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "ada.db")
 	registerVec.Do(sqlite_vec.Auto)
-	old, err := sql.Open("sqlite3", dsn(path, false, SyncFull))
+	// As version 15 opened it: without secure_delete.
+	old, err := sql.Open("sqlite3", strings.Replace(dsn(path, false, SyncFull), "_secure_delete=on", "_secure_delete=off", 1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +56,19 @@ func TestMigrationDropsTheWordsOfForgottenCorrections(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// A document deleted before the upgrade leaves its words in free
+	// pages; the upgrade's VACUUM takes them.
+	if _, err := old.ExecContext(ctx, `INSERT INTO memory_history (memory_id, ts, event, text, metadata)
+		VALUES ('doc-x', 1, 'create', ?, '{}')`, strings.Repeat("Sam's pin is vorpalsnick ", 200)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := old.ExecContext(ctx, `DELETE FROM memory_history WHERE memory_id = 'doc-x'`); err != nil {
+		t.Fatal(err)
+	}
 	old.Close()
+	if data, _ := os.ReadFile(path); !bytes.Contains(data, []byte("vorpalsnick")) {
+		t.Fatal("the deleted words are not in the file before the upgrade: the test shows nothing")
+	}
 
 	db, err := Open(ctx, path)
 	if err != nil {
@@ -74,6 +90,16 @@ func TestMigrationDropsTheWordsOfForgottenCorrections(t *testing.T) {
 				t.Errorf("%s: %s entry %+v; forgotten = %v", id, e.Event, e, forgotten)
 			}
 		}
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(path); bytes.Contains(data, []byte("vorpalsnick")) {
+		t.Error("words deleted before the upgrade are still in the file")
+	}
+	db, err = Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
 	}
 	var reasons string
 	if err := db.Reader().QueryRowContext(ctx, "SELECT group_concat(reason) FROM memory_history").Scan(&reasons); err != nil {

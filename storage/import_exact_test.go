@@ -51,26 +51,7 @@ func TestExportImportExportIsByteIdentical(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := jsonl.NewReader(bytes.NewReader(first))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var docs []core.Document
-	var entries []core.HistoryEntry
-	for {
-		rec, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if rec.Document != nil {
-			docs = append(docs, *rec.Document)
-		} else {
-			entries = append(entries, *rec.History)
-		}
-	}
+	docs, entries := readExport(t, bytes.NewReader(first))
 	if _, err := db.Import(ctx, docs, entries); err != nil {
 		t.Fatal(err)
 	}
@@ -117,4 +98,29 @@ func exportLines(t *testing.T, path string) ([]byte, map[string][]float32) {
 		t.Fatal(err)
 	}
 	return buf.Bytes(), vecs
+}
+
+// readExport reads an export's documents and history entries.
+func readExport(t *testing.T, in io.Reader) ([]core.Document, []core.HistoryEntry) {
+	t.Helper()
+	r, err := jsonl.NewReader(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var docs []core.Document
+	var entries []core.HistoryEntry
+	for {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return docs, entries
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.Document != nil {
+			docs = append(docs, *rec.Document)
+		} else {
+			entries = append(entries, *rec.History)
+		}
+	}
 }

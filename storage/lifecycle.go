@@ -198,3 +198,19 @@ func (db *DB) PruneHistory(ctx context.Context, cutoff time.Time) (int, error) {
 	})
 	return int(n), err
 }
+
+// Retired returns the retire entries that still hold words, without them
+// (the caller decides by the metadata which to forget).
+func (db *DB) Retired(ctx context.Context) ([]core.HistoryEntry, error) {
+	return db.queryHistory(ctx, `SELECT memory_id, ts, event, '', metadata, reason FROM memory_history
+		WHERE event = ? AND text != ''`, core.HistoryRetire)
+}
+
+// ForgetHistory blanks the words of every history entry of memoryIDs.
+func (db *DB) ForgetHistory(ctx context.Context, memoryIDs []string) error {
+	ids := make([]any, len(memoryIDs))
+	for i, id := range memoryIDs {
+		ids[i] = id
+	}
+	return db.inTx(ctx, func(tx *writeTx) error { return execChunks(ctx, tx, forgetWords+" WHERE memory_id IN", ids) })
+}

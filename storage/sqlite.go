@@ -133,7 +133,12 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 		return nil, err
 	}
 	write.SetMaxOpenConns(1)
-	if _, err := migrate(ctx, write); err != nil {
+	applied, err := migrate(ctx, write)
+	if err != nil {
+		write.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	if err := vacuumAfterUpgrade(ctx, write, LatestSchemaVersion()-applied); err != nil {
 		write.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}

@@ -21,4 +21,11 @@
 //   - a deletion deletes the documents first, then the memories left
 //     without any source (the cascade); a cascade cut short is completed
 //     by the next deletion or the orphan sweep at Open.
+//
+// Forgetting follows the same rule as on SQLite: a history record of a
+// memory that went keeps no words (its document text is blanked, its tags
+// dropped), nor do the versions a correction retired once the newer
+// memory goes (lifecycle.go, forgetChain). What the Chroma server keeps
+// in its own files after a deletion (its SQLite, WAL and index segments)
+// is the server's: Ada cannot scrub it; run Chroma on storage you trust.
 package chroma

@@ -233,3 +233,32 @@ func (s *Store) PruneHistory(ctx context.Context, cutoff time.Time) (int, error)
 	return s.forgetCount(ctx, map[string]any{"$and": []any{
 		map[string]any{"has_room": true}, map[string]any{"ts": map[string]any{"$lt": cutoff.UnixNano()}}}})
 }
+
+// Retired returns the retire entries that still hold words, without them
+// (the caller decides by the metadata which to forget).
+func (s *Store) Retired(ctx context.Context) ([]core.HistoryEntry, error) {
+	got, err := s.c.get(ctx, s.history, getRequest{Include: []string{"metadatas"}, Where: map[string]any{"$and": []any{
+		map[string]any{"event": core.HistoryRetire}, map[string]any{"forgotten": false}}}})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]core.HistoryEntry, 0, len(got.IDs))
+	for i, id := range got.IDs {
+		h, err := historyEntry(id, got.Metadatas[i])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, h)
+	}
+	return out, nil
+}
+
+// ForgetHistory blanks the words of every history entry of memoryIDs.
+func (s *Store) ForgetHistory(ctx context.Context, memoryIDs []string) error {
+	for chunk := range slices.Chunk(memoryIDs, getPage) {
+		if err := s.forget(ctx, map[string]any{"memory_id": map[string]any{"$in": chunk}}); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -24,13 +24,12 @@ func (s *Store) scrubRetireReasons(ctx context.Context) error {
 	for i, id := range got.IDs {
 		m := got.Metadatas[i]
 		reason, _ := m["reason"].(string)
-		rest, ok := strings.CutPrefix(reason, "replaced by doc-")
-		newID, _, quoted := strings.Cut(rest, ": ")
-		if !ok || !quoted {
+		scrubbed := core.ScrubRetireReason(core.HistoryRetire, reason)
+		if scrubbed == reason {
 			continue
 		}
-		newID = "doc-" + newID
-		m["reason"] = core.RetireReason(newID)
+		m["reason"] = scrubbed
+		newID := strings.TrimPrefix(scrubbed, core.RetiredByPrefix)
 		r.IDs, r.Embeddings = append(r.IDs, id), append(r.Embeddings, unitVector)
 		r.Documents, r.Metadatas = append(r.Documents, got.Documents[i]), append(r.Metadatas, m)
 		newer = append(newer, newID)

@@ -246,7 +246,7 @@ func history(l line) (Record, error) {
 		return Record{}, fmt.Errorf("history entry of %s: no timestamp", l.MemoryID)
 	}
 	return Record{History: &core.HistoryEntry{MemoryID: l.MemoryID, Event: l.Event, Time: l.Time.UTC(),
-		Text: l.Text, Meta: l.Metadata, Reason: l.Reason}}, nil
+		Text: l.Text, Meta: l.Metadata, Reason: core.ScrubRetireReason(l.Event, l.Reason)}}, nil
 }
 
 // decodeStrict decodes one JSON value, refusing unknown fields and

@@ -64,4 +64,26 @@ func testCorrectionChainForgotten(t *testing.T, s Backend) {
 			t.Errorf("a chain nobody forgot lost its words: %+v %v", h, err)
 		}
 	}
+
+	// Forgetting a person reaches a retired version whose newer memory
+	// lives: Retired lists the versions that still hold words, with the
+	// metadata that says whose they are, and ForgetHistory blanks them.
+	retired, err := s.Retired(ctx)
+	if err != nil || len(retired) != 1 || retired[0].MemoryID != otherOld.ID || retired[0].Event != core.HistoryRetire ||
+		retired[0].Reason != core.RetireReason(otherNew.ID) || retired[0].Meta.Scope != otherOld.Meta.Scope {
+		t.Fatalf("retired versions with words = %+v, %v; want %s's only", retired, err, otherOld.Text)
+	}
+	if err := s.ForgetHistory(ctx, []string{otherOld.ID}); err != nil {
+		t.Fatal(err)
+	}
+	if h, _ := s.History(ctx, otherOld.ID); len(h) != 2 || h[0].Text != "" || h[1].Text != "" || len(h[1].Meta.Tags) != 0 ||
+		h[1].Reason != core.RetireReason(otherNew.ID) {
+		t.Errorf("history after ForgetHistory = %+v", h)
+	}
+	if h, _ := s.History(ctx, otherNew.ID); len(h) != 1 || h[0].Text != otherNew.Text {
+		t.Errorf("ForgetHistory reached the newer memory: %+v", h)
+	}
+	if retired, err := s.Retired(ctx); err != nil || len(retired) != 0 {
+		t.Errorf("retired versions with words after ForgetHistory = %+v, %v", retired, err)
+	}
 }
