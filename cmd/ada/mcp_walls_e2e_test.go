@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -36,7 +37,7 @@ func mcpToolCall(t *testing.T, base, entity, tool string, args map[string]any) (
 // room's answer exactly as an unknown id does, so not even their existence
 // shows. The operator's unscoped client still recalls any of them.
 func TestMCPRecallConversationKeepsFrontEndUsersApart(t *testing.T) {
-	ada, llm, _ := startChatAda(t, "ollama", nil)
+	ada, llm, env := startChatAda(t, "ollama", nil)
 	llm.Script(llmtest.Reply{Tokens: []string{"Noted"}}, llmtest.Reply{Tokens: []string{"Noted"}},
 		llmtest.Reply{Tokens: []string{"Noted"}}, llmtest.Reply{Tokens: []string{"Noted"}})
 	chat := func(entity, prompt string) string {
@@ -74,6 +75,22 @@ func TestMCPRecallConversationKeepsFrontEndUsersApart(t *testing.T) {
 	for conv, code := range map[string]string{bobs: "9182", anonymous: "5555", res.ConversationID: "3030"} {
 		if text, isError := recall("", conv); isError || !strings.Contains(text, code) {
 			t.Errorf("the operator recalling %s: error %v, %q", conv, isError, text)
+		}
+	}
+
+	// `ada mcp --entity alice` on the same data, as a desktop app runs it.
+	ada.stop()
+	var vars []string
+	for k, v := range env {
+		vars = append(vars, k+"="+v)
+	}
+	m := startMCPStdioArgs(t, []string{"--entity", "alice"}, vars...)
+	defer m.close()
+	for i, conv := range []string{alices, bobs, res.ConversationID} {
+		got := m.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"recall_conversation","arguments":{"conversation_id":%q,"query":"locker code"}}}`, 10+i, conv))
+		refused := strings.Contains(got, `"isError":true`) && strings.Contains(got, `"text":"conversation `+conv+` not found"`)
+		if own := conv == alices; refused == own || own && !strings.Contains(got, "4711") {
+			t.Errorf("ada mcp --entity alice recalling %s (hers: %v): %s", conv, own, got)
 		}
 	}
 }
