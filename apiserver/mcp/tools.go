@@ -98,7 +98,7 @@ func (t *tools) register(s *sdk.Server) {
 		Description: "List memories newest first, a page at a time: pass the next of one page as the cursor of the following call."},
 		handle(t, t.list))
 	sdk.AddTool(s, &sdk.Tool{Name: "recall_conversation", Annotations: readOnly,
-		Description: "Recall the turns and summaries of one of Ada's conversations that bear on a query, ranked as Ada's chat recalls them, each with its explain."},
+		Description: "Recall the turns and summaries of one of Ada's conversations that bear on a query, ranked as Ada's chat recalls them, each with its explain. A client scoped to an entity recalls only that entity's conversations."},
 		handle(t, t.recall))
 }
 
