@@ -16,6 +16,11 @@ type Actor struct {
 	Operator bool
 	// UserID is a room member's Matrix user id.
 	UserID string
+	// EndUser is a user named by a chat front-end (the OpenAI endpoint's
+	// user, MCP's X-Ada-Entity). They live apart from Matrix rooms and
+	// members (CheckFrontEndUser keeps their names apart): they reach
+	// their own entity scope alone.
+	EndUser string
 	// Rooms are the rooms the member is joined to now.
 	Rooms []string
 	// Moderates reports whether the member is a moderator (power level 50
@@ -33,27 +38,35 @@ func (a Actor) IsAbout(m Metadata) bool {
 	return a.UserID != "" && (m.SubjectUserID == a.UserID || m.Entity == a.UserID)
 }
 
-// MaySee: the operator everything; a member what they told, what is about
-// them, and what the rooms they are joined to now stored.
-func (a Actor) MaySee(m Metadata) bool {
-	return a.Operator || a.Told(m) || a.IsAbout(m) || (m.RoomID != "" && slices.Contains(a.Rooms, m.RoomID))
+// Owns reports whether it was stored for the actor as a front-end's end
+// user: in their entity scope, outside any room.
+func (a Actor) Owns(m Metadata) bool {
+	return a.EndUser != "" && m.RoomID == "" && m.Scope == EntityScope(a.EndUser)
 }
 
-// MayEdit: the operator anything; a member only what they told. What
-// another told about them they may forget, never rewrite: the memory would
-// keep the other as its teller.
-func (a Actor) MayEdit(m Metadata) bool { return a.Operator || a.Told(m) }
+// MaySee: the operator everything; an end user what they own; a member
+// what they told, what is about them, and what the rooms they are joined
+// to now stored.
+func (a Actor) MaySee(m Metadata) bool {
+	return a.Operator || a.Owns(m) || a.Told(m) || a.IsAbout(m) || (m.RoomID != "" && slices.Contains(a.Rooms, m.RoomID))
+}
 
-// MayForget: the operator anything; a member what they told or what is
-// about them; a room moderator anything of their room.
+// MayEdit: the operator anything; an end user what they own; a member only
+// what they told. What another told about them they may forget, never
+// rewrite: the memory would keep the other as its teller.
+func (a Actor) MayEdit(m Metadata) bool { return a.Operator || a.Owns(m) || a.Told(m) }
+
+// MayForget: the operator anything; an end user what they own; a member
+// what they told or what is about them; a room moderator anything of their
+// room.
 func (a Actor) MayForget(m Metadata) bool {
-	return a.Operator || a.Told(m) || a.IsAbout(m) ||
+	return a.Operator || a.Owns(m) || a.Told(m) || a.IsAbout(m) ||
 		(m.RoomID != "" && a.Moderates != nil && a.Moderates(m.RoomID))
 }
 
 // Access is the part of a memory's metadata the rule reads.
 func (m Memory) Access() Metadata {
-	md := Metadata{Type: DocMemory, UserID: m.Meta.UserID, SubjectUserID: m.Meta.SubjectUserID, RoomID: m.RoomID}
+	md := Metadata{Type: DocMemory, Scope: m.Meta.Scope, UserID: m.Meta.UserID, SubjectUserID: m.Meta.SubjectUserID, RoomID: m.RoomID}
 	if m.Meta.Entity != nil {
 		md.Entity = *m.Meta.Entity
 	}

@@ -68,3 +68,29 @@ func TestAccessRule(t *testing.T) {
 		t.Error("Visibility.Sees must be Actor.MaySee")
 	}
 }
+
+// An end user named by a front-end reaches what is stored in their entity
+// scope outside any room, and nothing else: not another end user's, not a
+// global memory, not a room's or a member's, even one whose entity reads
+// like their name.
+func TestAccessRuleEndUser(t *testing.T) {
+	alice := core.Actor{EndUser: "alice"}
+	own := core.Metadata{Type: core.DocTurn, Scope: core.EntityScope("alice"), Entity: "alice"}
+	if !alice.MaySee(own) || !alice.MayEdit(own) || !alice.MayForget(own) {
+		t.Error("alice may see, edit and forget what is stored in her scope")
+	}
+	for name, m := range map[string]core.Metadata{
+		"bob's":                {Type: core.DocTurn, Scope: core.EntityScope("bob"), Entity: "bob"},
+		"an anonymous turn":    {Type: core.DocTurn, Scope: core.ScopeGlobal},
+		"a global memory":      {Type: core.DocMemory, Scope: core.ScopeGlobal},
+		"a room's turn":        {Type: core.DocTurn, Scope: core.ScopeGlobal, RoomID: "!r:x", UserID: "@alice:x"},
+		"a room's memory":      {Type: core.DocMemory, Scope: core.EntityScope("!r:x"), Entity: "!r:x", RoomID: "!r:x"},
+		"in a room, of her":    {Type: core.DocMemory, Scope: core.EntityScope("alice"), Entity: "alice", RoomID: "!r:x"},
+		"a member's":           {Type: core.DocMemory, Scope: core.EntityScope("@alice:x"), Entity: "@alice:x", SubjectUserID: "@alice:x"},
+		"with teller id alice": {Type: core.DocMemory, Scope: core.ScopeGlobal, UserID: "alice"},
+	} {
+		if alice.MaySee(m) || alice.MayEdit(m) || alice.MayForget(m) {
+			t.Errorf("alice reaches %s", name)
+		}
+	}
+}

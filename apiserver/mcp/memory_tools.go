@@ -57,14 +57,14 @@ func (t *tools) update(ctx context.Context, req *sdk.CallToolRequest, in updateI
 	if err := core.CheckMemoryPatch(p, time.Now()); err != nil {
 		return core.Memory{}, err
 	}
-	if err := t.reachable(ctx, req, in.ID); err != nil {
+	if err := t.reachable(ctx, req, in.ID, core.Actor.MayEdit); err != nil {
 		return core.Memory{}, err
 	}
 	return t.svc.PatchMemory(ctx, in.ID, p)
 }
 
 func (t *tools) delete(ctx context.Context, req *sdk.CallToolRequest, in deleteInput) (deleteOutput, error) {
-	if err := t.reachable(ctx, req, in.ID); err != nil {
+	if err := t.reachable(ctx, req, in.ID, core.Actor.MayForget); err != nil {
 		return deleteOutput{}, err
 	}
 	if err := t.svc.DeleteMemory(ctx, in.ID); err != nil {
@@ -76,14 +76,18 @@ func (t *tools) delete(ctx context.Context, req *sdk.CallToolRequest, in deleteI
 // recall ranks the conversation's turns and summaries as the chat recalls
 // them (core's own prompt assembly, which stores nothing): with no recent
 // window, every turn is a candidate and each hit carries its explain; no
-// memories or FAQ entries are searched. A conversation is reached by its id
-// (an unguessable conv-<uuid>), whatever the client's entity scope.
+// memories or FAQ entries are searched. A client scoped to an entity
+// reaches only that end user's conversations (core.Service.ConversationFor).
 func (t *tools) recall(ctx context.Context, req *sdk.CallToolRequest, in recallInput) (recallOutput, error) {
-	if _, err := t.scope(req, ""); err != nil {
+	a, err := t.actor(req)
+	if err != nil {
 		return recallOutput{}, err
 	}
 	if strings.TrimSpace(in.ConversationID) == "" {
 		return recallOutput{}, core.Errorf(core.KindInvalid, "conversation_id: is required")
+	}
+	if err := t.svc.ConversationFor(ctx, a, in.ConversationID); err != nil {
+		return recallOutput{}, err
 	}
 	none := 0
 	p, err := t.svc.DebugPrompt(ctx, core.ChatRequest{Prompt: in.Query, ConversationID: in.ConversationID,

@@ -15,7 +15,8 @@ import (
 // it. These are the methods apiserver's memory and debug routes call.
 type Memories interface {
 	CreateMemory(ctx context.Context, in core.MemoryInput) (core.Memory, error)
-	GetMemory(ctx context.Context, id string) (core.Memory, error)
+	MemoryFor(ctx context.Context, a core.Actor, id string, may func(core.Actor, core.Metadata) bool) (core.Memory, error)
+	ConversationFor(ctx context.Context, a core.Actor, id string) error
 	PatchMemory(ctx context.Context, id string, p core.MemoryPatch) (core.Memory, error)
 	DeleteMemory(ctx context.Context, id string) error
 	MemoryPage(ctx context.Context, q core.MemoryQuery) (core.MemoryPageResult, error)
@@ -29,8 +30,9 @@ const EntityHeader = "X-Ada-Entity"
 // Options configure one server.
 type Options struct {
 	// Entity scopes every tool call to one person's memories: calls that
-	// omit entity get it, calls that name another are refused, and update
-	// and delete reach only that entity's memories. Empty: each call says
+	// omit entity get it, calls that name another are refused, update and
+	// delete reach only that entity's memories and recall_conversation
+	// only its conversations (core.Actor.EndUser). Empty: each call says
 	// (or not) which entity it means. Over HTTP the client's EntityHeader
 	// sets it per request when this is empty.
 	Entity string

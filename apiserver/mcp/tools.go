@@ -98,7 +98,7 @@ func (t *tools) register(s *sdk.Server) {
 		Description: "List memories newest first, a page at a time: pass the next of one page as the cursor of the following call."},
 		handle(t, t.list))
 	sdk.AddTool(s, &sdk.Tool{Name: "recall_conversation", Annotations: readOnly,
-		Description: "Recall the turns and summaries of one of Ada's conversations that bear on a query, ranked as Ada's chat recalls them, each with its explain."},
+		Description: "Recall the turns and summaries of one of Ada's conversations that bear on a query, ranked as Ada's chat recalls them, each with its explain. A client scoped to an entity recalls only that entity's conversations."},
 		handle(t, t.recall))
 }
 
@@ -160,21 +160,27 @@ func (t *tools) scope(req *sdk.CallToolRequest, asked string) (string, error) {
 	return "", core.Errorf(core.KindInvalid, "entity: this client is scoped to entity %q and cannot act for %q", fixed, asked)
 }
 
-// reachable checks that a scoped client may change the memory id: only its
-// own entity's memories are writable through it.
-func (t *tools) reachable(ctx context.Context, req *sdk.CallToolRequest, id string) error {
+// actor is who a call acts as: the end user of its entity scope or, with
+// none, the operator, who holds the API key (or runs ada mcp).
+func (t *tools) actor(req *sdk.CallToolRequest) (core.Actor, error) {
 	entity, err := t.scope(req, "")
 	if err != nil || entity == "" {
+		return core.Actor{Operator: err == nil}, err
+	}
+	return core.Actor{EndUser: entity}, nil
+}
+
+// reachable checks that the caller may (core.Actor.MayEdit, MayForget)
+// change memory id; a memory it may not reach answers as an unknown id.
+// The operator's call goes straight to the change, which says itself what
+// became of a missing id.
+func (t *tools) reachable(ctx context.Context, req *sdk.CallToolRequest, id string, may func(core.Actor, core.Metadata) bool) error {
+	a, err := t.actor(req)
+	if err != nil || a.Operator {
 		return err
 	}
-	m, err := t.svc.GetMemory(ctx, id)
-	if err != nil {
-		return err
-	}
-	if m.Meta.Entity == nil || *m.Meta.Entity != entity {
-		return core.Errorf(core.KindNotFound, "memory %s not found among entity %q's memories (this client's scope)", id, entity)
-	}
-	return nil
+	_, err = t.svc.MemoryFor(ctx, a, id, may)
+	return err
 }
 
 func ptr[T any](v T) *T { return &v }

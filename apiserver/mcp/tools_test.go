@@ -38,14 +38,16 @@ func (f *fakeMemories) CreateMemory(_ context.Context, in core.MemoryInput) (cor
 	return core.Memory{ID: "doc-new", Text: in.Text}, f.fail
 }
 
-func (f *fakeMemories) GetMemory(_ context.Context, id string) (core.Memory, error) {
+// MemoryFor applies core's access rule to the fake's memories, as
+// core.Service.MemoryFor does.
+func (f *fakeMemories) MemoryFor(_ context.Context, a core.Actor, id string, may func(core.Actor, core.Metadata) bool) (core.Memory, error) {
 	entity, ok := f.memories[id]
-	if !ok {
-		return core.Memory{}, core.Errorf(core.KindNotFound, "memory %s not found", id)
-	}
-	m := core.Memory{ID: id}
+	m := core.Memory{ID: id, Meta: core.MemoryMeta{Scope: core.ScopeGlobal}}
 	if entity != "" {
-		m.Meta.Entity = &entity
+		m.Meta.Entity, m.Meta.Scope = &entity, core.EntityScope(entity)
+	}
+	if !ok || !a.Operator && !may(a, m.Access()) {
+		return core.Memory{}, core.Errorf(core.KindNotFound, "memory %s not found", id)
 	}
 	return m, nil
 }

@@ -27,10 +27,11 @@ cannot run beside ada up or ada serve on the same DATA_DIR: point the app at
 a running Ada's /mcp URL instead (docs/api.md: Ada as an MCP server).
 
   --entity NAME   scope every call to NAME's memories: calls that name no
-                  entity get it, calls that name another are refused, and
-                  only NAME's memories can be changed. NAME is an end
-                  user, never a Matrix id (it must not start with @, !,
-                  # or +).`
+                  entity get it, calls that name another are refused, only
+                  NAME's memories can be changed and only NAME's
+                  conversations recalled (any other id answers as
+                  unknown). NAME is an end user, never a Matrix id (it
+                  must not start with @, !, # or +).`
 
 // runMCP serves MCP on stdio until the client closes stdin or ctx ends.
 // The transport is the process's own stdin and stdout (not runEnv's

@@ -52,10 +52,20 @@ func TestMCPRecallConversationFindsTheRelevantTurn(t *testing.T) {
 // mcpPost sends one JSON-RPC request to base's /mcp as MCP clients do.
 func mcpPost(t *testing.T, base, method string, params any) *http.Response {
 	t.Helper()
+	return mcpPostAs(t, base, "", method, params)
+}
+
+// mcpPostAs is mcpPost from a client scoped to entity (X-Ada-Entity; ""
+// for none).
+func mcpPostAs(t *testing.T, base, entity, method string, params any) *http.Response {
+	t.Helper()
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
 	req, _ := http.NewRequest("POST", base+"/mcp", bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
+	if entity != "" {
+		req.Header.Set("X-Ada-Entity", entity)
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -21,7 +21,12 @@ type mcpStdio struct {
 // startMCPStdio starts `ada mcp` on a data directory of its own, with env
 // added to the environment, and initializes the session.
 func startMCPStdio(t *testing.T, env ...string) *mcpStdio {
-	cmd := exec.Command(buildAda(t), "mcp")
+	return startMCPStdioArgs(t, nil, env...)
+}
+
+// startMCPStdioArgs is startMCPStdio with flags for ada mcp.
+func startMCPStdioArgs(t *testing.T, args []string, env ...string) *mcpStdio {
+	cmd := exec.Command(buildAda(t), append([]string{"mcp"}, args...)...)
 	cmd.Env = append(append(os.Environ(), "DATA_DIR="+t.TempDir(), "ADA_ENV_FILE=/nonexistent/.env"), env...)
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
