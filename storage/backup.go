@@ -38,13 +38,17 @@ func Backup(ctx context.Context, src, dst string) error {
 	}
 	tmpPath := tmp.Name()
 	tmp.Close()
-	// VACUUM INTO refuses a file that exists with content; an empty one is
-	// taken, but removing it keeps the rule simple.
-	os.Remove(tmpPath)
 	defer os.Remove(tmpPath)
 
+	// VACUUM INTO writes into the empty file CreateTemp made with mode
+	// 0600, and the chmod makes sure of it: a backup holds the bot's
+	// encryption keys and every memory, so only its owner may read it (as
+	// an export), and a restore by cp keeps that mode.
 	if _, err := db.ExecContext(ctx, "VACUUM INTO ?", tmpPath); err != nil {
 		return fmt.Errorf("backup: copy %s: %w", src, err)
+	}
+	if err := os.Chmod(tmpPath, 0o600); err != nil {
+		return fmt.Errorf("backup: %w", err)
 	}
 	if err := CheckIntegrity(ctx, tmpPath); err != nil {
 		return fmt.Errorf("backup: the copy failed its check: %w", err)

@@ -19,9 +19,13 @@ Writes a consistent copy of DATA_DIR/ada.db to FILE while Ada keeps running
 (it needs no lock and pauses nothing), checks the copy with SQLite's
 integrity_check, and only then gives it the name FILE. The copy holds every
 write Ada acknowledged before the backup began. FILE must not exist yet.
+FILE is readable by its owner only (mode 0600): it holds every memory and
+the bot's encryption keys.
 
-To restore: stop Ada, move DATA_DIR/ada.db and any ada.db-wal and ada.db-shm
-beside it out of the way, copy FILE to DATA_DIR/ada.db, start Ada.`
+To restore: stop Ada; move DATA_DIR/ada.db, DATA_DIR/ada.db-wal and
+DATA_DIR/ada.db-shm out of the way; cp FILE DATA_DIR/ada.db (cp gives the
+new file FILE's mode, 0600; run it as the user Ada runs as, or chown the
+file to that user afterwards); start Ada.`
 
 // runBackup copies the database to the file the one argument names.
 func runBackup(ctx context.Context, cfg *config.Config, args []string, stdout io.Writer) error {

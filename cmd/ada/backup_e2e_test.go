@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -40,6 +41,8 @@ func TestBackupWhileWritersRun(t *testing.T) {
 	if err := storage.CheckIntegrity(context.Background(), dst); err != nil {
 		t.Fatalf("the backup: %v", err)
 	}
+	// It holds the bot's encryption keys: for its owner's eyes only.
+	checkMode(t, dst, 0o600)
 
 	// A second backup to the same name is refused, and the first stays.
 	err = run(context.Background(), runEnv{args: []string{"backup", dst}, lookupEnv: mapEnv(env), stdout: io.Discard, stderr: io.Discard})
@@ -47,15 +50,14 @@ func TestBackupWhileWritersRun(t *testing.T) {
 		t.Errorf("a backup over an existing file: %v, want it refused", err)
 	}
 
-	// Restore as docs/operators.md says: the copy becomes DATA_DIR/ada.db.
+	// Restore as docs/operators.md says: cp makes the copy DATA_DIR/ada.db,
+	// and it keeps the backup's mode.
 	restored := testEnv(t, nil)
-	data, err := os.ReadFile(dst)
-	if err != nil {
-		t.Fatal(err)
+	db := filepath.Join(restored["DATA_DIR"], "ada.db")
+	if out, err := exec.Command("cp", dst, db).CombinedOutput(); err != nil {
+		t.Fatalf("cp: %v %s", err, out)
 	}
-	if err := os.WriteFile(filepath.Join(restored["DATA_DIR"], "ada.db"), data, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	checkMode(t, db, 0o600)
 	ada2 := startAda(t, "serve", restored)
 	missing := 0
 	for _, id := range before {
@@ -75,5 +77,17 @@ func TestBackupWhileWritersRun(t *testing.T) {
 	ada2.call("GET", "/v1/memory?limit=1", nil, &list)
 	if len(list.Items) == 0 {
 		t.Error("the restored Ada lists no memories")
+	}
+}
+
+// checkMode fails the test unless path has exactly the permissions want.
+func checkMode(t *testing.T, path string, want os.FileMode) {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fi.Mode().Perm(); got != want {
+		t.Errorf("%s has mode %#o, want %#o", filepath.Base(path), got, want)
 	}
 }

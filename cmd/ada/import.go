@@ -17,7 +17,7 @@ import (
 	"github.com/ada-chat/ada/storage/jsonl"
 )
 
-const importUsage = `usage: ada import [FILE]
+const importUsage = `usage: ada import [--into-existing] [FILE]
 
 Reads an export of ada export from FILE, or from standard input when FILE is
 - or not given, into DATA_DIR/ada.db, keeping every id, timestamp, metadata,
@@ -27,6 +27,23 @@ holds DATA_DIR like ada reindex).
 Resumable: documents already stored (by id) and history entries already
 there are skipped, so running it again after an interruption continues
 without duplicating anything.
+
+A FILE is read through once before anything is written. One that holds
+fewer documents or history entries than its header counts was cut short:
+it is refused, and nothing is imported. The store is compared with it
+too: a store that holds anything the export does not hold as it is (a
+memory deleted, expired, retired or changed since the store was copied,
+or another store's documents) is refused, because the import would keep
+it, a forgotten memory included.
+
+  --into-existing  import into such a store all the same, and make it hold
+                   exactly the export's state: what the export lacks or
+                   holds otherwise is removed first (documents and history
+                   entries; the bridge's own data in ada.db is kept)
+
+From standard input the export cannot be read twice: it is imported into
+an empty store (or one holding part of it) only, and a short input is
+reported at its end, after what it held was imported.
 
 When the export has no vectors, or they were written by another embedder
 than the configured one (EMBED_BACKEND, EMBED_MODEL), the texts are embedded
@@ -47,6 +64,7 @@ const importBatch = 256
 func runImport(ctx context.Context, cfg *config.Config, log *slog.Logger, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("ada import", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
+	into := fs.Bool(intoExistingFlag, false, "")
 	rest, err := parseInterspersed(fs, args)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
@@ -62,11 +80,15 @@ func runImport(ctx context.Context, cfg *config.Config, log *slog.Logger, args [
 		return fmt.Errorf("import: %w", err)
 	}
 	defer closeIn()
-	return importInto(ctx, cfg, log, backendOf(cfg), in, stdout, stderr)
+	plan, err := planImport(in, *into)
+	if err != nil {
+		return err
+	}
+	return importInto(ctx, cfg, log, backendOf(cfg), in, plan, stdout, stderr)
 }
 
 // importInto reads an export from in into the store of backend.
-func importInto(ctx context.Context, cfg *config.Config, log *slog.Logger, backend string, in io.Reader, stdout, stderr io.Writer) error {
+func importInto(ctx context.Context, cfg *config.Config, log *slog.Logger, backend string, in io.Reader, plan importPlan, stdout, stderr io.Writer) error {
 	rd, err := jsonl.NewReader(in)
 	if err != nil {
 		return fmt.Errorf("import: %w", err)
@@ -79,10 +101,16 @@ func importInto(ctx context.Context, cfg *config.Config, log *slog.Logger, backe
 	if err := db.CheckEmbedder(ctx, emb.Name()); err != nil {
 		return fmt.Errorf("import: %w", err)
 	}
+	if err := plan.prepare(ctx, cfg, backend, db, stdout); err != nil {
+		return err
+	}
 	im := &importer{db: db, emb: emb, header: rd.Header(), prog: newProgress(stderr, "import")}
 	im.reembed = needsEmbedding(im.header, emb.Name(), stdout)
 	start := time.Now()
 	err = im.run(ctx, rd)
+	if err == nil {
+		err = checkReadCounts(im.header, im.read.docs, im.read.history)
+	}
 	im.prog.done()
 	r := im.total
 	fmt.Fprintf(stdout, "imported %d documents and %d history entries; %d documents and %d history entries were already stored (%s)\n",

@@ -14,7 +14,7 @@ import (
 	"github.com/ada-chat/ada/storage"
 )
 
-const migrateStoreUsage = `usage: ada migrate-store --to chroma|sqlite
+const migrateStoreUsage = `usage: ada migrate-store [--into-existing] --to chroma|sqlite
 
 Copies every document and every memory's history from one store to the
 other: from DATA_DIR/ada.db to the Chroma server of VECTORDB_URL (--to
@@ -23,7 +23,20 @@ one process: ids, timestamps, metadata, history and vectors are kept
 exactly, and a target with another embedder re-embeds and says so. It is
 resumable: run it again after an interruption. The source is left as it
 is. Stop Ada first: what it writes during the copy may be missed. Then
-start it with VECTORDB_URL set (--to chroma) or empty (--to sqlite).`
+start it with VECTORDB_URL set (--to chroma) or empty (--to sqlite).
+
+The target is compared with the source before anything is written. A
+target that holds only part of the source (an interrupted copy) is
+continued. A target that holds anything else, such as the older copy
+left in DATA_DIR/ada.db when you moved to Chroma, is refused: a copy
+would keep what was deleted, expired, retired or changed since, and a
+forgotten memory would be live again.
+
+  --into-existing  copy into such a target all the same, and make it hold
+                   exactly the source's state: what the source lacks or
+                   holds otherwise (documents and history entries) is
+                   removed from the target first; the bridge's own data in
+                   ada.db is kept`
 
 // Backends of migrate-store.
 const (
@@ -43,6 +56,7 @@ func runMigrateStore(ctx context.Context, cfg *config.Config, log *slog.Logger, 
 	fs := flag.NewFlagSet("ada migrate-store", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	to := fs.String("to", "", "")
+	into := fs.Bool(intoExistingFlag, false, "")
 	err := fs.Parse(args)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
@@ -66,6 +80,10 @@ func runMigrateStore(ctx context.Context, cfg *config.Config, log *slog.Logger, 
 		return fmt.Errorf("migrate-store: %w", err)
 	}
 	defer closeSrc()
+	state, err := scanSource(ctx, src)
+	if err != nil {
+		return fmt.Errorf("migrate-store: reading the %s store: %w", from, err)
+	}
 	fmt.Fprintf(stdout, "copying the %s store into the %s store\n", from, *to)
 	pr, pw := io.Pipe()
 	exported := make(chan error, 1)
@@ -74,7 +92,7 @@ func runMigrateStore(ctx context.Context, cfg *config.Config, log *slog.Logger, 
 		pw.CloseWithError(err)
 		exported <- err
 	}()
-	err = importInto(ctx, cfg, log, *to, pr, stdout, stderr)
+	err = importInto(ctx, cfg, log, *to, pr, importPlan{state: state, into: *into}, stdout, stderr)
 	pr.CloseWithError(errors.New("import ended"))
 	if xerr := <-exported; err == nil && xerr != nil {
 		err = fmt.Errorf("migrate-store: reading the %s store: %w", from, xerr)

@@ -339,7 +339,7 @@ func startNginx(t *testing.T, bin string, ada *adaProc, extra nginxExtra) *nginx
 	upstream := strings.TrimPrefix(ada.URL, "http://")
 	// A free port can be taken between the probe and nginx's bind; retry then.
 	for attempt := 1; ; attempt++ {
-		p, err := tryStartNginx(t, bin, upstream, extra)
+		p, err := tryStartNginx(t, bin, "", upstream, extra)
 		if err == nil {
 			return p
 		}
@@ -349,14 +349,24 @@ func startNginx(t *testing.T, bin string, ada *adaProc, extra nginxExtra) *nginx
 	}
 }
 
-func tryStartNginx(t *testing.T, bin, upstream string, extra nginxExtra) (*nginxProc, error) {
+// startNginxAt is startNginx on the address addr, which Ada had to know
+// before it started (its PUBLIC_URL): no retry on another port then.
+func startNginxAt(t *testing.T, bin, addr string, ada *adaProc, extra nginxExtra) *nginxProc {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	p, err := tryStartNginx(t, bin, addr, strings.TrimPrefix(ada.URL, "http://"), extra)
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := ln.Addr().String()
-	ln.Close()
+	return p
+}
+
+// tryStartNginx starts nginx listening on addr, or on a free port when addr
+// is empty.
+func tryStartNginx(t *testing.T, bin, addr, upstream string, extra nginxExtra) (*nginxProc, error) {
+	t.Helper()
+	if addr == "" {
+		addr = freeAddr(t)
+	}
 
 	dir := t.TempDir()
 	conf := nginxConfig(t, dir, addr, upstream, extra)
