@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -127,6 +128,9 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 	registerVec.Do(sqlite_vec.Auto)
 	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
+	}
+	if err := createPrivate(path); err != nil {
+		return nil, err
 	}
 	write, err := sql.Open("sqlite3", dsn(path, false, o.sync))
 	if err != nil {
@@ -372,4 +376,19 @@ func (c *checkpointer) stop() {
 	close(c.stopCh)
 	<-c.stopped
 	c.conn.Close()
+}
+
+// createPrivate creates a new database file readable by its owner only:
+// it holds every memory and the bridge's encryption keys, and SQLite gives
+// its WAL and shared-memory files the database file's mode. An existing
+// file keeps the mode its operator chose.
+func createPrivate(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	switch {
+	case errors.Is(err, fs.ErrExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	return f.Close()
 }
