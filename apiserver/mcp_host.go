@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"bytes"
+	"context"
 	"net/http"
 
 	"github.com/valyala/fasthttp"
@@ -38,12 +39,24 @@ func (s *Server) handleMCP(r *request) error {
 		}
 	}()
 	w := &bufferedResponse{header: http.Header{}}
-	s.deps.MCP.ServeHTTP(w, hr.WithContext(r.ctx))
+	s.deps.MCP.ServeHTTP(w, hr.WithContext(s.mcpContext(r)))
 	if err := r.ctx.Err(); err != nil {
 		return err // wrap answers and logs why: 499, 503 or 504
 	}
 	w.writeTo(&r.Response)
 	return nil
+}
+
+// mcpContext is the request's context for the MCP handler, with the
+// connection's local address where the SDK's own DNS-rebinding check
+// (which refuses a non-loopback Host on a loopback connection) agrees with
+// hostGuard: a second wall behind it. fasthttpadaptor does not set the
+// address, so without this the SDK's check never ran.
+func (s *Server) mcpContext(r *request) context.Context {
+	if !s.sdkJudgesHost(string(r.Request.Header.Host())) {
+		return r.ctx
+	}
+	return context.WithValue(r.ctx, http.LocalAddrContextKey, r.LocalAddr())
 }
 
 // bufferedResponse is the http.ResponseWriter of handleMCP.
