@@ -71,8 +71,7 @@ deps: apt-deps dendrite node-deps chroma
 
 # The official JavaScript clients the tests run (tools/*/package-lock.json,
 # pinned: the OpenAI client, the MCP TypeScript SDK and the MCP conformance
-# suite), installed with npm ci
-# when their lock file changes.
+# suite), installed with npm ci when their lock file changes.
 NODE_CLIENTS := tools/openaiclient tools/mcpclient tools/mcpconformance
 node-deps: $(addsuffix /node_modules/.package-lock.json,$(NODE_CLIENTS))
 tools/%/node_modules/.package-lock.json: tools/%/package-lock.json tools/%/package.json

@@ -64,7 +64,7 @@ func table(c *Config) []setting {
 			enumVal{p: &c.LogFormat, values: []string{"text", "json"}}},
 		{gService, "API_KEY", "", "When set, every /v1 endpoint but /v1/healthz needs Authorization: Bearer <key>; the bridge sends it to ADA_API_URL.", true,
 			stringVal{p: &c.APIKey, check: checkToken}},
-		{gService, "PUBLIC_URL", "", "The address people reach Ada at (e.g. https://ada.example.org); the links that `!ada web` sends members to the memory page (/ui/) start with it, and https marks the page's session cookie Secure. Empty: no member links.", false,
+		{gService, "PUBLIC_URL", "", "The address people reach Ada at (e.g. https://ada.example.org); the links that `!ada web` sends members to the memory page (/ui/) start with it, and https marks the page's session cookie Secure. Without API_KEY, Ada answers only requests whose Host is localhost, a loopback address or this URL's host (set it when a reverse proxy passes the public name). Empty: no member links.", false,
 			urlVal{&c.PublicURL}},
 		{gService, "METRICS_ENABLED", "true", "Serve Prometheus metrics at GET /metrics (with API_KEY when set) and count them; false = no counting, 404.", false,
 			boolVal{&c.MetricsEnabled}},
