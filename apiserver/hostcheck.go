@@ -26,14 +26,13 @@ func (s *Server) hostGuard(next fasthttp.RequestHandler) fasthttp.RequestHandler
 	if s.cfg.APIKey != "" {
 		return next
 	}
-	public := publicHost(s.cfg.PublicURL)
 	return func(c *fasthttp.RequestCtx) {
 		host := string(c.Request.Header.Host())
-		if loopbackHost(host) || (public != "" && hostname(host) == public) {
+		if s.admitsHost(host) {
 			next(c)
 			return
 		}
-		writeJSON(c, fasthttp.StatusForbidden, map[string]string{"detail": foreignHostDetail(host, public)})
+		writeJSON(c, fasthttp.StatusForbidden, map[string]string{"detail": foreignHostDetail(host, publicHost(s.cfg.PublicURL))})
 		c.SetConnectionClose()
 		s.log.Warn("request refused: Host is not Ada's", "method", string(c.Method()), "host", quoteShort(host), "status", fasthttp.StatusForbidden)
 	}
@@ -88,13 +87,35 @@ func publicHost(publicURL string) string {
 	return hostname(u.Host)
 }
 
-// sdkJudgesHost reports whether the MCP SDK's own rebinding check may see
-// the connection's local address for a request hostGuard let in: the SDK
-// knows only localhost and loopback addresses, so it would refuse what Ada
-// admits for other reasons (an API key is set, PUBLIC_URL's host, a
-// *.localhost name). For those handleMCP hides the address from it.
-func (s *Server) sdkJudgesHost(host string) bool {
-	name := hostname(host)
+// admitsHost is hostGuard's rule without API_KEY: a loopback name or
+// address, or PUBLIC_URL's host.
+func (s *Server) admitsHost(host string) bool {
 	public := publicHost(s.cfg.PublicURL)
-	return s.cfg.APIKey == "" && (public == "" || name != public) && !strings.HasSuffix(name, ".localhost")
+	return loopbackHost(host) || (public != "" && hostname(host) == public)
+}
+
+// sdkJudgesHost reports whether the MCP SDK's own rebinding check may see
+// the connection's local address: where its rule (only "localhost" and
+// loopback addresses, spelled exactly so) agrees with Ada's, and for what
+// Ada would refuse, which reaches /mcp only if hostGuard were bypassed: a
+// second wall. Where Ada admits a Host the SDK would refuse (an API key is
+// set, PUBLIC_URL's host, *.localhost, LOCALHOST), handleMCP hides the
+// address from it.
+func (s *Server) sdkJudgesHost(host string) bool {
+	return s.cfg.APIKey == "" && (!s.admitsHost(host) || sdkLoopback(host))
+}
+
+// sdkLoopback is the MCP SDK's loopback rule (go-sdk internal/util
+// IsLoopback), which it applies to the Host of a request that came in on a
+// loopback address.
+func sdkLoopback(host string) bool {
+	name, _, err := net.SplitHostPort(host)
+	if err != nil {
+		name = strings.Trim(host, "[]")
+	}
+	if name == "localhost" {
+		return true
+	}
+	ip, err := netip.ParseAddr(name)
+	return err == nil && ip.IsLoopback()
 }

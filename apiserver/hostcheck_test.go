@@ -138,6 +138,8 @@ func TestMCPSeesLocalAddressWhereItsRuleHolds(t *testing.T) {
 		{"localhost without key", "localhost:7000", nil, true},
 		{"PUBLIC_URL's host", "ada.example.org", func(c *Config) { c.PublicURL = "https://ada.example.org" }, false},
 		{"a *.localhost name", "ada.localhost", nil, false},
+		{"localhost in capitals", "LocalHost:7000", nil, false},
+		{"localhost with a trailing dot", "localhost.", nil, false},
 		{"a key set", "ada.internal", func(c *Config) { c.APIKey = "a-key-of-16-chars-or-more" }, false},
 	} {
 		var sawAddr atomic.Bool
