@@ -70,9 +70,9 @@ check: lint test
 deps: apt-deps dendrite node-deps chroma
 
 # The official JavaScript clients the tests run (tools/*/package-lock.json,
-# pinned: the OpenAI client and the MCP TypeScript SDK), installed with npm ci
-# when their lock file changes.
-NODE_CLIENTS := tools/openaiclient tools/mcpclient
+# pinned: the OpenAI client, the MCP TypeScript SDK and the MCP conformance
+# suite), installed with npm ci when their lock file changes.
+NODE_CLIENTS := tools/openaiclient tools/mcpclient tools/mcpconformance
 node-deps: $(addsuffix /node_modules/.package-lock.json,$(NODE_CLIENTS))
 tools/%/node_modules/.package-lock.json: tools/%/package-lock.json tools/%/package.json
 	cd tools/$* && npm ci --no-audit --no-fund

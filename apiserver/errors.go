@@ -100,6 +100,10 @@ func errorResponse(c *fasthttp.RequestCtx, err error) (int, string) {
 		status, detail = fasthttp.StatusMethodNotAllowed, me.Error()
 		c.Response.Header.Set("Allow", strings.Join(me.allow, ", "))
 	}
+	var mt *mediaTypeError
+	if errors.As(err, &mt) {
+		status, detail = fasthttp.StatusUnsupportedMediaType, mt.Error()
+	}
 	if errors.Is(err, errShuttingDown) {
 		c.Response.Header.Set("Retry-After", retryAfterShutdown)
 	}

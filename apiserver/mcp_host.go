@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"bytes"
+	"context"
 	"net/http"
 
 	"github.com/valyala/fasthttp"
@@ -19,11 +20,11 @@ func (s *Server) handleMCP(r *request) error {
 	if err := s.checkBody(r); err != nil {
 		return err
 	}
-	return s.serveHTTP(r, s.deps.MCP)
+	return s.serveHTTP(r, s.deps.MCP, s.mcpContext(r))
 }
 
 // serveHTTP runs a net/http handler (MCP, the memory page) as a request of
-// this server. Why a thin adaptor of our own rather than
+// this server, with ctx (the request's, or one derived from it). Why a thin adaptor of our own rather than
 // fasthttpadaptor.NewFastHTTPHandler or a net/http listener beside this
 // one: the request goes through wrap like every route, so API_KEY, the
 // request id, panic recovery, the drain and the one log line are the API's
@@ -33,7 +34,7 @@ func (s *Server) handleMCP(r *request) error {
 // RequestCtx, which ends only at shutdown; and one port, one listener, one
 // TLS and proxy setup. It buffers the reply: stateless MCP answers one
 // JSON body, the page one HTML page.
-func (s *Server) serveHTTP(r *request, h http.Handler) error {
+func (s *Server) serveHTTP(r *request, h http.Handler, ctx context.Context) error {
 	var hr http.Request
 	if err := fasthttpadaptor.ConvertRequest(r.RequestCtx, &hr, true); err != nil {
 		return core.Wrap(core.KindInvalid, err, "malformed HTTP request")
@@ -45,12 +46,24 @@ func (s *Server) serveHTTP(r *request, h http.Handler) error {
 		}
 	}()
 	w := &bufferedResponse{header: http.Header{}}
-	h.ServeHTTP(w, hr.WithContext(r.ctx))
+	h.ServeHTTP(w, hr.WithContext(ctx))
 	if err := r.ctx.Err(); err != nil {
 		return err // wrap answers and logs why: 499, 503 or 504
 	}
 	w.writeTo(&r.Response)
 	return nil
+}
+
+// mcpContext is the request's context for the MCP handler, with the
+// connection's local address where the SDK's own DNS-rebinding check
+// (which refuses a non-loopback Host on a loopback connection) agrees with
+// hostGuard: a second wall behind it. fasthttpadaptor does not set the
+// address, so without this the SDK's check never ran.
+func (s *Server) mcpContext(r *request) context.Context {
+	if !s.sdkJudgesHost(string(r.Request.Header.Host())) {
+		return r.ctx
+	}
+	return context.WithValue(r.ctx, http.LocalAddrContextKey, r.LocalAddr())
 }
 
 // bufferedResponse is the http.ResponseWriter of handleMCP.

@@ -150,6 +150,10 @@ func TestOpenAPIDocumentIsValid(t *testing.T) {
 			}
 			if op.RequestBody != nil {
 				must = append(must, "400", "413")
+				// A JSON body must be declared JSON (requireJSON).
+				if op.RequestBody.Value.Content.Get("application/json") != nil {
+					must = append(must, "415")
+				}
 			}
 			for _, code := range must {
 				if op.Responses.Value(code) == nil {
@@ -951,6 +955,9 @@ func TestOpenAPIErrorResponsesMatchServer(t *testing.T) {
 	a.do(jsonCall("GET", "/v1/debug/prompt", "/v1/debug/prompt?prompt=hi", nil, 404))
 	body, ct := multipartFile(t, "file", "x.png", []byte("x"))
 	a.do(call{method: "POST", pattern: "/v1/ocr/extract", path: "/v1/ocr/extract", body: body, contentType: ct, want: 503})
+	// A JSON body not declared JSON: 415, in each route's shape.
+	a.do(call{method: "POST", pattern: "/v1/memory", path: "/v1/memory", body: []byte(`{"text":"x"}`), contentType: "text/plain", want: 415})
+	a.do(call{method: "POST", pattern: "/v1/chat/completions", path: "/v1/chat/completions", body: []byte(`{"model":"ada","messages":[]}`), contentType: "text/plain", want: 415})
 
 	// A chat that outlives REQUEST_TIMEOUT_SECONDS is a 504.
 	a.llm.Script(llmtest.Reply{Hang: true})

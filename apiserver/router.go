@@ -18,6 +18,9 @@ type route struct {
 	// openai marks the OpenAI-compatible routes, whose errors take
 	// OpenAI's shape instead of {"detail"}.
 	openai bool
+	// json marks the routes that take a JSON body: requireJSON refuses any
+	// other Content-Type before the handler runs (contenttype.go).
+	json bool
 	// summary documents the route (checked against openapi.json in a test).
 	summary string
 }

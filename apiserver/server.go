@@ -42,6 +42,9 @@ type Config struct {
 	// ConversationKey derives the conversations of OpenAI front-ends'
 	// requests (DATA_DIR/secret.key); zero: every request is a new one.
 	ConversationKey core.ConversationKey
+	// PublicURL is where people reach Ada (PUBLIC_URL): without APIKey its
+	// host is, beside loopback names, the one Host answered (hostGuard).
+	PublicURL string
 }
 
 // Deps are optional adapters beside core.
@@ -109,10 +112,15 @@ func New(svc Service, deps Deps, cfg Config, log *slog.Logger) *Server {
 		},
 	}
 	for _, r := range s.routes {
-		rt.routes = append(rt.routes, compiledRoute{route: r, segs: splitPath(r.pattern), h: s.wrap(r.pattern, r.handler, r.public, r.errorRenderer())})
+		h := r.handler
+		if r.json {
+			h = requireJSON(h)
+		}
+		rt.routes = append(rt.routes, compiledRoute{route: r, segs: splitPath(r.pattern), h: s.wrap(r.pattern, h, r.public, r.errorRenderer())})
 	}
 	s.http = &fasthttp.Server{
-		Handler: s.cors(s.withUI(rt.handle)),
+		// hostGuard first: a request for a foreign Host reaches nothing.
+		Handler: s.hostGuard(s.cors(s.withUI(rt.handle))),
 		Name:    "ada",
 		// The largest body of any route; HeaderReceived lowers it for every
 		// route but the upload before a byte of the body is read.

@@ -66,7 +66,7 @@ func table(c *Config) []setting {
 			stringVal{p: &c.APIKey, check: checkAPIKey}},
 		{gService, "TRUSTED_PROXIES", "", "Comma-separated IP addresses or CIDR ranges of reverse proxies whose X-Real-IP (else X-Forwarded-For) header names the client, for counting wrong keys per client; empty = trust no such header, and every client behind a proxy shares the proxy's count. Behind deploy/nginx/ada.conf (nginx on the same host): 127.0.0.1,::1.", false,
 			listVal{p: &c.TrustedProxies, check: checkProxy, desc: "list of IPs or CIDRs"}},
-		{gService, "PUBLIC_URL", "", "The address people reach Ada at (e.g. https://ada.example.org); the links that `!ada web` sends members to the memory page (/ui/) start with it, and https marks the page's session cookie Secure. Empty: no member links.", false,
+		{gService, "PUBLIC_URL", "", "The address people reach Ada at (e.g. https://ada.example.org); the links that `!ada web` sends members to the memory page (/ui/) start with it, and https marks the page's session cookie Secure. Without API_KEY, Ada answers only requests whose Host is localhost, a loopback address or this URL's host (set it when a reverse proxy passes the public name). Empty: no member links.", false,
 			urlVal{&c.PublicURL}},
 		{gService, "METRICS_ENABLED", "true", "Serve Prometheus metrics at GET /metrics (with API_KEY when set) and count them; false = no counting, 404.", false,
 			boolVal{&c.MetricsEnabled}},

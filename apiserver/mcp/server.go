@@ -66,11 +66,13 @@ func NewServer(svc Memories, opts Options) *sdk.Server {
 func Handler(svc Memories, opts Options) http.Handler {
 	srv := NewServer(svc, opts)
 	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv },
-		&sdk.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: opts.Log,
-			// The host (apiserver) puts /mcp behind API_KEY and may sit
-			// behind a reverse proxy on loopback, where every request would
-			// look rebound; it does not pass the local address on anyway.
-			DisableLocalhostProtection: true})
+		// The SDK's DNS-rebinding check stays on: a request that came in
+		// on a loopback address (http.LocalAddrContextKey) with a Host that
+		// is not a loopback name is refused with 403. apiserver sets the
+		// address only where that rule is its own (no API_KEY, not
+		// PUBLIC_URL's host), since behind a reverse proxy on loopback every
+		// request would look rebound.
+		&sdk.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: opts.Log})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestKey{}, r.Context())))
 	})

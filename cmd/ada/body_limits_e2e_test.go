@@ -42,7 +42,7 @@ func rawRequest(t *testing.T, p *adaProc, head string, body []byte) (int, string
 func TestBodyLimitsArePerRouteAndCheckedFromContentLength(t *testing.T) {
 	ada := startAda(t, "serve", testEnv(t, map[string]string{"MAX_BODY_BYTES": "65536", "OCR_MAX_BYTES": "1048576"}))
 	declared := func(method, path string, n int) string {
-		return fmt.Sprintf("%s %s HTTP/1.1\r\nHost: ada\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", method, path, n)
+		return fmt.Sprintf("%s %s HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", method, path, n)
 	}
 	// A declared size over the limit is refused before any body is sent.
 	for _, c := range []struct{ method, path string }{
@@ -56,7 +56,7 @@ func TestBodyLimitsArePerRouteAndCheckedFromContentLength(t *testing.T) {
 	// A chunked body has no Content-Length; it is cut off at the limit.
 	chunk := bytes.Repeat([]byte("a"), 100_000)
 	chunked := fmt.Sprintf("%x\r\n%s\r\n0\r\n\r\n", len(chunk), chunk)
-	st, d := rawRequest(t, ada, "POST /v1/memory HTTP/1.1\r\nHost: ada\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n", []byte(chunked))
+	st, d := rawRequest(t, ada, "POST /v1/memory HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n", []byte(chunked))
 	if st != 413 || !strings.Contains(d, "MAX_BODY_BYTES") {
 		t.Errorf("chunked 100000-byte body: %d %q, want 413", st, d)
 	}
@@ -66,11 +66,11 @@ func TestBodyLimitsArePerRouteAndCheckedFromContentLength(t *testing.T) {
 	fw, _ := mw.CreateFormFile("file", "big.png")
 	_, _ = fw.Write(bytes.Repeat([]byte{0}, 500_000))
 	_ = mw.Close()
-	head := fmt.Sprintf("POST /v1/ocr/extract HTTP/1.1\r\nHost: ada\r\nContent-Type: %s\r\nContent-Length: %d\r\n\r\n", mw.FormDataContentType(), form.Len())
+	head := fmt.Sprintf("POST /v1/ocr/extract HTTP/1.1\r\nHost: localhost\r\nContent-Type: %s\r\nContent-Length: %d\r\n\r\n", mw.FormDataContentType(), form.Len())
 	if st, d := rawRequest(t, ada, head, form.Bytes()); st == 413 {
 		t.Errorf("a 500000-byte upload under OCR_MAX_BYTES was refused: %q", d)
 	}
-	st, d = rawRequest(t, ada, fmt.Sprintf("POST /v1/ocr/extract HTTP/1.1\r\nHost: ada\r\nContent-Type: %s\r\nContent-Length: %d\r\n\r\n", mw.FormDataContentType(), 5_000_000), nil)
+	st, d = rawRequest(t, ada, fmt.Sprintf("POST /v1/ocr/extract HTTP/1.1\r\nHost: localhost\r\nContent-Type: %s\r\nContent-Length: %d\r\n\r\n", mw.FormDataContentType(), 5_000_000), nil)
 	if st != 413 || !strings.Contains(d, "OCR_MAX_BYTES") {
 		t.Errorf("upload declaring 5000000 bytes: %d %q, want 413 naming OCR_MAX_BYTES", st, d)
 	}

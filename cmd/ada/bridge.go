@@ -87,7 +87,9 @@ func newBridgeBackend(a *app, log *slog.Logger) (bot.Backend, error) {
 	case err == nil:
 		log.Info("the Ada API answers and accepts the key", "url", a.cfg.AdaAPIURL)
 	case core.KindOf(err) == core.KindUnauthorized:
-		return nil, fmt.Errorf("the Ada API at %s (ADA_API_URL) refused API_KEY: set API_KEY to the key the API was started with", a.cfg.AdaAPIURL)
+		// 401 (the key) or 403 (an API without a key answers only loopback
+		// names and PUBLIC_URL's host): the API's own detail says which.
+		return nil, fmt.Errorf("the Ada API at %s (ADA_API_URL) refused API_KEY or this address (%s): set API_KEY to the key the API was started with", a.cfg.AdaAPIURL, core.SafeMessage(err))
 	default:
 		log.Warn("the Ada API does not answer yet; the bridge will post an error notice for each question until it does",
 			"url", a.cfg.AdaAPIURL, "error", core.SafeMessage(err))

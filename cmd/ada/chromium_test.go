@@ -12,9 +12,10 @@ import (
 const chromiumPath = "/usr/bin/chromium"
 
 // headlessChromium starts a headless Chromium for a browser test and
-// returns its context, closed when the test ends. Without chromium the test
-// is skipped locally and fails in CI.
-func headlessChromium(t *testing.T, width, height int) context.Context {
+// returns its context, closed when the test ends; extra adds flags (such
+// as a host resolver rule). Without chromium the test is skipped locally
+// and fails in CI.
+func headlessChromium(t *testing.T, width, height int, extra ...chromedp.ExecAllocatorOption) context.Context {
 	t.Helper()
 	if _, err := os.Stat(chromiumPath); err != nil {
 		if os.Getenv("CI") == "true" {
@@ -28,7 +29,7 @@ func headlessChromium(t *testing.T, width, height int) context.Context {
 	if err != nil {
 		t.Fatal(err)
 	}
-	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+	opts := append([]chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(chromiumPath),
 		chromedp.Flag("headless", true),
 		chromedp.NoSandbox,
@@ -42,7 +43,8 @@ func headlessChromium(t *testing.T, width, height int) context.Context {
 		chromedp.Flag("disable-dev-shm-usage", true),
 		chromedp.UserDataDir(profile),
 		chromedp.WindowSize(width, height),
-	)
+	}, extra...)
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	browser, cancelBrowser := chromedp.NewContext(alloc)
 	t.Cleanup(func() {
 		cancelBrowser()

@@ -112,21 +112,28 @@ func TestFailureLogLevels(t *testing.T) {
 	}
 }
 
-// TestListenAddrWarning: every interface and no API key is warned about
-// once, naming both settings; loopback or a key is not.
+// TestListenAddrWarning: no API key is always warned about once at start:
+// on every interface naming both settings, on loopback naming API_KEY and
+// what still reaches Ada (programs and pages of this machine using
+// localhost); with a key there is no warning.
 func TestListenAddrWarning(t *testing.T) {
 	for _, c := range []struct {
-		env  map[string]string
-		want int
+		env      map[string]string
+		everyIf  int // warnings naming LISTEN_ADDR and API_KEY
+		loopback int // warnings naming API_KEY and localhost
 	}{
-		{map[string]string{"LISTEN_ADDR": ":0"}, 1},
-		{map[string]string{"LISTEN_ADDR": "0.0.0.0:0"}, 1},
-		{map[string]string{"LISTEN_ADDR": ":0", "API_KEY": "a-key-of-16-chars"}, 0},
-		{map[string]string{"LISTEN_ADDR": "127.0.0.1:0"}, 0},
+		{map[string]string{"LISTEN_ADDR": ":0"}, 1, 0},
+		{map[string]string{"LISTEN_ADDR": "0.0.0.0:0"}, 1, 0},
+		{map[string]string{"LISTEN_ADDR": ":0", "API_KEY": "a-key-of-16-chars-or-more"}, 0, 0},
+		{map[string]string{"LISTEN_ADDR": "127.0.0.1:0", "API_KEY": "a-key-of-16-chars-or-more"}, 0, 0},
+		{map[string]string{"LISTEN_ADDR": "127.0.0.1:0"}, 0, 1},
 	} {
 		p := startAda(t, "serve", testEnv(t, c.env))
-		if n := len(logLines(p, "level=WARN", "LISTEN_ADDR", "API_KEY")); n != c.want {
-			t.Errorf("%v: %d warnings naming LISTEN_ADDR and API_KEY, want %d:\n%s", c.env, n, c.want, p.logs.String())
+		if n := len(logLines(p, "level=WARN", "LISTEN_ADDR", "API_KEY")); n != c.everyIf {
+			t.Errorf("%v: %d warnings naming LISTEN_ADDR and API_KEY, want %d:\n%s", c.env, n, c.everyIf, p.logs.String())
+		}
+		if n := len(logLines(p, "level=WARN", "without API_KEY", "localhost")); n != c.loopback {
+			t.Errorf("%v: %d warnings about loopback without API_KEY, want %d:\n%s", c.env, n, c.loopback, p.logs.String())
 		}
 		p.stop()
 	}

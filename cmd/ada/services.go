@@ -138,16 +138,14 @@ func serveAPI(ctx context.Context, a *app, log *slog.Logger, env runEnv, bridge 
 		APIKey:         cfg.APIKey, RAGDebug: cfg.RAGDebug, Version: buildVersion(),
 		AIName: cfg.AIName, UserName: cfg.UserName, PublicConfig: cfg.Public(), CORSOrigins: cfg.CORSOrigins,
 		ConversationKey: key,
+		PublicURL: cfg.PublicURL,
 	}, log)
 	ln, err := net.Listen("tcp", cfg.ListenAddr)
 	if err != nil {
 		return fmt.Errorf("listen on %s (LISTEN_ADDR): %w", cfg.ListenAddr, err)
 	}
 	log.Info("API listening", "addr", ln.Addr().String(), "docs", "/docs", "memory page", "/ui/")
-	if cfg.APIKey == "" && everyInterface(cfg.ListenAddr) {
-		log.Warn("the API and the memory page (/ui/) listen on every interface without an API key: anyone who can reach this port can chat and read, change and forget memories; "+
-			"set API_KEY, or LISTEN_ADDR=127.0.0.1:7000 behind a reverse proxy", "LISTEN_ADDR", cfg.ListenAddr)
-	}
+	warnWithoutKey(cfg, log)
 	if env.ready != nil {
 		env.ready(ln.Addr().String())
 	}
@@ -175,15 +173,32 @@ func uiMembers(bridge *bot.Bot) ui.Members {
 	return bridge
 }
 
-// everyInterface reports a listen address without a host, or with the
-// unspecified address (0.0.0.0, ::).
-func everyInterface(addr string) bool {
+// warnWithoutKey tells the operator at start what an unset API_KEY leaves
+// open. On loopback it is less than it sounds: Ada then answers only
+// requests for localhost (or PUBLIC_URL's host), so a web page cannot reach
+// it, but every program and user of this machine can.
+func warnWithoutKey(cfg *config.Config, log *slog.Logger) {
+	switch {
+	case cfg.APIKey != "":
+	case !loopbackListen(cfg.ListenAddr):
+		log.Warn("the API and the memory page (/ui/) listen beyond loopback without an API key: anyone who can reach this port can chat and read, change and forget memories; "+
+			"set API_KEY, or LISTEN_ADDR=127.0.0.1:7000 behind a reverse proxy", "LISTEN_ADDR", cfg.ListenAddr)
+	default:
+		log.Warn("running without API_KEY: every program and user of this machine can chat and read, change and forget memories through the API, /mcp and the memory page; " +
+			"only requests addressed to localhost, a loopback address or PUBLIC_URL's host are answered, so web pages cannot; set API_KEY to require a key")
+	}
+}
+
+// loopbackListen reports a listen address only this machine can reach:
+// localhost or a loopback address. Every interface (no host, 0.0.0.0, ::)
+// and any other address are reachable from the network.
+func loopbackListen(addr string) bool {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return false
 	}
 	ip := net.ParseIP(host)
-	return host == "" || (ip != nil && ip.IsUnspecified())
+	return host == "localhost" || (ip != nil && ip.IsLoopback())
 }
 
 func runMigrate(ctx context.Context, cfg *config.Config, out io.Writer) error {
