@@ -138,7 +138,7 @@ func serveAPI(ctx context.Context, a *app, log *slog.Logger, env runEnv, bridge 
 		APIKey:         cfg.APIKey, RAGDebug: cfg.RAGDebug, Version: buildVersion(),
 		AIName: cfg.AIName, UserName: cfg.UserName, PublicConfig: cfg.Public(), CORSOrigins: cfg.CORSOrigins,
 		ConversationKey: key,
-		PublicURL: cfg.PublicURL,
+		PublicURL:       cfg.PublicURL,
 	}, log)
 	ln, err := net.Listen("tcp", cfg.ListenAddr)
 	if err != nil {
