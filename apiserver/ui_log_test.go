@@ -43,8 +43,8 @@ func TestMemberLinkNotLoggedOnBrokenRequest(t *testing.T) {
 	base := serveOnLoopback(t, srv, nil)
 	const token = "SeCrEtToKeN0123456789abcdefghijklmnopqrstu"
 	for _, raw := range []string{
-		"POST /ui/login/" + token + " HTTP/1.1\r\nHost: x\r\nContent-Length: 999999\r\n\r\n",
-		"POST /ui/login/" + token + " HTTP/1.1\r\nHost: x\r\nBroken header line\r\n\r\n",
+		"POST /ui/login/" + token + " HTTP/1.1\r\nHost: localhost\r\nContent-Length: 999999\r\n\r\n",
+		"POST /ui/login/" + token + " HTTP/1.1\r\nHost: localhost\r\nBroken header line\r\n\r\n",
 	} {
 		conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
 		if err != nil {
