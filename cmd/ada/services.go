@@ -208,6 +208,17 @@ func runMigrate(ctx context.Context, cfg *config.Config, out io.Writer) error {
 	}
 	defer unlock()
 	defer db.Close()
+	if from, to := db.SchemaUpgrade(); from > 0 && from < to {
+		fmt.Fprintf(out, "migrated schema %d → %d\n", from, to)
+	}
 	fmt.Fprintf(out, "database %s is at schema version %d\n", cfg.DBPath(), storage.LatestSchemaVersion())
 	return nil
+}
+
+// logUpgrade says which migrations the open just ran, if any, so that an
+// upgrade is visible in the start log (a new database is no upgrade).
+func logUpgrade(log *slog.Logger, db *storage.DB) {
+	if from, to := db.SchemaUpgrade(); from > 0 && from < to {
+		log.Info(fmt.Sprintf("migrated schema %d → %d", from, to), "schema_from", from, "schema_to", to)
+	}
 }
