@@ -97,6 +97,18 @@ func TestOpenWithoutKey(t *testing.T) {
 	if c := p.header.Get("Set-Cookie"); strings.Contains(c, "Secure") || !strings.Contains(c, "HttpOnly") {
 		t.Errorf("cookie %q", c)
 	}
+	// Nothing to log out of: the next visit is let in again.
+	if strings.Contains(p.body, "Log out") {
+		t.Errorf("the open page offers to log out:\n%s", p.body)
+	}
+}
+
+// TestLogOutWithKey: with API_KEY the logged-in page offers to log out.
+func TestLogOutWithKey(t *testing.T) {
+	s := newSite(t, ui.Options{APIKey: testKey})
+	b := s.browser()
+	b.login(testKey)
+	want(t, b.get("/ui/memories"), http.StatusOK, "<h1>Memories</h1>", "Log out")
 }
 
 // TestSafetyHeadersAndNotFound: every answer has the CSP and the other
