@@ -116,7 +116,13 @@ func run(ctx context.Context, env runEnv) error {
 	case "eval":
 		return runEval(ctx, cfg, log, env.args[1:], env.stdout, env.stderr)
 	default:
-		return runServices(ctx, cmd, cfg, log, env)
+		err := runServices(ctx, cmd, cfg, log, env)
+		if err == nil {
+			// The last line of a clean stop: everything finished or was
+			// given its grace, and the store is closed.
+			log.Info("stopped", "command", cmd)
+		}
+		return err
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/ada-chat/ada/apiserver"
@@ -109,11 +110,25 @@ func reportLLM(ctx context.Context, a *app, log *slog.Logger) {
 	backend, model := a.core.LLMInfo()
 	if err := a.core.CheckLLM(ctx); err != nil {
 		if !errors.Is(ctx.Err(), context.Canceled) { // not when stopping at once
-			log.Warn("the LLM is not ready: chats fail until this is fixed", "backend", backend, "model", model, "error", err.Error())
+			attrs := []any{"backend", backend, "model", model, "error", err.Error()}
+			if errors.Is(err, syscall.ECONNREFUSED) {
+				attrs = append(attrs, "fix", llmRefusedFix(backend))
+			}
+			log.Warn("the LLM is not ready: chats fail until this is fixed", attrs...)
 		}
 		return
 	}
 	log.Info("the LLM answers and has the model", "backend", backend, "model", model)
+}
+
+// llmRefusedFix is what to do when nothing listens at LLM_BASE_URL: the
+// server is not running, or it runs elsewhere.
+func llmRefusedFix(backend string) string {
+	start := "start the LLM server"
+	if backend == "ollama" {
+		start = "start Ollama (ollama serve, or systemctl start ollama)"
+	}
+	return start + ", or set LLM_BASE_URL to the address it listens on (Ollama listens on 127.0.0.1:11434 unless OLLAMA_HOST says otherwise)"
 }
 
 func serveAPI(ctx context.Context, a *app, log *slog.Logger, env runEnv, bridge *bot.Bot) error {
@@ -144,7 +159,7 @@ func serveAPI(ctx context.Context, a *app, log *slog.Logger, env runEnv, bridge 
 	if err != nil {
 		return fmt.Errorf("listen on %s (LISTEN_ADDR): %w", cfg.ListenAddr, err)
 	}
-	log.Info("API listening", "addr", ln.Addr().String(), "docs", "/docs", "memory page", "/ui/")
+	log.Info("API listening", "addr", ln.Addr().String(), "docs", "/docs", "memory_page", "/ui/")
 	warnWithoutKey(cfg, log)
 	if env.ready != nil {
 		env.ready(ln.Addr().String())
