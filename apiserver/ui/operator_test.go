@@ -283,3 +283,19 @@ func TestLoginOverPlainHTTPUnderHTTPS(t *testing.T) {
 		t.Errorf("login from the https page: %d %v", p.status, p.header)
 	}
 }
+
+// TestLoginOverPlainHTTPBehindProxy: a browser that names no Origin (the
+// page's Referrer-Policy makes it send "null") is still told, when the
+// proxy says the request came over plain http.
+func TestLoginOverPlainHTTPBehindProxy(t *testing.T) {
+	s := newSite(t, ui.Options{APIKey: testKey, PublicURL: "https://ada.example.org"})
+	req, err := http.NewRequest(http.MethodPost, s.srv.URL+"/ui/login", strings.NewReader(url.Values{"key": {testKey}}.Encode()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", "null")
+	req.Header.Set("X-Forwarded-Proto", "http")
+	resp, err := s.browser().c.Do(req)
+	want(t, read(t, resp, err), http.StatusBadRequest, "plain http")
+}
