@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -118,6 +119,8 @@ func TestCORSInBrowser(t *testing.T) {
 	}
 }
 
-// jsString quotes s for a JavaScript expression (URLs and keys: no quotes
-// or backslashes in them).
-func jsString(s string) string { return `"` + s + `"` }
+// jsString quotes s for a JavaScript expression.
+func jsString(s string) string {
+	b, _ := json.Marshal(s) // a string always encodes
+	return string(b)
+}
