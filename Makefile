@@ -5,7 +5,8 @@
 GO        ?= go
 BIN       := bin/ada
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS   := -X main.version=$(VERSION)
+BUILD_DATE ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
+LDFLAGS   := -X main.version=$(VERSION) -X main.buildDate=$(BUILD_DATE)
 # goolm: mautrix's pure-Go Olm, so end-to-end encryption needs no C library.
 # sqlite_fts5: SQLite's full-text index, the keyword half of hybrid search.
 export GOFLAGS := -tags=goolm,sqlite_fts5

@@ -120,7 +120,7 @@ func New(svc Service, deps Deps, cfg Config, log *slog.Logger) *Server {
 	}
 	s.http = &fasthttp.Server{
 		// hostGuard first: a request for a foreign Host reaches nothing.
-		Handler: s.hostGuard(s.cors(s.withUI(rt.handle))),
+		Handler: s.hostGuard(s.cors(s.withFront(s.withUI(rt.handle)))),
 		Name:    "ada",
 		// The largest body of any route; HeaderReceived lowers it for every
 		// route but the upload before a byte of the body is read.

@@ -57,7 +57,9 @@ func LatestSchemaVersion() int {
 }
 
 // migrate applies every pending migration, each with its version bump in one
-// transaction, and refuses a database written by a newer binary.
+// transaction, and refuses a database written by a newer binary: its
+// schema cannot be read here, and going back means the backup taken before
+// the upgrade.
 func migrate(ctx context.Context, db *sql.DB) (applied int, err error) {
 	ms, err := loadMigrations()
 	if err != nil {
@@ -68,7 +70,8 @@ func migrate(ctx context.Context, db *sql.DB) (applied int, err error) {
 		return 0, fmt.Errorf("read schema version: %w", err)
 	}
 	if current > len(ms) {
-		return 0, fmt.Errorf("database schema version %d is newer than this binary supports (%d): upgrade ada", current, len(ms))
+		return 0, fmt.Errorf("database schema version %d is newer than this binary supports (%d): "+
+			"run the newer ada again, or, to go back to this one, restore the backup taken before the upgrade", current, len(ms))
 	}
 	for _, m := range ms[current:] {
 		if err := applyMigration(ctx, db, m); err != nil {

@@ -51,6 +51,16 @@ type DB struct {
 	prepared map[string]*sql.Stmt
 	// ckpt checkpoints the WAL beside the writer (see checkpointer).
 	ckpt *checkpointer
+	// schemaBefore is the schema version the file had before Open migrated
+	// it: 0 for a new database.
+	schemaBefore int
+}
+
+// SchemaUpgrade is the schema version the database had before this Open
+// and the one it has now: equal when no migration ran, from 0 for a new
+// database. Upgrades say what they did with it.
+func (db *DB) SchemaUpgrade() (from, to int) {
+	return db.schemaBefore, LatestSchemaVersion()
 }
 
 // preparedSQL are the statements prepared at Open: those that run once per
@@ -159,7 +169,8 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	db := &DB{path: path, write: write, read: read, docs: newDocCache(),
-		prepared: make(map[string]*sql.Stmt, len(preparedSQL)), ckpt: ckpt}
+		prepared: make(map[string]*sql.Stmt, len(preparedSQL)), ckpt: ckpt,
+		schemaBefore: LatestSchemaVersion() - applied}
 	if err := db.Ping(ctx); err != nil {
 		db.Close()
 		return nil, err

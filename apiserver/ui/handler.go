@@ -2,6 +2,7 @@ package ui
 
 import (
 	"crypto/subtle"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"runtime/debug"
@@ -260,6 +261,10 @@ func (p *page) loginGate(w http.ResponseWriter, r *http.Request, tooMany func())
 		p.fail(w, r, viewer{}, http.StatusForbidden, crossSiteLogin)
 		return "", false
 	}
+	if p.secure && plainHTTP(r) {
+		p.fail(w, r, viewer{}, http.StatusBadRequest, fmt.Sprintf(plainHTTPLogin, strings.TrimSuffix(p.opt.PublicURL, "/")+"/ui/login"))
+		return "", false
+	}
 	client := p.keys.Client(r.RemoteAddr, r.Header.Get)
 	if wait := p.keys.Blocked(client); wait > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(keylimit.RetryAfter(wait)))
@@ -267,6 +272,22 @@ func (p *page) loginGate(w http.ResponseWriter, r *http.Request, tooMany func())
 		return "", false
 	}
 	return client, true
+}
+
+// plainHTTPLogin answers a login sent from a page the browser opened over
+// plain http while PUBLIC_URL is https: the session cookie is then Secure,
+// and a browser keeps no Secure cookie from an http page, so the login
+// would only lead back to the login form.
+const plainHTTPLogin = "This page was opened over plain http, but Ada's address (PUBLIC_URL) is https, so its login cookie is marked Secure and your browser will not keep it here. Nothing was done. Log in at %s instead."
+
+// plainHTTP reports a request the browser sent over plain http. Ada itself
+// always sees plain http (a proxy in front ends TLS), so it goes by what
+// the browser and the proxy say: the form's Origin (when the page's
+// Referrer-Policy lets the browser name it), or the proxy's
+// X-Forwarded-Proto (deploy/nginx sets it). Believing either from anyone
+// is safe here: a false claim only refuses its sender's own login.
+func plainHTTP(r *http.Request) bool {
+	return strings.HasPrefix(r.Header.Get("Origin"), "http://") || strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "http")
 }
 
 const crossSiteLogin = "This login was sent from another site; nothing was done. Open the page yourself and log in there."

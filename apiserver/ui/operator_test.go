@@ -97,6 +97,18 @@ func TestOpenWithoutKey(t *testing.T) {
 	if c := p.header.Get("Set-Cookie"); strings.Contains(c, "Secure") || !strings.Contains(c, "HttpOnly") {
 		t.Errorf("cookie %q", c)
 	}
+	// Nothing to log out of: the next visit is let in again.
+	if strings.Contains(p.body, "Log out") {
+		t.Errorf("the open page offers to log out:\n%s", p.body)
+	}
+}
+
+// TestLogOutWithKey: with API_KEY the logged-in page offers to log out.
+func TestLogOutWithKey(t *testing.T) {
+	s := newSite(t, ui.Options{APIKey: testKey})
+	b := s.browser()
+	b.login(testKey)
+	want(t, b.get("/ui/memories"), http.StatusOK, "<h1>Memories</h1>", "Log out")
 }
 
 // TestSafetyHeadersAndNotFound: every answer has the CSP and the other
@@ -240,4 +252,50 @@ func TestEditForgetAndForgotten(t *testing.T) {
 	if strings.Contains(gone.body, "green tea") {
 		t.Error("the forgotten list shows the text")
 	}
+}
+
+// TestLoginOverPlainHTTPUnderHTTPS: with an https PUBLIC_URL the session
+// cookie is Secure, which a browser on a plain http page does not keep: a
+// login sent from such a page (its Origin says http) is told why and where
+// to go, instead of going round to the login page again; nothing is
+// counted against the client and no session is made.
+func TestLoginOverPlainHTTPUnderHTTPS(t *testing.T) {
+	s := newSite(t, ui.Options{APIKey: testKey, PublicURL: "https://ada.example.org"})
+	b := s.browser()
+	req, err := http.NewRequest(http.MethodPost, s.srv.URL+"/ui/login", strings.NewReader(url.Values{"key": {testKey}}.Encode()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", "http://ada.example.org")
+	resp, err := b.c.Do(req)
+	p := read(t, resp, err)
+	want(t, p, http.StatusBadRequest, "plain http", "https://ada.example.org/ui/login")
+	if c := p.header.Get("Set-Cookie"); c != "" {
+		t.Errorf("a cookie the browser will drop: %q", c)
+	}
+	// Over https (as the proxy serves it) the same login works.
+	req, _ = http.NewRequest(http.MethodPost, s.srv.URL+"/ui/login", strings.NewReader(url.Values{"key": {testKey}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", "https://ada.example.org")
+	resp, err = b.c.Do(req)
+	if p := read(t, resp, err); p.status != http.StatusSeeOther || !strings.Contains(p.header.Get("Set-Cookie"), "Secure") {
+		t.Errorf("login from the https page: %d %v", p.status, p.header)
+	}
+}
+
+// TestLoginOverPlainHTTPBehindProxy: a browser that names no Origin (the
+// page's Referrer-Policy makes it send "null") is still told, when the
+// proxy says the request came over plain http.
+func TestLoginOverPlainHTTPBehindProxy(t *testing.T) {
+	s := newSite(t, ui.Options{APIKey: testKey, PublicURL: "https://ada.example.org"})
+	req, err := http.NewRequest(http.MethodPost, s.srv.URL+"/ui/login", strings.NewReader(url.Values{"key": {testKey}}.Encode()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", "null")
+	req.Header.Set("X-Forwarded-Proto", "http")
+	resp, err := s.browser().c.Do(req)
+	want(t, read(t, resp, err), http.StatusBadRequest, "plain http")
 }

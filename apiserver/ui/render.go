@@ -17,8 +17,12 @@ var assets embed.FS
 
 // view is what every template gets.
 type view struct {
-	Title   string
-	CSRF    string // empty: no session, so no logout form
+	Title string
+	CSRF  string // the session's token, for its forms
+	// LogOut offers the logout form: to a member, and to the operator when
+	// a key let them in. An open page (no API_KEY) lets the next visit in
+	// again, so there is nothing to log out of.
+	LogOut  bool
 	Member  string // the member of a member session
 	Error   string
 	Notice  string
@@ -43,7 +47,7 @@ type view struct {
 
 // view starts a page's data for the viewer.
 func (p *page) view(v viewer, title string) view {
-	return view{Title: title, CSRF: v.s.csrf, Member: v.s.user}
+	return view{Title: title, CSRF: v.s.csrf, Member: v.s.user, LogOut: v.s.csrf != "" && (v.s.user != "" || p.opt.APIKey != "")}
 }
 
 var funcs = template.FuncMap{

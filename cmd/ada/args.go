@@ -30,7 +30,8 @@ Re-embeds every stored document with the configured embedder (EMBED_BACKEND),
 after a change of embedder. Resumable: run it again after an interruption.`,
 	"version": `usage: ada version
 
-Prints the version.`,
+Prints the version, the database schema version this binary writes, the Go
+version it was built with and the build date.`,
 }
 
 // settingsHelp ends every usage text.

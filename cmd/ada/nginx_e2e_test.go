@@ -143,6 +143,7 @@ func TestNginxConfigAloneKeepsTheStreamUnbuffered(t *testing.T) {
 type nginxExtra struct {
 	http   string // in the http block, before ada.conf
 	server string // at the top of ada.conf's server block
+	ssl    bool   // ada.conf's listen takes TLS (certificate lines in server)
 }
 
 // checkStreamThroughProxy holds the fake LLM after its first token and
@@ -286,7 +287,7 @@ func nginxConfig(t *testing.T, dir, listen, upstream string, extra nginxExtra) s
 	}
 	site := string(raw)
 	for _, r := range [][2]string{
-		{nginxConfListen, "listen " + listen + ";"},
+		{nginxConfListen, "listen " + listen + map[bool]string{true: " ssl"}[extra.ssl] + ";"},
 		{nginxConfUpstream, "server " + upstream + ";"},
 	} {
 		if strings.Count(site, r[0]) != 1 {
@@ -377,7 +378,11 @@ func tryStartNginx(t *testing.T, bin, addr, upstream string, extra nginxExtra) (
 		t.Fatalf("nginx -t rejects the config: %v\n%s\nconfig:\n%s", err, out, readFile(filepath.Join(dir, "ada.conf")))
 	}
 
-	p := &nginxProc{URL: "http://" + addr, dir: dir, output: &syncBuffer{}, exited: make(chan struct{})}
+	scheme := "http://"
+	if extra.ssl {
+		scheme = "https://"
+	}
+	p := &nginxProc{URL: scheme + addr, dir: dir, output: &syncBuffer{}, exited: make(chan struct{})}
 	p.cmd = exec.Command(bin, args...)
 	p.cmd.Stdout, p.cmd.Stderr = p.output, p.output
 	if err := p.cmd.Start(); err != nil {

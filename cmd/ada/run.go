@@ -7,14 +7,20 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"runtime"
 	"runtime/debug"
 
 	"github.com/ada-chat/ada/config"
 	"github.com/ada-chat/ada/core"
+	"github.com/ada-chat/ada/storage"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
+// version and buildDate are set at build time with -ldflags
+// "-X main.version=... -X main.buildDate=..." (Makefile's LDFLAGS).
+var (
+	version   = "dev"
+	buildDate = ""
+)
 
 // runEnv is everything the process takes from the outside world, so tests
 // can run the real program with their own settings and see where it listens.
@@ -69,7 +75,7 @@ func run(ctx context.Context, env runEnv) error {
 	}
 	switch cmd {
 	case "version", "--version", "-v":
-		fmt.Fprintf(env.stdout, "ada %s\n", buildVersion())
+		fmt.Fprintf(env.stdout, "ada %s\n%s", buildVersion(), buildInfo(buildDate))
 		return nil
 	case "help", "--help", "-h":
 		fmt.Fprintln(env.stdout, usage)
@@ -110,7 +116,13 @@ func run(ctx context.Context, env runEnv) error {
 	case "eval":
 		return runEval(ctx, cfg, log, env.args[1:], env.stdout, env.stderr)
 	default:
-		return runServices(ctx, cmd, cfg, log, env)
+		err := runServices(ctx, cmd, cfg, log, env)
+		if err == nil {
+			// The last line of a clean stop: everything finished or was
+			// given its grace, and the store is closed.
+			log.Info("stopped", "command", cmd)
+		}
+		return err
 	}
 }
 
@@ -120,6 +132,25 @@ func newLogger(cfg *config.Config, w io.Writer) *slog.Logger {
 		return slog.New(slog.NewJSONHandler(w, opts))
 	}
 	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// buildInfo is what `ada version` says after the version: the database
+// schema this binary writes (a newer one than the database's means the
+// next start migrates it), the Go toolchain and the build date (when the
+// build set it; else the commit's date, if Go recorded one).
+func buildInfo(date string) string {
+	if date == "" {
+		date = "unknown (built without make)"
+		if bi, ok := debug.ReadBuildInfo(); ok {
+			for _, s := range bi.Settings {
+				if s.Key == "vcs.time" {
+					date = "from a commit of " + s.Value
+				}
+			}
+		}
+	}
+	return fmt.Sprintf("database schema %d\n%s %s/%s\nbuilt %s\n",
+		storage.LatestSchemaVersion(), runtime.Version(), runtime.GOOS, runtime.GOARCH, date)
 }
 
 func buildVersion() string {

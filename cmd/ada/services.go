@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/ada-chat/ada/apiserver"
@@ -109,11 +110,25 @@ func reportLLM(ctx context.Context, a *app, log *slog.Logger) {
 	backend, model := a.core.LLMInfo()
 	if err := a.core.CheckLLM(ctx); err != nil {
 		if !errors.Is(ctx.Err(), context.Canceled) { // not when stopping at once
-			log.Warn("the LLM is not ready: chats fail until this is fixed", "backend", backend, "model", model, "error", err.Error())
+			attrs := []any{"backend", backend, "model", model, "error", err.Error()}
+			if errors.Is(err, syscall.ECONNREFUSED) {
+				attrs = append(attrs, "fix", llmRefusedFix(backend))
+			}
+			log.Warn("the LLM is not ready: chats fail until this is fixed", attrs...)
 		}
 		return
 	}
 	log.Info("the LLM answers and has the model", "backend", backend, "model", model)
+}
+
+// llmRefusedFix is what to do when nothing listens at LLM_BASE_URL: the
+// server is not running, or it runs elsewhere.
+func llmRefusedFix(backend string) string {
+	start := "start the LLM server"
+	if backend == "ollama" {
+		start = "start Ollama (ollama serve, or systemctl start ollama)"
+	}
+	return start + ", or set LLM_BASE_URL to the address it listens on (Ollama listens on 127.0.0.1:11434 unless OLLAMA_HOST says otherwise)"
 }
 
 func serveAPI(ctx context.Context, a *app, log *slog.Logger, env runEnv, bridge *bot.Bot) error {
@@ -144,7 +159,7 @@ func serveAPI(ctx context.Context, a *app, log *slog.Logger, env runEnv, bridge 
 	if err != nil {
 		return fmt.Errorf("listen on %s (LISTEN_ADDR): %w", cfg.ListenAddr, err)
 	}
-	log.Info("API listening", "addr", ln.Addr().String(), "docs", "/docs", "memory page", "/ui/")
+	log.Info("API listening", "addr", ln.Addr().String(), "docs", "/docs", "memory_page", "/ui/")
 	warnWithoutKey(cfg, log)
 	if env.ready != nil {
 		env.ready(ln.Addr().String())
@@ -208,6 +223,17 @@ func runMigrate(ctx context.Context, cfg *config.Config, out io.Writer) error {
 	}
 	defer unlock()
 	defer db.Close()
+	if from, to := db.SchemaUpgrade(); from > 0 && from < to {
+		fmt.Fprintf(out, "migrated schema %d → %d\n", from, to)
+	}
 	fmt.Fprintf(out, "database %s is at schema version %d\n", cfg.DBPath(), storage.LatestSchemaVersion())
 	return nil
+}
+
+// logUpgrade says which migrations the open just ran, if any, so that an
+// upgrade is visible in the start log (a new database is no upgrade).
+func logUpgrade(log *slog.Logger, db *storage.DB) {
+	if from, to := db.SchemaUpgrade(); from > 0 && from < to {
+		log.Info(fmt.Sprintf("migrated schema %d → %d", from, to), "schema_from", from, "schema_to", to)
+	}
 }

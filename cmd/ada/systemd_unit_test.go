@@ -43,6 +43,10 @@ func TestSystemdUnitVerifies(t *testing.T) {
 	if err != nil || len(strings.TrimSpace(string(out))) > 0 {
 		t.Fatalf("systemd-analyze verify: %v\n%s", err, out)
 	}
+	// The install steps start the settings from the shipped env file.
+	if !strings.Contains(text, "deploy/ada.env /etc/ada/ada.env") {
+		t.Errorf("the unit's install steps do not install deploy/ada.env")
+	}
 	for _, want := range []string{"NoNewPrivileges=yes", "ProtectSystem=strict", "PrivateTmp=yes", "StateDirectory=ada", "LimitNOFILE=", "Restart=on-failure"} {
 		if !strings.Contains(text, "\n"+want) {
 			t.Errorf("the unit lacks %s", want)

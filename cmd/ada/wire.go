@@ -107,6 +107,7 @@ func openApp(ctx context.Context, cfg *config.Config, log *slog.Logger, adjust f
 	if err != nil {
 		return nil, err
 	}
+	logUpgrade(log, db)
 	fail := func(err error) (*app, error) {
 		db.Close()
 		unlock()
