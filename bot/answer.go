@@ -49,6 +49,9 @@ type answerer struct {
 	quota    *quotas
 	// waitNotices bounds the "still answering an earlier question" notices.
 	waitNotices busyNotices
+	// inFlight are the answers being made, which a redaction of their
+	// question stops (answer_takeback.go).
+	inFlight answersInFlight
 	observe     Observer
 	now         func() time.Time
 	log         *slog.Logger

@@ -94,8 +94,9 @@
 // (the room queues share a roomqueue.Work it waits on), for at most
 // Options.ShutdownGrace. A question still not answered then gets ❌ and a
 // notice to ask again (roomqueue's OnStop, answerer's interrupted; at most
-// roomqueue.StopReportTime each): it is not answered after the restart. Messages sent before the process started are backlog
-// (isBacklog): context, never answered. In a direct chat the first message
+// roomqueue.StopReportTime each): it is not answered after the restart. Messages sent before the process started, and
+// those from before Ada's latest join of their room (joins.go), are backlog
+// (isBacklog): context, never answered or run. In a direct chat the first message
 // the catch-up /sync of a resumed bridge brings, sent while it was down,
 // gets one "I was offline" notice (offline.go); group rooms stay silent.
 //
