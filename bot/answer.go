@@ -52,9 +52,9 @@ type answerer struct {
 	// inFlight are the answers being made, which a redaction of their
 	// question stops (answer_takeback.go).
 	inFlight answersInFlight
-	observe     Observer
-	now         func() time.Time
-	log         *slog.Logger
+	observe  Observer
+	now      func() time.Time
+	log      *slog.Logger
 }
 
 // Typing notices last typingTimeout and are renewed every typingRenew while
