@@ -49,9 +49,12 @@ type answerer struct {
 	quota    *quotas
 	// waitNotices bounds the "still answering an earlier question" notices.
 	waitNotices busyNotices
-	observe     Observer
-	now         func() time.Time
-	log         *slog.Logger
+	// inFlight are the answers being made, which a redaction of their
+	// question stops (answer_takeback.go).
+	inFlight answersInFlight
+	observe  Observer
+	now      func() time.Time
+	log      *slog.Logger
 }
 
 // Typing notices last typingTimeout and are renewed every typingRenew while

@@ -45,6 +45,10 @@ type pendingAnswer struct {
 	usage    int64
 	// stream shows the answer as it is written; nil when it is posted whole.
 	stream *streamer
+	// taking says whether the question was redacted meanwhile, and stops
+	// the model then (answer_takeback.go); finished ends its registration.
+	taking   *takeBack
+	finished func()
 }
 
 // waitingNotice tells a member that their question waits behind another.
@@ -62,8 +66,9 @@ func (a *answerer) answer(ctx context.Context, evt *event.Event, q question, s s
 	tr := traceFrom(ctx)
 	tr.accepted = time.Now()
 	p := &pendingAnswer{ctx: context.WithoutCancel(ctx), evt: evt, q: q, s: s, usage: usage}
+	p.taking, p.finished = a.inFlight.start(evt)
 	p.reacted = a.background(p.ctx, "🧠 reaction", func() {
-		a.mx.react(p.ctx, evt.RoomID, evt.ID, reactThinking)
+		a.reactOn(p.ctx, p, reactThinking)
 		tr.reacted = time.Now()
 	})
 	// Who asks, looked up once: the model and the memories name them, and
@@ -86,12 +91,15 @@ func (a *answerer) answer(ctx context.Context, evt *event.Event, q question, s s
 		defer cancel()
 		a.interrupted(sctx, p)
 	case !queued:
+		defer p.finished()
 		<-p.reacted
-		a.mx.fail(ctx, evt, "I am too busy in this room right now. Please send it again in a minute.")
+		a.failOn(ctx, p, "I am too busy in this room right now. Please send it again in a minute.")
 	case waiting && a.waitNotices.due(evt.RoomID, a.now()):
-		if _, err := a.mx.sendNotice(ctx, evt, waitingNotice); err != nil {
+		notice, err := a.mx.sendNotice(ctx, evt, waitingNotice)
+		if err != nil {
 			logFrom(ctx, a.log).Warn("could not post the waiting notice", "error", err)
 		}
+		linkReplies(ctx, a.bridge, a.log, evt, []id.EventID{notice}, a.now())
 	}
 	return nil
 }
@@ -100,10 +108,23 @@ func (a *answerer) answer(ctx context.Context, evt *event.Event, q question, s s
 // room's queue to be posted and waits until it is, so that the next
 // question of the room starts after it.
 func (a *answerer) think(ctx context.Context, p *pendingAnswer) {
+	defer p.finished()
+	if p.taking.takenBack() { // redacted while it waited in the line
+		a.takenBack(ctx, p, nil)
+		return
+	}
 	room := p.evt.RoomID
 	stopTyping := a.typing(ctx, room)
 	p.stream = a.streams.start(ctx, p, p.q.quoted(""))
-	res, err := a.ask(ctx, p)
+	// Only the model stops when the question is taken back: a send under
+	// way ends, so that what it posted is linked and taken back too.
+	gen, stopGen := p.taking.generating(ctx)
+	res, err := a.ask(gen, p)
+	stopGen()
+	if p.taking.takenBack() {
+		a.takenBack(ctx, p, stopTyping)
+		return
+	}
 	if a.mx.runCtx.Err() != nil {
 		sctx, cancel := context.WithTimeout(p.ctx, roomqueue.StopReportTime)
 		defer cancel()
@@ -130,7 +151,7 @@ func (a *answerer) think(ctx context.Context, p *pendingAnswer) {
 	})
 	if !queued {
 		stopTyping(ctx)
-		a.mx.fail(ctx, p.evt, "I had an answer but could not post it here.")
+		a.failOn(ctx, p, "I had an answer but could not post it here.")
 		return
 	}
 	select {
@@ -143,6 +164,10 @@ func (a *answerer) think(ctx context.Context, p *pendingAnswer) {
 // plain notice; the answer becomes part of the room's context.
 func (a *answerer) post(ctx context.Context, p *pendingAnswer, res core.ChatResult, err error, stopTyping func(context.Context)) {
 	evt, log, tr := p.evt, logFrom(ctx, a.log), traceFrom(ctx)
+	if p.taking.takenBack() { // redacted after the model was done: the urgent cascade ran first
+		a.takenBack(ctx, p, stopTyping)
+		return
+	}
 	a.quota.settle(ctx, p.usage, res.Usage.PromptTokens+res.Usage.CompletionTokens, err != nil)
 	<-p.reacted // members always see 🧠 first
 	if !tr.reacted.IsZero() && !tr.received.IsZero() {
@@ -180,7 +205,9 @@ func (a *answerer) post(ctx context.Context, p *pendingAnswer, res core.ChatResu
 	// They are independent of each other, so both go at once.
 	a.afterAnswer(ctx, evt.RoomID, func(ctx context.Context) {
 		typingStopped := a.background(ctx, "end of typing", func() { stopTyping(ctx) })
-		a.mx.react(ctx, evt.RoomID, evt.ID, reactDone)
+		if !p.taking.takenBack() {
+			a.reactOn(ctx, p, reactDone)
+		}
 		tr.done = time.Now()
 		<-typingStopped
 		log.Info("answered", append([]any{"conversation_id", res.ConversationID,
@@ -210,16 +237,30 @@ func (a *answerer) sendReply(ctx context.Context, p *pendingAnswer, answer strin
 // must never look complete), else in a notice.
 func (a *answerer) failAnswer(ctx context.Context, p *pendingAnswer, reason string) {
 	if p.stream == nil || !p.stream.posted() || a.mx.runCtx.Err() != nil {
-		a.mx.fail(ctx, p.evt, reason)
+		a.failOn(ctx, p, reason)
 		return
 	}
-	a.mx.react(ctx, p.evt.RoomID, p.evt.ID, reactFailed)
+	a.reactOn(ctx, p, reactFailed)
 	if err := p.stream.fail(ctx, reason); err != nil {
 		logFrom(ctx, a.log).Warn("could not mark the streamed reply incomplete; posting a notice", "error", err)
-		if _, err := a.mx.sendNotice(ctx, p.evt, "⚠️ Sorry, I could not finish this answer: "+reason); err != nil {
+		notice, err := a.mx.sendNotice(ctx, p.evt, "⚠️ Sorry, I could not finish this answer: "+reason)
+		if err != nil {
 			logFrom(ctx, a.log).Error("could not post the failure notice", "error", err)
 		}
+		linkReplies(ctx, a.bridge, a.log, p.evt, []id.EventID{notice}, a.now())
 	}
+}
+
+// takenBack ends an answer whose question was redacted: nothing more is
+// posted (what was, the redaction takes back), the typing notice ends
+// (stopTyping, if it began) and the answer does not count against the
+// quotas.
+func (a *answerer) takenBack(ctx context.Context, p *pendingAnswer, stopTyping func(context.Context)) {
+	a.quota.settle(ctx, p.usage, 0, true)
+	if stopTyping != nil {
+		stopTyping(ctx)
+	}
+	logFrom(ctx, a.log).Info("the question was redacted while it was being answered; nothing more is posted")
 }
 
 // interrupted tells the asker, within the shutdown grace (ctx), that the
@@ -227,6 +268,11 @@ func (a *answerer) failAnswer(ctx context.Context, p *pendingAnswer, reason stri
 // is not answered after the restart: the member decides whether the
 // question still matters.
 func (a *answerer) interrupted(ctx context.Context, p *pendingAnswer) {
+	defer p.finished()
+	if p.taking.takenBack() {
+		a.takenBack(ctx, p, nil)
+		return
+	}
 	a.quota.settle(ctx, p.usage, 0, true)
 	select {
 	case <-p.reacted:
@@ -237,7 +283,7 @@ func (a *answerer) interrupted(ctx context.Context, p *pendingAnswer) {
 			logFrom(ctx, a.log).Warn("could not mark the streamed reply incomplete", "error", err)
 		}
 	}
-	a.mx.failStopped(ctx, p.evt)
+	a.linkFailure(ctx, p.evt)(a.mx.failStopped(ctx, p.evt))
 }
 
 // waiting is the number of the room's questions being answered or waiting

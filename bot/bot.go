@@ -46,6 +46,8 @@ type Bot struct {
 	syncAt atomic.Int64
 	// startedAt divides the backlog from live messages (isBacklog).
 	startedAt time.Time
+	// joins are Ada's latest joins of rooms (joins.go; isBacklog).
+	joins roomJoins
 
 	ready     chan struct{}
 	readyOnce sync.Once
@@ -134,8 +136,8 @@ func (b *Bot) build() {
 	answers := &answerer{mx: mx, backend: backend, window: win, media: med, bridge: b.bridge, rooms: b.rooms,
 		slots: make(chan struct{}, opts.Workers), timeout: opts.ChatTimeout, health: &chatHealth{}, settings: settings,
 		quota: quota,
-		streams: &streams{opts: opts.Stream, mx: mx, link: func(ctx context.Context, q *event.Event, reply id.EventID) {
-			linkReplies(ctx, b.bridge, log, q, []id.EventID{reply}, now())
+		streams: &streams{opts: opts.Stream, mx: mx, link: func(ctx context.Context, q *event.Event, kind string, posted id.EventID) {
+			linkPosted(ctx, b.bridge, log, q, kind, []id.EventID{posted}, now())
 		}}, observe: b.deps.Observer, now: now, log: log}
 	cmds := &commands{mx: mx, backend: backend, bridge: b.bridge, window: win, rooms: b.rooms, opts: opts,
 		health: answers.health, waiting: answers.waiting, settings: settings, quota: quota, now: now, log: log,

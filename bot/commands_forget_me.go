@@ -81,22 +81,27 @@ func (cs *commands) forgetPerson(ctx context.Context, c *commandEvent, arg strin
 		whom, messages, res.Turns, res.Memories, replies, res.Summaries), nil
 }
 
-// redactRepliesTo redacts Ada's replies to the member's messages, as a
-// redaction of each message would (they may quote it), and returns how
-// many. The reply links name the member (privacy mode keeps them too);
-// links written before they did (migration 0014) are not found.
+// redactRepliesTo redacts what Ada posted for the member's messages (her
+// replies, their edits, her reactions), as a redaction of each message
+// would (they may quote it), and returns how many reply messages went. The
+// links name the member (privacy mode keeps them too); links written
+// before they did (migration 0014) are not found.
 func (cs *commands) redactRepliesTo(ctx context.Context, room id.RoomID, who id.UserID) (int, error) {
 	links, err := cs.bridge.ReplyLinksTo(ctx, room.String(), who.String())
 	if err != nil {
 		return 0, err
 	}
-	for i, l := range links {
+	replies := 0
+	for _, l := range links {
 		if err := redactReply(ctx, cs.mx, cs.window, cs.bridge, room, id.EventID(l.DocID)); err != nil {
-			return i, err
+			return replies, err
 		}
 		if err := cs.bridge.UnlinkDoc(ctx, room.String(), l.DocID); err != nil {
-			return i, err
+			return replies, err
+		}
+		if l.Kind == storage.LinkReply {
+			replies++
 		}
 	}
-	return len(links), nil
+	return replies, nil
 }

@@ -241,7 +241,7 @@ func (b *Bot) passwordAuth(resp *mautrix.RespUserInteractive) any {
 func (b *Bot) onUndecryptable(evt *event.Event, decErr error) {
 	defer b.recoverIn("undecryptable", evt)
 	b.deps.Observer.BotDecryptionFailure()
-	if evt.Timestamp < b.startedAt.UnixMilli() || evt.Sender == b.mx.cli.UserID {
+	if b.isBacklog(evt) || evt.Sender == b.mx.cli.UserID {
 		return // backlog, or our own echo: nothing to flag
 	}
 	ctx := withLogger(b.mx.runCtx, eventLogger(b.log, evt))

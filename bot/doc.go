@@ -55,8 +55,9 @@
 // # Redactions and edits
 //
 // Everything a member's message causes is linked to it (storage.BridgeLink):
-// the turns of its answer, the memory of a `!ada remember`, and each of Ada's
-// replies to it (her answer's parts, a command's confirmation). A redaction
+// the turns of its answer, the memory of a `!ada remember`, and every event
+// Ada posts for it as she posts it (her answer's parts, each edit of a
+// streamed answer, her 🧠 ✅ ❌ reactions, a command's confirmation). A redaction
 // deletes the message's stored text and what is linked to it, and redacts
 // Ada's linked replies, which leave the room's context too: they may quote
 // what the member took back. Confirmations of `remember` and `forget` quote
@@ -68,8 +69,10 @@
 // (never refused by a full queue), retried with backoff when it fails, and
 // applied at the next start when the process stopped or died first. A
 // message the redaction overtook is not handled; an answer to a redacted
-// question that was being made when it arrived goes as soon as it is
-// stored (its link makes the redaction pending again).
+// question that was waiting or being made when it arrived stops there:
+// the model is cancelled, nothing more is posted, and what was posted goes
+// (answer_takeback.go; a link made after the cascade ran makes the
+// redaction pending again).
 //
 // An edit (m.replace) by the message's own sender replaces the message
 // (messages_edit.go): what the old text caused is undone as for a
@@ -94,8 +97,9 @@
 // (the room queues share a roomqueue.Work it waits on), for at most
 // Options.ShutdownGrace. A question still not answered then gets ❌ and a
 // notice to ask again (roomqueue's OnStop, answerer's interrupted; at most
-// roomqueue.StopReportTime each): it is not answered after the restart. Messages sent before the process started are backlog
-// (isBacklog): context, never answered. In a direct chat the first message
+// roomqueue.StopReportTime each): it is not answered after the restart. Messages sent before the process started, and
+// those from before Ada's latest join of their room (joins.go), are backlog
+// (isBacklog): context, never answered or run. In a direct chat the first message
 // the catch-up /sync of a resumed bridge brings, sent while it was down,
 // gets one "I was offline" notice (offline.go); group rooms stay silent.
 //

@@ -49,7 +49,7 @@ const turnsWithText = `SELECT count(*) FROM documents WHERE room_id = ? AND type
 // busy room's questions wait behind a held model are applied at once, not
 // after the answers: the redacted messages' turns, memories and stored
 // text go while the model still holds; a redacted question that was
-// waiting is answered but what its answer stored goes with it soon after.
+// waiting is not answered (issue 40), and nothing of it is stored.
 // A redaction recorded but not applied when the process died is applied by
 // the next start, and `!ada why` still explains the last answer after it.
 func TestRedactionsNeverLost(t *testing.T) {
@@ -109,8 +109,11 @@ func TestRedactionsNeverLost(t *testing.T) {
 	if took := time.Since(drained); took > 5*time.Second {
 		t.Errorf("the answer to the redacted question stayed %s after the queue drained", took)
 	}
-	reply := alice.Wait("the redacted question is answered", bottest.ReplyTo(acct.UserID, queued[5], event.MsgText))
-	alice.Wait("and its answer redacted", bottest.RedactionOf(reply.ID))
+	// Issue 40: a question redacted while it waited for the model gets
+	// nothing more, no answer to take back later.
+	if got := alice.Find(bottest.ReplyTo(acct.UserID, queued[5], event.MsgText)); len(got) != 0 {
+		t.Errorf("the redacted waiting question was answered")
+	}
 	env.waitStored(t, "every other queued question is stored", 29, `SELECT count(*) FROM documents WHERE room_id = ? AND type = 'turn' AND text LIKE '%number q%'`, room.String())
 	if n := env.count(`SELECT count(*) FROM bridge_redactions WHERE room_id = ? AND applied_at = 0`, room.String()); n != 0 {
 		t.Errorf("%d redactions are still pending", n)

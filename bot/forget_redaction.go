@@ -67,10 +67,10 @@ func (f *forgetting) forgetEvent(ctx context.Context, room id.RoomID, target id.
 		dropWhyQuotingSummaries(ctx, f.bridge, f.rooms, f.log, room)
 	}
 	for _, l := range links {
-		switch l.Kind {
-		case storage.LinkMemory:
+		switch {
+		case l.Kind == storage.LinkMemory:
 			err = f.backend.DeleteMemory(ctx, l.DocID, reason)
-		case storage.LinkReply:
+		case l.Posted(): // a reply, an edit of one, a reaction: the whole answer goes
 			err = redactReply(ctx, f.mx, f.window, f.bridge, room, id.EventID(l.DocID))
 		}
 		if err != nil && core.KindOf(err) != core.KindNotFound {
@@ -84,8 +84,9 @@ func (f *forgetting) forgetEvent(ctx context.Context, room id.RoomID, target id.
 	return len(links), f.bridge.UnlinkEvent(ctx, room.String(), target.String())
 }
 
-// redactReply redacts one of Ada's replies and removes it from the room's
-// context: it answered or quoted what a member took away.
+// redactReply redacts one of Ada's events (a reply, an edit of one, a
+// reaction) and removes it from the room's context: it answered or quoted
+// what a member took away.
 func redactReply(ctx context.Context, mx *matrix, w *window, b *storage.Bridge, room id.RoomID, reply id.EventID) error {
 	w.dropFromContext(room, reply)
 	if err := b.DeleteMessage(ctx, room.String(), reply.String()); err != nil {
@@ -94,21 +95,30 @@ func redactReply(ctx context.Context, mx *matrix, w *window, b *storage.Bridge, 
 	return mx.redact(ctx, room, reply)
 }
 
-// linkReplies records Ada's replies to a room event, so that a redaction or
-// an edit of the event redacts them. The links hold event ids only, so they
-// are kept in privacy mode too. A failure is logged: the reply is already
-// posted.
-func linkReplies(ctx context.Context, b *storage.Bridge, log *slog.Logger, cause *event.Event, replies []id.EventID, at time.Time) {
+// linkPosted records events Ada posted for a room event (kind: her replies
+// to it, their edits, her reactions on it), so that a redaction or an edit
+// of the event, or its sender's `!ada forget me`, redacts them: all of an
+// answer goes, never only its first message. The links hold event ids only,
+// so they are kept in privacy mode too. They are written even when ctx has
+// ended (an answer taken back mid-send): what was posted must be found. A
+// failure is logged: the events are already posted.
+func linkPosted(ctx context.Context, b *storage.Bridge, log *slog.Logger, cause *event.Event, kind string, posted []id.EventID, at time.Time) {
 	var links []storage.BridgeLink
-	for _, r := range replies {
+	for _, r := range posted {
 		if r != "" {
-			links = append(links, storage.BridgeLink{EventID: cause.ID.String(), DocID: r.String(), Kind: storage.LinkReply, Sender: cause.Sender.String()})
+			links = append(links, storage.BridgeLink{EventID: cause.ID.String(), DocID: r.String(), Kind: kind, Sender: cause.Sender.String()})
 		}
 	}
 	if len(links) == 0 {
 		return
 	}
-	if err := b.AddLinks(ctx, cause.RoomID.String(), links, at); err != nil {
-		logFrom(ctx, log).Error("could not link Ada's reply to its message; a redaction will not remove it", "error", err)
+	if err := b.AddLinks(context.WithoutCancel(ctx), cause.RoomID.String(), links, at); err != nil {
+		logFrom(ctx, log).Error("could not link what Ada posted to its message; a redaction will not remove it", "kind", kind, "error", err)
 	}
+}
+
+// linkReplies links Ada's reply messages to the message they answer
+// (linkPosted).
+func linkReplies(ctx context.Context, b *storage.Bridge, log *slog.Logger, cause *event.Event, replies []id.EventID, at time.Time) {
+	linkPosted(ctx, b, log, cause, storage.LinkReply, replies, at)
 }

@@ -45,7 +45,8 @@ func (b *Bot) recoverIn(name string, evt *event.Event) {
 // onSyncResponse marks the bot ready once the first /sync (the catch-up)
 // has been received. Its events are dispatched after it returns: a resumed
 // bridge's catch-up brings what was sent while it was down (offline.go).
-func (b *Bot) onSyncResponse(ctx context.Context, _ *mautrix.RespSync, since string) bool {
+func (b *Bot) onSyncResponse(ctx context.Context, res *mautrix.RespSync, since string) bool {
+	b.joins.observe(res, b.mx.cli.UserID) // before its events are dispatched (joins.go)
 	b.resumedCatchUp.Store(!b.synced && since != "")
 	b.synced = true
 	b.readyOnce.Do(func() {
@@ -55,18 +56,24 @@ func (b *Bot) onSyncResponse(ctx context.Context, _ *mautrix.RespSync, since str
 	return true
 }
 
-// isBacklog reports events sent before this process started: what arrived
-// while the bridge was down, the initial sync's history, a joined room's
-// earlier timeline. They are read into context but never answered; anything
+// isBacklog reports events that are context at most, never answered or
+// run: those sent before this process started (downtime, below) and those
+// from before Ada's latest join of their room (joins.go).
+func (b *Bot) isBacklog(evt *event.Event) bool {
+	return b.duringDowntime(evt) || b.joins.beforeJoin(evt)
+}
+
+// duringDowntime reports events sent before this process started: what
+// arrived while the bridge was down, the initial sync's history. Anything
 // sent after start-up is answered, whichever /sync brings it.
 //
-// The backlog is told by time, not by the /sync that brings it: the sync
-// token is saved before a response is processed, so nothing a previous
-// process received comes again, and a catch-up with nothing new hands back
-// the token it was given, so the first live /sync resumes from the same
-// token as the catch-up did (issue 27: the first message after a quiet
-// restart was dropped as backlog).
-func (b *Bot) isBacklog(evt *event.Event) bool {
+// It is told by time, not by the /sync that brings it: the sync token is
+// saved before a response is processed, so nothing a previous process
+// received comes again, and a catch-up with nothing new hands back the
+// token it was given, so the first live /sync resumes from the same token
+// as the catch-up did (issue 27: the first message after a quiet restart
+// was dropped as backlog).
+func (b *Bot) duringDowntime(evt *event.Event) bool {
 	return evt.Timestamp < b.startedAt.UnixMilli()
 }
 
@@ -86,6 +93,9 @@ func (b *Bot) onMember(ctx context.Context, evt *event.Event) {
 		}
 		b.queue.Enqueue(evt.RoomID, roomqueue.Job{Name: "invite", Ctx: ctx, Run: func(ctx context.Context) error { return b.members.handleInvite(ctx, evt) }})
 	case evt.GetStateKey() == b.mx.cli.UserID.String() && content.Membership.IsLeaveOrBan():
+		if evt.Mautrix.EventSource&event.SourceLeave == 0 && b.joins.beforeJoin(evt) {
+			return // an old leave (a kick before a re-invite) in the joined room's history
+		}
 		room := evt.RoomID
 		if evt.Mautrix.EventSource&event.SourceLeave != 0 { // left now, not an old leave in a joined room's history
 			b.forget.leftRoom(ctx, room, evt.ID)
@@ -135,7 +145,7 @@ func (b *Bot) onMessage(ctx context.Context, evt *event.Event) {
 		OnDrop:  func(ctx context.Context) { b.messages.reportBusy(ctx, evt, backlog) },
 		OnStop:  func(ctx context.Context) { b.messages.reportStopped(ctx, evt, backlog) },
 	})
-	if backlog && b.resumedCatchUp.Load() {
+	if backlog && b.resumedCatchUp.Load() && b.duringDowntime(evt) {
 		// Sent while the bridge was down (offline.go).
 		b.queue.Enqueue(evt.RoomID, roomqueue.Job{Name: "offline", Ctx: ctx, Run: func(ctx context.Context) error {
 			return b.messages.noteOffline(ctx, evt)
@@ -176,5 +186,8 @@ func (b *Bot) onRedaction(ctx context.Context, evt *event.Event) {
 		return
 	}
 	ctx = withLogger(ctx, eventLogger(b.log, evt).With("redacts", target.String()))
+	if b.answers.inFlight.takeBack(evt.RoomID, target) {
+		eventLogger(b.log, evt).Info("a question being answered was redacted; its answer stops")
+	}
 	b.forget.received(ctx, evt.RoomID, target)
 }

@@ -191,15 +191,18 @@ func (mx *matrix) sendNotice(ctx context.Context, evt *event.Event, markdown str
 }
 
 // fail marks the message ❌ and says in plain words what went wrong. When
-// the bot itself is stopping there is nobody to tell.
-func (mx *matrix) fail(ctx context.Context, evt *event.Event, reason string) {
+// the bot itself is stopping there is nobody to tell. It returns what it
+// posted (empty ids for what failed or was not sent).
+func (mx *matrix) fail(ctx context.Context, evt *event.Event, reason string) (reaction, notice id.EventID) {
 	if mx.runCtx.Err() != nil {
-		return
+		return "", ""
 	}
-	mx.react(ctx, evt.RoomID, evt.ID, reactFailed)
-	if _, err := mx.sendNotice(ctx, evt, "⚠️ Sorry, I could not answer: "+reason); err != nil {
+	reaction = mx.react(ctx, evt.RoomID, evt.ID, reactFailed)
+	notice, err := mx.sendNotice(ctx, evt, "⚠️ Sorry, I could not answer: "+reason)
+	if err != nil {
 		logFrom(ctx, mx.log).Error("could not post the failure notice", "error", err)
 	}
+	return reaction, notice
 }
 
 // stoppedNotice is posted on a question the bridge accepted and did not
@@ -208,11 +211,14 @@ const stoppedNotice = "⚠️ Sorry, I was restarted before I could answer this.
 
 // failStopped marks a question ❌ and says that the bridge stopped before
 // answering it. It runs while the bridge stops, with a context of its own.
-func (mx *matrix) failStopped(ctx context.Context, evt *event.Event) {
-	mx.react(ctx, evt.RoomID, evt.ID, reactFailed)
-	if _, err := mx.sendNotice(ctx, evt, stoppedNotice); err != nil {
+// It returns what it posted, as fail does.
+func (mx *matrix) failStopped(ctx context.Context, evt *event.Event) (reaction, notice id.EventID) {
+	reaction = mx.react(ctx, evt.RoomID, evt.ID, reactFailed)
+	notice, err := mx.sendNotice(ctx, evt, stoppedNotice)
+	if err != nil {
 		logFrom(ctx, mx.log).Error("could not tell the room that a question was not answered before the stop", "error", err)
 	}
+	return reaction, notice
 }
 
 // relateTo makes c a reply to evt, inside evt's thread when it was in one.
@@ -255,10 +261,13 @@ const (
 // encrypted too, as Element does (mautrix's SendReaction never encrypts):
 // otherwise the server would see which messages Ada handled and whether she
 // failed. The annotation relation stays readable to the server, as the
-// Matrix spec wants, so that clients can still aggregate.
-func (mx *matrix) react(ctx context.Context, room id.RoomID, target id.EventID, key string) {
+// Matrix spec wants, so that clients can still aggregate. It returns the
+// reaction's event, empty when it failed.
+func (mx *matrix) react(ctx context.Context, room id.RoomID, target id.EventID, key string) id.EventID {
 	content := &event.ReactionEventContent{RelatesTo: event.RelatesTo{Type: event.RelAnnotation, EventID: target, Key: key}}
-	if _, err := mx.sendEvent(ctx, room, event.EventReaction, content); err != nil && ctx.Err() == nil {
+	evID, err := mx.sendEvent(ctx, room, event.EventReaction, content)
+	if err != nil && ctx.Err() == nil {
 		logFrom(ctx, mx.log).Warn("could not add a reaction", "reaction", key, "error", err)
 	}
+	return evID
 }

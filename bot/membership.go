@@ -52,7 +52,11 @@ func (ms *membership) handleInvite(ctx context.Context, evt *event.Event) error 
 	if err != nil {
 		return err
 	}
-	if !ms.opts.SendIntro || s.IntroSent {
+	// Every stay is introduced, a re-invite after a kick or a leave too
+	// (intro_sent then stays set): the members who invited her back may
+	// not have seen the first intro. A second delivery of the invite found
+	// her joined above.
+	if !ms.opts.SendIntro {
 		return nil
 	}
 	if _, err := ms.mx.sendNoticeTo(ctx, room, ms.introText(s, evt.Content.AsMember().IsDirect)); err != nil {

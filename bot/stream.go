@@ -11,6 +11,7 @@ import (
 	"maunium.net/go/mautrix/id"
 
 	"github.com/ada-chat/ada/core"
+	"github.com/ada-chat/ada/storage"
 )
 
 // StreamOptions are the settings of streaming by edits.
@@ -30,9 +31,10 @@ type StreamOptions struct {
 type streams struct {
 	opts StreamOptions
 	mx   *matrix
-	// link links a posted reply to its question at once, so that a
-	// redaction of the question mid-stream takes the reply too.
-	link func(ctx context.Context, question *event.Event, reply id.EventID)
+	// link links what is posted (the reply, kind storage.LinkReply, and
+	// each edit of it, storage.LinkEdit) to its question as it is sent, so
+	// that taking the answer back, mid-stream too, takes all of it.
+	link func(ctx context.Context, question *event.Event, kind string, posted id.EventID)
 }
 
 // start returns the streamer of p's answer, or nil when the room's answers
@@ -63,7 +65,7 @@ type streamer struct {
 	reacted <-chan struct{}
 	// prefix comes before the answer's text.
 	prefix string
-	link   func(ctx context.Context, question *event.Event, reply id.EventID)
+	link   func(ctx context.Context, question *event.Event, kind string, posted id.EventID)
 	// layout splits and addresses an answer as the room's replies setting
 	// says (a thread, or the room's timeline).
 	layout func(answer string, question *event.Event) []*event.MessageEventContent
@@ -208,17 +210,32 @@ func (s *streamer) show(ctx context.Context, md string) error {
 			return err
 		}
 		s.reply, s.shown = evID, md
-		if s.link != nil {
-			s.link(ctx, s.evt, evID)
-		}
+		s.linked(ctx, storage.LinkReply, evID)
 		return nil
 	}
-	if _, err := s.mx.sendContent(ctx, s.evt.RoomID, editOf(s.reply, renderPart(md)[0], s.evt.Sender)); err != nil {
+	if err := s.sendEdit(ctx, renderPart(md)[0]); err != nil {
 		return err
 	}
 	s.sends++
 	s.shown = md
 	return nil
+}
+
+// sendEdit edits the reply to c and links the edit to the question.
+func (s *streamer) sendEdit(ctx context.Context, c *event.MessageEventContent) error {
+	evID, err := s.mx.sendContent(ctx, s.evt.RoomID, editOf(s.reply, c, s.evt.Sender))
+	if err != nil {
+		return err
+	}
+	s.linked(ctx, storage.LinkEdit, evID)
+	return nil
+}
+
+// linked links an event of the answer to its question.
+func (s *streamer) linked(ctx context.Context, kind string, posted id.EventID) {
+	if s.link != nil {
+		s.link(ctx, s.evt, kind, posted)
+	}
 }
 
 // editOf makes c (one rendered part, without relations) an edit of reply:
@@ -257,7 +274,7 @@ func (s *streamer) finish(ctx context.Context, answer string) ([]id.EventID, err
 	first := &event.MessageEventContent{MsgType: event.MsgText, Body: contents[0].Body,
 		Format: contents[0].Format, FormattedBody: contents[0].FormattedBody}
 	sent := []id.EventID{s.reply}
-	if _, err := s.mx.sendContent(ctx, s.evt.RoomID, editOf(s.reply, first, s.evt.Sender)); err != nil {
+	if err := s.sendEdit(ctx, first); err != nil {
 		return sent, err
 	}
 	s.sends++
@@ -282,6 +299,5 @@ func (s *streamer) fail(ctx context.Context, reason string) error {
 		text = parts[0]
 	}
 	md := text + "\n\n⚠️ **This answer is incomplete.** Sorry, I could not finish it: " + reason
-	_, err := s.mx.sendContent(ctx, s.evt.RoomID, editOf(s.reply, renderPart(md)[0], s.evt.Sender))
-	return err
+	return s.sendEdit(ctx, renderPart(md)[0])
 }

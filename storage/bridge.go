@@ -39,9 +39,9 @@ type BridgeMessage struct {
 }
 
 // BridgeLink ties what a room event caused to the event: a document (a turn
-// or a memory) stored because of it, or a message Ada posted in reply to it
-// (LinkReply, DocID holding Ada's event id), so that a redaction or an edit
-// of the event deletes or redacts them.
+// or a memory) stored because of it, or an event Ada posted for it (a
+// message in reply, an edit of one, a reaction: DocID holds Ada's event
+// id), so that a redaction or an edit of the event deletes or redacts them.
 type BridgeLink struct {
 	EventID, DocID, Kind, ConversationID string
 	// Sender is the member whose message a reply answers (`!ada forget
@@ -54,7 +54,17 @@ const (
 	LinkTurn   = "turn"
 	LinkMemory = "memory"
 	LinkReply  = "reply"
+	// An edit (m.replace) of one of Ada's replies, and a reaction of hers
+	// on the message (🧠 ✅ ❌), both posted for the message's answer.
+	LinkEdit     = "edit"
+	LinkReaction = "reaction"
 )
+
+// Posted reports whether the link is to an event Ada posted (a reply, an
+// edit of one, a reaction), which is redacted with its cause.
+func (l BridgeLink) Posted() bool {
+	return l.Kind == LinkReply || l.Kind == LinkEdit || l.Kind == LinkReaction
+}
 
 const (
 	getStateSQL = `SELECT value FROM bridge_state WHERE key = ?`

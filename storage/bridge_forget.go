@@ -5,7 +5,8 @@ import "context"
 const (
 	deleteMessagesFromSQL = `DELETE FROM bridge_messages WHERE room_id = ? AND sender = ?`
 	deleteRoomLinksSQL    = `DELETE FROM bridge_links WHERE room_id = ?`
-	replyLinksToSQL       = `SELECT event_id, doc_id FROM bridge_links WHERE room_id = ? AND sender = ? AND kind = 'reply'`
+	replyLinksToSQL       = `SELECT event_id, doc_id, kind FROM bridge_links
+		WHERE room_id = ? AND sender = ? AND kind IN ('reply', 'edit', 'reaction')`
 )
 
 // PurgeRoom deletes the room's stored messages, its links and its last
@@ -31,8 +32,9 @@ func (b *Bridge) DeleteMessagesFrom(ctx context.Context, roomID, sender string) 
 	return int(n), err
 }
 
-// ReplyLinksTo returns the links of Ada's replies to the member's messages
-// in the room (`!ada forget me` redacts them). It reads from the writer.
+// ReplyLinksTo returns the links of what Ada posted for the member's
+// messages in the room: her replies, their edits and her reactions
+// (`!ada forget me` redacts them). It reads from the writer.
 func (b *Bridge) ReplyLinksTo(ctx context.Context, roomID, sender string) ([]BridgeLink, error) {
 	rows, err := b.w.QueryContext(ctx, replyLinksToSQL, roomID, sender)
 	if err != nil {
@@ -41,8 +43,8 @@ func (b *Bridge) ReplyLinksTo(ctx context.Context, roomID, sender string) ([]Bri
 	defer rows.Close()
 	var out []BridgeLink
 	for rows.Next() {
-		l := BridgeLink{Kind: LinkReply, Sender: sender}
-		if err := rows.Scan(&l.EventID, &l.DocID); err != nil {
+		l := BridgeLink{Sender: sender}
+		if err := rows.Scan(&l.EventID, &l.DocID, &l.Kind); err != nil {
 			return nil, err
 		}
 		out = append(out, l)

@@ -1,0 +1,116 @@
+package bot
+
+import (
+	"context"
+	"sync"
+
+	"maunium.net/go/mautrix/event"
+	"maunium.net/go/mautrix/id"
+
+	"github.com/ada-chat/ada/storage"
+)
+
+// A question redacted while its answer is being made gets nothing more
+// (DECISIONS.md, "Rooms"): the model stops, and no further edit, message
+// or ✅ is posted. What was posted already is linked to the question as it
+// was sent (linkPosted), so the redaction's cascade takes it back, the
+// reply, its edits and the reactions alike; an event linked after the
+// cascade ran makes the redaction pending again (forget_pending.go).
+
+// takeBack is the state of one answer in the making: whether its question
+// was taken back, and how to stop its model.
+type takeBack struct {
+	mu     sync.Mutex
+	taken  bool
+	cancel context.CancelFunc // the model's context, while it runs
+}
+
+// take marks the answer taken back and stops its model if it runs.
+func (t *takeBack) take() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.taken = true
+	if t.cancel != nil {
+		t.cancel()
+	}
+}
+
+// generating returns the context the model runs in: ended by take, at once
+// if the answer was taken back already. Call stop when the model is done.
+func (t *takeBack) generating(ctx context.Context) (gen context.Context, stop func()) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	gen, cancel := context.WithCancel(ctx)
+	if t.taken {
+		cancel()
+	}
+	t.cancel = cancel
+	return gen, cancel
+}
+
+// takenBack reports whether the question was taken back.
+func (t *takeBack) takenBack() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.taken
+}
+
+// answersInFlight are the answers being made, by question, from the moment
+// a question is accepted until its answer is posted or given up. Safe from
+// any goroutine: the sync loop takes them back.
+type answersInFlight struct {
+	mu sync.Mutex
+	m  map[redactionKey]*takeBack
+}
+
+// start registers the answer to evt; call the returned func when it ends.
+func (f *answersInFlight) start(evt *event.Event) (*takeBack, func()) {
+	key, t := redactionKey{evt.RoomID, evt.ID}, &takeBack{}
+	f.mu.Lock()
+	if f.m == nil {
+		f.m = make(map[redactionKey]*takeBack)
+	}
+	f.m[key] = t
+	f.mu.Unlock()
+	return t, func() {
+		f.mu.Lock()
+		if f.m[key] == t {
+			delete(f.m, key)
+		}
+		f.mu.Unlock()
+	}
+}
+
+// takeBack stops the answer to the room's event, if one is being made: its
+// question was redacted. It runs in the sync loop, as the redaction comes.
+func (f *answersInFlight) takeBack(room id.RoomID, question id.EventID) bool {
+	f.mu.Lock()
+	t := f.m[redactionKey{room, question}]
+	f.mu.Unlock()
+	if t == nil {
+		return false
+	}
+	t.take()
+	return true
+}
+
+// reactOn reacts on the question of p and links the reaction to it, so that
+// taking the answer back takes the reaction too.
+func (a *answerer) reactOn(ctx context.Context, p *pendingAnswer, key string) {
+	if evID := a.mx.react(ctx, p.evt.RoomID, p.evt.ID, key); evID != "" {
+		linkPosted(ctx, a.bridge, a.log, p.evt, storage.LinkReaction, []id.EventID{evID}, a.now())
+	}
+}
+
+// failOn is matrix.fail (❌ and a notice) for p's question, both linked to it.
+func (a *answerer) failOn(ctx context.Context, p *pendingAnswer, reason string) {
+	a.linkFailure(ctx, p.evt)(a.mx.fail(ctx, p.evt, reason))
+}
+
+// linkFailure links a failure's ❌ and notice to the question they mark.
+func (a *answerer) linkFailure(ctx context.Context, evt *event.Event) func(reaction, notice id.EventID) {
+	return func(reaction, notice id.EventID) {
+		linkPosted(ctx, a.bridge, a.log, evt, storage.LinkReaction, []id.EventID{reaction}, a.now())
+		linkPosted(ctx, a.bridge, a.log, evt, storage.LinkReply, []id.EventID{notice}, a.now())
+	}
+}
