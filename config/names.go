@@ -1,0 +1,44 @@
+package config
+
+// Known reports whether name is one of Ada's settings.
+func Known(name string) bool {
+	for _, s := range table(new(Config)) {
+		if s.name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Closest is the setting whose name is nearest to name (fewest single-letter
+// edits), for the warning about a misspelt name in the settings file.
+func Closest(name string) string {
+	best, bestDist := "", -1
+	for _, s := range table(new(Config)) {
+		if d := editDistance(name, s.name); bestDist < 0 || d < bestDist {
+			best, bestDist = s.name, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
