@@ -8,6 +8,7 @@ func (s *Server) routeTable() []route {
 	const get, post, patch, del = fasthttp.MethodGet, fasthttp.MethodPost, fasthttp.MethodPatch, fasthttp.MethodDelete
 	return []route{
 		{method: get, pattern: "/v1/healthz", handler: s.handleHealth, public: true, summary: "Health and dependency status"},
+		{method: get, pattern: "/v1/readyz", handler: s.handleReady, public: true, summary: "Readiness: every configured component works"},
 		{method: get, pattern: "/v1/info", handler: s.handleInfo, summary: "Capabilities and endpoint list"},
 		{method: get, pattern: "/v1/specialists", handler: s.handleSpecialists, summary: "List specialists"},
 		{method: get, pattern: "/v1/schema", handler: s.handleSchema, summary: "JSON Schemas of the document types"},
