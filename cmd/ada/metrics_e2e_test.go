@@ -12,10 +12,10 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+	"gopkg.in/yaml.v3"
 	"maunium.net/go/mautrix"
 	"maunium.net/go/mautrix/event"
 	"maunium.net/go/mautrix/id"
-	"gopkg.in/yaml.v3"
 
 	"github.com/ada-chat/ada/bot/bottest"
 	"github.com/ada-chat/ada/core"
