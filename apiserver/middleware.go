@@ -88,11 +88,12 @@ func newRequestID() string {
 	return hex.EncodeToString(b[:])
 }
 
-// wrap turns a handler into a fasthttp handler: request id, context, auth,
-// panic recovery, error rendering and exactly one log line per request.
+// wrap turns a handler into a fasthttp handler: request id, context, auth
+// (nil for a public route), panic recovery, error rendering and exactly one
+// log line per request.
 // fasthttp recovers nothing itself, and its RequestCtx is not cancelled when
 // the client goes away, so both are done here.
-func (s *Server) wrap(pattern string, h handlerFunc, public bool, render errorRenderer) fasthttp.RequestHandler {
+func (s *Server) wrap(pattern string, h handlerFunc, auth func(*fasthttp.RequestCtx) error, render errorRenderer) fasthttp.RequestHandler {
 	return func(c *fasthttp.RequestCtx) {
 		start := time.Now()
 		id := newRequestID()
@@ -126,8 +127,8 @@ func (s *Server) wrap(pattern string, h handlerFunc, public bool, render errorRe
 			if err != nil {
 				return
 			}
-			if !public {
-				if err = s.authorize(c); err != nil {
+			if auth != nil {
+				if err = auth(c); err != nil {
 					return
 				}
 			}
@@ -211,8 +212,11 @@ func (e *tooManyKeys) Error() string {
 }
 
 // hasKey reports a request that carries API_KEY.
-func (s *Server) hasKey(c *fasthttp.RequestCtx) bool {
-	want := "Bearer " + s.cfg.APIKey
+func (s *Server) hasKey(c *fasthttp.RequestCtx) bool { return hasBearer(c, s.cfg.APIKey) }
+
+// hasBearer reports a request whose Authorization is "Bearer <secret>".
+func hasBearer(c *fasthttp.RequestCtx, secret string) bool {
+	want := "Bearer " + secret
 	got := string(c.Request.Header.Peek("Authorization"))
 	return subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
 }

@@ -31,7 +31,7 @@ func (s *Server) routeTable() []route {
 		{method: post, pattern: "/v1/ocr/extract", handler: s.handleOCR, summary: "Extract text from an image"},
 		{method: get, pattern: "/v1/debug/rag", handler: s.handleDebugRAG, summary: "Vector-store diagnostics (RAG_DEBUG)"},
 		{method: get, pattern: "/v1/debug/prompt", handler: s.handleDebugPrompt, summary: "Assembled prompt (RAG_DEBUG)"},
-		{method: get, pattern: "/metrics", handler: s.handleMetrics, summary: "Prometheus metrics"},
+		{method: get, pattern: "/metrics", handler: s.handleMetrics, auth: s.authorizeMetrics, summary: "Prometheus metrics"},
 		{method: post, pattern: "/mcp", json: true, handler: s.handleMCP, summary: "Model Context Protocol: Ada's memory tools (streamable HTTP, stateless)"},
 		{method: get, pattern: "/openapi.json", handler: s.handleOpenAPI, public: true, summary: "OpenAPI 3.0 document"},
 		{method: get, pattern: "/docs", handler: s.handleDocs, public: true, summary: "Interactive documentation"},

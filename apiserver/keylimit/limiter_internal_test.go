@@ -131,7 +131,7 @@ func TestProxyHeadersOnlyFromTrustedProxies(t *testing.T) {
 			t.Errorf("%s real=%q fwd=%q: counted as %q, want %q", tt.remote, tt.real, tt.fwd, got, tt.want)
 		}
 	}
-	if _, err := ParseTrusted([]string{"10.0.0.0/8", "::1", "nginx"}); err == nil {
+	if _, err := ParseNetworks([]string{"10.0.0.0/8", "::1", "nginx"}); err == nil {
 		t.Error("a name is accepted as a proxy")
 	}
 }
