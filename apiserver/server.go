@@ -35,9 +35,9 @@ type Config struct {
 	MetricsToken    string
 	MetricsNetworks keylimit.Networks
 	RAGDebug        bool
-	Version        string
-	AIName         string
-	UserName       string
+	Version         string
+	AIName          string
+	UserName        string
 	// PublicConfig is the secret-free settings dump shown by healthz.
 	PublicConfig map[string]any
 	// CORSOrigins are the browser origins allowed to call the API ("*" for
