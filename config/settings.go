@@ -62,7 +62,7 @@ func table(c *Config) []setting {
 			levelVal{p: &c.LogLevel}},
 		{gService, "LOG_FORMAT", "text", "Log line format: text for people, json for log collectors.", false,
 			enumVal{p: &c.LogFormat, values: []string{"text", "json"}}},
-		{gService, "API_KEY", "", "When set, every /v1 endpoint but /v1/healthz, /mcp, /metrics and the memory page need it (Authorization: Bearer <key>; the page's login form); the bridge sends it to ADA_API_URL. At least 16 characters (e.g. openssl rand -hex 24). Wrong keys are counted per client address across all of these: after 5 in a minute the address gets 429 with Retry-After, even with the right key, until the minute is over.", true,
+		{gService, "API_KEY", "", "When set, every /v1 endpoint but /v1/healthz and /v1/readyz, /mcp, /metrics (see METRICS_TOKEN) and the memory page need it (Authorization: Bearer <key>; the page's login form); the bridge sends it to ADA_API_URL. At least 16 characters (e.g. openssl rand -hex 24). Wrong keys are counted per client address across all of these: after 5 in a minute the address gets 429 with Retry-After, even with the right key, until the minute is over.", true,
 			stringVal{p: &c.APIKey, check: checkAPIKey}},
 		{gService, "TRUSTED_PROXIES", "", "Comma-separated IP addresses or CIDR ranges of reverse proxies whose X-Real-IP (else X-Forwarded-For) header names the client, for counting wrong keys per client; empty = trust no such header, and every client behind a proxy shares the proxy's count. Behind deploy/nginx/ada.conf (nginx on the same host): 127.0.0.1,::1.", false,
 			listVal{p: &c.TrustedProxies, check: checkProxy, desc: "list of IPs or CIDRs"}},
