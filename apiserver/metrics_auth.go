@@ -20,7 +20,7 @@ var errNotAllowedNetwork = core.Errorf(core.KindUnauthorized,
 func (s *Server) authorizeMetrics(c *fasthttp.RequestCtx) error {
 	nets := len(s.cfg.MetricsNetworks) > 0
 	if nets {
-		a, ok := s.deps.Keys.Addr(c.RemoteAddr().String(), func(name string) string { return string(c.Request.Header.Peek(name)) })
+		a, ok := s.deps.Keys.Addr(c.RemoteAddr().String(), headerOf(c))
 		if !ok || !s.cfg.MetricsNetworks.Contains(a) {
 			return errNotAllowedNetwork
 		}

@@ -41,6 +41,8 @@ type requestEnd struct {
 	clientGone   func()
 	log          *slog.Logger
 	method, path string
+	// client is the client's address (clientAddr), for the log line.
+	client string
 	start        time.Time
 	// left uncounts the request from the running ones (see inflight).
 	left func()
@@ -67,7 +69,7 @@ func (e requestEnd) finish(status int, err error) {
 	if err != nil && status < 400 {
 		status = statusOf(err)
 	}
-	attrs := []any{"method", e.method, "path", e.path, "status", status,
+	attrs := []any{"method", e.method, "path", e.path, "client", e.client, "status", status,
 		"duration_ms", float64(time.Since(e.start).Microseconds()) / 1000}
 	if err != nil {
 		attrs = append(attrs, "error", err.Error())
@@ -107,7 +109,7 @@ func (s *Server) wrap(pattern string, h handlerFunc, auth func(*fasthttp.Request
 		ctx = core.WithLogger(ctx, log)
 		r := &request{RequestCtx: c, id: id, requestEnd: requestEnd{ctx: ctx, cancel: cancel,
 			clientGone: func() { cancelCause(errClientGone) }, log: log,
-			method: string(c.Method()), path: redactLinks(string(c.Path())), start: start, route: pattern, metrics: s.deps.Metrics}}
+			method: string(c.Method()), path: redactLinks(string(c.Path())), client: s.clientAddr(c), start: start, route: pattern, metrics: s.deps.Metrics}}
 		c.Response.Header.Set("X-Request-ID", id)
 		var err error
 		if s.running.enter() {
@@ -200,7 +202,21 @@ func (s *Server) keyed(c *fasthttp.RequestCtx) bool {
 
 // clientOf is the count of c's failed keys (keylimit.Limiter.Client).
 func (s *Server) clientOf(c *fasthttp.RequestCtx) string {
-	return s.deps.Keys.Client(c.RemoteAddr().String(), func(name string) string { return string(c.Request.Header.Peek(name)) })
+	return s.deps.Keys.Client(c.RemoteAddr().String(), headerOf(c))
+}
+
+// clientAddr is the client's address for the log: the peer's, or the one a
+// proxy named in TRUSTED_PROXIES gives in X-Real-IP or X-Forwarded-For.
+func (s *Server) clientAddr(c *fasthttp.RequestCtx) string {
+	if a, ok := s.deps.Keys.Addr(c.RemoteAddr().String(), headerOf(c)); ok {
+		return a.String()
+	}
+	return c.RemoteAddr().String()
+}
+
+// headerOf reads c's request headers.
+func headerOf(c *fasthttp.RequestCtx) func(string) string {
+	return func(name string) string { return string(c.Request.Header.Peek(name)) }
 }
 
 // tooManyKeys is the answer to an address that sent too many wrong keys:

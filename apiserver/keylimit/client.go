@@ -62,15 +62,10 @@ func (l *Limiter) Client(remote string, header func(string) string) string {
 // TRUSTED_PROXIES gives (see Client). ok is false for a peer that is not
 // an IP address (a Unix socket).
 func (l *Limiter) Addr(remote string, header func(string) string) (a netip.Addr, ok bool) {
-	host := remote
-	if h, _, err := net.SplitHostPort(remote); err == nil {
-		host = h
+	a, ok = peer(remote)
+	if !ok {
+		return a, false
 	}
-	a, err := netip.ParseAddr(host)
-	if err != nil {
-		return netip.Addr{}, false
-	}
-	a = a.WithZone("").Unmap()
 	if l.trusted.Contains(a) {
 		if real, ok := l.forwarded(header); ok {
 			a = real
@@ -121,4 +116,37 @@ func wideOf(client string) string {
 		return netip.PrefixFrom(a, 16).Masked().String()
 	}
 	return ""
+}
+
+// Scheme is the scheme the client used: https over TLS to Ada itself, else
+// what X-Forwarded-Proto says when the peer is a proxy named in
+// TRUSTED_PROXIES (the proxy ended the client's TLS), else http. From
+// anyone else the header is the client's own word and is ignored.
+func (l *Limiter) Scheme(remote string, tls bool, header func(string) string) string {
+	if tls {
+		return "https"
+	}
+	if a, ok := peer(remote); !ok || !l.trusted.Contains(a) {
+		return "http"
+	}
+	// A chain of proxies appends: the first value is the client's hop.
+	first, _, _ := strings.Cut(header("X-Forwarded-Proto"), ",")
+	if strings.EqualFold(strings.TrimSpace(first), "https") {
+		return "https"
+	}
+	return "http"
+}
+
+// peer is the address of remote (host:port, or a bare host), without zone
+// and IPv4-mapped form; ok is false when it is not an IP address.
+func peer(remote string) (netip.Addr, bool) {
+	host := remote
+	if h, _, err := net.SplitHostPort(remote); err == nil {
+		host = h
+	}
+	a, err := netip.ParseAddr(host)
+	if err != nil {
+		return netip.Addr{}, false
+	}
+	return a.WithZone("").Unmap(), true
 }

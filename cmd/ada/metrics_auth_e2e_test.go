@@ -8,7 +8,13 @@ import (
 // scrapeStatus is the status of GET /metrics with the given headers.
 func scrapeStatus(t *testing.T, ada *adaProc, headers map[string]string) int {
 	t.Helper()
-	req, err := http.NewRequest("GET", ada.URL+"/metrics", nil)
+	return getStatus(t, ada, "/metrics", headers)
+}
+
+// getStatus is the status of GET path with the given headers.
+func getStatus(t *testing.T, ada *adaProc, path string, headers map[string]string) int {
+	t.Helper()
+	req, err := http.NewRequest("GET", ada.URL+path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
