@@ -43,7 +43,7 @@ type requestEnd struct {
 	method, path string
 	// client is the client's address (clientAddr), for the log line.
 	client string
-	start        time.Time
+	start  time.Time
 	// left uncounts the request from the running ones (see inflight).
 	left func()
 	// route is the route's pattern, the label of its metrics.
