@@ -154,7 +154,7 @@ func TestPageRequestIsBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fmt.Fprint(conn, "GET /ui/memories HTTP/1.1\r\nHost: x\r\n\r\n")
+	fmt.Fprint(conn, "GET /ui/memories HTTP/1.1\r\nHost: localhost\r\n\r\n")
 	waitFor(t, page.started, "page request")
 	conn.Close()
 	if err := waitFor(t, page.ended, "end of the page request"); !errors.Is(err, errClientGone) {
@@ -174,7 +174,7 @@ func TestShutdownWaitsForAPageRequest(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	fmt.Fprint(conn, "GET /ui/memories HTTP/1.1\r\nHost: x\r\n\r\n")
+	fmt.Fprint(conn, "GET /ui/memories HTTP/1.1\r\nHost: localhost\r\n\r\n")
 	waitFor(t, page.started, "page request")
 
 	stopped := make(chan error, 1)
