@@ -1,5 +1,7 @@
 package config
 
+import "strings"
+
 // Known reports whether name is one of Ada's settings.
 func Known(name string) bool {
 	for _, s := range table(new(Config)) {
@@ -11,13 +13,18 @@ func Known(name string) bool {
 }
 
 // Closest is the setting whose name is nearest to name (fewest single-letter
-// edits), for the warning about a misspelt name in the settings file.
+// edits, case aside), for the warning about a misspelt name in the settings file; "" when
+// even the nearest needs more edits than a typo makes (a third of the name,
+// at least 2), since naming it would only mislead.
 func Closest(name string) string {
 	best, bestDist := "", -1
 	for _, s := range table(new(Config)) {
-		if d := editDistance(name, s.name); bestDist < 0 || d < bestDist {
+		if d := editDistance(strings.ToUpper(name), s.name); bestDist < 0 || d < bestDist {
 			best, bestDist = s.name, d
 		}
+	}
+	if bestDist > max(2, len(name)/3) {
+		return ""
 	}
 	return best
 }

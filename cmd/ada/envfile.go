@@ -75,10 +75,14 @@ func (f envFile) log(log *slog.Logger) {
 	}
 	log.Info("settings file read", "file", f.path, "settings", len(f.names))
 	for _, name := range f.names {
-		if !config.Known(name) {
-			log.Warn("unknown setting in the settings file, ignored", "file", f.path,
-				"line", f.lines[name], "name", name, "closest", config.Closest(name))
+		if config.Known(name) {
+			continue
 		}
+		attrs := []any{"file", f.path, "line", f.lines[name], "name", name}
+		if c := config.Closest(name); c != "" {
+			attrs = append(attrs, "closest", c)
+		}
+		log.Warn("unknown setting in the settings file, ignored", attrs...)
 	}
 }
 
