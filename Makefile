@@ -10,8 +10,9 @@ LDFLAGS   := -X main.version=$(VERSION) -X main.buildDate=$(BUILD_DATE)
 # goolm: mautrix's pure-Go Olm, so end-to-end encryption needs no C library.
 # sqlite_fts5: SQLite's full-text index, the keyword half of hybrid search.
 export GOFLAGS := -tags=goolm,sqlite_fts5
-# The tests must not pick up a developer's .env.
-export ADA_ENV_FILE ?= /nonexistent/.env.test-guard
+# The tests must not pick up a developer's .env: they read an empty settings
+# file instead (a named file that is missing is an error, so not a made-up path).
+export ADA_ENV_FILE ?= /dev/null
 TEST_TIMEOUT ?= 14m
 # Each fuzz target runs a number of inputs (its third field below), about
 # 4 s on 2 quiet cores. A count, not a duration: with a duration, Go before
@@ -29,7 +30,7 @@ build:
 
 ## run: build and start the API (and the Matrix bridge when configured) on :7000
 run: build
-	ADA_ENV_FILE=.env ./$(BIN) up
+	env -u ADA_ENV_FILE ./$(BIN) up
 
 ## test: install what the tests need, then run every test with the race detector
 test: deps lint test-go fuzz

@@ -24,6 +24,9 @@ func statusOf(err error) int {
 	if tm := (*tooManyKeys)(nil); errors.As(err, &tm) {
 		return fasthttp.StatusTooManyRequests
 	}
+	if errors.Is(err, errNotAllowedNetwork) {
+		return fasthttp.StatusForbidden
+	}
 	// A cancelled request whose client is still there timed out: 504.
 	return wire.Status(core.KindOf(err))
 }

@@ -25,10 +25,10 @@ func (s *Server) withFront(next fasthttp.RequestHandler) fasthttp.RequestHandler
 		r.Response.Header.Set("Location", target)
 		r.SetStatusCode(fasthttp.StatusFound)
 		return nil
-	}, true, writeError)
+	}, nil, writeError)
 	icon := s.wrap("/favicon.ico", func(r *request) error {
 		return s.serveDocsFile(r, "favicon-32x32.png")
-	}, true, writeError)
+	}, nil, writeError)
 	return func(c *fasthttp.RequestCtx) {
 		if c.IsGet() || c.IsHead() {
 			switch p := c.Path(); {

@@ -41,7 +41,9 @@ type requestEnd struct {
 	clientGone   func()
 	log          *slog.Logger
 	method, path string
-	start        time.Time
+	// client is the client's address (clientAddr), for the log line.
+	client string
+	start  time.Time
 	// left uncounts the request from the running ones (see inflight).
 	left func()
 	// route is the route's pattern, the label of its metrics.
@@ -67,7 +69,7 @@ func (e requestEnd) finish(status int, err error) {
 	if err != nil && status < 400 {
 		status = statusOf(err)
 	}
-	attrs := []any{"method", e.method, "path", e.path, "status", status,
+	attrs := []any{"method", e.method, "path", e.path, "client", e.client, "status", status,
 		"duration_ms", float64(time.Since(e.start).Microseconds()) / 1000}
 	if err != nil {
 		attrs = append(attrs, "error", err.Error())
@@ -88,11 +90,12 @@ func newRequestID() string {
 	return hex.EncodeToString(b[:])
 }
 
-// wrap turns a handler into a fasthttp handler: request id, context, auth,
-// panic recovery, error rendering and exactly one log line per request.
+// wrap turns a handler into a fasthttp handler: request id, context, auth
+// (nil for a public route), panic recovery, error rendering and exactly one
+// log line per request.
 // fasthttp recovers nothing itself, and its RequestCtx is not cancelled when
 // the client goes away, so both are done here.
-func (s *Server) wrap(pattern string, h handlerFunc, public bool, render errorRenderer) fasthttp.RequestHandler {
+func (s *Server) wrap(pattern string, h handlerFunc, auth func(*fasthttp.RequestCtx) error, render errorRenderer) fasthttp.RequestHandler {
 	return func(c *fasthttp.RequestCtx) {
 		start := time.Now()
 		id := newRequestID()
@@ -106,7 +109,7 @@ func (s *Server) wrap(pattern string, h handlerFunc, public bool, render errorRe
 		ctx = core.WithLogger(ctx, log)
 		r := &request{RequestCtx: c, id: id, requestEnd: requestEnd{ctx: ctx, cancel: cancel,
 			clientGone: func() { cancelCause(errClientGone) }, log: log,
-			method: string(c.Method()), path: redactLinks(string(c.Path())), start: start, route: pattern, metrics: s.deps.Metrics}}
+			method: string(c.Method()), path: redactLinks(string(c.Path())), client: s.clientAddr(c), start: start, route: pattern, metrics: s.deps.Metrics}}
 		c.Response.Header.Set("X-Request-ID", id)
 		var err error
 		if s.running.enter() {
@@ -126,8 +129,8 @@ func (s *Server) wrap(pattern string, h handlerFunc, public bool, render errorRe
 			if err != nil {
 				return
 			}
-			if !public {
-				if err = s.authorize(c); err != nil {
+			if auth != nil {
+				if err = auth(c); err != nil {
 					return
 				}
 			}
@@ -199,7 +202,21 @@ func (s *Server) keyed(c *fasthttp.RequestCtx) bool {
 
 // clientOf is the count of c's failed keys (keylimit.Limiter.Client).
 func (s *Server) clientOf(c *fasthttp.RequestCtx) string {
-	return s.deps.Keys.Client(c.RemoteAddr().String(), func(name string) string { return string(c.Request.Header.Peek(name)) })
+	return s.deps.Keys.Client(c.RemoteAddr().String(), headerOf(c))
+}
+
+// clientAddr is the client's address for the log: the peer's, or the one a
+// proxy named in TRUSTED_PROXIES gives in X-Real-IP or X-Forwarded-For.
+func (s *Server) clientAddr(c *fasthttp.RequestCtx) string {
+	if a, ok := s.deps.Keys.Addr(c.RemoteAddr().String(), headerOf(c)); ok {
+		return a.String()
+	}
+	return c.RemoteAddr().String()
+}
+
+// headerOf reads c's request headers.
+func headerOf(c *fasthttp.RequestCtx) func(string) string {
+	return func(name string) string { return string(c.Request.Header.Peek(name)) }
 }
 
 // tooManyKeys is the answer to an address that sent too many wrong keys:
@@ -211,8 +228,11 @@ func (e *tooManyKeys) Error() string {
 }
 
 // hasKey reports a request that carries API_KEY.
-func (s *Server) hasKey(c *fasthttp.RequestCtx) bool {
-	want := "Bearer " + s.cfg.APIKey
+func (s *Server) hasKey(c *fasthttp.RequestCtx) bool { return hasBearer(c, s.cfg.APIKey) }
+
+// hasBearer reports a request whose Authorization is "Bearer <secret>".
+func hasBearer(c *fasthttp.RequestCtx, secret string) bool {
+	want := "Bearer " + secret
 	got := string(c.Request.Header.Peek("Authorization"))
 	return subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
 }

@@ -165,14 +165,14 @@ func TestOpenAPIDocumentIsValid(t *testing.T) {
 				if code[0] < '4' || mt == nil {
 					continue
 				}
-				// Every error body is {"detail"}, except the health report,
-				// which keeps its shape when it answers 503, and the
+				// Every error body is {"detail"}, except the health and
+				// readiness reports, which keep their shape when they answer 503, and the
 				// OpenAI-compatible routes, which speak OpenAI's shape.
 				want := errSchema
 				if slices.Contains(op.Tags, "openai") {
 					want = doc.Components.Schemas["OpenAIError"]
 				}
-				if mt.Schema.Value != want.Value && name != "GET /v1/healthz" {
+				if mt.Schema.Value != want.Value && name != "GET /v1/healthz" && name != "GET /v1/readyz" {
 					t.Errorf("%s: response %s is not the %s schema", name, code, map[bool]string{true: "OpenAIError", false: "Error"}[want != errSchema])
 				}
 			}
@@ -500,6 +500,9 @@ func TestOpenAPIResponsesMatchServer(t *testing.T) {
 	t.Run("service", func(t *testing.T) {
 		a.t = t
 		a.do(jsonCall("GET", "/v1/healthz", "/v1/healthz", nil, 200))
+		if r := decode[wire.Readiness](t, a.do(call{method: "GET", pattern: "/v1/readyz", path: "/v1/readyz", noAuth: true, want: 200})); !r.Ready || len(r.Failing) != 0 {
+			t.Errorf("readyz with every component up = %+v", r)
+		}
 		info := decode[struct {
 			Endpoints []struct{ Method, Path, Summary string }
 		}](t, a.do(jsonCall("GET", "/v1/info", "/v1/info", nil, 200)))
@@ -941,6 +944,11 @@ func TestOpenAPIErrorResponsesMatchServer(t *testing.T) {
 		if m, _ := h["matrix"].(map[string]any); m["state"] != "connecting" || m["error"] != bridgeErr || m["ok"] != false {
 			t.Errorf("healthz matrix = %v, want the bridge's state", h["matrix"])
 		}
+	}
+	// healthz stays 200 for a bridge that does not run; readiness fails and says why.
+	ready := decode[wire.Readiness](t, a.do(call{method: "GET", pattern: "/v1/readyz", path: "/v1/readyz", noAuth: true, want: 503}))
+	if ready.Ready || !strings.Contains(ready.Failing["matrix"], bridgeErr) || len(ready.Failing) != 1 {
+		t.Errorf("readyz with the bridge connecting = %+v, want matrix failing with its reason", ready)
 	}
 	a.do(call{method: "GET", pattern: "/v1/info", path: "/v1/info", noAuth: true, want: 401})
 	a.do(call{method: "POST", pattern: "/v1/chat", path: "/v1/chat", body: []byte(`{"prompt":"hi"}`), contentType: "application/json", noAuth: true, want: 401})

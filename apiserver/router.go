@@ -15,6 +15,9 @@ type route struct {
 	pattern string // segments; "{name}" matches one non-empty segment
 	handler handlerFunc
 	public  bool // no API key needed
+	// auth, if set, replaces the API key check (authorize) of a route
+	// that is not public.
+	auth func(*fasthttp.RequestCtx) error
 	// openai marks the OpenAI-compatible routes, whose errors take
 	// OpenAI's shape instead of {"detail"}.
 	openai bool

@@ -8,6 +8,7 @@ func (s *Server) routeTable() []route {
 	const get, post, patch, del = fasthttp.MethodGet, fasthttp.MethodPost, fasthttp.MethodPatch, fasthttp.MethodDelete
 	return []route{
 		{method: get, pattern: "/v1/healthz", handler: s.handleHealth, public: true, summary: "Health and dependency status"},
+		{method: get, pattern: "/v1/readyz", handler: s.handleReady, public: true, summary: "Readiness: every configured component works"},
 		{method: get, pattern: "/v1/info", handler: s.handleInfo, summary: "Capabilities and endpoint list"},
 		{method: get, pattern: "/v1/specialists", handler: s.handleSpecialists, summary: "List specialists"},
 		{method: get, pattern: "/v1/schema", handler: s.handleSchema, summary: "JSON Schemas of the document types"},
@@ -30,7 +31,7 @@ func (s *Server) routeTable() []route {
 		{method: post, pattern: "/v1/ocr/extract", handler: s.handleOCR, summary: "Extract text from an image"},
 		{method: get, pattern: "/v1/debug/rag", handler: s.handleDebugRAG, summary: "Vector-store diagnostics (RAG_DEBUG)"},
 		{method: get, pattern: "/v1/debug/prompt", handler: s.handleDebugPrompt, summary: "Assembled prompt (RAG_DEBUG)"},
-		{method: get, pattern: "/metrics", handler: s.handleMetrics, summary: "Prometheus metrics"},
+		{method: get, pattern: "/metrics", handler: s.handleMetrics, auth: s.authorizeMetrics, summary: "Prometheus metrics"},
 		{method: post, pattern: "/mcp", json: true, handler: s.handleMCP, summary: "Model Context Protocol: Ada's memory tools (streamable HTTP, stateless)"},
 		{method: get, pattern: "/openapi.json", handler: s.handleOpenAPI, public: true, summary: "OpenAPI 3.0 document"},
 		{method: get, pattern: "/docs", handler: s.handleDocs, public: true, summary: "Interactive documentation"},

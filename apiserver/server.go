@@ -30,10 +30,14 @@ type Config struct {
 	// OCRConcurrency bounds the tesseract runs of /v1/ocr/extract.
 	OCRConcurrency int
 	APIKey         string
-	RAGDebug       bool
-	Version        string
-	AIName         string
-	UserName       string
+	// MetricsToken (METRICS_TOKEN) opens /metrics alone; MetricsNetworks
+	// (METRICS_ALLOWED_NETWORKS) are the addresses that may scrape it.
+	MetricsToken    string
+	MetricsNetworks keylimit.Networks
+	RAGDebug        bool
+	Version         string
+	AIName          string
+	UserName        string
 	// PublicConfig is the secret-free settings dump shown by healthz.
 	PublicConfig map[string]any
 	// CORSOrigins are the browser origins allowed to call the API ("*" for
@@ -106,9 +110,9 @@ func New(svc Service, deps Deps, cfg Config, log *slog.Logger) *Server {
 		ocrSlots: newSlots(cfg.OCRConcurrency, ocrQueueWait), started: time.Now(), running: newInflight()}
 	s.routes = s.routeTable()
 	rt := &router{
-		notFound: s.wrap(unmatchedRoute, notFoundHandler, true, writeError),
+		notFound: s.wrap(unmatchedRoute, notFoundHandler, nil, writeError),
 		wrongVerb: func(allow []string, render errorRenderer) fasthttp.RequestHandler {
-			return s.wrap(unmatchedRoute, func(*request) error { return &methodError{allow} }, true, render)
+			return s.wrap(unmatchedRoute, func(*request) error { return &methodError{allow} }, nil, render)
 		},
 	}
 	for _, r := range s.routes {
@@ -116,7 +120,14 @@ func New(svc Service, deps Deps, cfg Config, log *slog.Logger) *Server {
 		if r.json {
 			h = requireJSON(h)
 		}
-		rt.routes = append(rt.routes, compiledRoute{route: r, segs: splitPath(r.pattern), h: s.wrap(r.pattern, h, r.public, r.errorRenderer())})
+		auth := r.auth
+		switch {
+		case r.public:
+			auth = nil
+		case auth == nil:
+			auth = s.authorize
+		}
+		rt.routes = append(rt.routes, compiledRoute{route: r, segs: splitPath(r.pattern), h: s.wrap(r.pattern, h, auth, r.errorRenderer())})
 	}
 	s.http = &fasthttp.Server{
 		// hostGuard first: a request for a foreign Host reaches nothing.

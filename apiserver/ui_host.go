@@ -20,7 +20,7 @@ func (s *Server) withUI(api fasthttp.RequestHandler) fasthttp.RequestHandler {
 	if s.deps.UI == nil {
 		return api
 	}
-	ui := s.wrap(uiRoute, func(r *request) error { return s.serveHTTP(r, s.deps.UI, r.ctx) }, true, writeError)
+	ui := s.wrap(uiRoute, func(r *request) error { return s.serveHTTP(r, s.deps.UI, r.ctx) }, nil, writeError)
 	return func(c *fasthttp.RequestCtx) {
 		if p := c.Path(); bytes.Equal(p, []byte("/ui")) || bytes.HasPrefix(p, []byte("/ui/")) {
 			ui(c)

@@ -28,6 +28,8 @@ type Config struct {
 	TrustedProxies []string      // TRUSTED_PROXIES; empty = trust no client header
 	PublicURL      string        // PUBLIC_URL; empty = no member links to the memory page
 	MetricsEnabled bool          // METRICS_ENABLED
+	MetricsToken   string        `json:"-"` // METRICS_TOKEN (secret); empty = /metrics takes API_KEY
+	MetricsNets    []string      // METRICS_ALLOWED_NETWORKS; empty = any address
 	AIName         string        // AI_NAME
 	UserName       string        // USER_NAME
 	PersonaFile    string        // PERSONA_FILE; empty = the persona embedded in the binary

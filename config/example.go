@@ -17,7 +17,8 @@ func Example() []byte {
 	var b bytes.Buffer
 	b.WriteString(`# Ada settings. Generated from config/settings.go by "go test ./config -update": do not edit by hand.
 # Copy to .env and change what you need. A missing or empty value means the default shown here.
-# The environment wins over the file, even a variable set to empty. ADA_ENV_FILE names another file than ./.env.
+# The environment wins over the file, even a variable set to empty. ADA_ENV_FILE names another file than ./.env (it must exist).
+# Only NAME=value lines (no "export", no "NAME: value"); an unknown name is logged as a warning.
 # Values of [secret] settings are never logged, and never shown by /v1/healthz or /v1/info.
 `)
 	group := ""

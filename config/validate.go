@@ -191,6 +191,8 @@ func (c *Config) check(failed map[string]bool) []error {
 	rule([]string{"MUSICPROVIDER_USER", "MUSICPROVIDER_TOKEN"},
 		c.MusicProviderToken != "" && c.MusicProviderUser == "",
 		"MUSICPROVIDER_USER: required when MUSICPROVIDER_TOKEN is set")
+	rule([]string{"METRICS_TOKEN", "API_KEY"}, c.MetricsToken != "" && c.MetricsToken == c.APIKey,
+		"METRICS_TOKEN: must differ from API_KEY: the scraper's credential must not unlock the memories")
 	rule([]string{"VECTORDB_URL", "CHROMA_TOKEN"}, c.ChromaToken != "" && c.VectorDBURL == "",
 		"VECTORDB_URL: required when CHROMA_TOKEN is set (the token is for that Chroma server)")
 	return errs

@@ -7,12 +7,13 @@ import (
 	"strings"
 )
 
-// trustList holds the proxies named in TRUSTED_PROXIES.
-type trustList []netip.Prefix
+// Networks are IP addresses and CIDR ranges: the proxies named in
+// TRUSTED_PROXIES, the scrapers of METRICS_ALLOWED_NETWORKS.
+type Networks []netip.Prefix
 
-// ParseTrusted reads TRUSTED_PROXIES entries: IP addresses or CIDR ranges.
-func ParseTrusted(items []string) (trustList, error) {
-	var out trustList
+// ParseNetworks reads such entries: IP addresses or CIDR ranges.
+func ParseNetworks(items []string) (Networks, error) {
+	var out Networks
 	for _, s := range items {
 		s = strings.TrimSpace(s)
 		if p, err := netip.ParsePrefix(s); err == nil {
@@ -29,7 +30,8 @@ func ParseTrusted(items []string) (trustList, error) {
 	return out, nil
 }
 
-func (t trustList) has(a netip.Addr) bool {
+// Contains reports whether a is in one of the networks.
+func (t Networks) Contains(a netip.Addr) bool {
 	for _, p := range t {
 		if p.Contains(a) {
 			return true
@@ -46,21 +48,30 @@ func (t trustList) has(a netip.Addr) bool {
 // each guess. Behind a trusted proxy that sets neither, every client
 // shares the proxy's count.
 func (l *Limiter) Client(remote string, header func(string) string) string {
-	host := remote
-	if h, _, err := net.SplitHostPort(remote); err == nil {
-		host = h
+	a, ok := l.Addr(remote, header)
+	if !ok {
+		if h, _, err := net.SplitHostPort(remote); err == nil {
+			return h
+		}
+		return remote
 	}
-	a, err := netip.ParseAddr(host)
-	if err != nil {
-		return host
+	return network(a)
+}
+
+// Addr is the client's address: the peer's, or the one a proxy named in
+// TRUSTED_PROXIES gives (see Client). ok is false for a peer that is not
+// an IP address (a Unix socket).
+func (l *Limiter) Addr(remote string, header func(string) string) (a netip.Addr, ok bool) {
+	a, ok = peer(remote)
+	if !ok {
+		return a, false
 	}
-	a = a.WithZone("").Unmap()
-	if l.trusted.has(a) {
+	if l.trusted.Contains(a) {
 		if real, ok := l.forwarded(header); ok {
 			a = real
 		}
 	}
-	return network(a)
+	return a, true
 }
 
 // forwarded is the client a trusted proxy names: X-Real-IP, which a proxy
@@ -78,7 +89,7 @@ func (l *Limiter) forwarded(header func(string) string) (netip.Addr, bool) {
 			return netip.Addr{}, false
 		}
 		a = a.WithZone("").Unmap()
-		if !l.trusted.has(a) || i == 0 {
+		if !l.trusted.Contains(a) || i == 0 {
 			return a, true
 		}
 	}
@@ -105,4 +116,37 @@ func wideOf(client string) string {
 		return netip.PrefixFrom(a, 16).Masked().String()
 	}
 	return ""
+}
+
+// Scheme is the scheme the client used: https over TLS to Ada itself, else
+// what X-Forwarded-Proto says when the peer is a proxy named in
+// TRUSTED_PROXIES (the proxy ended the client's TLS), else http. From
+// anyone else the header is the client's own word and is ignored.
+func (l *Limiter) Scheme(remote string, tls bool, header func(string) string) string {
+	if tls {
+		return "https"
+	}
+	if a, ok := peer(remote); !ok || !l.trusted.Contains(a) {
+		return "http"
+	}
+	// A chain of proxies appends: the first value is the client's hop.
+	first, _, _ := strings.Cut(header("X-Forwarded-Proto"), ",")
+	if strings.EqualFold(strings.TrimSpace(first), "https") {
+		return "https"
+	}
+	return "http"
+}
+
+// peer is the address of remote (host:port, or a bare host), without zone
+// and IPv4-mapped form; ok is false when it is not an IP address.
+func peer(remote string) (netip.Addr, bool) {
+	host := remote
+	if h, _, err := net.SplitHostPort(remote); err == nil {
+		host = h
+	}
+	a, err := netip.ParseAddr(host)
+	if err != nil {
+		return netip.Addr{}, false
+	}
+	return a.WithZone("").Unmap(), true
 }

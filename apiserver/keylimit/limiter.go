@@ -43,7 +43,7 @@ type Limiter struct {
 	window  time.Duration
 	bound   int // networks tracked at most; maxTracked, smaller in tests
 	fails   map[string]failures
-	trusted trustList
+	trusted Networks
 	now     func() time.Time
 }
 
@@ -53,7 +53,7 @@ type failures struct {
 }
 
 // New builds a Limiter. A bad entry in o.Trusted is an error (config
-// validates TRUSTED_PROXIES with ParseTrusted first).
+// validates TRUSTED_PROXIES with ParseNetworks first).
 func New(o Options) (*Limiter, error) {
 	if o.Max <= 0 {
 		o.Max = DefaultMax
@@ -64,7 +64,7 @@ func New(o Options) (*Limiter, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	trusted, err := ParseTrusted(o.Trusted)
+	trusted, err := ParseNetworks(o.Trusted)
 	if err != nil {
 		return nil, err
 	}

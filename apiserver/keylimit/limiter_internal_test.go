@@ -131,7 +131,38 @@ func TestProxyHeadersOnlyFromTrustedProxies(t *testing.T) {
 			t.Errorf("%s real=%q fwd=%q: counted as %q, want %q", tt.remote, tt.real, tt.fwd, got, tt.want)
 		}
 	}
-	if _, err := ParseTrusted([]string{"10.0.0.0/8", "::1", "nginx"}); err == nil {
+	if _, err := ParseNetworks([]string{"10.0.0.0/8", "::1", "nginx"}); err == nil {
 		t.Error("a name is accepted as a proxy")
+	}
+}
+
+// TestScheme: X-Forwarded-Proto is believed only from a trusted proxy.
+func TestScheme(t *testing.T) {
+	l, _ := newTest(t, "127.0.0.1", "10.0.0.0/8")
+	proto := func(v string) func(string) string {
+		return func(name string) string {
+			if name == "X-Forwarded-Proto" {
+				return v
+			}
+			return ""
+		}
+	}
+	for _, tt := range []struct {
+		remote string
+		tls    bool
+		proto  string
+		want   string
+	}{
+		{"127.0.0.1:5000", false, "https", "https"},
+		{"10.2.3.4:5000", false, "HTTPS, http", "https"},
+		{"127.0.0.1:5000", false, "http", "http"},
+		{"127.0.0.1:5000", false, "", "http"},
+		{"198.51.100.1:5000", false, "https", "http"}, // not a proxy: its own word
+		{"198.51.100.1:5000", true, "", "https"},
+		{"@", false, "https", "http"},
+	} {
+		if got := l.Scheme(tt.remote, tt.tls, proto(tt.proto)); got != tt.want {
+			t.Errorf("%s tls=%v proto=%q: %s, want %s", tt.remote, tt.tls, tt.proto, got, tt.want)
+		}
 	}
 }

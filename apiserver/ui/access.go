@@ -153,6 +153,6 @@ func (p *page) memberLogin(w http.ResponseWriter, r *http.Request) {
 		p.fail(w, r, viewer{}, http.StatusGone, "This link was used already, has expired, or was never issued. Send `!ada web` in the room for a new one.")
 		return
 	}
-	p.start(w, user, epoch)
+	p.start(w, r, user, epoch)
 	http.Redirect(w, r, "/ui/memories", http.StatusSeeOther)
 }

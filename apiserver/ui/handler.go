@@ -125,17 +125,17 @@ func (p *page) current(w http.ResponseWriter, r *http.Request) (session, bool) {
 		}
 	}
 	if p.opt.APIKey == "" {
-		return p.start(w, "", ""), true
+		return p.start(w, r, "", ""), true
 	}
 	return session{}, false
 }
 
 // start opens a session (an operator's when user is empty; a member's
 // under their sessions epoch) and sets its cookie.
-func (p *page) start(w http.ResponseWriter, user, epoch string) session {
+func (p *page) start(w http.ResponseWriter, r *http.Request, user, epoch string) session {
 	s := p.sessions.create(p.opt.Now(), user, epoch)
 	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: s.id, Path: "/ui/", Expires: s.expires,
-		MaxAge: int(p.opt.SessionTTL / time.Second), HttpOnly: true, Secure: p.secure, SameSite: http.SameSiteStrictMode})
+		MaxAge: int(p.opt.SessionTTL / time.Second), HttpOnly: true, Secure: p.secureFor(r), SameSite: http.SameSiteStrictMode})
 	return s
 }
 
@@ -235,7 +235,7 @@ func (p *page) login(w http.ResponseWriter, r *http.Request) {
 		p.render(w, http.StatusUnauthorized, "login", view{Title: "Log in", Error: "That is not the API key."})
 		return
 	}
-	p.start(w, "", "")
+	p.start(w, r, "", "")
 	http.Redirect(w, r, "/ui/memories", http.StatusSeeOther)
 }
 
@@ -243,7 +243,7 @@ func (p *page) logout(w http.ResponseWriter, r *http.Request, _ viewer) {
 	if c, err := r.Cookie(cookieName); err == nil {
 		p.sessions.drop(c.Value)
 	}
-	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: "", Path: "/ui/", MaxAge: -1, HttpOnly: true, Secure: p.secure, SameSite: http.SameSiteStrictMode})
+	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: "", Path: "/ui/", MaxAge: -1, HttpOnly: true, Secure: p.secureFor(r), SameSite: http.SameSiteStrictMode})
 	if p.opt.APIKey == "" {
 		p.render(w, http.StatusOK, "loggedout", view{Title: "Logged out"})
 		return
@@ -302,4 +302,12 @@ func crossSite(r *http.Request) bool {
 		return false
 	}
 	return true
+}
+
+// secureFor reports whether the session cookie is marked Secure: always
+// when PUBLIC_URL is https, and whenever the request came over https, to Ada
+// itself or to a proxy named in TRUSTED_PROXIES that says so in
+// X-Forwarded-Proto (deploy/nginx sets it; from anyone else it is ignored).
+func (p *page) secureFor(r *http.Request) bool {
+	return p.secure || p.keys.Scheme(r.RemoteAddr, r.TLS != nil, r.Header.Get) == "https"
 }

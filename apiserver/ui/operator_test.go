@@ -299,3 +299,35 @@ func TestLoginOverPlainHTTPBehindProxy(t *testing.T) {
 	resp, err := s.browser().c.Do(req)
 	want(t, read(t, resp, err), http.StatusBadRequest, "plain http")
 }
+
+// TestSecureCookieBehindATrustedProxy: the cookie is Secure when a proxy
+// named in TRUSTED_PROXIES says the client came over https, even without
+// an https PUBLIC_URL; the same header from anyone else is ignored.
+func TestSecureCookieBehindATrustedProxy(t *testing.T) {
+	trusting, err := keylimit.New(keylimit.Options{Trusted: []string{"127.0.0.1", "::1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		keys   *keylimit.Limiter
+		proto  string
+		secure bool
+	}{
+		{"trusted proxy, https", trusting, "https", true},
+		{"trusted proxy, http", trusting, "http", false},
+		{"untrusted peer, https", nil, "https", false},
+	} {
+		s := newSite(t, ui.Options{Keys: tc.keys})
+		req, err := http.NewRequest(http.MethodGet, s.srv.URL+"/ui/memories", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("X-Forwarded-Proto", tc.proto)
+		resp, err := http.DefaultClient.Do(req)
+		p := read(t, resp, err)
+		if c := p.header.Get("Set-Cookie"); c == "" || strings.Contains(c, "Secure") != tc.secure {
+			t.Errorf("%s: cookie %q, want Secure %v", tc.name, c, tc.secure)
+		}
+	}
+}

@@ -46,3 +46,10 @@ type MatrixStatus struct {
 	// Error says why the bridge is not running (null when it is).
 	Error *string `json:"error"`
 }
+
+// Readiness is the body of GET /v1/readyz: ready when every configured
+// component works; failing names each one that does not, with its reason.
+type Readiness struct {
+	Ready   bool              `json:"ready"`
+	Failing map[string]string `json:"failing"`
+}

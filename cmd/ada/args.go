@@ -35,9 +35,10 @@ version it was built with and the build date.`,
 }
 
 // settingsHelp ends every usage text.
-const settingsHelp = `Settings come from the environment and from .env in the working directory, or
-the file named by ADA_ENV_FILE; the environment wins, even a variable set to
-empty. See .env.example for every setting. The commands that write the
+const settingsHelp = `Settings come from the environment and from .env in the working directory (if
+there is one), or the file named by ADA_ENV_FILE (which must exist); the
+environment wins, even a variable set to empty. The file holds NAME=value lines,
+# comments and blank lines only. See .env.example for every setting. The commands that write the
 database (up, serve, bot, migrate, reindex, import, mcp) hold DATA_DIR for
 themselves: a second one on the same directory stops at start.`
 

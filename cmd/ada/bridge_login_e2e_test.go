@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -79,10 +81,12 @@ func TestUpServesWhileTheHomeserverIsDown(t *testing.T) {
 	}
 }
 
-// TestUpKeepsServingWhenCredentialsAreRefused: a homeserver that refuses the
-// token or the password stops the bridge at once, healthz names the setting,
-// and the API keeps serving.
-func TestUpKeepsServingWhenCredentialsAreRefused(t *testing.T) {
+// TestUpEndsWhenCredentialsAreRefused: a homeserver that refuses the token
+// or the password stops the bridge at once (waiting cannot fix it), and
+// `ada up` ends with an error that names the setting, so that its service
+// manager restarts it and the operator sees why; healthz staying green
+// while the bridge is dead kept systemd from ever noticing.
+func TestUpEndsWhenCredentialsAreRefused(t *testing.T) {
 	hs := bottest.StartHomeserver(t)
 	acct := bottest.RegisterAccount(t, hs, "ada")
 	for setting, creds := range map[string]map[string]string{
@@ -94,21 +98,22 @@ func TestUpKeepsServingWhenCredentialsAreRefused(t *testing.T) {
 			for k, v := range creds {
 				env[k] = v
 			}
-			p := startAda(t, "up", env)
-			msg := waitMatrix(t, p, "stopped")
-			t.Logf("matrix.error: %s", msg)
-			if !strings.Contains(msg, "refused "+setting) || strings.Contains(msg, "cannot reach") {
-				t.Errorf("matrix.error = %q, want it to say the homeserver refused %s", msg, setting)
+			logs := &syncBuffer{}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			err := run(ctx, runEnv{args: []string{"up"}, lookupEnv: mapEnv(env), stdout: io.Discard, stderr: logs})
+			if ctx.Err() != nil {
+				t.Fatalf("ada up still runs a minute after the homeserver refused %s\nlogs:\n%s", setting, logs.String())
 			}
-			if strings.Contains(msg, creds[setting]) {
-				t.Errorf("matrix.error shows the secret: %q", msg)
+			t.Logf("ada up: %v", err)
+			if err == nil || !strings.Contains(err.Error(), "refused "+setting) || !strings.Contains(err.Error(), "restart") {
+				t.Errorf("ada up ended with %v, want an error naming %s and the restart", err, setting)
 			}
-			if len(logLines(p, "cannot reach the homeserver")) != 0 {
-				t.Errorf("refused credentials were retried:\n%s", p.logs.String())
+			if strings.Contains(err.Error()+logs.String(), creds[setting]) {
+				t.Errorf("the error or the log shows the secret")
 			}
-			var h health
-			if code := p.call("GET", "/v1/healthz", nil, &h); code != 200 || !h.OK {
-				t.Errorf("healthz after the bridge stopped: %d ok=%v", code, h.OK)
+			if strings.Contains(logs.String(), "cannot reach the homeserver") {
+				t.Errorf("refused credentials were retried:\n%s", logs.String())
 			}
 		})
 	}

@@ -3,42 +3,165 @@ package main
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 
+	"github.com/ada-chat/ada/config"
 	"github.com/joho/godotenv"
 )
 
-// withEnvFile layers the env file (ADA_ENV_FILE, else .env; a missing file is
-// no error) under the real environment. A variable that is set wins even when
-// it is empty, so that `API_KEY= ada serve` turns off a key the file sets.
-func withEnvFile(lookup func(string) (string, bool)) (func(string) string, error) {
-	file, ok := lookup("ADA_ENV_FILE")
-	if !ok || file == "" {
-		file = ".env"
+// envFile is what the settings file gave, for the start log: which file,
+// whether it was there at all, and the names it set, in file order.
+type envFile struct {
+	path  string
+	found bool
+	names []string
+	lines map[string]int
+}
+
+// withEnvFile layers the env file (ADA_ENV_FILE, else .env) under the real
+// environment. A variable that is set wins even when it is empty, so that
+// `API_KEY= ada serve` turns off a key the file sets. Only the default .env may
+// be missing: a file named on purpose that is not there would start Ada on
+// defaults with every secret gone, so it is an error.
+func withEnvFile(lookup func(string) (string, bool)) (func(string) string, envFile, error) {
+	path, named := lookup("ADA_ENV_FILE")
+	named = named && path != ""
+	if !named {
+		path = ".env"
 	}
+	info := envFile{path: path}
 	env := func(k string) string {
 		v, _ := lookup(k)
 		return v
 	}
-	src, err := os.ReadFile(file)
-	if errors.Is(err, os.ErrNotExist) {
-		return env, nil
+	src, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) && !named {
+		return env, info, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read %s (ADA_ENV_FILE): %w", file, err)
+		return nil, info, fmt.Errorf("read %s (ADA_ENV_FILE): %w", path, err)
+	}
+	info.found = true
+	if info.lines, err = envStatements(path, src); err != nil {
+		return nil, info, err
 	}
 	vals, err := godotenv.UnmarshalBytes(src)
 	if err != nil {
-		return nil, envFileError(file, src, err)
+		return nil, info, envFileError(path, src, err)
 	}
+	for name := range vals {
+		info.names = append(info.names, name)
+	}
+	slices.SortFunc(info.names, func(a, b string) int { return info.lines[a] - info.lines[b] })
 	return func(k string) string {
 		if v, ok := lookup(k); ok {
 			return v
 		}
 		return vals[k]
-	}, nil
+	}, info, nil
+}
+
+// log says which file the settings came from and how many it gave, and warns
+// about each name Ada does not know, with the setting it was probably meant
+// to be: a misspelt API_KY would otherwise leave the API open without a word.
+func (f envFile) log(log *slog.Logger) {
+	if !f.found {
+		log.Info("no settings file; settings come from the environment only", "file", f.path)
+		return
+	}
+	log.Info("settings file read", "file", f.path, "settings", len(f.names))
+	for _, name := range f.names {
+		if config.Known(name) {
+			continue
+		}
+		attrs := []any{"file", f.path, "line", f.lines[name], "name", name}
+		if c := config.Closest(name); c != "" {
+			attrs = append(attrs, "closest", c)
+		}
+		log.Warn("unknown setting in the settings file, ignored", attrs...)
+	}
+}
+
+var statement = regexp.MustCompile(`^\s*([A-Za-z_][A-Za-z0-9_]*)=(.*)$`)
+
+// envStatements accepts only NAME=value lines (and blank lines, # comments and
+// the further lines of a quoted value). godotenv alone also takes `NAME: value`,
+// `NAME value` and `export NAME=value`; those forms are refused so that one file
+// means the same to Ada, to a shell and to systemd's EnvironmentFile (which
+// knows neither ':' nor 'export'). The error names the line, never its text:
+// the text may be a secret. It returns the line of each name.
+func envStatements(path string, src []byte) (map[string]int, error) {
+	lines := strings.Split(strings.ReplaceAll(string(src), "\r\n", "\n"), "\n")
+	at := make(map[string]int)
+	for i := 0; i < len(lines); i++ {
+		t := strings.TrimSpace(lines[i])
+		if t == "" || strings.HasPrefix(t, "#") {
+			continue
+		}
+		m := statement.FindStringSubmatch(lines[i])
+		if m == nil {
+			return nil, fmt.Errorf("read %s: line %d is not a NAME=value setting (%s; the line is not shown)",
+				path, i+1, lenientForm(t))
+		}
+		at[m[1]] = i + 1
+		i = endOfValue(lines, i, strings.TrimSpace(m[2]))
+	}
+	return at, nil
+}
+
+// endOfValue is the last line of a value that starts on line i: a quoted
+// value may go on over further lines until its closing quote.
+func endOfValue(lines []string, i int, value string) int {
+	if value == "" || (value[0] != '"' && value[0] != '\'') {
+		return i
+	}
+	q, rest := value[0], value[1:]
+	for {
+		if closes(rest, q) || i+1 >= len(lines) {
+			return i // an unclosed quote is godotenv's error, with its line
+		}
+		i++
+		rest = lines[i]
+	}
+}
+
+// closes reports whether s holds the quote q that ends a value; inside double
+// quotes a backslash escapes the next character.
+func closes(s string, q byte) bool {
+	for j := 0; j < len(s); j++ {
+		switch {
+		case q == '"' && s[j] == '\\':
+			j++
+		case s[j] == q:
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	colonForm         = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*\s*:`)
+	spaceBeforeEquals = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*\s+=`)
+	spaceForm         = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*\s`)
+)
+
+// lenientForm names the form a refused line looks like, without its text.
+func lenientForm(line string) string {
+	switch {
+	case strings.HasPrefix(line, "export "):
+		return "write NAME=value without export"
+	case colonForm.MatchString(line):
+		return "write NAME=value, not NAME: value"
+	case spaceBeforeEquals.MatchString(line):
+		return "no space before ="
+	case spaceForm.MatchString(line):
+		return "write NAME=value, not NAME value"
+	}
+	return "expected NAME=value"
 }
 
 // envFileError names the file, the line and the setting godotenv could not

@@ -48,7 +48,7 @@ func testEnv(t testing.TB, extra map[string]string) map[string]string {
 	env := map[string]string{
 		"DATA_DIR":     t.TempDir(),
 		"LISTEN_ADDR":  "127.0.0.1:0",
-		"ADA_ENV_FILE": "/nonexistent/.env",
+		"ADA_ENV_FILE": "/dev/null",
 		"LOG_LEVEL":    "DEBUG",
 		// A test that ends with a chat still running stops in 2 s, not
 		// the default 30 s of grace.

@@ -35,7 +35,7 @@ func BenchmarkMCPSearch(b *testing.B) {
 	fmt.Printf("%-10s %10s %10s\n", "http", ms(p50), ms(p99))
 
 	cmd := exec.Command(buildAda(b), "mcp")
-	cmd.Env = append(os.Environ(), "DATA_DIR="+dir, "ADA_ENV_FILE=/nonexistent/.env", "LOG_LEVEL=WARN")
+	cmd.Env = append(os.Environ(), "DATA_DIR="+dir, "ADA_ENV_FILE=/dev/null", "LOG_LEVEL=WARN")
 	p50, p99 = timeMCPSearch(b, &sdk.CommandTransport{Command: cmd})
 	fmt.Printf("%-10s %10s %10s\n", "stdio", ms(p50), ms(p99))
 }

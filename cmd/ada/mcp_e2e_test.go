@@ -52,7 +52,7 @@ func TestMCPClientAcceptance(t *testing.T) {
 	// The stdio server inherits this environment: its own data directory,
 	// no developer .env.
 	cmd.Env = append(os.Environ(), "ADA_MCP_URL="+ada.URL+"/mcp", "ADA_MCP_KEY="+key, "ADA_BIN="+bin,
-		"DATA_DIR="+t.TempDir(), "ADA_ENV_FILE=/nonexistent/.env", "LOG_LEVEL=DEBUG")
+		"DATA_DIR="+t.TempDir(), "ADA_ENV_FILE=/dev/null", "LOG_LEVEL=DEBUG")
 	out, err := cmd.CombinedOutput()
 	t.Logf("client output:\n%s", out)
 	if err != nil {

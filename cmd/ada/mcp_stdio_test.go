@@ -27,7 +27,7 @@ func startMCPStdio(t *testing.T, env ...string) *mcpStdio {
 // startMCPStdioArgs is startMCPStdio with flags for ada mcp.
 func startMCPStdioArgs(t *testing.T, args []string, env ...string) *mcpStdio {
 	cmd := exec.Command(buildAda(t), append([]string{"mcp"}, args...)...)
-	cmd.Env = append(append(os.Environ(), "DATA_DIR="+t.TempDir(), "ADA_ENV_FILE=/nonexistent/.env"), env...)
+	cmd.Env = append(append(os.Environ(), "DATA_DIR="+t.TempDir(), "ADA_ENV_FILE=/dev/null"), env...)
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
 	m := &mcpStdio{t: t, cmd: cmd, stdin: stdin, lines: bufio.NewScanner(stdout), stderr: &strings.Builder{}}

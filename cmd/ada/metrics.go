@@ -52,6 +52,13 @@ func (x *appMetrics) watchStore(a *app, log *slog.Logger) {
 	}
 }
 
+// watchBridge adds ada_bot_up, the bridge's state at each scrape.
+func (x *appMetrics) watchBridge(b *bot.Bot) {
+	if x != nil && b != nil {
+		metrics.RegisterBridge(x.reg, func() bool { return b.Status().State == bot.StateRunning })
+	}
+}
+
 // apiDeps adds the request hooks and the registry /metrics serves.
 func (x *appMetrics) apiDeps(d apiserver.Deps) apiserver.Deps {
 	if x != nil {

@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+	"gopkg.in/yaml.v3"
 	"maunium.net/go/mautrix"
 	"maunium.net/go/mautrix/event"
 	"maunium.net/go/mautrix/id"
@@ -219,6 +221,43 @@ func checkDashboard(t *testing.T, live scrape) {
 	if len(exprs) < 6 {
 		t.Fatalf("the dashboard has %d queries", len(exprs))
 	}
+	checkSeries(t, live, "the dashboard", exprs)
+}
+
+// checkAlertRules fails for every series the example alert rules name that
+// the live /metrics lacks: a rule on a series that does not exist never fires.
+func checkAlertRules(t *testing.T, live scrape) {
+	t.Helper()
+	data, err := os.ReadFile("../../deploy/prometheus/ada-alerts.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rules struct {
+		Groups []struct {
+			Rules []struct{ Alert, Expr string }
+		}
+	}
+	if err := yaml.Unmarshal(data, &rules); err != nil {
+		t.Fatalf("ada-alerts.yml: %v", err)
+	}
+	var exprs, names []string
+	for _, g := range rules.Groups {
+		for _, r := range g.Rules {
+			exprs, names = append(exprs, r.Expr), append(names, r.Alert)
+		}
+	}
+	for _, want := range []string{"AdaLLMFailing", "AdaBridgeStopped", "AdaRedactionAbandoned"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("the alert rules lack %s: %v", want, names)
+		}
+	}
+	checkSeries(t, live, "the alert rules", exprs)
+}
+
+// checkSeries fails for every Ada, Go or process series that one of exprs
+// (PromQL) names and the live /metrics lacks.
+func checkSeries(t *testing.T, live scrape, what string, exprs []string) {
+	t.Helper()
 	series := regexp.MustCompile(`\b(?:ada|go|process)_[a-z0-9_]+`)
 	for _, e := range exprs {
 		for _, name := range series.FindAllString(e, -1) {
@@ -229,9 +268,41 @@ func checkDashboard(t *testing.T, live scrape) {
 				}
 			}
 			if live[base] == nil {
-				t.Errorf("the dashboard queries %s (in %q), which /metrics does not have", name, e)
+				t.Errorf("%s query %s (in %q), which /metrics does not have", what, name, e)
 			}
 		}
+	}
+}
+
+// TestMetricsStateGauges: with the LLM and the homeserver down, ada_llm_up
+// and ada_bot_up say so from the first scrape, /v1/readyz fails naming both
+// while /v1/healthz stays 200, and every series the example alert rules
+// name is in the scrape.
+func TestMetricsStateGauges(t *testing.T) {
+	ada := startAda(t, "up", testEnv(t, map[string]string{
+		"LLM_BACKEND": "ollama", "LLM_BASE_URL": llmtest.ClosedURL(t), "LLM_MODEL": llmtest.ModelName,
+		"MATRIX_HOMESERVER": llmtest.ClosedURL(t), "MATRIX_USER_ID": "@ada:example.org", "MATRIX_ACCESS_TOKEN": "syt_secret_token",
+	}))
+	live := scrapeMetrics(t, ada, "")
+	for name, labels := range map[string]map[string]string{"ada_llm_up": {"backend": "ollama"}, "ada_bot_up": nil} {
+		if v := live.value(name, labels); v != 0 {
+			t.Errorf("%s%v = %v, want 0", name, labels, v)
+		}
+	}
+	if v := live.value("ada_bot_redaction_cascades_total", map[string]string{"result": "abandoned"}); v != 0 {
+		t.Errorf("abandoned redactions = %v, want the series at 0", v)
+	}
+	checkAlertRules(t, live)
+	var ready struct {
+		Ready   bool
+		Failing map[string]string
+	}
+	if st := ada.call("GET", "/v1/readyz", nil, &ready); st != 503 || ready.Ready ||
+		!strings.Contains(ready.Failing["llm"], "connection refused") || !strings.Contains(ready.Failing["matrix"], "cannot reach the homeserver") {
+		t.Errorf("readyz: %d %+v, want 503 naming the LLM and the bridge", st, ready)
+	}
+	if st := ada.call("GET", "/v1/healthz", nil, nil); st != 200 {
+		t.Errorf("healthz: %d, want 200: the process is alive", st)
 	}
 }
 
@@ -265,6 +336,12 @@ func TestMetricsCountABotAnswer(t *testing.T) {
 	asked := alice.Say(room, "Ada, are you counted?")
 	alice.Wait("✅", bottest.ReactionTo(asked, "✅"))
 	after := scrapeMetrics(t, ada, key)
+	for name, labels := range map[string]map[string]string{"ada_llm_up": {"backend": "ollama"}, "ada_bot_up": nil} {
+		if v := after.value(name, labels); v != 1 {
+			t.Errorf("%s%v = %v, want 1", name, labels, v)
+		}
+	}
+	checkAlertRules(t, after)
 
 	bot := map[string]string{"source": "bot", "result": "ok"}
 	if b, a := max(before.value("ada_chats_total", bot), 0), after.value("ada_chats_total", bot); a-b != 1 {

@@ -85,7 +85,7 @@ func run(ctx context.Context, env runEnv) error {
 		fmt.Fprintln(env.stderr, usage)
 		return fmt.Errorf("unknown command %q", cmd)
 	}
-	getenv, err := withEnvFile(env.lookupEnv)
+	getenv, file, err := withEnvFile(env.lookupEnv)
 	if err != nil {
 		return err
 	}
@@ -94,6 +94,7 @@ func run(ctx context.Context, env runEnv) error {
 		return fmt.Errorf("invalid settings:\n%w", err)
 	}
 	log := newLogger(cfg, env.stderr)
+	file.log(log)
 	switch cmd {
 	case "migrate":
 		return runMigrate(ctx, cfg, env.stdout)

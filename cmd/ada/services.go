@@ -53,6 +53,7 @@ func runServices(ctx context.Context, cmd string, cfg *config.Config, log *slog.
 		if bridge, err = newBridge(a, log.With("component", "bot"), runAPI); err != nil {
 			return err
 		}
+		mx.watchBridge(bridge)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -63,14 +64,14 @@ func runServices(ctx context.Context, cmd string, cfg *config.Config, log *slog.
 		go func() {
 			defer wg.Done()
 			err := bridge.Run(ctx)
-			switch {
-			case err == nil:
-			case runAPI:
-				// A bridge that cannot log in must not take the API down;
-				// /v1/healthz shows the error in "matrix".
-				log.Error("the Matrix bridge stopped; the API keeps serving", "component", "bot", "error", err)
-			default:
-				errs <- fmt.Errorf("matrix bridge: %w", err)
+			if err != nil {
+				// The bridge gives up only on what waiting cannot fix
+				// (refused credentials); it retries an unreachable
+				// homeserver for ever. Then the whole process ends, the API
+				// too, with a failure exit: systemd's Restart=on-failure
+				// restarts it and the journal says why, where a live API
+				// beside a dead bridge would look healthy for ever.
+				errs <- fmt.Errorf("the Matrix bridge stopped, so Ada stops too (a service manager restarts it): %w", err)
 				cancel()
 			}
 		}()
@@ -143,6 +144,10 @@ func serveAPI(ctx context.Context, a *app, log *slog.Logger, env runEnv, bridge 
 	if err != nil {
 		return fmt.Errorf("TRUSTED_PROXIES: %w", err)
 	}
+	scrapers, err := keylimit.ParseNetworks(cfg.MetricsNets)
+	if err != nil {
+		return fmt.Errorf("METRICS_ALLOWED_NETWORKS: %w", err)
+	}
 	srv := apiserver.New(a.metrics.chatter("api", a.core), a.metrics.apiDeps(apiserver.Deps{Music: a.music, OCR: a.ocr, Matrix: bridgeHealth(bridge),
 		MCP:  mcp.Handler(a.core, mcp.Options{Version: buildVersion(), Log: log.With("component", "mcp")}),
 		Keys: keys,
@@ -151,6 +156,7 @@ func serveAPI(ctx context.Context, a *app, log *slog.Logger, env runEnv, bridge 
 		RequestTimeout: cfg.RequestTimeout, KeepAlive: cfg.SSEKeepAlive, MaxBodyBytes: cfg.MaxBodyBytes, UploadMaxBytes: cfg.OCRMaxBytes,
 		OCRConcurrency: cfg.OCRConcurrency,
 		APIKey:         cfg.APIKey, RAGDebug: cfg.RAGDebug, Version: buildVersion(),
+		MetricsToken: cfg.MetricsToken, MetricsNetworks: scrapers,
 		AIName: cfg.AIName, UserName: cfg.UserName, PublicConfig: cfg.Public(), CORSOrigins: cfg.CORSOrigins,
 		ConversationKey: key,
 		PublicURL:       cfg.PublicURL,

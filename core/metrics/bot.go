@@ -3,6 +3,8 @@ package metrics
 import (
 	"slices"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // The bridge's series. bot/ calls these methods through a small interface
@@ -52,3 +54,17 @@ func (m *Metrics) BotRedactionCascade(err error) {
 // BotRedactionAbandoned counts a redaction the bridge stopped retrying
 // after repeated failures (result "abandoned").
 func (m *Metrics) BotRedactionAbandoned() { m.botCascades.WithLabelValues("abandoned").Inc() }
+
+// RegisterBridge registers ada_bot_up, read at each scrape from running:
+// 1 while the Matrix bridge is logged in and syncing, 0 while it connects.
+// Only a process that runs the bridge has the series.
+func RegisterBridge(reg prometheus.Registerer, running func() bool) {
+	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "ada_bot_up",
+		Help: "1 while the Matrix bridge is logged in and syncing, 0 while it is connecting (or stopping); present only in a process that runs the bridge."},
+		func() float64 {
+			if running() {
+				return 1
+			}
+			return 0
+		}))
+}

@@ -74,7 +74,27 @@ func (l *llm) Chat(ctx context.Context, req core.LLMRequest, emit func(core.LLME
 	if err != nil {
 		l.m.llmErrors.WithLabelValues(l.backend, kindLabel(err)).Inc()
 	}
+	l.up(err)
 	return err
+}
+
+// Ping is the LLM's check (at start, and for healthz and readyz); its
+// outcome sets ada_llm_up as a call's does.
+func (l *llm) Ping(ctx context.Context) error {
+	err := l.LLM.Ping(ctx)
+	l.up(err)
+	return err
+}
+
+// up sets ada_llm_up from a call's outcome. A call that was canceled (the
+// client went away, the request's time ran out) says nothing of the LLM.
+func (l *llm) up(err error) {
+	switch {
+	case err == nil:
+		l.m.llmUp.WithLabelValues(l.backend).Set(1)
+	case core.KindOf(err) != core.KindCanceled:
+		l.m.llmUp.WithLabelValues(l.backend).Set(0)
+	}
 }
 
 // embedder times and counts the calls to the embedder.

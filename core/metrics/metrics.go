@@ -53,6 +53,7 @@ type Metrics struct {
 	llmTTFT     *prometheus.HistogramVec
 	llmErrors   *prometheus.CounterVec
 	llmTokens   *prometheus.CounterVec
+	llmUp       *prometheus.GaugeVec
 
 	embedRequests *prometheus.CounterVec
 	embedDuration *prometheus.HistogramVec
@@ -89,6 +90,7 @@ func New(reg prometheus.Registerer, version string) *Metrics {
 		llmDuration: f.histogram("ada_llm_request_duration_seconds", "Duration of an LLM call, by backend and format.", slowBuckets(), "backend", "format"),
 		llmTTFT:     f.histogram("ada_llm_time_to_first_token_seconds", "Time from an LLM call to its first streamed piece (thinking or answer), by backend.", slowBuckets(), "backend"),
 		llmErrors:   f.counter("ada_llm_errors_total", "Failed LLM calls, by backend and error kind.", "backend", "kind"),
+		llmUp:       f.gaugeVec("ada_llm_up", "1 if the LLM's last call or check (the start's, /v1/healthz's, /v1/readyz's) succeeded, 0 if it failed (a call the client gave up on does not count), by backend. Set from the start's check on; absent in a process that does not use the LLM (ada bot with ADA_API_URL).", "backend"),
 		llmTokens:   f.counter("ada_llm_tokens_total", "Tokens sent to (in) and received from (out) the LLM, as the backend counts them (Ollama; an OpenAI-compatible server that reports usage in its stream), else estimated at four characters a token.", "backend", "direction"),
 
 		embedRequests: f.counter("ada_embedder_requests_total", "Calls to the embedder, by backend.", "backend"),
@@ -135,6 +137,7 @@ func New(reg prometheus.Registerer, version string) *Metrics {
 	}
 	m.botCascades.WithLabelValues("done")
 	m.botCascades.WithLabelValues("failed")
+	m.botCascades.WithLabelValues("abandoned")
 	return m
 }
 
