@@ -1,0 +1,258 @@
+package mcptools
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ada-chat/ada/core"
+)
+
+// everythingDir holds the pinned reference "everything" MCP server (make
+// deps runs npm ci in tools/mcpeverything).
+var everythingDir = filepath.Join("..", "..", "..", "tools", "mcpeverything")
+
+// requireEverything returns node and the server's script, or skips the
+// test with the reason locally; with CI=true a missing one is a failure.
+func requireEverything(t *testing.T) (node, script string) {
+	t.Helper()
+	missing := func(why string) {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s: the MCP server tests must run in CI (make deps installs it)", why)
+		}
+		t.Skipf("%s: skipping the test against the real MCP server (make deps installs it)", why)
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		missing("node is not installed")
+	}
+	script, err = filepath.Abs(filepath.Join(everythingDir, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(script); err != nil {
+		missing("the everything server is not installed (make deps runs npm ci in tools/mcpeverything)")
+	}
+	return node, script
+}
+
+func startManager(t *testing.T, opts Options, servers ...Server) *Manager {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	m := Start(ctx, servers, opts)
+	t.Cleanup(m.Close)
+	return m
+}
+
+func toolNamed(t *testing.T, m *Manager, name string) core.Specialist {
+	t.Helper()
+	var names []string
+	for _, sp := range m.Specialists() {
+		if sp.Info().Name == name {
+			return sp
+		}
+		names = append(names, sp.Info().Name)
+	}
+	t.Fatalf("no tool %s among %v", name, names)
+	return nil
+}
+
+func call(t *testing.T, sp core.Specialist, args string) (string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return sp.Run(ctx, core.SpecialistCall{Args: json.RawMessage(args)})
+}
+
+// Over stdio: the tools are specialists with their schema; text, image
+// and structured results come back as text; an error result and a call
+// that outlives MCP_TOOL_TIMEOUT_SECONDS are errors the model is shown;
+// the server sees only PATH, HOME and its entry's env.
+func TestStdioServerToolsAsSpecialists(t *testing.T) {
+	node, script := requireEverything(t)
+	t.Setenv("ADA_TEST_SECRET", "ada-own-secret")
+	m := startManager(t, Options{Timeout: 2 * time.Second},
+		Server{Name: "everything", Command: node, Args: []string{script, "stdio"}, Env: map[string]string{"WIKI_TOKEN": "entry-secret"}})
+
+	echo := toolNamed(t, m, "everything.echo")
+	info := echo.Info()
+	if !strings.Contains(info.Description, "Echoes back") || !strings.Contains(string(info.InputSchema), `"message"`) ||
+		!info.Enabled || len(info.Tags) != 2 || info.Tags[1] != "mcp-server:everything" {
+		t.Fatalf("echo info %+v", info)
+	}
+	if out, err := call(t, echo, `{"message": "hello there"}`); err != nil || out != "Echo: hello there" {
+		t.Fatalf("echo: %q, %v", out, err)
+	}
+
+	env, err := call(t, toolNamed(t, m, "everything.get-env"), `{}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vars map[string]string
+	if err := json.Unmarshal([]byte(env), &vars); err != nil {
+		t.Fatalf("get-env: %v: %s", err, env)
+	}
+	if vars["WIKI_TOKEN"] != "entry-secret" || vars["PATH"] != os.Getenv("PATH") || vars["HOME"] != os.Getenv("HOME") {
+		t.Errorf("the server lacks its environment: %v", vars)
+	}
+	if _, ok := vars["ADA_TEST_SECRET"]; ok || strings.Contains(env, "ada-own-secret") {
+		t.Errorf("the server saw Ada's own environment: %v", vars)
+	}
+
+	if out, err := call(t, toolNamed(t, m, "everything.get-tiny-image"), `{}`); err != nil || !strings.Contains(out, "[an image (image/png") {
+		t.Errorf("image: %q, %v", out, err)
+	}
+	if out, err := call(t, toolNamed(t, m, "everything.get-structured-content"), `{"location": "Chicago"}`); err != nil || !strings.Contains(out, "temperature") {
+		t.Errorf("structured: %q, %v", out, err)
+	}
+
+	_, err = call(t, toolNamed(t, m, "everything.get-resource-reference"), `{"resourceId": 0}`)
+	if err == nil || core.KindOf(err) != core.KindUpstream || !strings.Contains(core.SafeMessage(err), "Invalid resourceId") {
+		t.Errorf("error result: %v", err)
+	}
+
+	start := time.Now()
+	_, err = call(t, toolNamed(t, m, "everything.trigger-long-running-operation"), `{"duration": 20, "steps": 20}`)
+	if err == nil || !strings.Contains(core.SafeMessage(err), "did not answer within 2s (MCP_TOOL_TIMEOUT_SECONDS)") || time.Since(start) > 10*time.Second {
+		t.Errorf("timeout: %v after %v", err, time.Since(start))
+	}
+	// The session survives the abandoned call.
+	if out, err := call(t, echo, `{"message": "still here"}`); err != nil || out != "Echo: still here" {
+		t.Fatalf("echo after the timeout: %q, %v", out, err)
+	}
+	if st := m.Status(); len(st) != 1 || !st[0].Up || st[0].Transport != "stdio" || st[0].Tools < 5 {
+		t.Errorf("status %+v", st)
+	}
+}
+
+// A server that exits is down (its tools fail with a clear error, status
+// says so) and is started again.
+func TestStdioServerIsRestarted(t *testing.T) {
+	node, script := requireEverything(t)
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	// sh writes its pid, then becomes the server.
+	m := startManager(t, Options{},
+		Server{Name: "ev", Command: "sh", Args: []string{"-c", `echo $$ > "$PID_FILE"; exec "$NODE" "$SCRIPT" stdio`},
+			Env: map[string]string{"PID_FILE": pidFile, "NODE": node, "SCRIPT": script}})
+	echo := toolNamed(t, m, "ev.echo")
+	if _, err := call(t, echo, `{"message": "a"}`); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	os.Remove(pidFile)
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the server to be seen down", func() bool { return !m.Status()[0].Up })
+	if _, err := call(t, echo, `{"message": "b"}`); err != nil && core.KindOf(err) != core.KindUnavailable {
+		t.Errorf("a call while down: %v", err)
+	}
+	waitFor(t, "the server to restart", func() bool { st := m.Status()[0]; return st.Up && st.Restarts == 1 })
+	if out, err := call(t, echo, `{"message": "c"}`); err != nil || out != "Echo: c" {
+		t.Fatalf("echo after the restart: %q, %v", out, err)
+	}
+}
+
+// Over streamable HTTP, with the entry's headers.
+func TestHTTPServerToolsAsSpecialists(t *testing.T) {
+	node, script := requireEverything(t)
+	sock := filepath.Join(t.TempDir(), "ev.sock")
+	// The server listens on a unix socket (PORT is handed to listen), so
+	// no port is guessed.
+	cmd := exec.Command(node, script, "streamableHttp")
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "PORT=" + sock}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	listening := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		ready := listening
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), "listening") && ready != nil {
+				close(ready)
+				ready = nil
+			}
+		}
+	}()
+	select {
+	case <-listening:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the HTTP server did not start")
+	}
+	var sawHeader atomic.Bool
+	hc := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, "unix", sock)
+	}}}
+	hc.Transport = recordHeader{base: hc.Transport, seen: &sawHeader}
+	m := startManager(t, Options{HTTPClient: hc},
+		Server{Name: "web", URL: "http://everything.local/mcp", Headers: map[string]string{"X-Api-Key": "h-secret"}})
+	out, err := call(t, toolNamed(t, m, "web.echo"), `{"message": "over http"}`)
+	if err != nil || out != "Echo: over http" {
+		t.Fatalf("echo: %q, %v", out, err)
+	}
+	if !sawHeader.Load() {
+		t.Error("the entry's header was not sent")
+	}
+	if st := m.Status(); len(st) != 1 || !st[0].Up || st[0].Transport != "http" {
+		t.Errorf("status %+v", st)
+	}
+}
+
+type recordHeader struct {
+	base http.RoundTripper
+	seen *atomic.Bool
+}
+
+func (r recordHeader) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Header.Get("X-Api-Key") == "h-secret" {
+		r.seen.Store(true)
+	}
+	return r.base.RoundTrip(req)
+}
+
+// A server that does not start leaves Ada running without its tools.
+func TestServerThatDoesNotStart(t *testing.T) {
+	m := startManager(t, Options{StartTimeout: 10 * time.Second},
+		Server{Name: "broken", Command: "/nonexistent/mcp-server"})
+	if len(m.Specialists()) != 0 {
+		t.Fatalf("tools %v", m.Specialists())
+	}
+	st := m.Status()
+	if len(st) != 1 || st[0].Up || st[0].Error == "" {
+		t.Fatalf("status %+v", st)
+	}
+}
+
+// waitFor polls cond (a state change of another process) until it holds.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
