@@ -1,0 +1,165 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ada-chat/ada/core/llm/llmtest"
+)
+
+// everythingScript is the pinned reference "everything" MCP server (make
+// deps runs npm ci in tools/mcpeverything); node runs it. Without them the
+// test skips locally and fails under CI=true.
+func everythingServersFile(t *testing.T) string {
+	t.Helper()
+	missing := func(why string) {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s: the MCP tools test must run in CI (make deps installs it)", why)
+		}
+		t.Skipf("%s: skipping the MCP tools test (make deps installs it)", why)
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		missing("node is not installed")
+	}
+	script, err := filepath.Abs(filepath.Join("..", "..", "tools", "mcpeverything", "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(script); err != nil {
+		missing("the everything MCP server is not installed")
+	}
+	file := filepath.Join(t.TempDir(), "mcp.json")
+	body, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{
+		"everything": map[string]any{"command": node, "args": []string{script, "stdio"}, "env": map[string]string{"GREETING": "hi"}}}})
+	if err := os.WriteFile(file, body, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+// specialistResult is the content of the stream's specialist_result event.
+func specialistResult(t *testing.T, evs []sseEvent) (name string, ok bool, content string) {
+	t.Helper()
+	for _, e := range evs {
+		if e.Type == "specialist_result" {
+			var r struct {
+				Specialist string `json:"specialist"`
+				OK         bool   `json:"ok"`
+				Content    string `json:"content"`
+			}
+			json.Unmarshal(e.Raw, &r)
+			return r.Specialist, r.OK, r.Content
+		}
+	}
+	t.Fatalf("no specialist_result in %s", eventTypes(evs))
+	return
+}
+
+// The scripted model asks for the everything server's echo tool: Ada runs
+// it over stdio, its output is in the model's next prompt and the answer;
+// the tool is offered with its schema and listed by /v1/specialists.
+func TestMCPServerToolRunsInAChat(t *testing.T) {
+	file := everythingServersFile(t)
+	ada, llm, _ := startChatAda(t, "ollama", map[string]string{"MCP_SERVERS_FILE": file})
+
+	var list struct {
+		Specialists []struct {
+			Name        string          `json:"name"`
+			Description string          `json:"description"`
+			Tags        []string        `json:"tags"`
+			InputSchema json.RawMessage `json:"input_schema"`
+		} `json:"specialists"`
+	}
+	if st := ada.call("GET", "/v1/specialists", nil, &list); st != 200 {
+		t.Fatalf("status %d", st)
+	}
+	found := false
+	for _, s := range list.Specialists {
+		if s.Name == "everything.echo" {
+			found = strings.Contains(s.Description, "MCP server everything") && strings.Contains(string(s.InputSchema), "message")
+		}
+	}
+	if !found {
+		t.Fatalf("everything.echo is not listed well: %+v", list.Specialists)
+	}
+
+	llm.Script(llmtest.Reply{Tokens: []string{"Asking. ", `SPECIALIST_REQUEST[everything.echo:{"message": "ping from the model"}]`}},
+		llmtest.Reply{Tokens: []string{"The tool said: ", "Echo: ping from the model."}})
+	evs := ada.openStream(map[string]any{"prompt": "echo something"}).all()
+	if got := eventTypes(evs); got != "token,specialist_result,token,done" {
+		t.Fatalf("events %s", got)
+	}
+	name, ok, content := specialistResult(t, evs)
+	if name != "everything.echo" || !ok || content != "Echo: ping from the model" {
+		t.Fatalf("specialist_result %s %t %q", name, ok, content)
+	}
+	if text := joinContent(evs, "token"); !strings.Contains(text, "Echo: ping from the model.") {
+		t.Fatalf("answer %q", text)
+	}
+	reqs := llm.ChatRequests()
+	if len(reqs) != 2 {
+		t.Fatalf("LLM requests %d, want 2", len(reqs))
+	}
+	if !strings.Contains(reqs[0].Messages[0].Content, "everything.echo") {
+		t.Error("the tool was not offered to the model")
+	}
+	second := reqs[1].Messages
+	if last := second[len(second)-1].Content; !strings.Contains(last, "SPECIALIST_RESULT[everything.echo] (ok=true):\nEcho: ping from the model") {
+		t.Fatalf("the second prompt lacks the result: %q", last)
+	}
+}
+
+// An error result and a call that outlives MCP_TOOL_TIMEOUT_SECONDS reach
+// the model as failures it can explain, and the chat still answers.
+func TestMCPToolFailuresGoBackToTheModel(t *testing.T) {
+	file := everythingServersFile(t)
+	ada, llm, _ := startChatAda(t, "ollama", map[string]string{"MCP_SERVERS_FILE": file, "MCP_TOOL_TIMEOUT_SECONDS": "1"})
+	for _, tc := range []struct{ call, want string }{
+		{`SPECIALIST_REQUEST[everything.get-resource-reference:{"resourceId": 0}]`, "everything.get-resource-reference reported an error: Invalid resourceId: 0"},
+		{`SPECIALIST_REQUEST[everything.trigger-long-running-operation:{"duration": 30, "steps": 30}]`, "everything.trigger-long-running-operation did not answer within 1s (MCP_TOOL_TIMEOUT_SECONDS)"},
+	} {
+		llm.Script(llmtest.Reply{Tokens: []string{tc.call}}, llmtest.Reply{Tokens: []string{"Sorry, the tool failed."}})
+		start := time.Now()
+		evs := ada.openStream(map[string]any{"prompt": "use the tool"}).all()
+		_, ok, content := specialistResult(t, evs)
+		if ok || !strings.Contains(content, tc.want) {
+			t.Errorf("%s: ok=%t content %q", tc.call, ok, content)
+		}
+		if time.Since(start) > 20*time.Second {
+			t.Errorf("%s took %v", tc.call, time.Since(start))
+		}
+		if text := joinContent(evs, "token"); text != "Sorry, the tool failed." {
+			t.Errorf("answer %q", text)
+		}
+		reqs := llm.ChatRequests()
+		last := reqs[len(reqs)-1].Messages
+		if !strings.Contains(last[len(last)-1].Content, "(ok=false):\nerror: "+tc.want) {
+			t.Errorf("the model was not told: %q", last[len(last)-1].Content)
+		}
+	}
+}
+
+// A bad servers file stops Ada with a message naming the server and field.
+func TestBadMCPServersFileStopsAda(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "mcp.json")
+	os.WriteFile(file, []byte(`{"mcpServers": {"wiki": {"url": "https://wiki.example.org/mcp", "headers": {"Authorization": "Bearer s3cr3t\n"}}}}`), 0o600)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var logs strings.Builder
+	err := run(ctx, runEnv{args: []string{"serve"}, lookupEnv: mapEnv(testEnv(t, map[string]string{"MCP_SERVERS_FILE": file})),
+		stdout: &logs, stderr: &logs, ready: func(string) { cancel() }})
+	if err == nil || !strings.Contains(err.Error(), `server "wiki": headers.Authorization: must be one line`) {
+		t.Fatalf("error %v", err)
+	}
+	if all := fmt.Sprint(err) + logs.String(); strings.Contains(all, "s3cr3t") {
+		t.Fatal("the secret header was shown")
+	}
+}
