@@ -37,7 +37,7 @@ var _ core.Specialist = (*tool)(nil)
 
 // Tag marks every MCP tool in /v1/specialists; ServerTag(name) names its
 // server.
-const Tag = "mcp"
+const Tag = core.TagMCP
 
 // ServerTag is the tag naming a tool's server, "mcp-server:<name>".
 func ServerTag(server string) string { return "mcp-server:" + server }
