@@ -90,6 +90,17 @@ func TestMCPServerToolRunsInAChat(t *testing.T) {
 	if !found {
 		t.Fatalf("everything.echo is not listed well: %+v", list.Specialists)
 	}
+	var health struct {
+		MCP []struct {
+			Name, Transport string
+			OK              bool
+			Tools           int
+		} `json:"mcp"`
+	}
+	if st := ada.call("GET", "/v1/healthz", nil, &health); st != 200 || len(health.MCP) != 1 || health.MCP[0].Name != "everything" ||
+		!health.MCP[0].OK || health.MCP[0].Transport != "stdio" || health.MCP[0].Tools < 5 {
+		t.Fatalf("healthz mcp: %d %+v", st, health.MCP)
+	}
 
 	llm.Script(llmtest.Reply{Tokens: []string{"Asking. ", `SPECIALIST_REQUEST[everything.echo:{"message": "ping from the model"}]`}},
 		llmtest.Reply{Tokens: []string{"The tool said: ", "Echo: ping from the model."}})
