@@ -156,6 +156,16 @@ func TestMCPToolFailuresGoBackToTheModel(t *testing.T) {
 			t.Errorf("the model was not told: %q", last[len(last)-1].Content)
 		}
 	}
+	// Each tool's calls, errors and duration are counted.
+	m := scrapeMetrics(t, ada, "")
+	for _, tool := range []string{"everything.get-resource-reference", "everything.trigger-long-running-operation"} {
+		l := map[string]string{"tool": tool}
+		if m.value("ada_mcp_tool_calls_total", l) != 1 || m.value("ada_mcp_tool_errors_total", l) != 1 ||
+			m.value("ada_mcp_tool_duration_seconds", l) != 1 {
+			t.Errorf("metrics of %s: calls %v errors %v durations %v", tool, m.value("ada_mcp_tool_calls_total", l),
+				m.value("ada_mcp_tool_errors_total", l), m.value("ada_mcp_tool_duration_seconds", l))
+		}
+	}
 }
 
 // A bad servers file stops Ada with a message naming the server and field.

@@ -30,6 +30,7 @@ func runServices(ctx context.Context, cmd string, cfg *config.Config, log *slog.
 	defer a.close()
 	a.metrics = mx
 	mx.watchStore(a, log)
+	mx.watchMCP(a.mcp)
 	if env.built != nil {
 		env.built(a.core)
 	}

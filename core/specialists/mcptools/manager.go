@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -42,10 +43,12 @@ const (
 // Manager holds the connections to the servers of the file and their
 // tools as specialists. Close ends them.
 type Manager struct {
-	conns  []*conn
-	tools  []core.Specialist
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	// observe is the metrics hook of every call (Observe); nil = none.
+	observe atomic.Pointer[func(tool string, err error, d time.Duration)]
+	conns   []*conn
+	tools   []core.Specialist
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
 }
 
 // Start connects to every server and lists its tools. A server that does
@@ -69,7 +72,7 @@ func Start(ctx context.Context, servers []Server, opts Options) *Manager {
 	life, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	m := &Manager{cancel: cancel}
 	for _, s := range servers {
-		c := &conn{spec: s, opts: opts, log: opts.Logger.With("mcp_server", s.Name)}
+		c := &conn{spec: s, opts: opts, log: opts.Logger.With("mcp_server", s.Name), observe: &m.observe}
 		m.conns = append(m.conns, c)
 		sctx, scancel := context.WithTimeout(ctx, opts.StartTimeout)
 		sess, tools, err := c.open(sctx)
@@ -90,6 +93,10 @@ func Start(ctx context.Context, servers []Server, opts Options) *Manager {
 	}
 	return m
 }
+
+// Observe sets the hook told of every tool call (the metrics): the tool's
+// specialist name, its error, its duration.
+func (m *Manager) Observe(fn func(tool string, err error, d time.Duration)) { m.observe.Store(&fn) }
 
 // Specialists are the tools of every server that started.
 func (m *Manager) Specialists() []core.Specialist { return m.tools }
@@ -127,9 +134,10 @@ func (m *Manager) Close() {
 
 // conn is one server: its current session (nil while down) and why.
 type conn struct {
-	spec Server
-	opts Options
-	log  *slog.Logger
+	spec    Server
+	opts    Options
+	log     *slog.Logger
+	observe *atomic.Pointer[func(tool string, err error, d time.Duration)]
 
 	mu       sync.Mutex
 	sess     *mcp.ClientSession

@@ -118,7 +118,13 @@ func (t *tool) Info() core.SpecialistInfo {
 
 // Run calls the tool within MCP_TOOL_TIMEOUT_SECONDS. An error result, a
 // timeout or a server that is down is an error the model may explain.
-func (t *tool) Run(ctx context.Context, call core.SpecialistCall) (string, error) {
+func (t *tool) Run(ctx context.Context, call core.SpecialistCall) (out string, err error) {
+	start := time.Now()
+	defer func() {
+		if fn := t.c.observe.Load(); fn != nil {
+			(*fn)(t.info.Name, err, time.Since(start))
+		}
+	}()
 	sess := t.c.session()
 	if sess == nil {
 		return "", core.Errorf(core.KindUnavailable, "%s is not available right now: its MCP server %s is down or restarting", t.info.Name, t.c.spec.Name)
@@ -132,7 +138,6 @@ func (t *tool) Run(ctx context.Context, call core.SpecialistCall) (string, error
 	timeout := t.c.opts.Timeout
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	start := time.Now()
 	res, err := sess.CallTool(cctx, &mcp.CallToolParams{Name: t.name, Arguments: args})
 	if err != nil {
 		var we *jsonrpc.Error
