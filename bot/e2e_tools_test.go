@@ -2,9 +2,6 @@ package bot
 
 import (
 	"context"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -17,27 +14,14 @@ import (
 	"github.com/ada-chat/ada/bot/bottest"
 	"github.com/ada-chat/ada/core/llm/llmtest"
 	"github.com/ada-chat/ada/core/specialists/mcptools"
+	"github.com/ada-chat/ada/core/specialists/mcptools/mcptest"
 )
 
 // everythingTools starts the pinned reference "everything" MCP server over
-// stdio and returns its tools; without node or the package the test skips
-// locally and fails under CI=true.
+// stdio with its tools.
 func everythingTools(t *testing.T) *mcptools.Manager {
 	t.Helper()
-	missing := func(why string) {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s: the room tools test must run in CI (make deps installs it)", why)
-		}
-		t.Skipf("%s: skipping the room tools test (make deps installs it)", why)
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		missing("node is not installed")
-	}
-	script, _ := filepath.Abs(filepath.Join("..", "tools", "mcpeverything", "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js"))
-	if _, err := os.Stat(script); err != nil {
-		missing("the everything MCP server is not installed")
-	}
+	node, script := mcptest.Everything(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	m := mcptools.Start(ctx, []mcptools.Server{{Name: "everything", Command: node, Args: []string{script, "stdio"}}}, mcptools.Options{})

@@ -5,37 +5,20 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ada-chat/ada/core/llm/llmtest"
+	"github.com/ada-chat/ada/core/specialists/mcptools/mcptest"
 )
 
-// everythingScript is the pinned reference "everything" MCP server (make
-// deps runs npm ci in tools/mcpeverything); node runs it. Without them the
-// test skips locally and fails under CI=true.
+// everythingServersFile is an MCP_SERVERS_FILE with the pinned reference
+// "everything" server over stdio.
 func everythingServersFile(t *testing.T) string {
 	t.Helper()
-	missing := func(why string) {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s: the MCP tools test must run in CI (make deps installs it)", why)
-		}
-		t.Skipf("%s: skipping the MCP tools test (make deps installs it)", why)
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		missing("node is not installed")
-	}
-	script, err := filepath.Abs(filepath.Join("..", "..", "tools", "mcpeverything", "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(script); err != nil {
-		missing("the everything MCP server is not installed")
-	}
+	node, script := mcptest.Everything(t)
 	file := filepath.Join(t.TempDir(), "mcp.json")
 	body, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{
 		"everything": map[string]any{"command": node, "args": []string{script, "stdio"}, "env": map[string]string{"GREETING": "hi"}}}})

@@ -17,35 +17,8 @@ import (
 	"time"
 
 	"github.com/ada-chat/ada/core"
+	"github.com/ada-chat/ada/core/specialists/mcptools/mcptest"
 )
-
-// everythingDir holds the pinned reference "everything" MCP server (make
-// deps runs npm ci in tools/mcpeverything).
-var everythingDir = filepath.Join("..", "..", "..", "tools", "mcpeverything")
-
-// requireEverything returns node and the server's script, or skips the
-// test with the reason locally; with CI=true a missing one is a failure.
-func requireEverything(t *testing.T) (node, script string) {
-	t.Helper()
-	missing := func(why string) {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s: the MCP server tests must run in CI (make deps installs it)", why)
-		}
-		t.Skipf("%s: skipping the test against the real MCP server (make deps installs it)", why)
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		missing("node is not installed")
-	}
-	script, err = filepath.Abs(filepath.Join(everythingDir, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(script); err != nil {
-		missing("the everything server is not installed (make deps runs npm ci in tools/mcpeverything)")
-	}
-	return node, script
-}
 
 func startManager(t *testing.T, opts Options, servers ...Server) *Manager {
 	t.Helper()
@@ -81,7 +54,7 @@ func call(t *testing.T, sp core.Specialist, args string) (string, error) {
 // that outlives MCP_TOOL_TIMEOUT_SECONDS are errors the model is shown;
 // the server sees only PATH, HOME and its entry's env.
 func TestStdioServerToolsAsSpecialists(t *testing.T) {
-	node, script := requireEverything(t)
+	node, script := mcptest.Everything(t)
 	t.Setenv("ADA_TEST_SECRET", "ada-own-secret")
 	m := startManager(t, Options{Timeout: 2 * time.Second},
 		Server{Name: "everything", Command: node, Args: []string{script, "stdio"}, Env: map[string]string{"WIKI_TOKEN": "entry-secret"}})
@@ -140,7 +113,7 @@ func TestStdioServerToolsAsSpecialists(t *testing.T) {
 // A server that exits is down (its tools fail with a clear error, status
 // says so) and is started again.
 func TestStdioServerIsRestarted(t *testing.T) {
-	node, script := requireEverything(t)
+	node, script := mcptest.Everything(t)
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	// sh writes its pid, then becomes the server.
 	m := startManager(t, Options{},
@@ -171,7 +144,7 @@ func TestStdioServerIsRestarted(t *testing.T) {
 
 // Over streamable HTTP, with the entry's headers.
 func TestHTTPServerToolsAsSpecialists(t *testing.T) {
-	node, script := requireEverything(t)
+	node, script := mcptest.Everything(t)
 	sock := filepath.Join(t.TempDir(), "ev.sock")
 	// The server listens on a unix socket (PORT is handed to listen), so
 	// no port is guessed.
