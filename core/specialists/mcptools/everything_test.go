@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -11,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -205,17 +208,38 @@ func (r recordHeader) RoundTrip(req *http.Request) (*http.Response, error) {
 	return r.base.RoundTrip(req)
 }
 
-// A server that does not start leaves Ada running without its tools.
+// A server that does not start leaves Ada running without its tools, and
+// its error never shows a key in the address or a header.
 func TestServerThatDoesNotStart(t *testing.T) {
-	m := startManager(t, Options{StartTimeout: 10 * time.Second},
-		Server{Name: "broken", Command: "/nonexistent/mcp-server"})
+	var logs strings.Builder
+	m := startManager(t, Options{StartTimeout: 10 * time.Second, Logger: slog.New(slog.NewTextHandler(&syncWriter{w: &logs}, nil))},
+		Server{Name: "broken", Command: "/nonexistent/mcp-server"},
+		Server{Name: "gone", URL: "http://127.0.0.1:1/mcp?key=q-secret", Headers: map[string]string{"Authorization": "h-secret"}})
 	if len(m.Specialists()) != 0 {
 		t.Fatalf("tools %v", m.Specialists())
 	}
 	st := m.Status()
-	if len(st) != 1 || st[0].Up || st[0].Error == "" {
+	if len(st) != 2 || st[0].Up || st[0].Error == "" || st[1].Up || !strings.Contains(st[1].Error, "127.0.0.1:1/mcp") {
 		t.Fatalf("status %+v", st)
 	}
+	m.Close()
+	for _, shown := range []string{fmt.Sprint(st), logs.String()} {
+		if strings.Contains(shown, "q-secret") || strings.Contains(shown, "h-secret") {
+			t.Errorf("a secret is shown: %s", shown)
+		}
+	}
+}
+
+// syncWriter lets the restart loops log while the test reads.
+type syncWriter struct {
+	mu sync.Mutex
+	w  *strings.Builder
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
 }
 
 // waitFor polls cond (a state change of another process) until it holds.

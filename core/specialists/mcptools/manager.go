@@ -2,12 +2,14 @@ package mcptools
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"os"
 	"os/exec"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -147,8 +149,23 @@ type conn struct {
 	restarts int
 }
 
-// open starts or reaches the server and lists its tools.
+// open starts or reaches the server and lists its tools. Its errors never
+// hold the address's query, which may carry a key.
 func (c *conn) open(ctx context.Context) (*mcp.ClientSession, []*mcp.Tool, error) {
+	sess, tools, err := c.openRaw(ctx)
+	return sess, tools, c.redact(err)
+}
+
+// redact drops the address's query from an error of a url server: the
+// SDK's errors quote the whole address.
+func (c *conn) redact(err error) error {
+	if err == nil || c.spec.Stdio() || !strings.Contains(err.Error(), c.spec.URL) {
+		return err
+	}
+	return errors.New(strings.ReplaceAll(err.Error(), c.spec.URL, redactURL(c.spec.URL)))
+}
+
+func (c *conn) openRaw(ctx context.Context) (*mcp.ClientSession, []*mcp.Tool, error) {
 	client := mcp.NewClient(&mcp.Implementation{Name: "ada", Version: c.opts.Version}, nil)
 	sess, err := client.Connect(ctx, c.transport(), nil)
 	if err != nil {

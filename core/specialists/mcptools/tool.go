@@ -149,6 +149,7 @@ func (t *tool) Run(ctx context.Context, call core.SpecialistCall) (out string, e
 		case errors.As(err, &we):
 			return "", core.Errorf(core.KindUpstream, "%s refused the call: %s", t.info.Name, clip(we.Message, 500))
 		}
+		err = t.c.redact(err)
 		t.c.log.Warn("MCP tool call failed", "tool", t.name, "error", err, "ms", time.Since(start).Milliseconds())
 		return "", core.Wrap(core.KindUpstream, err, "%s failed: its MCP server %s did not answer", t.info.Name, t.c.spec.Name)
 	}
