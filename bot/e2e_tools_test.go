@@ -66,8 +66,20 @@ func TestBridgeRoomTools(t *testing.T) {
 	if body := alice.Wait("the refusal", bottest.ReplyTo(acct.UserID, set, event.MsgNotice)).Content.AsMessage().Body; !strings.Contains(body, "not a tool this bridge allows") {
 		t.Errorf("refusal %q", body)
 	}
+	help := func() string {
+		asked := alice.Say(room, "!ada help")
+		return alice.Wait("the help", bottest.ReplyTo(acct.UserID, asked, event.MsgNotice)).Content.AsMessage().Body
+	}
+	// The help lists the tools rooms may use, with server and description;
+	// only those of MCP_ROOM_TOOLS.
+	if h := help(); !strings.Contains(h, "`everything.echo` (off here, server everything): Echoes back") || strings.Contains(h, "everything.get-env") {
+		t.Errorf("help before: %q", h)
+	}
 	set = alice.Say(room, "!ada set tools everything.echo")
 	alice.Wait("the setting confirmed", bottest.ReplyTo(acct.UserID, set, event.MsgNotice))
+	if h := help(); !strings.Contains(h, "`everything.echo` (on here, server everything)") {
+		t.Errorf("help after: %q", h)
+	}
 
 	// The model's next words wait until the test has seen the pause.
 	hold := make(chan struct{})

@@ -1,8 +1,12 @@
 package bot
 
 import (
+	"context"
 	"fmt"
+	"slices"
 	"strings"
+
+	"maunium.net/go/mautrix/id"
 
 	"github.com/ada-chat/ada/core"
 )
@@ -56,4 +60,38 @@ func allowedTools(o Options) string {
 		return "none"
 	}
 	return codeList(o.RoomTools)
+}
+
+// toolsHelp lists, for !ada help, the MCP tools the operator allows in
+// rooms, with their server and description, and which are on in room; ""
+// when rooms may use none or the list cannot be read.
+func (cs *commands) toolsHelp(ctx context.Context, room id.RoomID) string {
+	if len(cs.opts.RoomTools) == 0 {
+		return ""
+	}
+	infos, err := cs.backend.Specialists(ctx)
+	if err != nil {
+		logFrom(ctx, cs.log).Warn("could not list the tools for !ada help", "error", err)
+		return ""
+	}
+	var on []string
+	if t := cs.settings.forAnswer(ctx, room).tools; t != "" {
+		on = strings.Split(t, ",")
+	}
+	var lines []string
+	for _, info := range infos {
+		if !slices.Contains(info.Tags, core.TagMCP) || !info.Enabled || !core.ToolAllowed(cs.opts.RoomTools, info.Name) {
+			continue
+		}
+		server, _, _ := strings.Cut(info.Name, ".")
+		state := "off here"
+		if core.ToolAllowed(on, info.Name) {
+			state = "on here"
+		}
+		lines = append(lines, fmt.Sprintf("- `%s` (%s, server %s): %s", info.Name, state, server, oneLine(info.Description, 200)))
+	}
+	if len(lines) == 0 {
+		return ""
+	}
+	return "**Tools** a moderator can turn on with `" + commandPrefix + " set tools <names>`:\n" + strings.Join(lines, "\n")
 }
