@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -166,5 +168,63 @@ func TestBadMCPServersFileStopsAda(t *testing.T) {
 	}
 	if all := fmt.Sprint(err) + logs.String(); strings.Contains(all, "s3cr3t") {
 		t.Fatal("the secret header was shown")
+	}
+}
+
+// A stdio server killed between two questions: the next call fails with a
+// reason the model is given, health shows the restart, and after it the
+// tool works again.
+func TestMCPServerKilledAndRestarted(t *testing.T) {
+	node, script := mcptest.Everything(t)
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "pid")
+	file := filepath.Join(dir, "mcp.json")
+	// sh writes its pid, then becomes the server.
+	body, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"everything": map[string]any{
+		"command": "sh", "args": []string{"-c", `echo $$ > "$PID_FILE"; exec "$NODE" "$SCRIPT" stdio`},
+		"env": map[string]string{"PID_FILE": pidFile, "NODE": node, "SCRIPT": script}}}})
+	if err := os.WriteFile(file, body, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ada, llm, _ := startChatAda(t, "ollama", map[string]string{"MCP_SERVERS_FILE": file})
+	ask := func() (bool, string) {
+		llm.Script(llmtest.Reply{Tokens: []string{`SPECIALIST_REQUEST[everything.echo:{"message": "again"}]`}}, llmtest.Reply{Tokens: []string{"Done."}})
+		_, ok, content := specialistResult(t, ada.openStream(map[string]any{"prompt": "echo"}).all())
+		return ok, content
+	}
+	if ok, content := ask(); !ok || content != "Echo: again" {
+		t.Fatalf("before: %t %q", ok, content)
+	}
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	// The restart waits a second at least: this question comes before it.
+	if ok, content := ask(); ok || !strings.Contains(content, "MCP server everything") {
+		t.Errorf("while down: %t %q", ok, content)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var h struct {
+			MCP []struct {
+				OK       bool
+				Restarts int
+			} `json:"mcp"`
+		}
+		ada.call("GET", "/v1/healthz", nil, &h)
+		if len(h.MCP) == 1 && h.MCP[0].OK && h.MCP[0].Restarts == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no restart in healthz: %+v", h.MCP)
+		}
+		time.Sleep(50 * time.Millisecond) // polling another process's state
+	}
+	if ok, content := ask(); !ok || content != "Echo: again" {
+		t.Fatalf("after the restart: %t %q", ok, content)
 	}
 }
