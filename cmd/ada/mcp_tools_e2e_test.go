@@ -4,10 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -226,5 +231,50 @@ func TestMCPServerKilledAndRestarted(t *testing.T) {
 	}
 	if ok, content := ask(); !ok || content != "Echo: again" {
 		t.Fatalf("after the restart: %t %q", ok, content)
+	}
+}
+
+// A streamable-HTTP server from MCP_SERVERS_FILE: Ada reaches it at its
+// url with the entry's headers, and its echo tool answers in a chat. The
+// real server listens on a unix socket; a plain forwarder gives it a TCP
+// address and checks the header arrives.
+func TestMCPHTTPServerToolRunsInAChat(t *testing.T) {
+	sock := mcptest.EverythingHTTP(t)
+	target, _ := url.Parse("http://everything.local")
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	proxy.Transport = mcptest.UnixClient(sock).Transport
+	proxy.FlushInterval = -1 // server-sent events pass at once
+	var keyed, unkeyed atomic.Int32
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Api-Key") != "wiki-secret" {
+			unkeyed.Add(1)
+			http.Error(w, "no key", http.StatusUnauthorized)
+			return
+		}
+		keyed.Add(1)
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(front.Close)
+	file := filepath.Join(t.TempDir(), "mcp.json")
+	body, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{
+		"web": map[string]any{"url": front.URL + "/mcp", "headers": map[string]string{"X-Api-Key": "wiki-secret"}}}})
+	if err := os.WriteFile(file, body, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ada, llm, _ := startChatAda(t, "ollama", map[string]string{"MCP_SERVERS_FILE": file})
+	llm.Script(llmtest.Reply{Tokens: []string{`SPECIALIST_REQUEST[web.echo:{"message": "over http"}]`}},
+		llmtest.Reply{Tokens: []string{"It said: Echo: over http."}})
+	evs := ada.openStream(map[string]any{"prompt": "echo over http", "tools": []string{"web"}}).all()
+	if name, ok, content := specialistResult(t, evs); name != "web.echo" || !ok || content != "Echo: over http" {
+		t.Fatalf("specialist_result %s %t %q", name, ok, content)
+	}
+	if text := joinContent(evs, "token"); text != "It said: Echo: over http." {
+		t.Errorf("answer %q", text)
+	}
+	if keyed.Load() == 0 || unkeyed.Load() != 0 {
+		t.Errorf("requests with the header %d, without %d", keyed.Load(), unkeyed.Load())
+	}
+	if logs := ada.logs.String(); strings.Contains(logs, "wiki-secret") {
+		t.Error("the header's value reached the log")
 	}
 }

@@ -1,15 +1,12 @@
 package mcptools
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -147,40 +144,9 @@ func TestStdioServerIsRestarted(t *testing.T) {
 
 // Over streamable HTTP, with the entry's headers.
 func TestHTTPServerToolsAsSpecialists(t *testing.T) {
-	node, script := mcptest.Everything(t)
-	sock := filepath.Join(t.TempDir(), "ev.sock")
-	// The server listens on a unix socket (PORT is handed to listen), so
-	// no port is guessed.
-	cmd := exec.Command(node, script, "streamableHttp")
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "PORT=" + sock}
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	listening := make(chan struct{})
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		ready := listening
-		for sc.Scan() {
-			if strings.Contains(sc.Text(), "listening") && ready != nil {
-				close(ready)
-				ready = nil
-			}
-		}
-	}()
-	select {
-	case <-listening:
-	case <-time.After(30 * time.Second):
-		t.Fatal("the HTTP server did not start")
-	}
+	sock := mcptest.EverythingHTTP(t)
 	var sawHeader atomic.Bool
-	hc := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-		return (&net.Dialer{}).DialContext(ctx, "unix", sock)
-	}}}
+	hc := mcptest.UnixClient(sock)
 	hc.Transport = recordHeader{base: hc.Transport, seen: &sawHeader}
 	m := startManager(t, Options{HTTPClient: hc},
 		Server{Name: "web", URL: "http://everything.local/mcp", Headers: map[string]string{"X-Api-Key": "h-secret"}})

@@ -4,11 +4,17 @@
 package mcptest
 
 import (
+	"bufio"
+	"context"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
+	"time"
 )
 
 // Everything returns node and the everything server's script, which runs
@@ -34,4 +40,47 @@ func Everything(t testing.TB) (node, script string) {
 		missing("the everything MCP server is not installed (make deps runs npm ci in tools/mcpeverything)")
 	}
 	return node, script
+}
+
+// EverythingHTTP runs the everything server over streamable HTTP on a
+// unix socket (its PORT is handed to listen, so no port is guessed) until
+// the test ends, and returns the socket once the server listens.
+func EverythingHTTP(t testing.TB) (sock string) {
+	t.Helper()
+	node, script := Everything(t)
+	sock = filepath.Join(t.TempDir(), "everything.sock")
+	cmd := exec.Command(node, script, "streamableHttp")
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "PORT=" + sock}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	listening := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		ready := listening
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), "listening") && ready != nil {
+				close(ready)
+				ready = nil
+			}
+		}
+	}()
+	select {
+	case <-listening:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the everything server did not listen within 30 s")
+	}
+	return sock
+}
+
+// UnixClient is an HTTP client whose every connection goes to sock.
+func UnixClient(sock string) *http.Client {
+	return &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, "unix", sock)
+	}}}
 }
