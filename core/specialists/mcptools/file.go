@@ -46,6 +46,9 @@ func redactURL(raw string) string {
 	return u.String()
 }
 
+// GoString keeps %#v as safe as %v.
+func (s Server) GoString() string { return "mcptools.Server{" + s.String() + "}" }
+
 // LogValue keeps env and headers out of logs: only their names are shown.
 func (s Server) LogValue() slog.Value {
 	return slog.StringValue(s.String())

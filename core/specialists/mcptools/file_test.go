@@ -28,7 +28,7 @@ func TestParseReadsBothKinds(t *testing.T) {
 	// Printing or logging a server never shows env, headers or the query.
 	var logged strings.Builder
 	slog.New(slog.NewTextHandler(&logged, nil)).Info("x", "a", f, "b", w)
-	for _, shown := range []string{fmt.Sprint(f), fmt.Sprintf("%v %+v", w, w), logged.String()} {
+	for _, shown := range []string{fmt.Sprint(f), fmt.Sprintf("%v %+v %#v %#v", w, w, w, []Server{f}), logged.String()} {
 		for _, secret := range []string{"e-secret", "h-secret", "q-secret"} {
 			if strings.Contains(shown, secret) {
 				t.Errorf("%q shows %s", shown, secret)

@@ -73,12 +73,28 @@ func Start(ctx context.Context, servers []Server, opts Options) *Manager {
 	// The connections live as long as the manager, not as ctx.
 	life, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	m := &Manager{cancel: cancel}
-	for _, s := range servers {
+	// The servers start at once: a slow one delays Ada's start by its own
+	// time only.
+	type opened struct {
+		sess  *mcp.ClientSession
+		tools []*mcp.Tool
+		err   error
+	}
+	results := make([]opened, len(servers))
+	var starting sync.WaitGroup
+	for i, s := range servers {
 		c := &conn{spec: s, opts: opts, log: opts.Logger.With("mcp_server", s.Name), observe: &m.observe}
 		m.conns = append(m.conns, c)
-		sctx, scancel := context.WithTimeout(ctx, opts.StartTimeout)
-		sess, tools, err := c.open(sctx)
-		scancel()
+		starting.Go(func() {
+			sctx, scancel := context.WithTimeout(ctx, opts.StartTimeout)
+			defer scancel()
+			r := &results[i]
+			r.sess, r.tools, r.err = c.open(sctx)
+		})
+	}
+	starting.Wait()
+	for i, s := range servers {
+		c, sess, tools, err := m.conns[i], results[i].sess, results[i].tools, results[i].err
 		if err != nil {
 			c.log.Error("MCP server did not start; its tools are not available until Ada restarts", "server", s, "error", err)
 			c.setDown(err.Error())
