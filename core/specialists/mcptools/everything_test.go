@@ -219,3 +219,24 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// A url server that goes away and comes back: the failed call ends the
+// session, the manager connects again, and the tool works.
+func TestHTTPServerReconnects(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "ev.sock")
+	stop := mcptest.EverythingHTTPAt(t, sock)
+	m := startManager(t, Options{HTTPClient: mcptest.UnixClient(sock)}, Server{Name: "web", URL: "http://everything.local/mcp"})
+	echo := toolNamed(t, m, "web.echo")
+	if _, err := call(t, echo, `{"message": "a"}`); err != nil {
+		t.Fatal(err)
+	}
+	stop()
+	if _, err := call(t, echo, `{"message": "b"}`); err == nil || !strings.Contains(err.Error(), "did not answer") {
+		t.Fatalf("a call to a server that is gone: %v", err)
+	}
+	mcptest.EverythingHTTPAt(t, sock)
+	waitFor(t, "the reconnection", func() bool { st := m.Status()[0]; return st.Up && st.Restarts >= 1 })
+	if out, err := call(t, echo, `{"message": "c"}`); err != nil || out != "Echo: c" {
+		t.Fatalf("echo after the reconnection: %q, %v", out, err)
+	}
+}

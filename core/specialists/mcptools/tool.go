@@ -146,11 +146,15 @@ func (t *tool) Run(ctx context.Context, call core.SpecialistCall) (out string, e
 			return "", ctx.Err() // the chat's own deadline or cancellation: core says so
 		case errors.Is(cctx.Err(), context.DeadlineExceeded):
 			return "", core.Errorf(core.KindUpstream, "%s did not answer within %s (MCP_TOOL_TIMEOUT_SECONDS)", t.info.Name, timeout)
-		case errors.As(err, &we):
+		case errors.As(err, &we) && !connectionFailed(we.Code):
 			return "", core.Errorf(core.KindUpstream, "%s refused the call: %s", t.info.Name, clip(we.Message, 500))
 		}
 		err = t.c.redact(err)
 		t.c.log.Warn("MCP tool call failed", "tool", t.name, "error", err, "ms", time.Since(start).Milliseconds())
+		// The connection failed, not the tool: ending the session makes the
+		// supervisor connect again (a url server that restarted lost it; a
+		// stdio server that exited ends it anyway).
+		sess.Close()
 		return "", core.Wrap(core.KindUpstream, err, "%s failed: its MCP server %s did not answer", t.info.Name, t.c.spec.Name)
 	}
 	text := resultText(res)
@@ -158,6 +162,13 @@ func (t *tool) Run(ctx context.Context, call core.SpecialistCall) (out string, e
 		return "", core.Errorf(core.KindUpstream, "%s reported an error: %s", t.info.Name, clip(text, 2000))
 	}
 	return clip(text, maxResultChars), nil
+}
+
+// connectionFailed tells the SDK's codes for a call the connection could
+// not carry (rejected by the transport, either side closing) from a
+// server's answer.
+func connectionFailed(code int64) bool {
+	return code == -32005 || code == -32004 || code == -32003
 }
 
 // resultText renders every part of a result as text for the prompt: text

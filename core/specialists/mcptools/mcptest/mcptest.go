@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -47,8 +48,17 @@ func Everything(t testing.TB) (node, script string) {
 // the test ends, and returns the socket once the server listens.
 func EverythingHTTP(t testing.TB) (sock string) {
 	t.Helper()
-	node, script := Everything(t)
 	sock = filepath.Join(t.TempDir(), "everything.sock")
+	EverythingHTTPAt(t, sock)
+	return sock
+}
+
+// EverythingHTTPAt runs the server on sock until the test ends or stop is
+// called (which kills it and waits).
+func EverythingHTTPAt(t testing.TB, sock string) (stop func()) {
+	t.Helper()
+	node, script := Everything(t)
+	os.Remove(sock) // a killed server leaves its socket behind
 	cmd := exec.Command(node, script, "streamableHttp")
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "PORT=" + sock}
 	stderr, err := cmd.StderrPipe()
@@ -58,7 +68,9 @@ func EverythingHTTP(t testing.TB) (sock string) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	var once sync.Once
+	stop = func() { once.Do(func() { cmd.Process.Kill(); cmd.Wait() }) }
+	t.Cleanup(stop)
 	listening := make(chan struct{})
 	go func() {
 		sc := bufio.NewScanner(stderr)
@@ -75,7 +87,7 @@ func EverythingHTTP(t testing.TB) (sock string) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the everything server did not listen within 30 s")
 	}
-	return sock
+	return stop
 }
 
 // UnixClient is an HTTP client whose every connection goes to sock.
