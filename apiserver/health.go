@@ -14,6 +14,9 @@ import (
 // stays here because the bridge's wiring (cmd/ada/bridge.go) spells it so.
 type MatrixStatus = wire.MatrixStatus
 
+// MCPServerStatus is one MCP server that cmd/ada reports.
+type MCPServerStatus = wire.MCPServerStatus
+
 // handleHealth answers 503 only when the store, the one critical
 // dependency, fails; a down LLM or bridge is reported but the service stays
 // up. It needs no API key, but then shows only the states.
@@ -31,6 +34,14 @@ func (s *Server) handleHealth(r *request) error {
 	if s.deps.Matrix != nil {
 		m := s.deps.Matrix()
 		resp.Matrix = &m
+	}
+	if s.deps.MCPServers != nil {
+		resp.MCP = s.deps.MCPServers()
+		if !s.keyed(r.RequestCtx) {
+			for i := range resp.MCP {
+				resp.MCP[i].Error = nil
+			}
+		}
 	}
 	resp.Persona.Loaded = h.PersonaLoaded
 	resp.Store = wire.StoreStatus{OK: h.StoreErr == nil, Backend: cmp.Or(h.Store.Backend, "sqlite-vec"), Version: h.Store.Version,

@@ -58,6 +58,9 @@ type Deps struct {
 	// Matrix reports the Matrix bridge running in this process (ada up);
 	// nil without one.
 	Matrix func() MatrixStatus
+	// MCPServers reports the MCP servers whose tools are specialists; nil
+	// without MCP_SERVERS_FILE.
+	MCPServers func() []MCPServerStatus
 	// Metrics observes requests and Gatherer is what /metrics serves; nil
 	// turns metrics off.
 	Metrics  Metrics

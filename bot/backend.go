@@ -25,6 +25,9 @@ type Backend interface {
 	// the bridge can refuse bigger ones before downloading them; 0 means
 	// OCR is not available at all.
 	OCRMaxBytes() int64
+	// Specialists lists the specialists, the MCP servers' tools among them
+	// (for !ada help).
+	Specialists(ctx context.Context) ([]core.SpecialistInfo, error)
 
 	// The room's memories (!ada remember, memories, forget) and redactions;
 	// errors are core.Errors with client-safe messages.
@@ -84,6 +87,7 @@ type coreService interface {
 	DeleteMemoryFor(ctx context.Context, id, reason string) error
 	DeleteTurns(ctx context.Context, convID string, ids []string, reason string) (int, error)
 	Forget(ctx context.Context, req core.ForgetRequest) (core.ForgetResult, error)
+	Specialists() []core.SpecialistInfo
 }
 
 // CoreBackend runs chats on the core in the same process (ada up, or ada bot
@@ -113,6 +117,14 @@ func (b *CoreBackend) OCRMaxBytes() int64 {
 		return 0
 	}
 	return b.ocr.MaxBytes()
+}
+
+// Specialists lists the core's specialists.
+func (b *CoreBackend) Specialists(context.Context) ([]core.SpecialistInfo, error) {
+	if b.svc == nil {
+		return nil, nil
+	}
+	return b.svc.Specialists(), nil
 }
 
 var errNoOCR = core.Errorf(core.KindUnavailable, "OCR is not set up for the bridge")

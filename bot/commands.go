@@ -206,7 +206,11 @@ func (cs *commands) cmdHelp(ctx context.Context, c *commandEvent) (string, error
 			lines = append(lines, fmt.Sprintf("- `%s %s`: %s", commandPrefix, c.subs[s].usage, c.subs[s].help))
 		}
 	}
-	return fmt.Sprintf("**%s commands**\n\n%s\n\n%s\n\n%s", cs.opts.DisplayName, strings.Join(lines, "\n"), cs.settingsHelp(), cs.howToAsk(ctx, c)), nil
+	help := fmt.Sprintf("**%s commands**\n\n%s\n\n%s\n\n%s", cs.opts.DisplayName, strings.Join(lines, "\n"), cs.settingsHelp(), cs.howToAsk(ctx, c))
+	if tools := cs.toolsHelp(ctx, c.evt.RoomID); tools != "" {
+		help += "\n\n" + tools
+	}
+	return help, nil
 }
 
 // howToAsk is Options.howToAsk for the room of c, and what Ada does with

@@ -88,6 +88,8 @@ type botSetup struct {
 	Transcriber Transcriber
 	// WebSearchURL, if set, gives the core the web_search specialist.
 	WebSearchURL string
+	// Specialists are more specialists for the core (MCP tools).
+	Specialists []core.Specialist
 }
 
 // dbPath is the bridge's database in its DATA_DIR, as in cmd/ada.
@@ -137,15 +139,17 @@ func startBot(t testing.TB, s botSetup) *botEnv {
 	opts.SummaryEveryN = s.SummaryEveryN
 	opts.Models = s.RoomModels
 	llm := ollama.New(ollama.Options{BaseURL: s.LLMURL, Model: llmtest.ModelName})
-	var reg *core.Registry
+	sps := s.Specialists
 	if s.WebSearchURL != "" {
 		ws, err := websearch.New(websearch.Options{URL: s.WebSearchURL})
-		if err == nil {
-			reg, err = core.NewRegistry(ws)
-		}
 		if err != nil {
 			t.Fatalf("web_search: %v", err)
 		}
+		sps = append([]core.Specialist{ws}, sps...)
+	}
+	reg, err := core.NewRegistry(sps...)
+	if err != nil {
+		t.Fatalf("specialists: %v", err)
 	}
 	e.svc = core.New(core.Deps{Store: e.db, Embedder: emb, LLM: llm, Specialists: reg, Logger: log, Now: e.clock.Now}, opts)
 	e.ocr = ocr.New(ocr.Options{Binary: "tesseract", Languages: "eng", MaxBytes: s.OCRMaxBytes})

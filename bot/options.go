@@ -61,6 +61,9 @@ type Options struct {
 	// room may choose (settings.go).
 	DefaultModel string
 	RoomModels   []string
+	// RoomTools is MCP_ROOM_TOOLS: the MCP tools (server.tool), servers or
+	// "all" that a room's `tools` setting may choose among; empty = none.
+	RoomTools []string
 	// Quotas are the answer and token quotas (quota.go).
 	Quotas Quotas
 
@@ -88,7 +91,7 @@ func OptionsFrom(c *config.Config, version string) Options {
 		PurgeOnLeave: c.RoomDataOnLeave == "purge",
 		SendIntro:    c.SendIntroOnJoin, Workers: c.BotWorkers,
 		ChatTimeout: c.RequestTimeout, ShutdownGrace: c.ShutdownGrace, Version: version, DataDir: c.DataDir,
-		DefaultModel: c.LLMModel, RoomModels: c.RoomModels, PublicURL: c.PublicURL,
+		DefaultModel: c.LLMModel, RoomModels: c.RoomModels, RoomTools: c.MCPRoomTools, PublicURL: c.PublicURL,
 		Quotas: Quotas{MemberAnswersPerHour: c.MemberAnswersPerHour, RoomAnswersPerHour: c.RoomAnswersPerHour,
 			MemberTokensPerDay: c.MemberTokensPerDay, RoomTokensPerDay: c.RoomTokensPerDay,
 			ExemptModerators: c.QuotaExemptModerators},

@@ -42,6 +42,7 @@ type answerSettings struct {
 	manualMemory bool   // no automatic memories
 	context      int    // recent messages given as context
 	stream       string // "on" or "off": answers shown as written, by edits; "" = STREAM_EDITS
+	tools        string // MCP tools offered, comma-separated; "" = none; "all" until forAnswer resolves it
 }
 
 // streamOr says whether the answer is streamed, def (STREAM_EDITS) unless
@@ -96,6 +97,7 @@ func settingsTable() []roomSetting {
 		choice("memory", "`auto` learns memories from conversations, `manual` only stores what `"+commandPrefix+" remember` is told",
 			[]string{"auto", "manual"}, "auto", func(v string, s *answerSettings) { s.manualMemory = v == "manual" }),
 		streamSetting(),
+		toolsSetting(),
 		{
 			name: "context", help: "how many recent messages I read as context",
 			values: func(o Options) string { return fmt.Sprintf("0..%d", o.MaxContextMessages) },
@@ -206,6 +208,9 @@ func (rs *roomSettings) forAnswer(ctx context.Context, room id.RoomID) answerSet
 			}
 		}
 	}
+	if out.tools == core.AllTools {
+		out.tools = strings.Join(rs.opts.RoomTools, ",") // all within MCP_ROOM_TOOLS
+	}
 	return out
 }
 
@@ -221,6 +226,10 @@ func (s answerSettings) applyTo(req *core.ChatRequest) {
 	if s.manualMemory {
 		off := false
 		req.AutoMemory = &off
+	}
+	req.MCPTools = nil
+	if s.tools != "" {
+		req.MCPTools = strings.Split(s.tools, ",")
 	}
 	if over := len(req.ContextMessages) - s.context; over > 0 {
 		req.ContextMessages = req.ContextMessages[over:]

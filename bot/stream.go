@@ -125,7 +125,7 @@ func specialistDoing(name string) string {
 	case "ocr":
 		return "reading the image…"
 	}
-	return "asking a helper (" + name + ")…"
+	return "using " + name + "…" // an MCP server's tool (server.tool), or a newer helper
 }
 
 // snapshot is what the reply would show now, or "" when there is nothing

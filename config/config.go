@@ -87,6 +87,9 @@ type Config struct {
 	TranscribeModel    string        // TRANSCRIBE_MODEL
 	TranscribeAPIKey   string        `json:"-"` // TRANSCRIBE_API_KEY
 	AudioMaxBytes      int64         // AUDIO_MAX_BYTES
+	MCPServersFile     string        // MCP_SERVERS_FILE; empty = no MCP servers
+	MCPToolTimeout     time.Duration // MCP_TOOL_TIMEOUT_SECONDS
+	MCPRoomTools       []string      // MCP_ROOM_TOOLS; empty = no MCP tool in rooms
 	OCRConcurrency     int           // OCR_CONCURRENCY
 	TesseractPath      string        // TESSERACT_PATH
 	TesseractLang      string        // TESSERACT_LANG

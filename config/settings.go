@@ -184,6 +184,12 @@ func table(c *Config) []setting {
 			stringVal{p: &c.TranscribeAPIKey, check: checkToken}},
 		{gSpecialists, "AUDIO_MAX_BYTES", "26214400", "Largest voice or audio message downloaded and transcribed.", false,
 			intVal[int64]{p: &c.AudioMaxBytes, min: 1024, max: 100 << 20}},
+		{gSpecialists, "MCP_SERVERS_FILE", "", "JSON file of MCP servers whose tools Ada may call, in the common {\"mcpServers\": {...}} format (stdio command/args/env, or url/headers); read at start, a bad file stops Ada; empty = none.", false,
+			stringVal{p: &c.MCPServersFile, check: checkOneLine, desc: "path"}},
+		{gSpecialists, "MCP_TOOL_TIMEOUT_SECONDS", "30", "Time limit of one MCP tool call (within SPECIALIST_TIMEOUT_SECONDS); a tool that takes longer fails and the model is told.", false,
+			secondsVal{p: &c.MCPToolTimeout, min: 1, max: 600}},
+		{gSpecialists, "MCP_ROOM_TOOLS", "", "Comma-separated MCP tools (server.tool), servers, or all, that a Matrix room's moderators may turn on with !ada set tools (a room starts with none); empty = no MCP tool in rooms. The API may use every tool.", false,
+			listVal{p: &c.MCPRoomTools, check: checkOneLine, desc: "list of tool or server names"}},
 
 		{gMatrix, "MATRIX_HOMESERVER", "", "Homeserver of the bot account; empty = bridge off (ada up serves the API alone).", false,
 			urlVal{&c.MatrixHomeserver}},

@@ -66,6 +66,12 @@ type ChatRequest struct {
 	// client runs them and asks again with their results.
 	Tools      json.RawMessage
 	ToolChoice json.RawMessage
+	// MCPTools are the MCP servers' tools (specialists tagged TagMCP) this
+	// chat may offer the model: entries name a tool ("server.tool"), a
+	// server, or AllTools. Empty offers none, so that a request built
+	// without it (a room's) never reaches a tool by default; the API sets
+	// AllTools unless its body lists some.
+	MCPTools []string
 	// ToolTurns follow the prompt: the model's earlier calls of the
 	// client's tools in this exchange and their results.
 	ToolTurns []Message

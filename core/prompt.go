@@ -46,7 +46,7 @@ func (s *Service) assemble(req ChatRequest, r retrieval, now time.Time) Prompt {
 	add("Current time", fmt.Sprintf("The current time is %s (UTC), a %s. %s",
 		now.UTC().Format(time.RFC3339), now.UTC().Weekday(), s.whoIsTalking(req)))
 	add("How to use the context below", contextGuide(r, req))
-	add("Specialists", s.specialistsText())
+	add("Specialists", s.specialistsText(req.MCPTools))
 	add("FAQ", faqText(r.faqs))
 	add(memoriesHeading(req)+" (saved earlier; may be outdated)", memoriesText(r.memories))
 	add("Summaries of earlier parts of this conversation", summariesText(r.summaries))
@@ -197,8 +197,9 @@ func roomText(msgs []ContextMessage) string {
 
 // specialistsText tells the model how to ask for help. Specialists are
 // listed in priority order, so HIGH ones come first.
-func (s *Service) specialistsText() string {
-	if !s.SpecialistsEnabled() {
+func (s *Service) specialistsText(mcpTools []string) string {
+	offered := s.specialists.offered(mcpTools)
+	if !s.SpecialistsEnabled() || len(offered) == 0 {
 		return ""
 	}
 	var b strings.Builder
@@ -207,7 +208,7 @@ func (s *Service) specialistsText() string {
 		"follows the specialist's schema. " +
 		"Stop writing right after the marker: the result will be given to you, then continue your answer. " +
 		"Only ask when it helps; never mention the marker syntax to the user.\nAvailable specialists:\n")
-	for _, e := range s.specialists.enabled() {
+	for _, e := range offered {
 		fmt.Fprintf(&b, "- %s (priority %s): %s Arguments (JSON Schema): %s\n", e.info.Name, e.info.Priority,
 			oneLine(e.info.Description), oneLine(string(e.info.InputSchema)))
 	}

@@ -33,7 +33,12 @@ type ChatRequest struct {
 	Instructions     *string               `json:"instructions,omitempty"`
 	RoomID           *string               `json:"room_id,omitempty"`
 	Speaker          *core.Speaker         `json:"speaker,omitempty"`
+	// Tools are the MCP servers' tools the model may use: absent = all.
+	Tools *[]string `json:"tools,omitempty"`
 }
+
+// maxTools bounds the tools list of one request.
+const maxTools = 100
 
 // ToCore converts the body's types; every error names its field. The
 // values' rules are core's (core.CheckChat).
@@ -56,6 +61,19 @@ func (b *ChatRequest) ToCore() (core.ChatRequest, error) {
 	req.Instructions = deref(b.Instructions)
 	req.Speaker = b.Speaker
 	req.AutoMemory = b.AutoMemory
+	req.MCPTools = []string{core.AllTools}
+	if b.Tools != nil {
+		if len(*b.Tools) > maxTools {
+			return req, core.Errorf(core.KindInvalid, "tools: at most %d names", maxTools)
+		}
+		req.MCPTools = nil // [] is none, as nil is in core
+		for _, t := range *b.Tools {
+			if t = strings.TrimSpace(t); t == "" || len(t) > 200 {
+				return req, core.Errorf(core.KindInvalid, "tools: each entry is a tool (server.tool), a server or \"all\"")
+			}
+			req.MCPTools = append(req.MCPTools, t)
+		}
+	}
 	if b.IncludeThinking != nil {
 		req.IncludeThinking = *b.IncludeThinking
 	}
@@ -84,6 +102,11 @@ func ChatRequestOf(r core.ChatRequest) ChatRequest {
 		MemoryK: r.MemoryK, RecallK: r.RecallK, AutoMemory: r.AutoMemory, Store: &r.Store,
 		OCRContext: r.OCRContext, ContextMessages: r.ContextMessages, ReplyChain: r.ReplyChain, RoomID: ref(r.RoomID), Speaker: r.Speaker,
 		Model: ref(r.Model), Instructions: ref(r.Instructions),
+		// Always sent: absent would mean every tool.
+		Tools: &[]string{},
+	}
+	if len(r.MCPTools) > 0 {
+		b.Tools = &r.MCPTools
 	}
 	if r.IncludeThinking {
 		b.IncludeThinking = &r.IncludeThinking

@@ -18,6 +18,21 @@ type Health struct {
 	LLM   LLMStatus   `json:"llm"`
 	// Matrix is there when the answering process runs the bridge.
 	Matrix *MatrixStatus `json:"matrix,omitempty"`
+	// MCP are the servers of MCP_SERVERS_FILE, when there are any.
+	MCP []MCPServerStatus `json:"mcp,omitempty"`
+}
+
+// MCPServerStatus is one MCP server whose tools Ada calls (not critical).
+type MCPServerStatus struct {
+	Name      string `json:"name"`
+	Transport string `json:"transport"` // stdio or http
+	// OK is false while the server is down or restarting: its tools fail.
+	OK       bool `json:"ok"`
+	Tools    int  `json:"tools"`
+	Restarts int  `json:"restarts"`
+	// Error is why it is down; shown with the API key only (it may name
+	// paths); never a value of the entry's env or headers.
+	Error *string `json:"error,omitempty"`
 }
 
 // StoreStatus is the "chroma" object of the health body.

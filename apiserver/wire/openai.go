@@ -85,7 +85,8 @@ const (
 // client answers them. user is the end user (a header of the front-end, or
 // the body's user field), who acts as the memory entity.
 func (b *CompletionRequest) ToCore(user string) (core.ChatRequest, error) {
-	req := core.ChatRequest{Store: true, Entity: strings.TrimSpace(user)}
+	// The API offers every MCP tool (DECISIONS: all on the API).
+	req := core.ChatRequest{Store: true, Entity: strings.TrimSpace(user), MCPTools: []string{core.AllTools}}
 	switch {
 	case strings.TrimSpace(b.Model) == "":
 		return req, core.Errorf(core.KindInvalid, "model: is required (GET /v1/models lists them)")

@@ -21,7 +21,8 @@ func TestChatRequestRoundTrip(t *testing.T) {
 			RecallK: new(4), AutoMemory: new(false), UserTimestamp: ts, Store: true, OCRContext: &core.OCRResult{Text: "ocr"},
 			ContextMessages: []core.ContextMessage{{Sender: "alice", Text: "hey", Timestamp: ts}}, RoomID: "!room:x",
 			ReplyChain: []core.ContextMessage{{Sender: "bob", Text: "older", Timestamp: ts}}, Model: "big-model", Instructions: "Be terse.",
-			Speaker: &core.Speaker{Name: "Alice", UserID: "@alice:x"}},
+			Speaker: &core.Speaker{Name: "Alice", UserID: "@alice:x"}, MCPTools: []string{"everything.echo", "wiki"}},
+		"all tools": {Prompt: "hi", Store: true, MCPTools: []string{core.AllTools}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			data, err := json.Marshal(ChatRequestOf(req))
@@ -135,5 +136,31 @@ func TestMemoryPageRoundTrip(t *testing.T) {
 		if len(got.Items) != len(p.Items) || (len(p.Items) > 0 && got.Items[0].ID != p.Items[0].ID) || got.Next != p.Next || back.Count != len(p.Items) {
 			t.Errorf("%+v: %s read back as %+v", p, data, got)
 		}
+	}
+}
+
+// TestChatRequestTools: an API body without tools may use every MCP tool;
+// [] none; a bad entry is refused naming the field.
+func TestChatRequestTools(t *testing.T) {
+	for body, want := range map[string][]string{
+		`{"prompt": "x"}`:                             {core.AllTools},
+		`{"prompt": "x", "tools": []}`:                nil,
+		`{"prompt": "x", "tools": [" wiki ", "a.b"]}`: {"wiki", "a.b"},
+	} {
+		var b ChatRequest
+		if err := Decode([]byte(body), &b); err != nil {
+			t.Fatal(err)
+		}
+		got, err := b.ToCore()
+		if err != nil || !reflect.DeepEqual(got.MCPTools, want) {
+			t.Errorf("%s: %v, %v; want %v", body, got.MCPTools, err, want)
+		}
+	}
+	var b ChatRequest
+	if err := Decode([]byte(`{"prompt": "x", "tools": [""]}`), &b); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.ToCore(); err == nil || !strings.HasPrefix(err.Error(), "tools:") {
+		t.Errorf("an empty entry: %v", err)
 	}
 }

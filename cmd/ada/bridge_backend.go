@@ -28,6 +28,11 @@ func (b apiBackend) OCR(ctx context.Context, image []byte) (core.OCRResult, erro
 
 func (b apiBackend) OCRMaxBytes() int64 { return b.ocrMax }
 
+// Specialists asks GET /v1/specialists.
+func (b apiBackend) Specialists(ctx context.Context) ([]core.SpecialistInfo, error) {
+	return b.c.Specialists(ctx)
+}
+
 func (b apiBackend) CreateMemory(ctx context.Context, in core.MemoryInput) (core.Memory, error) {
 	return b.c.CreateMemory(ctx, in)
 }

@@ -53,7 +53,11 @@ func runMCP(ctx context.Context, cfg *config.Config, log *slog.Logger, args []st
 	if err := core.CheckFrontEndUser("--entity", *entity); err != nil {
 		return fmt.Errorf("mcp: %w", err)
 	}
-	a, err := openApp(ctx, cfg, log, nil)
+	// Ada's own MCP server has no chat, so the MCP servers' tools would
+	// never run: they are not started.
+	noTools := *cfg
+	noTools.MCPServersFile = ""
+	a, err := openApp(ctx, &noTools, log, nil)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/ada-chat/ada/config"
 	"github.com/ada-chat/ada/core"
 	"github.com/ada-chat/ada/core/metrics"
+	"github.com/ada-chat/ada/core/specialists/mcptools"
 )
 
 // appMetrics is the program's one Prometheus registry and Ada's collectors
@@ -56,6 +57,13 @@ func (x *appMetrics) watchStore(a *app, log *slog.Logger) {
 func (x *appMetrics) watchBridge(b *bot.Bot) {
 	if x != nil && b != nil {
 		metrics.RegisterBridge(x.reg, func() bool { return b.Status().State == bot.StateRunning })
+	}
+}
+
+// watchMCP counts the calls of the MCP servers' tools.
+func (x *appMetrics) watchMCP(m *mcptools.Manager) {
+	if x != nil && m != nil && len(m.Specialists()) > 0 {
+		m.Observe(metrics.NewTools(x.reg).Observe)
 	}
 }
 

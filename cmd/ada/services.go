@@ -31,6 +31,7 @@ func runServices(ctx context.Context, cmd string, cfg *config.Config, log *slog.
 	defer a.close()
 	a.metrics = mx
 	mx.watchStore(a, log)
+	mx.watchMCP(a.mcp)
 	if env.built != nil {
 		env.built(a.core)
 	}
@@ -148,7 +149,7 @@ func serveAPI(ctx context.Context, a *app, log *slog.Logger, env runEnv, bridge 
 	if err != nil {
 		return fmt.Errorf("METRICS_ALLOWED_NETWORKS: %w", err)
 	}
-	srv := apiserver.New(a.metrics.chatter("api", a.core), a.metrics.apiDeps(apiserver.Deps{Music: a.music, OCR: a.ocr, Matrix: bridgeHealth(bridge),
+	srv := apiserver.New(a.metrics.chatter("api", a.core), a.metrics.apiDeps(apiserver.Deps{Music: a.music, OCR: a.ocr, Matrix: bridgeHealth(bridge), MCPServers: mcpHealth(a.mcp),
 		MCP:  mcp.Handler(a.core, mcp.Options{Version: buildVersion(), Log: log.With("component", "mcp")}),
 		Keys: keys,
 		UI: ui.Handler(a.core, ui.Options{APIKey: cfg.APIKey, PublicURL: cfg.PublicURL, Log: log.With("component", "ui"), Members: uiMembers(bridge), Origins: a.db.Bridge(),

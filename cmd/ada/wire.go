@@ -12,6 +12,7 @@ import (
 	"github.com/ada-chat/ada/core/embed"
 	"github.com/ada-chat/ada/core/llm/ollama"
 	"github.com/ada-chat/ada/core/llm/openai"
+	"github.com/ada-chat/ada/core/specialists/mcptools"
 	"github.com/ada-chat/ada/core/specialists/media"
 	"github.com/ada-chat/ada/core/specialists/ocr"
 	"github.com/ada-chat/ada/core/specialists/websearch"
@@ -34,14 +35,17 @@ type app struct {
 	stop func()
 	// metrics is nil with METRICS_ENABLED=false.
 	metrics *appMetrics
+	// mcp holds the MCP_SERVERS_FILE servers whose tools are specialists.
+	mcp *mcptools.Manager
 }
 
 // personaPoll is how often PERSONA_FILE is checked for changes.
 const personaPoll = 5 * time.Second
 
 // newSpecialists builds the registry from the settings: web_search only
-// when WEBSEARCH_URL is set, media only with a music provider user.
-func newSpecialists(cfg *config.Config, hc *http.Client) (*core.Registry, *media.Client, *ocr.Extractor, error) {
+// when WEBSEARCH_URL is set, media only with a music provider user; extra
+// are the MCP servers' tools.
+func newSpecialists(cfg *config.Config, hc *http.Client, extra ...core.Specialist) (*core.Registry, *media.Client, *ocr.Extractor, error) {
 	ws, err := websearch.New(websearch.Options{URL: cfg.WebSearchURL, HTTPClient: hc})
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("WEBSEARCH_URL: %w", err)
@@ -51,7 +55,8 @@ func newSpecialists(cfg *config.Config, hc *http.Client) (*core.Registry, *media
 		return nil, nil, nil, fmt.Errorf("MUSICPROVIDER_URL: %w", err)
 	}
 	extractor := ocr.New(ocr.Options{Binary: cfg.TesseractPath, Languages: cfg.TesseractLang, MaxBytes: cfg.OCRMaxBytes})
-	reg, err := core.NewRegistry(ws, media.NewSpecialist(music), ocr.NewSpecialist(extractor, ocr.SpecialistOptions{}))
+	builtIn := []core.Specialist{ws, media.NewSpecialist(music), ocr.NewSpecialist(extractor, ocr.SpecialistOptions{})}
+	reg, err := core.NewRegistry(append(builtIn, extra...)...)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -129,8 +134,14 @@ func openApp(ctx context.Context, cfg *config.Config, log *slog.Logger, adjust f
 	if err != nil {
 		return fail(err)
 	}
-	reg, music, extractor, err := newSpecialists(cfg, hc)
+	servers, err := mcptools.LoadFile(cfg.MCPServersFile)
 	if err != nil {
+		return fail(err)
+	}
+	tools := mcptools.Start(ctx, servers, mcptools.Options{Timeout: cfg.MCPToolTimeout, Version: version, Logger: log, HTTPClient: hc})
+	reg, music, extractor, err := newSpecialists(cfg, hc, tools.Specialists()...)
+	if err != nil {
+		tools.Close()
 		return fail(err)
 	}
 	deps := core.Deps{Store: store, Embedder: emb, LLM: llm, Logger: log, Specialists: reg}
@@ -138,7 +149,7 @@ func openApp(ctx context.Context, cfg *config.Config, log *slog.Logger, adjust f
 		adjust(&deps)
 	}
 	svc := core.New(deps, coreOptions(cfg))
-	a := &app{cfg: cfg, db: db, store: store, unlock: unlock, core: svc, music: music, ocr: extractor}
+	a := &app{cfg: cfg, db: db, store: store, unlock: unlock, core: svc, music: music, ocr: extractor, mcp: tools}
 	if err := loadKnowledge(ctx, svc, cfg); err != nil {
 		a.close()
 		return nil, err
@@ -188,6 +199,9 @@ func (a *app) close() {
 	ctx, cancel := context.WithTimeout(context.Background(), a.cfg.ShutdownGrace)
 	a.core.Shutdown(ctx)
 	cancel()
+	if a.mcp != nil {
+		a.mcp.Close() // no answer runs now: the servers stop
+	}
 	a.db.Close()
 	a.unlock()
 }
