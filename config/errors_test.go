@@ -30,6 +30,7 @@ func TestLoadErrors(t *testing.T) {
 		{map[string]string{"CORS_ORIGINS": "https://ok.example.org,chat.example.org/app"}, `CORS_ORIGINS=https://ok.example.org,chat.example.org/app: item "chat.example.org/app" must be an origin such as https://chat.example.org (scheme and host, no path), or *`},
 		{map[string]string{"METRICS_TOKEN": "short"}, "METRICS_TOKEN: must be at least 16 characters (it has 5), so that it cannot be guessed: e.g. openssl rand -hex 24 (value not shown: it is a secret)"},
 		{map[string]string{"METRICS_TOKEN": "the-same-key-0123", "API_KEY": "the-same-key-0123"}, "METRICS_TOKEN: must differ from API_KEY: the scraper's credential must not unlock the memories"},
+		{map[string]string{"CORS_ORIGINS": "https://chat.example.org, *"}, "CORS_ORIGINS: * needs API_KEY: without a key any web page the user opens could read, change and forget every memory through her browser; name the front-end's origin (e.g. https://chat.example.org) or set API_KEY"},
 		{map[string]string{"METRICS_ALLOWED_NETWORKS": "10.0.0.0/8,prometheus"}, `METRICS_ALLOWED_NETWORKS=10.0.0.0/8,prometheus: item "prometheus" must be an IP address or a CIDR range, e.g. 127.0.0.1, ::1 or 10.0.0.0/8`},
 		{map[string]string{"RAG_ENABLED": "maybe"}, "RAG_ENABLED=maybe: must be true or false (also 1/0, yes/no, on/off)"},
 		{map[string]string{"STORE_IN_RAG": "y"}, "STORE_IN_RAG=y: must be true or false (also 1/0, yes/no, on/off)"},

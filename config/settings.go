@@ -74,7 +74,7 @@ func table(c *Config) []setting {
 			stringVal{p: &c.MetricsToken, check: checkAPIKey}},
 		{gService, "METRICS_ALLOWED_NETWORKS", "", "Comma-separated IP addresses or CIDR ranges that may scrape GET /metrics (e.g. 127.0.0.1,10.0.0.0/8); others get 403. From them no key is needed unless METRICS_TOKEN is set (then both). The client's address is the peer's, or the one a proxy in TRUSTED_PROXIES names. Empty = any address (with the credential above).", false,
 			listVal{p: &c.MetricsNets, check: checkProxy, desc: "list of IPs or CIDRs"}},
-		{gService, "CORS_ORIGINS", "", "Comma-separated browser origins allowed to call the API (e.g. https://chat.example.org), or *; empty = CORS off.", false,
+		{gService, "CORS_ORIGINS", "", "Comma-separated browser origins allowed to call the API (e.g. https://chat.example.org), or * (only with API_KEY: without a key any web page could read every memory); empty = CORS off.", false,
 			listVal{p: &c.CORSOrigins, check: checkOrigin, desc: "list of origins"}},
 		{gService, "AI_NAME", "Ada", "The assistant's name, used in prompts and /v1/info.", false,
 			stringVal{p: &c.AIName, check: checkOneLine}},

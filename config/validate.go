@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -193,6 +194,11 @@ func (c *Config) check(failed map[string]bool) []error {
 		"MUSICPROVIDER_USER: required when MUSICPROVIDER_TOKEN is set")
 	rule([]string{"METRICS_TOKEN", "API_KEY"}, c.MetricsToken != "" && c.MetricsToken == c.APIKey,
 		"METRICS_TOKEN: must differ from API_KEY: the scraper's credential must not unlock the memories")
+	// Without a key only the Host check stands between Ada and the web
+	// pages the user opens, and a page's fetch of 127.0.0.1 carries a
+	// loopback Host: "*" would let any of them read the answers.
+	rule([]string{"CORS_ORIGINS", "API_KEY"}, slices.Contains(c.CORSOrigins, "*") && c.APIKey == "",
+		"CORS_ORIGINS: * needs API_KEY: without a key any web page the user opens could read, change and forget every memory through her browser; name the front-end's origin (e.g. https://chat.example.org) or set API_KEY")
 	rule([]string{"VECTORDB_URL", "CHROMA_TOKEN"}, c.ChromaToken != "" && c.VectorDBURL == "",
 		"VECTORDB_URL: required when CHROMA_TOKEN is set (the token is for that Chroma server)")
 	return errs

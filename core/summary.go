@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -49,15 +50,8 @@ func (s *Service) summarize(ctx context.Context, convID, roomID string, lastTurn
 		return nil // already covered
 	}
 	upTo := min(lastTurn, after+maxSummaryTurns)
-	turns, err := s.store.List(ctx, Filter{Type: DocTurn, ConversationID: convID, AfterTurn: &after, UpToTurn: &upTo}, maxSummaryTurns)
-	if err != nil {
-		return err
-	}
-	if len(turns) == 0 {
-		return nil
-	}
-	text, vec, err := s.summaryOf(ctx, reversed(turns))
-	if err != nil {
+	turns, text, vec, err := s.summaryOfStored(ctx, Filter{Type: DocTurn, ConversationID: convID, AfterTurn: &after, UpToTurn: &upTo})
+	if err != nil || len(turns) == 0 {
 		return err
 	}
 	return s.store.Put(ctx, Document{ID: NewDocID(), Text: text, Embedding: vec, Meta: Metadata{
@@ -85,6 +79,39 @@ func (s *Service) summarizedUpTo(ctx context.Context, convID string) (nextIndex,
 		}
 	}
 	return nextIndex, lastTurn, nil
+}
+
+// summaryAttempts bounds how often summaryOfStored asks the model again
+// because turns it was summarising were deleted meanwhile.
+const summaryAttempts = 3
+
+// summaryOfStored summarises the turns f selects (newest first, as listed;
+// none: no summary) and checks, once the model has answered, that every
+// one of them is still stored. A turn deleted meanwhile (a redaction, a
+// forgetting) looked for the summaries covering it before this one
+// existed: stored, the summary would keep the forgotten words. So the
+// summary is made again from the turns that remain.
+func (s *Service) summaryOfStored(ctx context.Context, f Filter) ([]Document, string, []float32, error) {
+	for range summaryAttempts {
+		turns, err := s.store.List(ctx, f, maxSummaryTurns)
+		if err != nil || len(turns) == 0 {
+			return nil, "", nil, err
+		}
+		text, vec, err := s.summaryOf(ctx, reversed(turns))
+		if err != nil {
+			return nil, "", nil, err
+		}
+		now, err := s.store.List(ctx, f, maxSummaryTurns)
+		if err != nil {
+			return nil, "", nil, err
+		}
+		if !slices.ContainsFunc(turns, func(t Document) bool {
+			return !slices.ContainsFunc(now, func(d Document) bool { return d.ID == t.ID })
+		}) {
+			return turns, text, vec, nil
+		}
+	}
+	return nil, "", nil, Errorf(KindUnavailable, "turns were deleted while they were summarised, %d times; the summary is left for later", summaryAttempts)
 }
 
 // summaryOf asks the model to condense turns (oldest first) and embeds

@@ -177,3 +177,44 @@ func TestSummariesFollowTurnsNotTheClock(t *testing.T) {
 		t.Fatalf("summaries %v, want %v", got, want)
 	}
 }
+
+// TestSummaryDropsTurnDeletedMeanwhile: a turn forgotten (a redaction,
+// `!ada forget me`, DELETE …/turns/…) while the model is summarising it
+// does not come back in the summary: the deletion looked for summaries
+// covering the turn before this one was stored. The summary is made again
+// from the turns that remain.
+func TestSummaryDropsTurnDeletedMeanwhile(t *testing.T) {
+	llm := &fakeLLM{}
+	u := newUnit(t, unitOptions(), llm)
+	u.svc.now = tick(testClock.Add(time.Hour))
+	seedTurns(t, u, 0, 3)
+	var gone Document
+	for _, d := range u.store.byType(DocTurn) {
+		if d.Text == "turn-002" {
+			gone = d
+		}
+	}
+	llm.replies = []reply{
+		{tokens: []string{"Summary quoting turn-002."}, before: func() {
+			if err := u.store.Apply(context.Background(), Change{Delete: []string{gone.ID}}); err != nil {
+				t.Error(err)
+			}
+		}},
+		{tokens: []string{"Summary without it."}},
+	}
+	if err := u.svc.summarize(context.Background(), summaryConv, "", 3); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range u.store.byType(DocSummary) {
+		if strings.Contains(s.Text, "turn-002") {
+			t.Fatalf("a summary of a turn deleted meanwhile was stored: %q (%s)", s.Text, s.Meta.TurnRange)
+		}
+	}
+	sums := u.store.byType(DocSummary)
+	if len(sums) != 1 || sums[0].Text != "Summary without it." || sums[0].Meta.TurnRange != "0-3" {
+		t.Fatalf("summaries %+v, want one made again without the deleted turn", sums)
+	}
+	if calls := llm.calls(); len(calls) != 2 || strings.Contains(calls[1].Messages[len(calls[1].Messages)-1].Content, "turn-002") {
+		t.Fatalf("the second summary request still held the deleted turn: %d calls", len(calls))
+	}
+}

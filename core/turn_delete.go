@@ -133,12 +133,8 @@ func (s *Service) rewriteSummary(ctx context.Context, old Document) error {
 		}
 	}
 	after := first - 1
-	turns, err := s.store.List(ctx, Filter{Type: DocTurn, ConversationID: old.Meta.ConversationID, AfterTurn: &after, UpToTurn: &last}, maxSummaryTurns)
+	turns, text, vec, err := s.summaryOfStored(ctx, Filter{Type: DocTurn, ConversationID: old.Meta.ConversationID, AfterTurn: &after, UpToTurn: &last})
 	if err != nil || len(turns) == 0 {
-		return err
-	}
-	text, vec, err := s.summaryOf(ctx, reversed(turns))
-	if err != nil {
 		return err
 	}
 	meta := old.Meta
