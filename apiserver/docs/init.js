@@ -18,7 +18,7 @@
     filter: true,
     showExtensions: false,
     // "Try it out" is offered on every operation; a click turns it on.
-    supportedSubmitMethods: ["get", "post", "delete"],
+    supportedSubmitMethods: ["get", "post", "patch", "delete"],
     tryItOutEnabled: false,
     // No badge that would call an outside validator service.
     validatorUrl: null

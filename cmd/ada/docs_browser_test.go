@@ -74,7 +74,9 @@ func TestDocsInBrowser(t *testing.T) {
 	}()
 
 	const health = "#operations-service-getHealth"
+	const patch = "#operations-memory-patchMemory"
 	var listing, status, body string
+	var patchTryOut int
 	err := chromedp.Run(ctx,
 		network.Enable(),
 		cdplog.Enable(),
@@ -94,6 +96,11 @@ func TestDocsInBrowser(t *testing.T) {
 		chromedp.Text(health+" .live-responses-table tr.response .response-col_description", &body, chromedp.ByQuery),
 		chromedp.ScrollIntoView(health, chromedp.ByQuery),
 		chromedp.CaptureScreenshot(&screenshot),
+		// PATCH /v1/memory/{id} offers "Try it out" too (Swagger UI
+		// leaves out the methods it is not told to submit).
+		chromedp.Click(patch+" .opblock-summary-control", chromedp.ByQuery),
+		chromedp.WaitVisible(patch+" .opblock-body", chromedp.ByQuery),
+		chromedp.Evaluate(`document.querySelectorAll("`+patch+` .try-out__btn").length`, &patchTryOut),
 	)
 	if err != nil {
 		t.Fatalf("driving /docs in chromium: %v", err)
@@ -102,6 +109,9 @@ func TestDocsInBrowser(t *testing.T) {
 		if !strings.Contains(listing, want) {
 			t.Errorf("the operation list does not show %s", want)
 		}
+	}
+	if patchTryOut != 1 {
+		t.Errorf("PATCH /v1/memory/{id} shows %d \"Try it out\" buttons, want 1", patchTryOut)
 	}
 	if strings.TrimSpace(status) != "200" {
 		t.Errorf("live response status = %q, want 200", status)
