@@ -32,7 +32,8 @@ func roomScope(room id.RoomID) string { return core.EntityScope(room.String()) }
 // named after the member who said it: the text with their name as the room
 // shows it (with their user id where another member goes by the name,
 // roster.go), the metadata with their user id, which decides who may
-// change it (core.Actor) and which no one else can take.
+// change it (core.Actor) and which no one else can take; a member it names
+// is its subject.
 func (cs *commands) cmdRemember(ctx context.Context, c *commandEvent) (string, error) {
 	if !cs.window.storageOn(c.room) {
 		return "🔒 I can't remember anything here: " + cs.opts.storageText(c.room) + ". A room moderator can turn storage on with `!ada privacy on`.", nil
@@ -43,6 +44,9 @@ func (cs *commands) cmdRemember(ctx context.Context, c *commandEvent) (string, e
 		return "Usage: `!ada remember <text>`, for example `!ada remember the meeting is on Tuesdays`.", nil
 	}
 	name := cs.mx.displayName(ctx, c.evt.RoomID, c.evt.Sender)
+	// A member the text names is its subject, by extraction's rule
+	// (issue 40 item 4): they may forget it, and `!ada forget me` takes it.
+	subject := cs.mx.roster(ctx, c.evt.RoomID).Named(text, c.evt.Sender.String(), cs.mx.cli.UserID.String())
 	text = name + ": " + text
 	if n := utf8.RuneCountInString(text); n > core.MaxMemoryText {
 		return fmt.Sprintf("That is too long for me to remember: a memory can be at most %d characters, and this one has %d "+
@@ -50,7 +54,7 @@ func (cs *commands) cmdRemember(ctx context.Context, c *commandEvent) (string, e
 	}
 	m, err := cs.backend.CreateMemory(ctx, core.MemoryInput{
 		Text: text, Entity: c.evt.RoomID.String(), RoomID: c.evt.RoomID.String(),
-		UserID: c.evt.Sender.String(), Source: core.SourceChat, Tags: []string{tagRemembered},
+		UserID: c.evt.Sender.String(), SubjectUserID: subject, Source: core.SourceChat, Tags: []string{tagRemembered},
 	})
 	if core.KindOf(err) == core.KindInvalid || core.KindOf(err) == core.KindTooLarge {
 		return "I could not remember that: " + core.SafeMessage(err), nil
