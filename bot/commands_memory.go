@@ -36,7 +36,7 @@ func roomScope(room id.RoomID) string { return core.EntityScope(room.String()) }
 // is its subject.
 func (cs *commands) cmdRemember(ctx context.Context, c *commandEvent) (string, error) {
 	if !cs.window.storageOn(c.room) {
-		return "🔒 I can't remember anything here: " + cs.opts.storageText(c.room) + ". A room moderator can turn storage on with `!ada privacy on`.", nil
+		return "🔒 I can't remember anything here. " + cs.opts.storageSentence(c.room) + " A room moderator can start storing again with `!ada storage on`.", nil
 	}
 	// Stored as it is shown: one line, single spaces (issue 27).
 	text := strings.Join(strings.Fields(c.raw), " ")

@@ -58,7 +58,7 @@ func (cs *commands) cmdStatus(ctx context.Context, c *commandEvent) (string, err
 	if n := cs.waiting(c.evt.RoomID); n > 0 {
 		add("Questions here being answered or waiting: %d", n)
 	}
-	add("This room: %s", cs.opts.storageText(c.room))
+	add("Storage here: %s", cs.opts.storageSentence(c.room))
 	add("Use here: %s", cs.quota.roomUse(hctx, c.evt.RoomID))
 	if page, err := cs.roomMemories(hctx, c.evt.RoomID, ""); err == nil {
 		n := strconv.Itoa(len(page.Items))

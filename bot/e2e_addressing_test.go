@@ -252,10 +252,10 @@ func (f *roomsFixture) testWhyShowsSummaries(t *testing.T) {
 func (f *roomsFixture) testPrivacyTwice(t *testing.T) {
 	room := f.groupRoom(t, "privacy twice")
 	for _, step := range []struct{ cmd, want string }{
-		{"!ada privacy off", "Privacy mode is now ON"},
-		{"!ada privacy off", "already off"},
-		{"!ada privacy on", "Memory storage is now ON"},
-		{"!ada privacy on", "already on"},
+		{"!ada privacy off", "I store nothing from this room now"},
+		{"!ada storage off", "already store nothing"},
+		{"!ada storage on", "I store what is said here again"},
+		{"!ada privacy on", "already store"},
 	} {
 		if got := f.command(t, f.alice, room, step.cmd); !strings.Contains(got, step.want) {
 			t.Errorf("%s: want %q, got %q", step.cmd, step.want, got)

@@ -234,10 +234,10 @@ func (f *roomsFixture) testRememberCommand(t *testing.T) {
 // extraction request is made for the room's exchanges.
 func (f *roomsFixture) testPrivacyMemory(t *testing.T) {
 	room := f.groupRoom(t, "private memory")
-	if got := f.command(t, f.alice, room, "!ada privacy off"); !strings.Contains(got, "Privacy mode is now ON") {
+	if got := f.command(t, f.alice, room, "!ada privacy off"); !strings.Contains(got, "I store nothing from this room now") {
 		t.Fatalf("privacy off: %q", got)
 	}
-	if got := f.command(t, f.alice, room, "!ada remember my PIN is 1234"); !strings.Contains(got, "can't remember") || !strings.Contains(got, "privacy mode is on") {
+	if got := f.command(t, f.alice, room, "!ada remember my PIN is 1234"); !strings.Contains(got, "can't remember") || !strings.Contains(got, "I store nothing from this room") {
 		t.Errorf("remember in privacy mode must be refused plainly: %q", got)
 	}
 	before := len(f.llm.FormattedRequests())
