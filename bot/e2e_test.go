@@ -77,6 +77,7 @@ func TestBridgeRooms(t *testing.T) {
 	t.Run("ThreadReply", f.testThreadReply)
 	t.Run("LongReplyIsSplit", f.testLongReply)
 	t.Run("ContextMessages", f.testContextMessages)
+	t.Run("EarlierTurnsNamed", f.testEarlierTurnsNamed)
 	t.Run("LLMDown", f.testLLMDown)
 	t.Run("Commands", f.testCommands)
 	t.Run("Privacy", f.testPrivacy)
