@@ -31,7 +31,7 @@ func (p *page) viewerOf(ctx context.Context, s session) (viewer, error) {
 		return viewer{}, err
 	}
 	if epoch != s.epoch {
-		p.sessions.drop(s.id)
+		p.drop(ctx, s.id)
 		return viewer{}, core.Errorf(core.KindUnauthorized, sessionEnded)
 	}
 	rooms, err := p.opt.Members.JoinedRooms(ctx, s.user)
@@ -153,6 +153,6 @@ func (p *page) memberLogin(w http.ResponseWriter, r *http.Request) {
 		p.fail(w, r, viewer{}, http.StatusGone, "This link was used already, has expired, or was never issued. Send `!ada web` in the room for a new one.")
 		return
 	}
-	p.start(w, user, epoch)
+	p.start(r.Context(), w, user, epoch)
 	http.Redirect(w, r, "/ui/memories", http.StatusSeeOther)
 }
