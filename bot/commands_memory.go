@@ -90,9 +90,10 @@ func (cs *commands) cmdMemories(ctx context.Context, c *commandEvent) (string, e
 	if len(listed) == 0 {
 		return "I keep no memories for this room. Tell me something with `!ada remember <text>`" + cs.autoMemoryHint(c.room) + ".", nil
 	}
+	roster := cs.mx.roster(ctx, c.evt.RoomID)
 	var lines []string
 	for i, m := range page.Items {
-		lines = append(lines, fmt.Sprintf("%d. %s — %s · `%s`", i+1, oneLine(m.Text, 300), memoryOrigin(m), shortID(m.ID)))
+		lines = append(lines, fmt.Sprintf("%d. %s — %s · `%s`", i+1, oneLine(listedText(roster, m), 300), memoryOrigin(m), shortID(m.ID)))
 	}
 	more := ""
 	if page.Next != "" {
@@ -126,6 +127,20 @@ func shortID(docID string) string {
 		s = s[:shortIDLen]
 	}
 	return s
+}
+
+// listedText is a memory's text as `!ada memories` shows it: a remembered
+// one names its teller as the room reads the name now, with the user id
+// if another member has taken the name since (issue 40 item 3).
+func listedText(roster core.Roster, m core.Memory) string {
+	if !slices.Contains(m.Meta.Tags, tagRemembered) || m.Meta.UserID == "" {
+		return m.Text
+	}
+	name, said, ok := strings.Cut(m.Text, ": ")
+	if !ok || strings.HasSuffix(name, ")") { // labelled when it was stored
+		return m.Text
+	}
+	return roster.Label(name, m.Meta.UserID) + ": " + said
 }
 
 // saidText is a memory's text without the "Name: " that `!ada remember`

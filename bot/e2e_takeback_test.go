@@ -27,6 +27,7 @@ func TestBridgeTakingBack(t *testing.T) {
 	t.Run("TakenName", f.testTakenName)
 	t.Run("ForgetMeTakesCorrectedWords", f.testForgetMeTakesCorrectedWords)
 	t.Run("RememberAboutAnother", f.testRememberAboutAnother)
+	t.Run("ListingNamesTold", f.testListingNamesTold)
 }
 
 // testTakenName is issue 36 items 3 and 4 in a room of three members:
@@ -46,14 +47,7 @@ func (f *roomsFixture) testTakenName(t *testing.T) {
 	f.ask(t, f.alice, room, &event.MessageEventContent{MsgType: event.MsgText, Body: "Ada, bob's hat is green"})
 	f.bot.waitMemories(t, room, "the facts about bob", func(m []core.Memory) bool { return holding("car")(m) && holding("hat")(m) })
 
-	mallory := bottest.NewMember(t, f.hs, "member-mallory", false)
-	if err := mallory.Client.SetDisplayName(ctx, "member-bob"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.alice.Client.InviteUser(ctx, room, &mautrix.ReqInviteUser{UserID: mallory.Client.UserID}); err != nil {
-		t.Fatal(err)
-	}
-	mallory.Join(room)
+	mallory := f.joinAs(t, room, "member-mallory", "member-bob")
 	f.ask(t, mallory, room, &event.MessageEventContent{MsgType: event.MsgText, Body: "Ada, hello everyone"})
 	f.ask(t, f.alice, room, &event.MessageEventContent{MsgType: event.MsgText, Body: "Ada, bob's bike is red"})
 	mems := f.bot.waitMemories(t, room, "the bike", holding("bike"))
