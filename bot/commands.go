@@ -85,7 +85,7 @@ func (cs *commands) commandTable() map[string]*command {
 	return map[string]*command{
 		"privacy":  privacy,
 		"storage":  storage,
-		"clear":    {name: "clear", usage: "clear", help: "start a new conversation; earlier messages are no longer used as context (this room's memories are kept)", run: cs.cmdClear},
+		"clear":    {name: "clear", usage: "clear", help: "start a new conversation; earlier messages are no longer used as context (this room's memories are kept; moderators, in a shared room)", run: cs.cmdClear},
 		"remember": {name: "remember", usage: "remember <text>", help: "remember something for this room", run: cs.cmdRemember, takesText: true},
 		"memories": {name: "memories", usage: "memories", help: "list what I remember in this room, newest first", run: cs.cmdMemories},
 		"forget":   {name: "forget", usage: "forget <number|id|me|@user|all>", help: "forget one of your memories of this room; `me`: everything from you here (moderators: any memory, `@user`, `all`)", run: cs.cmdForget, takesText: true},
@@ -226,7 +226,19 @@ func (cs *commands) howToAsk(ctx context.Context, c *commandEvent) string {
 }
 
 // cmdClear starts a new conversation for the room and forgets its context.
+// In a shared room the conversation is everyone's: only moderators reset
+// it (issue 40 item 15); in a direct chat the member may.
 func (cs *commands) cmdClear(ctx context.Context, c *commandEvent) (string, error) {
+	if !cs.mx.isDM(ctx, c.evt.RoomID) {
+		level, err := cs.mx.powerLevel(ctx, c.evt.RoomID, c.evt.Sender)
+		if err != nil {
+			return "", err
+		}
+		if level < moderatorLevel {
+			return fmt.Sprintf("Only room moderators (power level %d or more) can start a new conversation here: it is everyone's. "+
+				"Your level is %d; nothing changed.", moderatorLevel, level), nil
+		}
+	}
 	if err := cs.bridge.SetConversation(ctx, c.room.RoomID, core.NewConversationID(), cs.now()); err != nil {
 		return "", err
 	}

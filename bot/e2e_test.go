@@ -325,8 +325,13 @@ func (f *roomsFixture) testCommands(t *testing.T) {
 	if got := f.command(t, f.bob, room, "!ada privacy maybe"); !strings.Contains(got, "privacy on|off|status") {
 		t.Errorf("an unknown subcommand should show the usage, got %q", got)
 	}
+	// Issue 40 item 15: in a shared room only moderators reset the
+	// conversation everyone shares.
 	convBefore := f.conversation(room)
-	if got := f.command(t, f.bob, room, "!ada clear"); !strings.Contains(got, "new conversation") {
+	if got := f.command(t, f.bob, room, "!ada clear"); !strings.Contains(got, "Only room moderators") || f.conversation(room) != convBefore {
+		t.Errorf("clear by a member who is no moderator: %q", got)
+	}
+	if got := f.command(t, f.alice, room, "!ada clear"); !strings.Contains(got, "new conversation") {
 		t.Errorf("clear: %q", got)
 	}
 	if convAfter := f.conversation(room); convAfter == convBefore || !strings.HasPrefix(convAfter, "conv-") {
