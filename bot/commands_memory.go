@@ -364,6 +364,9 @@ func (cs *commands) forgetAll(ctx context.Context, c *commandEvent) (string, err
 	if n == 0 {
 		return "This room had no memories; nothing to forget.", nil
 	}
+	if n == 1 {
+		return "🗑️ Forgot the one memory of this room.", nil
+	}
 	return fmt.Sprintf("🗑️ Forgot all %d memories of this room.", n), nil
 }
 

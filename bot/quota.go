@@ -268,8 +268,8 @@ func (qs *quotas) roomUse(ctx context.Context, room id.RoomID) string {
 		}
 		tokens += u.Tokens
 	}
-	return fmt.Sprintf("%d answers in the last hour%s, %d model tokens in the last day%s; per member, over all rooms: %s answers an hour, %s tokens a day",
-		answers, limitText(qs.limits.RoomAnswersPerHour), tokens, limitText(qs.limits.RoomTokensPerDay),
+	return fmt.Sprintf("%s in the last hour%s, %s in the last day%s; per member, over all rooms: %s answers an hour, %s tokens a day",
+		plural(answers, "answer", "answers"), limitText(qs.limits.RoomAnswersPerHour), plural(tokens, "model token", "model tokens"), limitText(qs.limits.RoomTokensPerDay),
 		limitOr(qs.limits.MemberAnswersPerHour), limitOr(qs.limits.MemberTokensPerDay))
 }
 
