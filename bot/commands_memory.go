@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -43,6 +44,7 @@ func (cs *commands) cmdRemember(ctx context.Context, c *commandEvent) (string, e
 	if text == "" {
 		return "Usage: `!ada remember <text>`, for example `!ada remember the meeting is on Tuesdays`.", nil
 	}
+	said := text
 	name := cs.mx.displayName(ctx, c.evt.RoomID, c.evt.Sender)
 	// A member the text names is its subject, by extraction's rule
 	// (issue 40 item 4): they may forget it, and `!ada forget me` takes it.
@@ -66,7 +68,7 @@ func (cs *commands) cmdRemember(ctx context.Context, c *commandEvent) (string, e
 		// Not linked to this message: the memory came before it (maybe
 		// from another member), and redacting this message must not take
 		// it away.
-		return fmt.Sprintf("🧠 I already knew that (`%s`); refreshed: “%s”", shortID(m.ID), excerpt(text)), nil
+		return fmt.Sprintf("🧠 I already knew that (`%s`); refreshed: “%s”", shortID(m.ID), excerpt(said)), nil
 	}
 	link := []storage.BridgeLink{{EventID: c.evt.ID.String(), DocID: m.ID, Kind: storage.LinkMemory}}
 	if err := cs.bridge.AddLinks(ctx, c.evt.RoomID.String(), link, cs.now()); err != nil {
@@ -74,8 +76,9 @@ func (cs *commands) cmdRemember(ctx context.Context, c *commandEvent) (string, e
 	}
 	// Only an excerpt: the member's message may hold a secret, and a
 	// redaction of it must not leave the secret in Ada's reply (issue 27).
+	// Of what they said, not of their name (issue 40 item 15).
 	return fmt.Sprintf("🧠 Remembered for this room: “%s” (`%s`)\n\n`!ada memories` lists what I keep here; `!ada forget %s` removes it.",
-		excerpt(text), shortID(m.ID), shortID(m.ID)), nil
+		excerpt(said), shortID(m.ID), shortID(m.ID)), nil
 }
 
 // cmdMemories lists the room's memories, newest first, numbered and with
@@ -211,6 +214,10 @@ func (cs *commands) cmdForget(ctx context.Context, c *commandEvent) (string, err
 		return cs.forgetPerson(ctx, c, arg)
 	}
 	memID, err := cs.memoryByRef(ctx, c.evt.RoomID, c.evt.Sender, arg)
+	if errors.Is(err, errNotListed) {
+		return fmt.Sprintf("I have not shown you a numbered list here yet, so I do not know which memory %s is. "+
+			"`!ada memories` lists them with their numbers; `!ada forget <id>` works without a list.", arg), nil
+	}
 	if err != nil {
 		return "", err
 	}
@@ -261,8 +268,12 @@ func (cs *commands) forgetNotFound(arg string) string {
 	return fmt.Sprintf("This room has no memory %q. `!ada memories` lists them with their numbers and ids.", arg)
 }
 
-// memoryByRef resolves a number of the member's last listing (listing the
-// room for them now if they never listed it), a short id (among the room's
+// errNotListed is memoryByRef's answer to a number from a member who was
+// shown no listing here (since the last restart or `forget all`).
+var errNotListed = errors.New("no listing shown")
+
+// memoryByRef resolves a number of the member's last listing (none when
+// they were shown none: errNotListed), a short id (among the room's
 // memories, or those forgotten here), or takes a memory id as it is.
 func (cs *commands) memoryByRef(ctx context.Context, room id.RoomID, member id.UserID, ref string) (string, error) {
 	n, err := strconv.Atoi(ref)
@@ -275,14 +286,11 @@ func (cs *commands) memoryByRef(ctx context.Context, room id.RoomID, member id.U
 		}
 		return "", nil
 	}
-	rt := cs.rooms.get(room)
-	listed, ok := rt.listed[member]
+	listed, ok := cs.rooms.get(room).listed[member]
 	if !ok {
-		page, err := cs.roomMemories(ctx, room, "")
-		if err != nil {
-			return "", err
-		}
-		listed = cs.setListing(room, member, page.Items)
+		// The member saw no numbers: forgetting "2" of a list they never
+		// saw could take the wrong memory (issue 40 item 15).
+		return "", errNotListed
 	}
 	if n < 1 || n > len(listed) {
 		return "", nil

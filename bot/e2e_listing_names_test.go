@@ -27,6 +27,11 @@ func (f *roomsFixture) testListingNamesTold(t *testing.T) {
 			t.Errorf("the listing lacks %q:\n%s", want, got)
 		}
 	}
+	// Issue 40 item 15: a one-word memory's confirmation shows a part of
+	// the word, not only the teller's name.
+	if got := f.command(t, f.bob, room, "!ada remember pineapples"); !strings.Contains(got, "“pin…”") {
+		t.Errorf("a one-word remember's confirmation: %q", got)
+	}
 }
 
 // joinAs registers a member under localpart, gives them the display name

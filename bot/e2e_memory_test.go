@@ -225,8 +225,10 @@ func (f *roomsFixture) testRememberCommand(t *testing.T) {
 	if got := f.command(t, f.alice, room, "!ada forget all"); !strings.Contains(got, "Forgot the one memory") || strings.Contains(got, "memories") {
 		t.Errorf("forget all by a moderator: %q", got)
 	}
-	if got := f.command(t, f.alice, room, "!ada forget 7"); !strings.Contains(got, "no memory") {
-		t.Errorf("forget an unknown number: %q", got)
+	// Issue 40 item 15: a number means one of the member's own last
+	// listing; with none shown (forget all drops them), nothing is guessed.
+	if got := f.command(t, f.alice, room, "!ada forget 7"); !strings.Contains(got, "not shown you a numbered list") {
+		t.Errorf("forget a number before any listing: %q", got)
 	}
 }
 
