@@ -44,6 +44,10 @@ func (cs *commands) cmdStatus(ctx context.Context, c *commandEvent) (string, err
 		default:
 			add("Language model: ✅ %s", model)
 		}
+		// A room may answer with another model than the bridge's default.
+		if m := cs.settings.forAnswer(hctx, c.evt.RoomID).model; m != "" && m != st.LLMModel {
+			add("Model in this room: %s (`!ada settings`)", m)
+		}
 		if st.StoreOK {
 			add("Memory store: ✅")
 		} else {
