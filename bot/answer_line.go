@@ -94,7 +94,7 @@ func (a *answerer) answer(ctx context.Context, evt *event.Event, q question, s s
 		defer p.finished()
 		<-p.reacted
 		a.failOn(ctx, p, "I am too busy in this room right now. Please send it again in a minute.")
-	case waiting && a.waitNotices.due(evt.RoomID, a.now()):
+	case waiting && a.waitNotices.dueFor(evt.RoomID, evt.Sender, a.now()):
 		notice, err := a.mx.sendNotice(ctx, evt, waitingNotice)
 		if err != nil {
 			logFrom(ctx, a.log).Warn("could not post the waiting notice", "error", err)

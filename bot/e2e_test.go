@@ -78,6 +78,7 @@ func TestBridgeRooms(t *testing.T) {
 	t.Run("LongReplyIsSplit", f.testLongReply)
 	t.Run("ContextMessages", f.testContextMessages)
 	t.Run("EarlierTurnsNamed", f.testEarlierTurnsNamed)
+	t.Run("EveryWaiterTold", f.testEveryWaiterTold)
 	t.Run("LLMDown", f.testLLMDown)
 	t.Run("Commands", f.testCommands)
 	t.Run("Privacy", f.testPrivacy)
