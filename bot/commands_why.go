@@ -19,7 +19,10 @@ func (cs *commands) cmdWhy(ctx context.Context, c *commandEvent) (string, error)
 	}
 	last := rt.lastAnswer
 	if last == nil {
-		return "I have not answered in this room since I started, so there is nothing to explain yet.", nil
+		// Not "I have not answered": a redaction, an edit or a forget may
+		// have taken the last answer back (issue 40 item 15).
+		return "I have no answer here to explain: none yet, or my last one was taken back " +
+			"(a redaction, an edit or a forget removed it, or something it used).", nil
 	}
 	u := last.used
 	var out strings.Builder
