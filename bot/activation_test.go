@@ -108,6 +108,15 @@ func TestPromptText(t *testing.T) {
 		"hey adam, hi":                    "hey adam, hi",
 		"ada-lovelace: hi":                "ada-lovelace: hi",
 		"hey ada":                         "hey ada",
+		// Issue 40 item 15: the name before a question word, and CJK
+		// punctuation after it, are an address too.
+		"Ada what do you think of it?": "what do you think of it?",
+		"ada how late is it":           "how late is it",
+		"Ada please tell me a joke":    "please tell me a joke",
+		"ada、今日は何曜日？":                  "今日は何曜日？",
+		"Ada，你好":                       "你好",
+		"Ada is great":                 "Ada is great",
+		"Ada Lovelace wrote programs":  "Ada Lovelace wrote programs",
 	} {
 		if got := md.promptText(in); got != want {
 			t.Errorf("promptText(%q) = %q, want %q", in, got, want)

@@ -21,6 +21,9 @@ type address struct {
 	// be the subject of the sentence: a greeting and the name ("hey ada what
 	// ..."), or a keyword of more than one word.
 	bare *regexp.Regexp
+	// asking is the name at the start before a question word, where it
+	// cannot be the sentence's subject either: "Ada what do you think".
+	asking *regexp.Regexp
 	// trail is the name at the end after a comma: "what is 2+2, Ada?".
 	trail *regexp.Regexp
 	// user is the bot, whose mention pill at the start is an address too.
@@ -29,6 +32,14 @@ type address struct {
 
 // greeting is an optional word before the name.
 const greeting = `(?:hey|hi|hello|ok|okay|dear|yo)`
+
+// addressPunct ends an address: ASCII, and the CJK and full-width marks
+// ("ada、…", "Ada，…").
+const addressPunct = `[:,;!、，：；！]`
+
+// questionWord starts a question or a request; after the name it makes the
+// name an address ("Ada what…"), where "Ada is…" stays a sentence about her.
+const questionWord = `(?:what|who|whom|whose|where|when|why|how|which|can|could|would|will|do|does|did|should|shall|please|tell|give|show|explain|remind|help)\b`
 
 func newAddress(o Options) *address {
 	who := []string{regexp.QuoteMeta(o.UserID)} // first: "@ada:x" also starts with "@ada"
@@ -47,10 +58,11 @@ func newAddress(o Options) *address {
 		}
 	}
 	return &address{
-		lead:  regexp.MustCompile(`(?i)^\s*(?:` + greeting + `[\s,]+)?(?:` + strings.Join(all, "|") + `)\s*[:,;!]+\s*`),
-		bare:  regexp.MustCompile(`(?i)^\s*(?:` + strings.Join(multi, "|") + `)\s+`),
-		trail: regexp.MustCompile(`(?i)\s*,\s*` + named + `\s*([?!.]*)\s*$`),
-		user:  id.UserID(o.UserID),
+		lead:   regexp.MustCompile(`(?i)^\s*(?:` + greeting + `[\s,]+)?(?:` + strings.Join(all, "|") + `)\s*` + addressPunct + `+\s*`),
+		bare:   regexp.MustCompile(`(?i)^\s*(?:` + strings.Join(multi, "|") + `)\s+`),
+		asking: regexp.MustCompile(`(?i)^\s*` + named + `\s+(` + questionWord + `)`),
+		trail:  regexp.MustCompile(`(?i)\s*[,、，]\s*` + named + `\s*([?!.？！。]*)\s*$`),
+		user:   id.UserID(o.UserID),
 	}
 }
 
@@ -68,6 +80,9 @@ func (a *address) strip(text string) string {
 	rest := a.lead.ReplaceAllString(text, "")
 	if rest == text {
 		rest = a.bare.ReplaceAllString(text, "")
+	}
+	if rest == text {
+		rest = a.asking.ReplaceAllString(text, "$1")
 	}
 	return strings.TrimSpace(a.trail.ReplaceAllString(rest, "$1"))
 }

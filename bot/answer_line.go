@@ -94,7 +94,7 @@ func (a *answerer) answer(ctx context.Context, evt *event.Event, q question, s s
 		defer p.finished()
 		<-p.reacted
 		a.failOn(ctx, p, "I am too busy in this room right now. Please send it again in a minute.")
-	case waiting && a.waitNotices.due(evt.RoomID, a.now()):
+	case waiting && a.waitNotices.dueFor(evt.RoomID, evt.Sender, a.now()):
 		notice, err := a.mx.sendNotice(ctx, evt, waitingNotice)
 		if err != nil {
 			logFrom(ctx, a.log).Warn("could not post the waiting notice", "error", err)
@@ -278,10 +278,16 @@ func (a *answerer) interrupted(ctx context.Context, p *pendingAnswer) {
 	case <-p.reacted:
 	case <-ctx.Done():
 	}
+	// A streamed reply says itself that it is incomplete: with ❌ that is
+	// enough, and a second notice would say she could not answer at all
+	// (issue 40 item 8). Only when that edit fails does the notice go.
 	if p.stream != nil && p.stream.posted() {
-		if err := p.stream.fail(ctx, "I was restarted before I could finish. Please ask again."); err != nil {
-			logFrom(ctx, a.log).Warn("could not mark the streamed reply incomplete", "error", err)
+		err := p.stream.fail(ctx, "I was restarted before I could finish. Please ask again.")
+		if err == nil {
+			a.linkFailure(ctx, p.evt)(a.mx.react(ctx, p.evt.RoomID, p.evt.ID, reactFailed), "")
+			return
 		}
+		logFrom(ctx, a.log).Warn("could not mark the streamed reply incomplete; posting a notice", "error", err)
 	}
 	a.linkFailure(ctx, p.evt)(a.mx.failStopped(ctx, p.evt))
 }

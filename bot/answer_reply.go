@@ -62,6 +62,9 @@ func renderPart(part string) []*event.MessageEventContent {
 // ends inside a ``` code block closes it, and the next part reopens it with
 // the same fence line; a part that starts inside a table repeats the
 // table's header, so each part renders on its own.
+// markdownHeading is an ATX heading line: "## Section".
+var markdownHeading = regexp.MustCompile(`^\s{0,3}#{1,6}(\s|$)`)
+
 func splitMarkdown(text string, max int) []string {
 	text = strings.TrimSpace(text)
 	if len(text) <= max {
@@ -73,6 +76,12 @@ func splitMarkdown(text string, max int) []string {
 	table := "" // the header and delimiter rows of the table we are in, if any
 	flush := func() {
 		s := strings.TrimRight(cur.String(), "\n")
+		// A heading never ends a part: it goes on with its paragraph
+		// (issue 40 item 10).
+		carry := ""
+		if i := strings.LastIndex(s, "\n"); fence == "" && i >= 0 && markdownHeading.MatchString(s[i+1:]) && strings.TrimSpace(s[:i]) != "" {
+			carry, s = s[i+1:]+"\n\n", strings.TrimRight(s[:i], "\n")
+		}
 		if fence != "" {
 			s += "\n```"
 		}
@@ -85,6 +94,7 @@ func splitMarkdown(text string, max int) []string {
 		} else {
 			cur.WriteString(table)
 		}
+		cur.WriteString(carry)
 	}
 	prev := ""
 	for _, line := range strings.SplitAfter(text, "\n") {

@@ -73,11 +73,10 @@ type commandEvent struct {
 
 // commandTable lists every command in one place.
 func (cs *commands) commandTable() map[string]*command {
-	privacy := &command{name: "privacy", usage: "privacy on|off|status", help: "memory storage for this room", subs: map[string]*command{
-		"on":     {name: "on", usage: "privacy on", help: "store messages, turns and memories from this room (moderators)", run: cs.cmdPrivacySet(true)},
-		"off":    {name: "off", usage: "privacy off", help: "privacy mode: store nothing from this room (moderators)", run: cs.cmdPrivacySet(false)},
-		"status": {name: "status", usage: "privacy status", help: "say whether this room's messages are stored", run: cs.cmdPrivacyStatus},
-	}}
+	// `storage` is the plain spelling of the spec's `privacy`: on = Ada
+	// stores (DECISIONS.md, "Rooms (added turn 5)").
+	storage := cs.storageCommand("storage", "")
+	privacy := cs.storageCommand("privacy", ", as `!ada storage …`")
 	// `!ada web` runs alone too.
 	web := &command{name: "web", usage: "web", help: "get a one-time link, by direct message, to a page showing what I remember about you and your rooms", run: cs.web.cmdWeb,
 		subs: map[string]*command{
@@ -85,7 +84,8 @@ func (cs *commands) commandTable() map[string]*command {
 		}}
 	return map[string]*command{
 		"privacy":  privacy,
-		"clear":    {name: "clear", usage: "clear", help: "start a new conversation; earlier messages are no longer used as context (this room's memories are kept)", run: cs.cmdClear},
+		"storage":  storage,
+		"clear":    {name: "clear", usage: "clear", help: "start a new conversation; earlier messages are no longer used as context (this room's memories are kept; moderators, in a shared room)", run: cs.cmdClear},
 		"remember": {name: "remember", usage: "remember <text>", help: "remember something for this room", run: cs.cmdRemember, takesText: true},
 		"memories": {name: "memories", usage: "memories", help: "list what I remember in this room, newest first", run: cs.cmdMemories},
 		"forget":   {name: "forget", usage: "forget <number|id|me|@user|all>", help: "forget one of your memories of this room; `me`: everything from you here (moderators: any memory, `@user`, `all`)", run: cs.cmdForget, takesText: true},
@@ -97,6 +97,15 @@ func (cs *commands) commandTable() map[string]*command {
 		"web":      web,
 		"help":     {name: "help", usage: "help", help: "show this list", run: cs.cmdHelp},
 	}
+}
+
+// storageCommand is `<name> on|off|status`, under either spelling.
+func (cs *commands) storageCommand(name, same string) *command {
+	return &command{name: name, usage: name + " on|off|status", help: "what I store from this room", subs: map[string]*command{
+		"on":     {name: "on", usage: name + " on", help: "store messages, turns and memories from this room (moderators)" + same, run: cs.cmdPrivacySet(true)},
+		"off":    {name: "off", usage: name + " off", help: "store nothing from this room (moderators)" + same, run: cs.cmdPrivacySet(false)},
+		"status": {name: "status", usage: name + " status", help: "say what I store from this room" + same, run: cs.cmdPrivacyStatus},
+	}}
 }
 
 // parseCommand recognises "!ada ..." (any case) and returns the words after
@@ -221,7 +230,19 @@ func (cs *commands) howToAsk(ctx context.Context, c *commandEvent) string {
 }
 
 // cmdClear starts a new conversation for the room and forgets its context.
+// In a shared room the conversation is everyone's: only moderators reset
+// it (issue 40 item 15); in a direct chat the member may.
 func (cs *commands) cmdClear(ctx context.Context, c *commandEvent) (string, error) {
+	if !cs.mx.isDM(ctx, c.evt.RoomID) {
+		level, err := cs.mx.powerLevel(ctx, c.evt.RoomID, c.evt.Sender)
+		if err != nil {
+			return "", err
+		}
+		if level < moderatorLevel {
+			return fmt.Sprintf("Only room moderators (power level %d or more) can start a new conversation here: it is everyone's. "+
+				"Your level is %d; nothing changed.", moderatorLevel, level), nil
+		}
+	}
 	if err := cs.bridge.SetConversation(ctx, c.room.RoomID, core.NewConversationID(), cs.now()); err != nil {
 		return "", err
 	}

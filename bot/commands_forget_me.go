@@ -76,9 +76,18 @@ func (cs *commands) forgetPerson(ctx context.Context, c *commandEvent, arg strin
 	if who != c.evt.Sender {
 		whom = who.String()
 	}
-	return fmt.Sprintf("🗑️ I forgot what I held from %s in this room: %d stored messages, %d turns (questions and my answers to them), "+
-		"%d memories; %d of my replies were redacted; %d summaries are being rewritten without them.",
-		whom, messages, res.Turns, res.Memories, replies, res.Summaries), nil
+	return forgotText(whom, messages, res.Turns, res.Memories, replies, res.Summaries), nil
+}
+
+// forgotText is forget me's answer, with the counts.
+func forgotText(whom string, messages, turns, memories, replies, summaries int) string {
+	redacted := fmt.Sprintf("%d of my replies were redacted", replies)
+	if replies == 1 {
+		redacted = "1 of my replies was redacted"
+	}
+	return fmt.Sprintf("🗑️ I forgot what I held from %s in this room: %s, %s (questions and my answers to them), %s; %s; %s being rewritten without them.",
+		whom, plural(messages, "stored message", "stored messages"), plural(turns, "turn", "turns"),
+		plural(memories, "memory", "memories"), redacted, plural(summaries, "summary is", "summaries are"))
 }
 
 // redactRepliesTo redacts what Ada posted for the member's messages (her

@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -32,17 +33,22 @@ func roomScope(room id.RoomID) string { return core.EntityScope(room.String()) }
 // named after the member who said it: the text with their name as the room
 // shows it (with their user id where another member goes by the name,
 // roster.go), the metadata with their user id, which decides who may
-// change it (core.Actor) and which no one else can take.
+// change it (core.Actor) and which no one else can take; a member it names
+// is its subject.
 func (cs *commands) cmdRemember(ctx context.Context, c *commandEvent) (string, error) {
 	if !cs.window.storageOn(c.room) {
-		return "🔒 I can't remember anything here: " + cs.opts.storageText(c.room) + ". A room moderator can turn storage on with `!ada privacy on`.", nil
+		return "🔒 I can't remember anything here. " + cs.opts.storageSentence(c.room) + " A room moderator can start storing again with `!ada storage on`.", nil
 	}
 	// Stored as it is shown: one line, single spaces (issue 27).
 	text := strings.Join(strings.Fields(c.raw), " ")
 	if text == "" {
 		return "Usage: `!ada remember <text>`, for example `!ada remember the meeting is on Tuesdays`.", nil
 	}
+	said := text
 	name := cs.mx.displayName(ctx, c.evt.RoomID, c.evt.Sender)
+	// A member the text names is its subject, by extraction's rule
+	// (issue 40 item 4): they may forget it, and `!ada forget me` takes it.
+	subject := cs.mx.roster(ctx, c.evt.RoomID).Named(text, c.evt.Sender.String(), cs.mx.cli.UserID.String())
 	text = name + ": " + text
 	if n := utf8.RuneCountInString(text); n > core.MaxMemoryText {
 		return fmt.Sprintf("That is too long for me to remember: a memory can be at most %d characters, and this one has %d "+
@@ -50,7 +56,7 @@ func (cs *commands) cmdRemember(ctx context.Context, c *commandEvent) (string, e
 	}
 	m, err := cs.backend.CreateMemory(ctx, core.MemoryInput{
 		Text: text, Entity: c.evt.RoomID.String(), RoomID: c.evt.RoomID.String(),
-		UserID: c.evt.Sender.String(), Source: core.SourceChat, Tags: []string{tagRemembered},
+		UserID: c.evt.Sender.String(), SubjectUserID: subject, Source: core.SourceChat, Tags: []string{tagRemembered},
 	})
 	if core.KindOf(err) == core.KindInvalid || core.KindOf(err) == core.KindTooLarge {
 		return "I could not remember that: " + core.SafeMessage(err), nil
@@ -62,7 +68,7 @@ func (cs *commands) cmdRemember(ctx context.Context, c *commandEvent) (string, e
 		// Not linked to this message: the memory came before it (maybe
 		// from another member), and redacting this message must not take
 		// it away.
-		return fmt.Sprintf("🧠 I already knew that (`%s`); refreshed: “%s”", shortID(m.ID), excerpt(text)), nil
+		return fmt.Sprintf("🧠 I already knew that (`%s`); refreshed: “%s”", shortID(m.ID), excerpt(said)), nil
 	}
 	link := []storage.BridgeLink{{EventID: c.evt.ID.String(), DocID: m.ID, Kind: storage.LinkMemory}}
 	if err := cs.bridge.AddLinks(ctx, c.evt.RoomID.String(), link, cs.now()); err != nil {
@@ -70,8 +76,9 @@ func (cs *commands) cmdRemember(ctx context.Context, c *commandEvent) (string, e
 	}
 	// Only an excerpt: the member's message may hold a secret, and a
 	// redaction of it must not leave the secret in Ada's reply (issue 27).
+	// Of what they said, not of their name (issue 40 item 15).
 	return fmt.Sprintf("🧠 Remembered for this room: “%s” (`%s`)\n\n`!ada memories` lists what I keep here; `!ada forget %s` removes it.",
-		excerpt(text), shortID(m.ID), shortID(m.ID)), nil
+		excerpt(said), shortID(m.ID), shortID(m.ID)), nil
 }
 
 // cmdMemories lists the room's memories, newest first, numbered and with
@@ -86,9 +93,10 @@ func (cs *commands) cmdMemories(ctx context.Context, c *commandEvent) (string, e
 	if len(listed) == 0 {
 		return "I keep no memories for this room. Tell me something with `!ada remember <text>`" + cs.autoMemoryHint(c.room) + ".", nil
 	}
+	roster := cs.mx.roster(ctx, c.evt.RoomID)
 	var lines []string
 	for i, m := range page.Items {
-		lines = append(lines, fmt.Sprintf("%d. %s — %s · `%s`", i+1, oneLine(m.Text, 300), memoryOrigin(m), shortID(m.ID)))
+		lines = append(lines, fmt.Sprintf("%d. %s — %s · `%s`", i+1, oneLine(listedText(roster, m), 300), memoryOrigin(m), shortID(m.ID)))
 	}
 	more := ""
 	if page.Next != "" {
@@ -122,6 +130,20 @@ func shortID(docID string) string {
 		s = s[:shortIDLen]
 	}
 	return s
+}
+
+// listedText is a memory's text as `!ada memories` shows it: a remembered
+// one names its teller as the room reads the name now, with the user id
+// if another member has taken the name since (issue 40 item 3).
+func listedText(roster core.Roster, m core.Memory) string {
+	if !slices.Contains(m.Meta.Tags, tagRemembered) || m.Meta.UserID == "" {
+		return m.Text
+	}
+	name, said, ok := strings.Cut(m.Text, ": ")
+	if !ok || strings.HasSuffix(name, ")") { // labelled when it was stored
+		return m.Text
+	}
+	return roster.Label(name, m.Meta.UserID) + ": " + said
 }
 
 // saidText is a memory's text without the "Name: " that `!ada remember`
@@ -192,6 +214,10 @@ func (cs *commands) cmdForget(ctx context.Context, c *commandEvent) (string, err
 		return cs.forgetPerson(ctx, c, arg)
 	}
 	memID, err := cs.memoryByRef(ctx, c.evt.RoomID, c.evt.Sender, arg)
+	if errors.Is(err, errNotListed) {
+		return fmt.Sprintf("I have not shown you a numbered list here yet, so I do not know which memory %s is. "+
+			"`!ada memories` lists them with their numbers; `!ada forget <id>` works without a list.", arg), nil
+	}
 	if err != nil {
 		return "", err
 	}
@@ -242,8 +268,12 @@ func (cs *commands) forgetNotFound(arg string) string {
 	return fmt.Sprintf("This room has no memory %q. `!ada memories` lists them with their numbers and ids.", arg)
 }
 
-// memoryByRef resolves a number of the member's last listing (listing the
-// room for them now if they never listed it), a short id (among the room's
+// errNotListed is memoryByRef's answer to a number from a member who was
+// shown no listing here (since the last restart or `forget all`).
+var errNotListed = errors.New("no listing shown")
+
+// memoryByRef resolves a number of the member's last listing (none when
+// they were shown none: errNotListed), a short id (among the room's
 // memories, or those forgotten here), or takes a memory id as it is.
 func (cs *commands) memoryByRef(ctx context.Context, room id.RoomID, member id.UserID, ref string) (string, error) {
 	n, err := strconv.Atoi(ref)
@@ -256,14 +286,11 @@ func (cs *commands) memoryByRef(ctx context.Context, room id.RoomID, member id.U
 		}
 		return "", nil
 	}
-	rt := cs.rooms.get(room)
-	listed, ok := rt.listed[member]
+	listed, ok := cs.rooms.get(room).listed[member]
 	if !ok {
-		page, err := cs.roomMemories(ctx, room, "")
-		if err != nil {
-			return "", err
-		}
-		listed = cs.setListing(room, member, page.Items)
+		// The member saw no numbers: forgetting "2" of a list they never
+		// saw could take the wrong memory (issue 40 item 15).
+		return "", errNotListed
 	}
 	if n < 1 || n > len(listed) {
 		return "", nil
@@ -344,6 +371,9 @@ func (cs *commands) forgetAll(ctx context.Context, c *commandEvent) (string, err
 	logFrom(ctx, cs.log).Info("all room memories forgotten on request", "count", n, "by", c.evt.Sender.String())
 	if n == 0 {
 		return "This room had no memories; nothing to forget.", nil
+	}
+	if n == 1 {
+		return "🗑️ Forgot the one memory of this room.", nil
 	}
 	return fmt.Sprintf("🗑️ Forgot all %d memories of this room.", n), nil
 }

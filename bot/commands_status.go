@@ -44,6 +44,10 @@ func (cs *commands) cmdStatus(ctx context.Context, c *commandEvent) (string, err
 		default:
 			add("Language model: ✅ %s", model)
 		}
+		// A room may answer with another model than the bridge's default.
+		if m := cs.settings.forAnswer(hctx, c.evt.RoomID).model; m != "" && m != st.LLMModel {
+			add("Model in this room: %s (`!ada settings`)", m)
+		}
 		if st.StoreOK {
 			add("Memory store: ✅")
 		} else {
@@ -58,7 +62,7 @@ func (cs *commands) cmdStatus(ctx context.Context, c *commandEvent) (string, err
 	if n := cs.waiting(c.evt.RoomID); n > 0 {
 		add("Questions here being answered or waiting: %d", n)
 	}
-	add("This room: %s", cs.opts.storageText(c.room))
+	add("Storage here: %s", cs.opts.storageSentence(c.room))
 	add("Use here: %s", cs.quota.roomUse(hctx, c.evt.RoomID))
 	if page, err := cs.roomMemories(hctx, c.evt.RoomID, ""); err == nil {
 		n := strconv.Itoa(len(page.Items))

@@ -19,8 +19,20 @@ func (cs *commands) cmdWhy(ctx context.Context, c *commandEvent) (string, error)
 	}
 	last := rt.lastAnswer
 	if last == nil {
-		return "I have not answered in this room since I started, so there is nothing to explain yet.", nil
+		// Not "I have not answered": a redaction, an edit or a forget may
+		// have taken the last answer back (issue 40 item 15).
+		return "I have no answer here to explain: none yet, or my last one was taken back " +
+			"(a redaction, an edit or a forget removed it, or something it used).", nil
 	}
+	return whyText(last), nil
+}
+
+// whyListed bounds the lines of each section of `!ada why`: a long
+// recall reads as a wall of lines, one per turn (issue 40 item 15).
+const whyListed = 8
+
+// whyText is `!ada why`'s answer about the last answer.
+func whyText(last *lastAnswer) string {
 	u := last.used
 	var out strings.Builder
 	fmt.Fprintf(&out, "**What my last answer used** (to %s, %s: “%s”)\n", last.asker, last.at.UTC().Format("2006-01-02 15:04 UTC"), oneLine(last.question, 120))
@@ -29,8 +41,11 @@ func (cs *commands) cmdWhy(ctx context.Context, c *commandEvent) (string, error)
 			return
 		}
 		fmt.Fprintf(&out, "\n%s (%d):\n", title, len(items))
-		for i, it := range items {
+		for i, it := range items[:min(len(items), whyListed)] {
 			fmt.Fprintf(&out, "%d. %s\n", i+1, line(it))
+		}
+		if more := len(items) - whyListed; more > 0 {
+			fmt.Fprintf(&out, "…and %d more.\n", more)
 		}
 	}
 	section("Memories", u.Memories, func(it core.ContextItem) string {
@@ -62,7 +77,7 @@ func (cs *commands) cmdWhy(ctx context.Context, c *commandEvent) (string, error)
 	if len(u.Memories)+len(recalled)+len(u.Summaries)+len(u.FAQs) == 0 {
 		out.WriteString("\nNo memory, recalled turn, summary or FAQ: only the recent conversation and this room's messages.\n")
 	}
-	return strings.TrimSpace(out.String()), nil
+	return strings.TrimSpace(out.String())
 }
 
 // turnsLabel names the turns a summary covers as members count them, from

@@ -222,11 +222,13 @@ func (f *roomsFixture) testRememberCommand(t *testing.T) {
 	if got := f.command(t, f.bob, room, "!ada forget all"); !strings.Contains(got, "Only room moderators") {
 		t.Errorf("forget all by a non-moderator: %q", got)
 	}
-	if got := f.command(t, f.alice, room, "!ada forget all"); !strings.Contains(got, "Forgot all 1") {
+	if got := f.command(t, f.alice, room, "!ada forget all"); !strings.Contains(got, "Forgot the one memory") || strings.Contains(got, "memories") {
 		t.Errorf("forget all by a moderator: %q", got)
 	}
-	if got := f.command(t, f.alice, room, "!ada forget 7"); !strings.Contains(got, "no memory") {
-		t.Errorf("forget an unknown number: %q", got)
+	// Issue 40 item 15: a number means one of the member's own last
+	// listing; with none shown (forget all drops them), nothing is guessed.
+	if got := f.command(t, f.alice, room, "!ada forget 7"); !strings.Contains(got, "not shown you a numbered list") {
+		t.Errorf("forget a number before any listing: %q", got)
 	}
 }
 
@@ -234,10 +236,10 @@ func (f *roomsFixture) testRememberCommand(t *testing.T) {
 // extraction request is made for the room's exchanges.
 func (f *roomsFixture) testPrivacyMemory(t *testing.T) {
 	room := f.groupRoom(t, "private memory")
-	if got := f.command(t, f.alice, room, "!ada privacy off"); !strings.Contains(got, "Privacy mode is now ON") {
+	if got := f.command(t, f.alice, room, "!ada privacy off"); !strings.Contains(got, "I store nothing from this room now") {
 		t.Fatalf("privacy off: %q", got)
 	}
-	if got := f.command(t, f.alice, room, "!ada remember my PIN is 1234"); !strings.Contains(got, "can't remember") || !strings.Contains(got, "privacy mode is on") {
+	if got := f.command(t, f.alice, room, "!ada remember my PIN is 1234"); !strings.Contains(got, "can't remember") || !strings.Contains(got, "I store nothing from this room") {
 		t.Errorf("remember in privacy mode must be refused plainly: %q", got)
 	}
 	before := len(f.llm.FormattedRequests())

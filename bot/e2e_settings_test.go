@@ -49,6 +49,10 @@ func TestBridgeRoomSettings(t *testing.T) {
 			t.Errorf("%s: %q", c, got)
 		}
 	}
+	// Issue 40 item 15: status names the model that answers here.
+	if got := f.command(t, f.bob, room, "!ada status"); !strings.Contains(got, "Model in this room: big-model") {
+		t.Errorf("status lacks the room's model: %q", got)
+	}
 
 	f.bob.Say(room, "an older message beyond the room's context")
 	root := f.alice.Say(room, "a thread root")

@@ -77,6 +77,8 @@ func TestBridgeRooms(t *testing.T) {
 	t.Run("ThreadReply", f.testThreadReply)
 	t.Run("LongReplyIsSplit", f.testLongReply)
 	t.Run("ContextMessages", f.testContextMessages)
+	t.Run("EarlierTurnsNamed", f.testEarlierTurnsNamed)
+	t.Run("EveryWaiterTold", f.testEveryWaiterTold)
 	t.Run("LLMDown", f.testLLMDown)
 	t.Run("Commands", f.testCommands)
 	t.Run("Privacy", f.testPrivacy)
@@ -98,7 +100,7 @@ func (f *roomsFixture) testInviteJoins(t *testing.T) {
 	if len(intros) != 1 {
 		t.Fatalf("want exactly one intro, got %d", len(intros))
 	}
-	if body := intros[0].Content.AsMessage().Body; !strings.Contains(body, "!ada help") || !strings.Contains(body, "stored") {
+	if body := intros[0].Content.AsMessage().Body; !strings.Contains(body, "!ada help") || !strings.Contains(body, "I store messages") {
 		t.Errorf("intro should explain commands and storage, got %q", body)
 	}
 	if n := f.bot.count(`SELECT count(*) FROM bridge_rooms WHERE room_id = ? AND intro_sent = 1`, room.String()); n != 1 {
@@ -306,14 +308,14 @@ func (f *roomsFixture) command(t *testing.T, m *bottest.Member, room id.RoomID, 
 func (f *roomsFixture) testCommands(t *testing.T) {
 	room := f.groupRoom(t, "commands")
 	help := f.command(t, f.bob, room, "!ada help")
-	for _, want := range []string{"!ada privacy on", "!ada privacy off", "!ada privacy status", "!ada clear", "!ada status", "!ada help",
+	for _, want := range []string{"!ada privacy on", "!ada privacy off", "!ada privacy status", "!ada storage on", "!ada storage off", "!ada storage status", "!ada clear", "!ada status", "!ada help",
 		"!ada remember <text>", "!ada memories", "!ada forget <number|id|me|@user|all>", "!ada why", "memories are kept"} {
 		if !strings.Contains(help, want) {
 			t.Errorf("help lacks %q:\n%s", want, help)
 		}
 	}
 	status := f.command(t, f.bob, room, "!ADA status")
-	for _, want := range []string{"in-process", "Language model: ✅ ollama · " + llmtest.ModelName, "Memory store: ✅", "Joined rooms:", "memory storage is on", "Memories of this room: 0", "test-version"} {
+	for _, want := range []string{"in-process", "Language model: ✅ ollama · " + llmtest.ModelName, "Memory store: ✅", "Joined rooms:", "I store messages, conversation turns and memories from this room", "Memories of this room: 0", "test-version"} {
 		if !strings.Contains(status, want) {
 			t.Errorf("status lacks %q:\n%s", want, status)
 		}
@@ -324,8 +326,13 @@ func (f *roomsFixture) testCommands(t *testing.T) {
 	if got := f.command(t, f.bob, room, "!ada privacy maybe"); !strings.Contains(got, "privacy on|off|status") {
 		t.Errorf("an unknown subcommand should show the usage, got %q", got)
 	}
+	// Issue 40 item 15: in a shared room only moderators reset the
+	// conversation everyone shares.
 	convBefore := f.conversation(room)
-	if got := f.command(t, f.bob, room, "!ada clear"); !strings.Contains(got, "new conversation") {
+	if got := f.command(t, f.bob, room, "!ada clear"); !strings.Contains(got, "Only room moderators") || f.conversation(room) != convBefore {
+		t.Errorf("clear by a member who is no moderator: %q", got)
+	}
+	if got := f.command(t, f.alice, room, "!ada clear"); !strings.Contains(got, "new conversation") {
 		t.Errorf("clear: %q", got)
 	}
 	if convAfter := f.conversation(room); convAfter == convBefore || !strings.HasPrefix(convAfter, "conv-") {
@@ -349,15 +356,19 @@ func (f *roomsFixture) testPrivacy(t *testing.T) {
 		t.Fatalf("with storage on, the room's messages and turns are stored; got %d messages, %d documents", msgs, docs)
 	}
 
-	refusal := f.command(t, f.bob, room, "!ada privacy off")
-	if !strings.Contains(refusal, "Only room moderators") || !strings.Contains(refusal, "memory storage is on") {
+	// Issue 40 item 7: every reply says what happens, never which mode
+	// is "on"; `storage` is the plain spelling of `privacy`.
+	refusal := f.command(t, f.bob, room, "!ada storage off")
+	if !strings.Contains(refusal, "Only room moderators") || !strings.Contains(refusal, "I store messages") {
 		t.Errorf("a non-moderator must be refused and told the state, got %q", refusal)
 	}
-	if got := f.command(t, f.alice, room, "!ada privacy off"); !strings.Contains(got, "Privacy mode is now ON") || !strings.Contains(got, "nothing from this room is stored") {
+	if got := f.command(t, f.alice, room, "!ada privacy off"); !strings.Contains(got, "I store nothing from this room now") || strings.Contains(got, "ON") {
 		t.Errorf("privacy off: %q", got)
 	}
-	if got := f.command(t, f.bob, room, "!ada privacy status"); !strings.Contains(got, "privacy mode is on") {
-		t.Errorf("privacy status for anyone: %q", got)
+	for _, cmd := range []string{"!ada privacy status", "!ada storage status"} {
+		if got := f.command(t, f.bob, room, cmd); !strings.Contains(got, "I store nothing from this room") || strings.Contains(got, "privacy mode") {
+			t.Errorf("%s for anyone: %q", cmd, got)
+		}
 	}
 	f.bob.Say(room, "this must not be stored")
 	f.ask(t, f.alice, room, &event.MessageEventContent{MsgType: event.MsgText, Body: "Ada, do not remember this"})
@@ -369,8 +380,8 @@ func (f *roomsFixture) testPrivacy(t *testing.T) {
 		t.Errorf("privacy mode still gives the model the room's recent messages (from memory only)")
 	}
 
-	if got := f.command(t, f.alice, room, "!ada privacy on"); !strings.Contains(got, "Memory storage is now ON") {
-		t.Errorf("privacy on: %q", got)
+	if got := f.command(t, f.alice, room, "!ada storage on"); !strings.Contains(got, "I store what is said here again") {
+		t.Errorf("storage on: %q", got)
 	}
 	f.ask(t, f.alice, room, &event.MessageEventContent{MsgType: event.MsgText, Body: "Ada, remember again"})
 	if m3, d3 := f.bot.storedFromRoom(room); m3 <= msgs || d3 <= docs {

@@ -223,7 +223,7 @@ func (mx *matrix) failStopped(ctx context.Context, evt *event.Event) (reaction, 
 
 // relateTo makes c a reply to evt, inside evt's thread when it was in one.
 // Only the first part of a split reply is a reply; the rest follow in the
-// thread (or room).
+// thread, or in the room as a reference (m.reference) to the question.
 func relateTo(c *event.MessageEventContent, evt *event.Event, first bool) {
 	var thread id.EventID
 	if parent, ok := evt.Content.Parsed.(*event.MessageEventContent); ok {
@@ -237,6 +237,10 @@ func relateTo(c *event.MessageEventContent, evt *event.Event, first bool) {
 		}
 	case first:
 		c.RelatesTo = (&event.RelatesTo{}).SetReplyTo(evt.ID)
+	default:
+		// A later part in the main timeline refers to the question, so
+		// that it is no loose message (issue 40 item 10).
+		c.RelatesTo = &event.RelatesTo{Type: event.RelReference, EventID: evt.ID}
 	}
 }
 

@@ -127,8 +127,8 @@ func (ms *membership) leaveIfAlone(ctx context.Context, room id.RoomID) error {
 // invite was to a direct chat (is_direct: at the join, a group room may
 // still count two members).
 func (ms *membership) introText(s storage.BridgeRoom, dm bool) string {
-	return fmt.Sprintf("👋 Hi, I'm %s. %s Type `!ada help` to see what I can do.\n\nIn this room, %s.",
-		ms.opts.DisplayName, ms.opts.howToAsk(dm), ms.opts.storageText(s))
+	return fmt.Sprintf("👋 Hi, I'm %s. %s Type `!ada help` to see what I can do.\n\n%s",
+		ms.opts.DisplayName, ms.opts.howToAsk(dm), ms.opts.storageSentence(s))
 }
 
 // howToAsk tells members, in one sentence, how to wake the bot with the

@@ -107,20 +107,31 @@ const busyNoticeEvery = time.Minute
 // value is ready. Safe from any goroutine.
 type busyNotices struct {
 	mu   sync.Mutex
-	last map[id.RoomID]time.Time
+	last map[noticeKey]time.Time
+}
+
+// noticeKey is whom a notice is for: a room, or one member in it.
+type noticeKey struct {
+	room   id.RoomID
+	member id.UserID
 }
 
 // due reports whether room may get a notice now, and if so records it.
-func (n *busyNotices) due(room id.RoomID, now time.Time) bool {
+func (n *busyNotices) due(room id.RoomID, now time.Time) bool { return n.dueFor(room, "", now) }
+
+// dueFor is due for one member of the room: each member who waits is told
+// (issue 40 item 12), each at most once a busyNoticeEvery.
+func (n *busyNotices) dueFor(room id.RoomID, member id.UserID, now time.Time) bool {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if last, ok := n.last[room]; ok && now.Sub(last) < busyNoticeEvery {
+	k := noticeKey{room, member}
+	if last, ok := n.last[k]; ok && now.Sub(last) < busyNoticeEvery {
 		return false
 	}
 	if n.last == nil {
-		n.last = make(map[id.RoomID]time.Time)
+		n.last = make(map[noticeKey]time.Time)
 	}
-	n.last[room] = now
+	n.last[k] = now
 	return true
 }
 

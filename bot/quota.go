@@ -208,17 +208,17 @@ func (qs *quotas) notify(ctx context.Context, evt *event.Event, hit quotaHit) {
 
 // quotaText says plainly which quota is reached and when it resets.
 func quotaText(hit quotaHit, now time.Time) string {
-	whose, who := "your", "you"
+	reached, who := fmt.Sprintf("You have reached your quota of %d %s, counted in all rooms together", hit.limit, hit.what), "you"
 	if hit.room {
-		whose, who = "this room's", "anyone here"
+		reached, who = fmt.Sprintf("This room has reached its quota of %d %s", hit.limit, hit.what), "anyone here"
 	}
 	wait := hit.resets.Sub(now).Round(time.Minute)
 	if wait < time.Minute {
 		wait = time.Minute
 	}
-	return fmt.Sprintf("⏳ You have reached %s quota of %d %s on this bridge, so I will not answer %s until %s UTC (in %s). "+
+	return fmt.Sprintf("⏳ %s, so I will not answer %s until %s UTC (in %s). "+
 		"I will not repeat this notice until then; commands still work.",
-		whose, hit.limit, hit.what, who, hit.resets.UTC().Format("15:04"), durationWords(wait))
+		reached, who, hit.resets.UTC().Format("15:04"), durationWords(wait))
 }
 
 // durationWords is "1 h 5 min" or "12 min".
@@ -268,8 +268,10 @@ func (qs *quotas) roomUse(ctx context.Context, room id.RoomID) string {
 		}
 		tokens += u.Tokens
 	}
-	return fmt.Sprintf("%d answers in the last hour%s, %d model tokens in the last day%s; per member, over all rooms: %s answers an hour, %s tokens a day",
-		answers, limitText(qs.limits.RoomAnswersPerHour), tokens, limitText(qs.limits.RoomTokensPerDay),
+	// Use is counted only while quotas are on: say so, or a room that
+	// asked much before looks idle.
+	return fmt.Sprintf("%s in the last hour%s, %s in the last day%s (counted while quotas are on); per member, over all rooms: %s answers an hour, %s tokens a day",
+		plural(answers, "answer", "answers"), limitText(qs.limits.RoomAnswersPerHour), plural(tokens, "model token", "model tokens"), limitText(qs.limits.RoomTokensPerDay),
 		limitOr(qs.limits.MemberAnswersPerHour), limitOr(qs.limits.MemberTokensPerDay))
 }
 

@@ -159,6 +159,15 @@ func TestQuotaNotices(t *testing.T) {
 	if !strings.Contains(text, "your quota of 2 answers an hour") || !strings.Contains(text, "until 13:05 UTC (in 1 h 5 min)") {
 		t.Errorf("notice: %q", text)
 	}
+	// Issue 40 item 9: a room's quota is the room's, a member's counts
+	// over all rooms; neither is "on this bridge".
+	if !strings.Contains(text, "in all rooms together") || strings.Contains(text, "on this bridge") {
+		t.Errorf("a member's notice: %q", text)
+	}
+	text = quotaText(quotaHit{room: true, what: "answers an hour", limit: 9, resets: now.Add(5 * time.Minute)}, now)
+	if !strings.Contains(text, "This room has reached its quota of 9 answers an hour") || strings.Contains(text, "bridge") {
+		t.Errorf("a room's notice: %q", text)
+	}
 }
 
 // TestSettingsBounds: every value is checked against the operator's

@@ -9,7 +9,40 @@ import (
 	"maunium.net/go/mautrix/id"
 )
 
+// TestContinuationsRelate (issue 40 item 10): the later parts of a long
+// answer in the main timeline refer to the question (m.reference), so they
+// are not loose messages; only the first is a reply.
+func TestContinuationsRelate(t *testing.T) {
+	q := &event.Event{ID: "$q", RoomID: "!r:x", Sender: "@a:x", Content: event.Content{Parsed: &event.MessageEventContent{Body: "q"}}}
+	parts := replyContents(strings.Repeat(strings.Repeat("word ", 20)+"\n\n", 400), q)
+	if len(parts) < 2 {
+		t.Fatalf("want a long answer in parts, got %d", len(parts))
+	}
+	if parts[0].RelatesTo.GetReplyTo() != "$q" {
+		t.Errorf("the first part is no reply to the question: %+v", parts[0].RelatesTo)
+	}
+	for i, c := range parts[1:] {
+		if c.RelatesTo == nil || c.RelatesTo.Type != event.RelReference || c.RelatesTo.EventID != "$q" || c.RelatesTo.GetReplyTo() != "" {
+			t.Errorf("part %d relates as %+v, want a reference to the question", i+2, c.RelatesTo)
+		}
+	}
+}
+
 func TestSplitMarkdown(t *testing.T) {
+	// Issue 40 item 10: a heading never ends a part; it goes with its
+	// paragraph into the next.
+	t.Run("a heading stays with its paragraph", func(t *testing.T) {
+		text := strings.Repeat("a", 80) + "\n\n## Second section\n\n" + strings.Repeat("b", 80)
+		parts := splitMarkdown(text, 110)
+		for i, p := range parts {
+			if last := p[strings.LastIndex(p, "\n")+1:]; strings.HasPrefix(last, "#") {
+				t.Errorf("part %d ends with a heading: %q", i, p)
+			}
+		}
+		if len(parts) != 2 || !strings.HasPrefix(parts[1], "## Second section") {
+			t.Errorf("parts: %q", parts)
+		}
+	})
 	t.Run("short text is one part", func(t *testing.T) {
 		if got := splitMarkdown("  hello  ", 100); len(got) != 1 || got[0] != "hello" {
 			t.Errorf("got %q", got)

@@ -87,8 +87,9 @@ type streamer struct {
 // The reply shows it is still being written until the final edit.
 const streamingMark = " …"
 
-// sentenceEnd is the end of a first sentence (or line) worth posting.
-var sentenceEnd = regexp.MustCompile(`[.!?…:;](\s|$)|\n`)
+// sentenceEnd is the end of a first sentence worth posting: a colon, a
+// semicolon or a line break ends none ("You asked:" is a fragment).
+var sentenceEnd = regexp.MustCompile(`[.!?…](\s|$)`)
 
 // emit takes one chat event. Only the answer's text and the specialist
 // pauses are shown; thinking is not.

@@ -34,6 +34,17 @@ func TestEditOf(t *testing.T) {
 // TestStreamSnapshot: nothing is shown before a whole sentence; then the
 // text so far, marked as unfinished, or with what Ada is doing in a pause.
 func TestStreamSnapshot(t *testing.T) {
+	// Issue 40 item 11: a colon, a semicolon or a line break is no
+	// sentence end: "You asked:" alone is a fragment.
+	for _, frag := range []string{"You asked:", "You asked:\n", "Steps;", "## Your question\n\n", "Here is a list:\n\n- one"} {
+		s := &streamer{wake: make(chan struct{}, 1)}
+		if err := s.emit(core.Event{Type: core.EventToken, Content: frag}); err != nil {
+			t.Fatal(err)
+		}
+		if got := s.snapshot(); got != "" {
+			t.Errorf("a fragment is posted: %q", got)
+		}
+	}
 	s := &streamer{wake: make(chan struct{}, 1)}
 	feed := func(ev core.Event) {
 		if err := s.emit(ev); err != nil {

@@ -3,11 +3,13 @@ package bot
 import (
 	"context"
 	"slices"
+	"time"
 
 	"maunium.net/go/mautrix/event"
 	"maunium.net/go/mautrix/id"
 
 	"github.com/ada-chat/ada/core"
+	"github.com/ada-chat/ada/storage"
 )
 
 // Redeem and JoinedRooms are what the memory page asks the bridge about a
@@ -56,4 +58,23 @@ func (b *Bot) JoinedRooms(ctx context.Context, userID string) ([]string, error) 
 	}
 	slices.Sort(out)
 	return out, nil
+}
+
+// KeepSession, KeptSession and DropSession keep members' page sessions in
+// the bridge's state over restarts (apiserver/ui.SessionKeeper), by the
+// hash of the session id only (storage.KeepWebSession).
+func (b *Bot) KeepSession(ctx context.Context, sessionID, userID, epoch string, expires, seen time.Time) error {
+	return b.bridge.KeepWebSession(ctx, sessionID, storage.WebSession{UserID: userID, Epoch: epoch, Expires: expires, Seen: seen}, b.now())
+}
+
+// KeptSession is a kept session, expired or not; core.KindNotFound when
+// none is kept.
+func (b *Bot) KeptSession(ctx context.Context, sessionID string) (userID, epoch string, expires, seen time.Time, err error) {
+	s, err := b.bridge.KeptWebSession(ctx, sessionID)
+	return s.UserID, s.Epoch, s.Expires, s.Seen, err
+}
+
+// DropSession forgets a kept session (logging out).
+func (b *Bot) DropSession(ctx context.Context, sessionID string) error {
+	return b.bridge.DropWebSession(ctx, sessionID)
 }

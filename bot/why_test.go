@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -96,5 +97,18 @@ func TestDropWhyQuotingSummaries(t *testing.T) {
 				t.Errorf("last answer in memory stays = %v, want %v", rooms.get(room).lastAnswer != nil, tc.wantStays)
 			}
 		})
+	}
+}
+
+// TestWhyTextBounded (issue 40 item 15): a recall of 17 turns is not 17
+// lines: each section shows its first whyListed items and counts the rest.
+func TestWhyTextBounded(t *testing.T) {
+	var turns []core.ContextItem
+	for i := range 17 {
+		turns = append(turns, core.ContextItem{ID: fmt.Sprint("doc-", i), Text: fmt.Sprint("turn ", i), Reason: core.ReasonRecalled, Role: "user"})
+	}
+	got := whyText(&lastAnswer{question: "q", asker: "alice", at: time.Now(), used: core.UsedContext{Turns: turns}})
+	if strings.Count(got, "\n") > whyListed+6 || !strings.Contains(got, "(17)") || !strings.Contains(got, "and 9 more") {
+		t.Errorf("why of 17 recalled turns:\n%s", got)
 	}
 }

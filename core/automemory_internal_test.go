@@ -198,3 +198,30 @@ func TestSubjectNeverByASharedName(t *testing.T) {
 		}
 	}
 }
+
+// TestRosterNamed (issue 40 item 4): a remembered text is about the one
+// member it names by a name no one else goes by, as a whole word; the
+// teller and Ada are not subjects, and two members named make none.
+func TestRosterNamed(t *testing.T) {
+	const bob, mallory, carol, ada = "@bob:x.org", "@mallory:x.org", "@carol:x.org", "@ada:x.org"
+	room := Roster{{Name: "Carol", UserID: carol}, {Name: "Bob", UserID: bob}, {Name: "Ada", UserID: ada}}
+	for text, want := range map[string]string{
+		"bob owes me a copy of Dune": bob, "Bob's bike is red": bob, "ask @bob:x.org": bob,
+		"bobby is not bob's friend": bob, "bobby likes tea": "", "I like tea": "", "Carol likes tea": "",
+		"Ada knows bob": bob, "bob owes Mallory": bob,
+	} {
+		if got := room.Named(text, carol, ada); got != want {
+			t.Errorf("Named(%q) = %q, want %q", text, got, want)
+		}
+	}
+	room = append(room, Speaker{Name: "Mallory", UserID: mallory})
+	if got := room.Named("bob owes Mallory a book", carol); got != "" {
+		t.Errorf("two members named: %q", got)
+	}
+	shared := Roster{{Name: "Bob", UserID: bob}, {Name: "Bob", UserID: mallory}, {Name: "Carol", UserID: carol}}
+	for text, want := range map[string]string{"Bob owes me": "", "Bob (" + mallory + ") owes me": mallory, "bob owes me": ""} {
+		if got := shared.Named(text, carol); got != want {
+			t.Errorf("shared name: Named(%q) = %q, want %q", text, got, want)
+		}
+	}
+}

@@ -3,6 +3,8 @@ package core
 import (
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // A fact alice tells about bob is bob's (issue 26): the extraction names
@@ -110,4 +112,46 @@ func roomMembers(req ChatRequest) map[string]string {
 // model named no one the room knows by that name alone.
 func subjectOf(about string, members map[string]string) string {
 	return members[foldName(about)]
+}
+
+// Named is the user id of the one member a remembered text names (issue 40
+// item 4): "bob owes me a copy of Dune" told by carol is bob's, by the same
+// rule as extraction. A name counts only where exactly one member goes by
+// it, and only as a whole word; the members in except (the teller, Ada)
+// are left out. "" when the text names no member or several.
+func (r Roster) Named(text string, except ...string) string {
+	folded := strings.ToLower(text)
+	found := ""
+	for name, us := range r.names() {
+		if len(us) != 1 || slices.Contains(except, us[0]) || !containsWord(folded, name) {
+			continue
+		}
+		if found != "" && found != us[0] {
+			return ""
+		}
+		found = us[0]
+	}
+	return found
+}
+
+// containsWord reports whether word occurs in s with no letter or digit
+// right before or after it.
+func containsWord(s, word string) bool {
+	for i := 0; ; {
+		j := strings.Index(s[i:], word)
+		if j < 0 {
+			return false
+		}
+		start, end := i+j, i+j+len(word)
+		before, _ := utf8.DecodeLastRuneInString(s[:start])
+		after, _ := utf8.DecodeRuneInString(s[end:])
+		if !isWordRune(before) && !isWordRune(after) {
+			return true
+		}
+		i = start + 1
+	}
+}
+
+func isWordRune(r rune) bool {
+	return r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsDigit(r))
 }

@@ -50,7 +50,7 @@ func (s *Service) assemble(req ChatRequest, r retrieval, now time.Time) Prompt {
 	add("FAQ", faqText(r.faqs))
 	add(memoriesHeading(req)+" (saved earlier; may be outdated)", memoriesText(r.memories))
 	add("Summaries of earlier parts of this conversation", summariesText(r.summaries))
-	add("Recalled from earlier in this conversation", s.recalledText(r.recalled))
+	add("Recalled from earlier in this conversation", s.recalledText(req, r.recalled))
 	add("Recent messages in this chat room", roomText(req.ContextMessages))
 	add("Messages this one replies to", roomText(req.ReplyChain))
 	if req.OCRContext != nil {
@@ -65,7 +65,7 @@ func (s *Service) assemble(req ChatRequest, r retrieval, now time.Time) Prompt {
 	}
 	msgs := []Message{{Role: "system", Content: sys.String()}}
 	for _, t := range r.turns {
-		msgs = append(msgs, Message{Role: t.Meta.Role, Content: t.Text})
+		msgs = append(msgs, Message{Role: t.Meta.Role, Content: turnContent(req, t)})
 	}
 	if r.nextTurn == 0 {
 		msgs = append(msgs, clientHistory(req.History)...)
@@ -78,6 +78,29 @@ func (s *Service) assemble(req ChatRequest, r retrieval, now time.Time) Prompt {
 			Reason: ReasonReplyChain})
 	}
 	return Prompt{Messages: msgs, Sections: secs, Used: used}
+}
+
+// turnContent is an earlier turn as the model reads it. In a chat room
+// several members ask in one conversation, so each earlier question is
+// named after its speaker, as the room's messages are, with the user id
+// where the name is shared (issue 40 items 3 and 6); an API conversation
+// has one user, and its turns stay as they were said.
+func turnContent(req ChatRequest, t Document) string {
+	if label, ok := roomSpeaker(req, t); ok {
+		return label + ": " + t.Text
+	}
+	return t.Text
+}
+
+// roomSpeaker is the label of the member who asked turn t in a chat room.
+func roomSpeaker(req ChatRequest, t Document) (string, bool) {
+	if req.RoomID == "" || t.Meta.Role != "user" || t.Meta.Speaker == "" {
+		return "", false
+	}
+	if t.Meta.UserID == "" {
+		return t.Meta.Speaker, true
+	}
+	return req.Members.Label(t.Meta.Speaker, t.Meta.UserID), true
 }
 
 // whoIsTalking names the speaker: the configured user in an API
@@ -141,14 +164,18 @@ func summariesText(docs []Document) string {
 }
 
 // recalledText shows recalled turns and summaries in time order, dated.
-func (s *Service) recalledText(docs []recalledDoc) string {
+func (s *Service) recalledText(req ChatRequest, docs []recalledDoc) string {
 	var b strings.Builder
 	for _, d := range docs {
 		if d.Meta.Type == DocSummary {
 			fmt.Fprintf(&b, "- [%s] summary of turns %s: %s\n", d.Meta.Timestamp.UTC().Format("2006-01-02 15:04"), d.Meta.TurnRange, oneLine(d.Text))
 			continue
 		}
-		fmt.Fprintf(&b, "- [%s] %s: %s\n", d.Meta.Timestamp.UTC().Format("2006-01-02 15:04"), s.speaker(d.Document), oneLine(d.Text))
+		who, ok := roomSpeaker(req, d.Document)
+		if !ok {
+			who = s.speaker(d.Document)
+		}
+		fmt.Fprintf(&b, "- [%s] %s: %s\n", d.Meta.Timestamp.UTC().Format("2006-01-02 15:04"), who, oneLine(d.Text))
 	}
 	return b.String()
 }

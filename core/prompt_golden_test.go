@@ -42,6 +42,14 @@ func TestPromptGolden(t *testing.T) {
 			u.seed(t, Document{Text: "Alex books the table at Chez Marie by phone.",
 				Meta: Metadata{Type: DocMemory, Timestamp: testClock.AddDate(0, 0, -7), Importance: 3, RoomID: "!dinner:example.org"}})
 		}},
+		// Issue 40 items 3 and 6: in a room, each earlier question is named
+		// after its speaker, with the user id where two members share a name.
+		{name: "room_turns", seed: seedRoomTurns, req: ChatRequest{
+			Prompt: "Who is driving?", RoomID: "!picnic:example.org", ConversationID: goldenConv, TurnsK: new(4),
+			Speaker: &Speaker{Name: "Alex", UserID: "@alex:example.org"},
+			Members: Roster{{Name: "Sam", UserID: "@sam:example.org"}, {Name: "Sam", UserID: "@dave:example.org"},
+				{Name: "Alex", UserID: "@alex:example.org"}, {Name: "Ada", UserID: "@ada:example.org"}},
+		}},
 		{name: "context_rich", seed: seedTrip, specs: []Specialist{&fakeSpecialist{name: "weather"}}, req: ChatRequest{
 			Prompt: "What budget did we set for the Lyon trip?", ConversationID: goldenConv, Entity: "Sam", TurnsK: new(2),
 		}},
@@ -128,6 +136,23 @@ func seedTrip(t *testing.T, u *unit) {
 		Document{Text: "Q: Can Ada help plan a trip?\nA: Yes: she keeps the budget, dates and bookings of a trip in memory.",
 			Meta: Metadata{Type: DocFAQ, Timestamp: testClock.AddDate(0, -1, 0), Topic: "trips"}},
 	)
+}
+
+// seedRoomTurns stores four turns of a room's conversation: two members
+// called Sam ask, Ada answers.
+func seedRoomTurns(t *testing.T, u *unit) {
+	t.Helper()
+	turns := []struct{ role, speaker, userID, text string }{
+		{"user", "Sam", "@sam:example.org", "My car is a red Fiat."},
+		{"assistant", "", "", "Noted."},
+		{"user", "Sam", "@dave:example.org", "My car is a green Volvo."},
+		{"assistant", "", "", "Noted too."},
+	}
+	for i, tn := range turns {
+		d := turnDocument("", goldenConv, tn.role, tn.text, nil, testClock.Add(time.Duration(i-10)*time.Minute), i, SourceChat)
+		d.Meta.RoomID, d.Meta.Speaker, d.Meta.UserID = "!picnic:example.org", tn.speaker, tn.userID
+		u.seed(t, d)
+	}
 }
 
 // checkGolden compares got with the file at path, or rewrites it with -update.

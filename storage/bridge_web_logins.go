@@ -110,8 +110,8 @@ func (b *Bridge) DropWebLogin(ctx context.Context, token string) error {
 }
 
 // EndWebSessions ends what lets the member into the memory page (`!ada web
-// logout`, `!ada forget me`): their outstanding tokens are deleted and
-// their sessions' epoch replaced, in one transaction.
+// logout`, `!ada forget me`): their outstanding tokens and kept sessions
+// are deleted and their sessions' epoch replaced, in one transaction.
 func (b *Bridge) EndWebSessions(ctx context.Context, userID string) error {
 	raw := make([]byte, 16)
 	if _, err := rand.Read(raw); err != nil {
@@ -123,6 +123,9 @@ func (b *Bridge) EndWebSessions(ctx context.Context, userID string) error {
 	}
 	defer tx.Rollback()
 	if _, err := tx.ExecContext(ctx, deleteUserWebLoginsSQL, userID); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, dropUserWebSessionSQL, userID); err != nil {
 		return err
 	}
 	if _, err := tx.ExecContext(ctx, setStateSQL, webSessionsKey(userID), base64.RawURLEncoding.EncodeToString(raw)); err != nil {

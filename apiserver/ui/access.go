@@ -31,7 +31,7 @@ func (p *page) viewerOf(ctx context.Context, s session) (viewer, error) {
 		return viewer{}, err
 	}
 	if epoch != s.epoch {
-		p.sessions.drop(s.id)
+		p.drop(ctx, s.id)
 		return viewer{}, core.Errorf(core.KindUnauthorized, sessionEnded)
 	}
 	rooms, err := p.opt.Members.JoinedRooms(ctx, s.user)

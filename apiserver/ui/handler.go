@@ -50,6 +50,7 @@ type page struct {
 	svc      Service
 	opt      Options
 	sessions *sessions
+	keeper   SessionKeeper // nil: member sessions end at a restart
 	keys     *keylimit.Limiter
 	secure   bool
 }
@@ -70,6 +71,7 @@ func Handler(svc Service, opt Options) http.Handler {
 	}
 	p := &page{svc: svc, opt: opt, sessions: newSessions(opt.SessionTTL),
 		keys: opt.Keys, secure: strings.HasPrefix(opt.PublicURL, "https://")}
+	p.keeper, _ = opt.Members.(SessionKeeper)
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /ui/{$}", p.home)
 	mux.HandleFunc("GET /ui", p.home)
@@ -118,22 +120,28 @@ func (p *page) headers(next http.Handler) http.Handler {
 // current returns the request's session. Without an API key every browser
 // gets one on its first visit: the page is open, but its forms still need
 // the session's CSRF token.
-func (p *page) current(w http.ResponseWriter, r *http.Request) (session, bool) {
+//
+// A member's session that ended (expired, or idle) is foundMemberEnded:
+// they are told to ask for a new link, not for the operator's key.
+func (p *page) current(w http.ResponseWriter, r *http.Request) (session, found) {
+	f := foundNone
 	if c, err := r.Cookie(cookieName); err == nil {
-		if s, ok := p.sessions.get(c.Value, p.opt.Now()); ok {
-			return s, true
+		var s session
+		if s, f = p.session(r.Context(), c.Value); f == foundLive {
+			return s, f
 		}
 	}
 	if p.opt.APIKey == "" {
-		return p.start(w, r, "", ""), true
+		return p.start(w, r, "", ""), foundLive
 	}
-	return session{}, false
+	return session{}, f
 }
 
 // start opens a session (an operator's when user is empty; a member's
 // under their sessions epoch) and sets its cookie.
 func (p *page) start(w http.ResponseWriter, r *http.Request, user, epoch string) session {
 	s := p.sessions.create(p.opt.Now(), user, epoch)
+	p.keep(r.Context(), s)
 	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: s.id, Path: "/ui/", Expires: s.expires,
 		MaxAge: int(p.opt.SessionTTL / time.Second), HttpOnly: true, Secure: p.secureFor(r), SameSite: http.SameSiteStrictMode})
 	return s
@@ -147,8 +155,12 @@ type authedHandler func(w http.ResponseWriter, r *http.Request, v viewer)
 func (p *page) authed(h authedHandler) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
-		s, ok := p.current(w, r)
-		if !ok {
+		s, f := p.current(w, r)
+		if f == foundMemberEnded {
+			p.fail(w, r, viewer{}, http.StatusUnauthorized, memberSessionExpired)
+			return
+		}
+		if f != foundLive {
 			if r.Method == http.MethodGet {
 				http.Redirect(w, r, "/ui/login", http.StatusSeeOther)
 				return
@@ -200,7 +212,7 @@ func validForm(r *http.Request) bool {
 }
 
 func (p *page) home(w http.ResponseWriter, r *http.Request) {
-	if _, ok := p.current(w, r); ok {
+	if _, f := p.current(w, r); f != foundNone {
 		http.Redirect(w, r, "/ui/memories", http.StatusSeeOther)
 		return
 	}
@@ -241,7 +253,7 @@ func (p *page) login(w http.ResponseWriter, r *http.Request) {
 
 func (p *page) logout(w http.ResponseWriter, r *http.Request, _ viewer) {
 	if c, err := r.Cookie(cookieName); err == nil {
-		p.sessions.drop(c.Value)
+		p.drop(r.Context(), c.Value)
 	}
 	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: "", Path: "/ui/", MaxAge: -1, HttpOnly: true, Secure: p.secureFor(r), SameSite: http.SameSiteStrictMode})
 	if p.opt.APIKey == "" {

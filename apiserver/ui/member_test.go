@@ -55,7 +55,12 @@ func TestMemberScope(t *testing.T) {
 	if p.status != http.StatusSeeOther || p.header.Get("Location") != "/ui/memories" {
 		t.Fatalf("member link: %d %q", p.status, p.header.Get("Location"))
 	}
-	want(t, s.browser().post("/ui/login/"+tokAlice, nil), http.StatusGone, "used already")
+	// Issue 40 item 14: the command shows as code, not with Markdown's
+	// backticks.
+	if gone := s.browser().post("/ui/login/"+tokAlice, nil); gone.status != http.StatusGone || !strings.Contains(gone.body, "used already") ||
+		!strings.Contains(gone.body, "<code>!ada web</code>") || strings.Contains(gone.body, "`") {
+		t.Errorf("a spent link: %d\n%.2000s", gone.status, gone.body)
+	}
 
 	list := want2(t, b.get("/ui/memories"), http.StatusOK, own.Text, "runs marathons", "stand-up", "Signed in as "+alice)
 	for _, hidden := range []string{"Falcon", "Frankfurt"} {

@@ -27,7 +27,12 @@ func TestOperatorLogin(t *testing.T) {
 	if p := b.get("/ui/memories"); p.status != http.StatusSeeOther || p.header.Get("Location") != "/ui/login" {
 		t.Fatalf("without a session: %d to %q, want a redirect to the login form", p.status, p.header.Get("Location"))
 	}
-	want(t, b.get("/ui/login"), http.StatusOK, `name="key"`, `<label for="key">`)
+	loginPage := b.get("/ui/login")
+	want(t, loginPage, http.StatusOK, `name="key"`, `<label for="key">`)
+	// Issue 40 item 14: no navigation to pages one cannot open yet.
+	if strings.Contains(loginPage.body, `href="/ui/conversations"`) {
+		t.Errorf("the login page shows the navigation:\n%.1500s", loginPage.body)
+	}
 	want(t, b.login("wrong"), http.StatusUnauthorized, "not the API key")
 
 	p := b.login(testKey)

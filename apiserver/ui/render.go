@@ -51,6 +51,7 @@ func (p *page) view(v viewer, title string) view {
 }
 
 var funcs = template.FuncMap{
+	"code": codeSpans,
 	"when": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
 	"date": dateOf,
 	"join": func(s []string) string { return strings.Join(s, ", ") },
@@ -89,6 +90,24 @@ var eventWords = map[string]string{
 
 // templates are parsed once at start-up; a broken template fails the
 // package's tests, never a request.
+// codeSpans shows a message's `code` spans as code, the rest escaped:
+// the page's messages name commands ("`!ada web`") as chat does, and the
+// backticks must not show (issue 40 item 14).
+func codeSpans(s string) template.HTML {
+	var b strings.Builder
+	for i, seg := range strings.Split(s, "`") {
+		if i%2 == 1 && strings.Count(s, "`")%2 == 0 {
+			b.WriteString("<code>" + template.HTMLEscapeString(seg) + "</code>")
+			continue
+		}
+		if i%2 == 1 {
+			b.WriteString("`")
+		}
+		b.WriteString(template.HTMLEscapeString(seg))
+	}
+	return template.HTML(b.String()) //nolint:gosec // every segment is escaped above
+}
+
 var templates = template.Must(template.New("").Funcs(funcs).ParseFS(assets, "assets/*.html"))
 
 // render writes the page into a buffer first, so a template error is a

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base64"
 	"sync"
 	"time"
@@ -11,7 +12,8 @@ import (
 // the session carries; user is the room member of a member session, empty
 // for the operator, and epoch the member's sessions epoch it was opened
 // under (Members.SessionEpoch). seen is its last request: a member session
-// idle for memberIdle ends, whatever its expiry.
+// idle for memberIdle ends, whatever its expiry. saved is the last use
+// written to the bridge's state (a member's session, kept.go).
 type session struct {
 	id      string
 	csrf    string
@@ -19,6 +21,7 @@ type session struct {
 	seen    time.Time
 	user    string
 	epoch   string
+	saved   time.Time
 }
 
 // memberIdle ends a member's session after this long without a request: a
@@ -57,8 +60,23 @@ func randomToken() string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
+// csrfOf is a session's CSRF token, derived from its id so that a member
+// session kept over a restart (kept.go) keeps it without it being stored;
+// the id cannot be read back from it.
+func csrfOf(id string) string {
+	h := sha256.Sum256([]byte("ada memory page csrf\x00" + id))
+	return base64.RawURLEncoding.EncodeToString(h[:])
+}
+
 func (s *sessions) create(now time.Time, user, epoch string) session {
-	sess := session{id: randomToken(), csrf: randomToken(), expires: now.Add(s.ttl), seen: now, user: user, epoch: epoch}
+	id := randomToken()
+	sess := session{id: id, csrf: csrfOf(id), expires: now.Add(s.ttl), seen: now, user: user, epoch: epoch, saved: now}
+	s.put(now, sess)
+	return sess
+}
+
+// put holds sess (a new one, or a member's kept one brought back).
+func (s *sessions) put(now time.Time, sess session) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for k, v := range s.by { // ended sessions go when a new one comes
@@ -67,21 +85,46 @@ func (s *sessions) create(now time.Time, user, epoch string) session {
 		}
 	}
 	s.by[sess.id] = sess
-	return sess
 }
 
+// found is what a session id names: a live session, a member's that ended
+// (expired or idle: they are told how to get a new link), or nothing held.
+type found int
+
+const (
+	foundNone found = iota
+	foundLive
+	foundMemberEnded
+)
+
 // get returns a live session and counts the request as its use.
-func (s *sessions) get(id string, now time.Time) (session, bool) {
+func (s *sessions) get(id string, now time.Time) (session, found) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	sess, ok := s.by[id]
-	if !ok || !sess.live(now) {
+	switch {
+	case !ok:
+		return session{}, foundNone
+	case !sess.live(now):
 		delete(s.by, id)
-		return session{}, false
+		if sess.user != "" {
+			return session{}, foundMemberEnded
+		}
+		return session{}, foundNone
 	}
 	sess.seen = now
 	s.by[id] = sess
-	return sess, true
+	return sess, foundLive
+}
+
+// markSaved records that the session's use at t was written.
+func (s *sessions) markSaved(id string, t time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if sess, ok := s.by[id]; ok {
+		sess.saved = t
+		s.by[id] = sess
+	}
 }
 
 func (s *sessions) drop(id string) {

@@ -19,10 +19,10 @@ func TestSessionsAreBounded(t *testing.T) {
 	if n := len(s.by); n > s.max {
 		t.Errorf("%d sessions held, want at most %d", n, s.max)
 	}
-	if _, ok := s.get(last, now); !ok {
+	if _, f := s.get(last, now); f != foundLive {
 		t.Error("the newest session is gone")
 	}
-	if _, ok := s.get(last, now.Add(time.Hour)); ok {
+	if _, f := s.get(last, now.Add(time.Hour)); f != foundNone {
 		t.Error("an expired session still opens the page")
 	}
 }

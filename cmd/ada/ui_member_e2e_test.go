@@ -192,57 +192,13 @@ func TestMemoryPageMemberLogout(t *testing.T) {
 	acct := bottest.RegisterAccount(t, hs, "ada")
 	addr := freeAddr(t)
 	public := "http://" + addr
-	p := startAda(t, "up", testEnv(t, map[string]string{
+	startAda(t, "up", testEnv(t, map[string]string{
 		"LISTEN_ADDR": addr, "PUBLIC_URL": public, "API_KEY": "member-logout-key-0123",
 		"LLM_BACKEND": "ollama", "LLM_BASE_URL": llm.URL(), "LLM_MODEL": llmtest.ModelName,
 		"MATRIX_HOMESERVER": hs.URL(), "MATRIX_USER_ID": acct.UserID.String(), "MATRIX_PASSWORD": acct.Password,
 	}))
-	alice := bottest.NewMember(t, hs, "alice", true) // the direct chat with the link is encrypted
-	bob := bottest.NewMember(t, hs, "bob", false)
-	room := alice.CreateRoom(&mautrix.ReqCreateRoom{Name: "logout", Invite: []id.UserID{acct.UserID, bob.Client.UserID}})
-	bob.Join(room)
-	alice.Wait("Ada joins", bottest.MembershipOf(room, acct.UserID, event.MembershipJoin))
-	command := func(text string) string {
-		t.Helper()
-		asked := alice.Say(room, text)
-		return alice.Wait("the reply to "+text, bottest.ReplyTo(acct.UserID, asked, event.MsgNotice)).Content.AsMessage().Body
-	}
-	linkRE := regexp.MustCompile(regexp.QuoteMeta(public+"/ui/login/") + `[A-Za-z0-9_-]{43}`)
-	seen := map[string]bool{}
-	var dm id.RoomID
-	// login asks for a link, opens it with a fresh browser and returns the
-	// browser, signed in.
-	login := func() *http.Client {
-		t.Helper()
-		command("!ada web")
-		if dm == "" {
-			invite := alice.Wait("Ada's invitation to a direct chat", func(e *event.Event) bool {
-				return e.Type == event.StateMember && e.GetStateKey() == alice.Client.UserID.String() && e.Sender == acct.UserID &&
-					e.Content.AsMember().Membership == event.MembershipInvite
-			})
-			dm = invite.RoomID
-			alice.Join(dm)
-		}
-		msg := alice.Wait("a new link in the direct chat", func(e *event.Event) bool {
-			return bottest.MessageFrom(dm, acct.UserID, event.MsgNotice)(e) && !seen[linkRE.FindString(e.Content.AsMessage().Body)]
-		})
-		link := linkRE.FindString(msg.Content.AsMessage().Body)
-		if link == "" {
-			t.Fatalf("no link in the direct message: %q", msg.Content.AsMessage().Body)
-		}
-		seen[link] = true
-		jar, _ := cookiejar.New(nil)
-		b := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-		resp, err := b.Post(link, "application/x-www-form-urlencoded", nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if st, body := pageOf(t, b, public+"/ui/memories"); st != http.StatusOK || !strings.Contains(body, "Signed in as "+alice.Client.UserID.String()) {
-			t.Fatalf("the member's page after the link: %d\n%.1000s\nlogs:\n%s", st, body, p.logs.String())
-		}
-		return b
-	}
+	r := newPageRoom(t, hs, acct.UserID, public, "logout")
+	command, login := r.command, r.login
 	ended := func(b *http.Client, after string) {
 		t.Helper()
 		if st, body := pageOf(t, b, public+"/ui/memories"); st != http.StatusUnauthorized || !strings.Contains(body, "was ended") {
@@ -258,6 +214,71 @@ func TestMemoryPageMemberLogout(t *testing.T) {
 	b = login()
 	command("!ada forget me")
 	ended(b, "!ada forget me")
+}
+
+// pageRoom is a room of three (alice, bob and Ada) in which alice asks
+// for memory page links.
+type pageRoom struct {
+	t      *testing.T
+	ada    id.UserID
+	alice  *bottest.Member
+	room   id.RoomID
+	dm     id.RoomID
+	public string
+	seen   map[string]bool
+}
+
+func newPageRoom(t *testing.T, hs *bottest.Homeserver, ada id.UserID, public, name string) *pageRoom {
+	t.Helper()
+	alice := bottest.NewMember(t, hs, "alice", true) // the direct chat with the link is encrypted
+	bob := bottest.NewMember(t, hs, "bob", false)
+	room := alice.CreateRoom(&mautrix.ReqCreateRoom{Name: name, Invite: []id.UserID{ada, bob.Client.UserID}})
+	bob.Join(room)
+	alice.Wait("Ada joins", bottest.MembershipOf(room, ada, event.MembershipJoin))
+	return &pageRoom{t: t, ada: ada, alice: alice, room: room, public: public, seen: map[string]bool{}}
+}
+
+// command is alice's command in the room, and Ada's reply.
+func (r *pageRoom) command(text string) string {
+	r.t.Helper()
+	asked := r.alice.Say(r.room, text)
+	return r.alice.Wait("the reply to "+text, bottest.ReplyTo(r.ada, asked, event.MsgNotice)).Content.AsMessage().Body
+}
+
+// login asks for a link, opens it with a fresh browser and returns the
+// browser, signed in.
+func (r *pageRoom) login() *http.Client {
+	t := r.t
+	t.Helper()
+	r.command("!ada web")
+	if r.dm == "" {
+		invite := r.alice.Wait("Ada's invitation to a direct chat", func(e *event.Event) bool {
+			return e.Type == event.StateMember && e.GetStateKey() == r.alice.Client.UserID.String() && e.Sender == r.ada &&
+				e.Content.AsMember().Membership == event.MembershipInvite
+		})
+		r.dm = invite.RoomID
+		r.alice.Join(r.dm)
+	}
+	linkRE := regexp.MustCompile(regexp.QuoteMeta(r.public+"/ui/login/") + `[A-Za-z0-9_-]{43}`)
+	msg := r.alice.Wait("a new link in the direct chat", func(e *event.Event) bool {
+		return bottest.MessageFrom(r.dm, r.ada, event.MsgNotice)(e) && !r.seen[linkRE.FindString(e.Content.AsMessage().Body)]
+	})
+	link := linkRE.FindString(msg.Content.AsMessage().Body)
+	if link == "" {
+		t.Fatalf("no link in the direct message: %q", msg.Content.AsMessage().Body)
+	}
+	r.seen[link] = true
+	jar, _ := cookiejar.New(nil)
+	b := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := b.Post(link, "application/x-www-form-urlencoded", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if st, body := pageOf(t, b, r.public+"/ui/memories"); st != http.StatusOK || !strings.Contains(body, "Signed in as "+r.alice.Client.UserID.String()) {
+		t.Fatalf("the member's page after the link: %d\n%.1000s", st, body)
+	}
+	return b
 }
 
 // pageOf GETs url with the browser b (its cookies, no redirects followed).
