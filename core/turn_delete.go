@@ -71,7 +71,7 @@ func (s *Service) deleteTurnDocs(ctx context.Context, convID string, turns []Doc
 	for _, sum := range covering {
 		c.Delete = append(c.Delete, sum.ID)
 	}
-	if err := s.store.Apply(ctx, c); err != nil {
+	if err := s.applyDeletion(ctx, c); err != nil {
 		return 0, err
 	}
 	for _, sum := range covering {
