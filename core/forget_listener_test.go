@@ -14,6 +14,12 @@ import (
 // newBridgedService is a service on a real database whose bridge tables
 // hear what core deletes, as cmd/ada wires them.
 func newBridgedService(t *testing.T) (*core.Service, *storage.Bridge) {
+	svc, db := newBridgedServiceDB(t)
+	return svc, db.Bridge()
+}
+
+// newBridgedServiceDB is newBridgedService with the database.
+func newBridgedServiceDB(t *testing.T) (*core.Service, *storage.DB) {
 	t.Helper()
 	db, err := storage.Open(context.Background(), filepath.Join(t.TempDir(), "ada.db"))
 	if err != nil {
@@ -22,7 +28,7 @@ func newBridgedService(t *testing.T) (*core.Service, *storage.Bridge) {
 	t.Cleanup(func() { db.Close() })
 	svc := core.New(core.Deps{Store: db, Embedder: embed.Hash{}, Forgotten: db.Bridge()}, core.DefaultOptions())
 	t.Cleanup(svc.Close)
-	return svc, db.Bridge()
+	return svc, db
 }
 
 // TestDeletedMemoryLeavesNoWhy: a memory deleted through the API (not a
@@ -104,5 +110,42 @@ func TestForgottenMemberLeavesNoRoomMessages(t *testing.T) {
 	}
 	if cur, err := b.WebSessionEpoch(ctx, alice); err != nil || cur == epoch {
 		t.Errorf("alice's memory page session is still open (%v)", err)
+	}
+}
+
+// TestDeletedTurnLeavesNoWhyOfWhatWasLearnedFromIt: deleting a turn
+// (DELETE /v1/conversations/{cid}/turns/{tid}) deletes, in the store, the
+// automatic memory learned only from it; a last answer quoting that memory
+// goes too, though the deletion named only the turn.
+func TestDeletedTurnLeavesNoWhyOfWhatWasLearnedFromIt(t *testing.T) {
+	ctx := context.Background()
+	svc, db := newBridgedServiceDB(t)
+	conv := core.NewConversationID()
+	turn := func(i int, role, text string) core.Document {
+		return core.Document{ID: core.NewDocID(), Text: text, Embedding: embed.HashVector(text), Meta: core.Metadata{
+			Type: core.DocTurn, Source: core.SourceChat, Scope: core.ScopeGlobal, Timestamp: time.Now(), ConversationID: conv, Role: role, TurnIndex: &i}}
+	}
+	user, answer := turn(0, "user", "my locker code is 4417"), turn(1, "assistant", "Noted.")
+	if err := db.Put(ctx, user, answer); err != nil {
+		t.Fatal(err)
+	}
+	m, err := svc.CreateMemory(ctx, core.MemoryInput{Text: "The locker code is 4417", ConversationID: conv, SourceIDs: []string{user.ID, answer.ID}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := db.Bridge()
+	if err := b.SaveWhy(ctx, "!r:example.org", storage.BridgeWhy{QuestionEvent: "$q", ReplyEvent: "$r", DocIDs: []string{m.ID}, Body: []byte(`{}`), At: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []core.Document{user, answer} {
+		if _, err := svc.DeleteTurns(ctx, conv, []string{d.ID}, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := svc.GetMemory(ctx, m.ID); core.KindOf(err) != core.KindNotFound {
+		t.Fatalf("the memory learned only from the deleted turns stays: %v", err)
+	}
+	if _, ok, err := b.LoadWhy(ctx, "!r:example.org"); err != nil || ok {
+		t.Errorf("the last answer quoting the memory learned from the deleted turns is kept (%v)", err)
 	}
 }
