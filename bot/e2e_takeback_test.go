@@ -26,6 +26,7 @@ func TestBridgeTakingBack(t *testing.T) {
 	t.Run("ForgetMe", f.testForgetMe)
 	t.Run("TakenName", f.testTakenName)
 	t.Run("ForgetMeTakesCorrectedWords", f.testForgetMeTakesCorrectedWords)
+	t.Run("ForgottenElsewhere", f.testForgottenElsewhere)
 }
 
 // testTakenName is issue 36 items 3 and 4 in a room of three members:
