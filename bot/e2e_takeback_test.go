@@ -28,6 +28,7 @@ func TestBridgeTakingBack(t *testing.T) {
 	t.Run("ForgetMeTakesCorrectedWords", f.testForgetMeTakesCorrectedWords)
 	t.Run("RememberAboutAnother", f.testRememberAboutAnother)
 	t.Run("ListingNamesTold", f.testListingNamesTold)
+	t.Run("ForgottenElsewhere", f.testForgottenElsewhere)
 }
 
 // testTakenName is issue 36 items 3 and 4 in a room of three members:

@@ -151,7 +151,8 @@ func startBot(t testing.TB, s botSetup) *botEnv {
 	if err != nil {
 		t.Fatalf("specialists: %v", err)
 	}
-	e.svc = core.New(core.Deps{Store: e.db, Embedder: emb, LLM: llm, Specialists: reg, Logger: log, Now: e.clock.Now}, opts)
+	relay := &forgetRelay{bridge: e.db.Bridge()}
+	e.svc = core.New(core.Deps{Store: e.db, Embedder: emb, LLM: llm, Specialists: reg, Logger: log, Now: e.clock.Now, Forgotten: relay}, opts)
 	e.ocr = ocr.New(ocr.Options{Binary: "tesseract", Languages: "eng", MaxBytes: s.OCRMaxBytes})
 	e.bot, err = New(s.Options, Deps{
 		Backend: NewCoreBackend(e.svc, e.ocr), Transcriber: s.Transcriber, DB: e.db.Writer(), State: e.db.Bridge(),
@@ -160,6 +161,7 @@ func startBot(t testing.TB, s botSetup) *botEnv {
 	if err != nil {
 		t.Fatalf("bot.New: %v", err)
 	}
+	relay.bot = e.bot
 	runCtx, cancel := context.WithCancel(context.Background())
 	e.cancel = cancel
 	go func() { e.done <- e.bot.Run(runCtx) }()

@@ -60,7 +60,7 @@ func (s *Service) DeleteConversation(ctx context.Context, id string) (int, error
 	}
 	n := 0
 	for _, t := range []DocType{DocTurn, DocSummary} {
-		k, err := s.store.DeleteWhere(ctx, Filter{Type: t, ConversationID: id})
+		k, err := s.deleteWhere(ctx, Filter{Type: t, ConversationID: id})
 		n += k
 		if err != nil {
 			return n, err
@@ -76,7 +76,7 @@ func (s *Service) DeleteConversation(ctx context.Context, id string) (int, error
 // (turns, summaries, memories) that is older than cutoff.
 // It also sweeps expired memories and prunes the history of room memories.
 func (s *Service) SweepRetention(ctx context.Context, cutoff time.Time) (int, error) {
-	n, err := s.store.DeleteWhere(ctx, Filter{AnyRoom: true, OlderThan: cutoff})
+	n, err := s.deleteWhere(ctx, Filter{AnyRoom: true, OlderThan: cutoff})
 	if err != nil {
 		return n, err
 	}
@@ -122,5 +122,5 @@ func (s *Service) removeSummariesOfDeletedTurns(ctx context.Context) (int, error
 	if len(gone) == 0 {
 		return 0, nil
 	}
-	return len(gone), s.store.Apply(ctx, Change{Delete: gone})
+	return len(gone), s.applyDeletion(ctx, Change{Delete: gone})
 }

@@ -76,7 +76,11 @@ func (s *Service) Forget(ctx context.Context, req ForgetRequest) (ForgetResult, 
 	case err != nil:
 		return res, err
 	case matrixUserID.MatchString(req.Entity):
-		return res, s.forgetTurns(ctx, req, &res)
+		err = s.forgetTurns(ctx, req, &res)
+		if err == nil && req.RoomID == "" && s.forgot != nil {
+			err = s.forgot.PersonForgotten(ctx, req.Entity)
+		}
+		return res, err
 	case matrixRoomID.MatchString(req.Entity):
 		return res, s.forgetRoom(ctx, req.Entity, &res)
 	}
@@ -90,12 +94,12 @@ var matrixRoomID = regexp.MustCompile(`^![^:]+:.+$`)
 // (the bridge left it with ROOM_DATA_ON_LEAVE=purge); its memories went
 // first, with their history.
 func (s *Service) forgetRoom(ctx context.Context, room string, res *ForgetResult) error {
-	turns, err := s.store.DeleteWhere(ctx, Filter{Type: DocTurn, RoomID: room})
+	turns, err := s.deleteWhere(ctx, Filter{Type: DocTurn, RoomID: room})
 	res.Turns += turns
 	if err != nil {
 		return err
 	}
-	sums, err := s.store.DeleteWhere(ctx, Filter{Type: DocSummary, RoomID: room})
+	sums, err := s.deleteWhere(ctx, Filter{Type: DocSummary, RoomID: room})
 	res.Summaries += sums
 	return err
 }
@@ -189,7 +193,7 @@ func (s *Service) forgetMemories(ctx context.Context, req ForgetRequest) (int, e
 			c.Delete = append(c.Delete, d.ID)
 			c.History = append(c.History, historyOf(d, HistoryDelete, now, req.Reason))
 		}
-		if err := s.store.Apply(ctx, c); err != nil {
+		if err := s.applyDeletion(ctx, c); err != nil {
 			return 0, err
 		}
 	}

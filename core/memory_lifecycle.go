@@ -277,7 +277,7 @@ func (s *Service) DeleteMemoryFor(ctx context.Context, id, reason string) error 
 		}
 		return Errorf(KindNotFound, "memory %s not found", id)
 	}
-	return s.store.Apply(ctx, Change{Delete: []string{id},
+	return s.applyDeletion(ctx, Change{Delete: []string{id},
 		History: []HistoryEntry{historyOf(d, HistoryDelete, s.now(), reason)}})
 }
 
@@ -296,7 +296,7 @@ func (s *Service) sweepExpired(ctx context.Context) (int, error) {
 			c.Delete = append(c.Delete, d.ID)
 			c.History = append(c.History, historyOf(d, HistoryExpire, now, "expires_at passed"))
 		}
-		if err := s.store.Apply(ctx, c); err != nil {
+		if err := s.applyDeletion(ctx, c); err != nil {
 			return n, err
 		}
 		n += len(docs)

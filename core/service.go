@@ -84,6 +84,8 @@ type Deps struct {
 	Now func() time.Time
 	// Jobs is told about background jobs; nil means no one.
 	Jobs JobObserver
+	// Forgotten is told what was deleted (forget_listener.go); nil means no one.
+	Forgotten ForgetListener
 }
 
 // Service is Ada's core. Both the HTTP API and the Matrix bridge call it.
@@ -102,6 +104,8 @@ type Service struct {
 	bg *jobQueue
 	// memoryWrites serialises deduplicating memory writes.
 	memoryWrites sync.Mutex
+	// forgot is told what was deleted; nil means no one.
+	forgot ForgetListener
 	// thinkingWarned is set once the log has said that the model cannot think.
 	thinkingWarned atomic.Bool
 }
@@ -125,7 +129,7 @@ func New(deps Deps, opts Options) *Service {
 		bg.obs = deps.Jobs
 	}
 	return &Service{store: deps.Store, embedder: deps.Embedder, llm: deps.LLM, log: log, now: now, opts: opts,
-		specialists: reg, bg: bg}
+		specialists: reg, bg: bg, forgot: deps.Forgotten}
 }
 
 // Options returns the settings the service runs with.

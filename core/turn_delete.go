@@ -71,7 +71,11 @@ func (s *Service) deleteTurnDocs(ctx context.Context, convID string, turns []Doc
 	for _, sum := range covering {
 		c.Delete = append(c.Delete, sum.ID)
 	}
-	if err := s.store.Apply(ctx, c); err != nil {
+	orphans, err := s.orphanedBy(ctx, convID, c.Delete)
+	if err != nil {
+		return 0, err
+	}
+	if err := s.applyDeletionOf(ctx, c, orphans); err != nil {
 		return 0, err
 	}
 	for _, sum := range covering {

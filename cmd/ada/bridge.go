@@ -28,7 +28,7 @@ func newBridge(a *app, log *slog.Logger, pageServed bool) (*bot.Bot, error) {
 	// The memory page runs with the API: a bridge alone (`ada bot`) sends
 	// no links to it.
 	opts.WebPage = pageServed
-	return bot.New(opts, bot.Deps{
+	b, err := bot.New(opts, bot.Deps{
 		Backend:     backend,
 		Transcriber: newTranscriber(a),
 		DB:          a.db.Writer(),
@@ -37,6 +37,10 @@ func newBridge(a *app, log *slog.Logger, pageServed bool) (*bot.Bot, error) {
 		Logger:      log,
 		Observer:    a.metrics.botObserver(),
 	})
+	if err == nil && a.forgotten != nil {
+		a.forgotten.setBot(b)
+	}
+	return b, err
 }
 
 // newTranscriber is the speech-to-text client of voice messages, or nil

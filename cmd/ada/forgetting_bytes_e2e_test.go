@@ -152,6 +152,13 @@ func TestForgottenWordsLeaveNoBytes(t *testing.T) {
 // assertNoForgottenWords fails the test if data holds any forgotten word.
 func assertNoForgottenWords(t *testing.T, where string, data []byte) {
 	t.Helper()
+	assertNoWords(t, where, data, forgottenStems)
+}
+
+// assertNoWords fails the test if data holds any of words (lower case),
+// whatever their case there.
+func assertNoWords(t *testing.T, where string, data []byte, words []string) {
+	t.Helper()
 	// ASCII folding keeps the offsets (a binary file is not UTF-8).
 	lower := make([]byte, len(data))
 	for i, b := range data {
@@ -160,7 +167,7 @@ func assertNoForgottenWords(t *testing.T, where string, data []byte) {
 		}
 		lower[i] = b
 	}
-	for _, stem := range forgottenStems {
+	for _, stem := range words {
 		if i := bytes.Index(lower, []byte(stem)); i >= 0 {
 			t.Errorf("%s still holds %q: …%s…", where, stem, strings.ToValidUTF8(string(data[max(0, i-60):min(len(data), i+60)]), "?"))
 		}

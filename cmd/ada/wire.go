@@ -37,6 +37,8 @@ type app struct {
 	metrics *appMetrics
 	// mcp holds the MCP_SERVERS_FILE servers whose tools are specialists.
 	mcp *mcptools.Manager
+	// forgotten hears what core deletes, for the bridge (forget_fanout.go).
+	forgotten *forgetFanout
 }
 
 // personaPoll is how often PERSONA_FILE is checked for changes.
@@ -144,12 +146,13 @@ func openApp(ctx context.Context, cfg *config.Config, log *slog.Logger, adjust f
 		tools.Close()
 		return fail(err)
 	}
-	deps := core.Deps{Store: store, Embedder: emb, LLM: llm, Logger: log, Specialists: reg}
+	forgotten := &forgetFanout{bridge: db.Bridge()}
+	deps := core.Deps{Store: store, Embedder: emb, LLM: llm, Logger: log, Specialists: reg, Forgotten: forgotten}
 	if adjust != nil {
 		adjust(&deps)
 	}
 	svc := core.New(deps, coreOptions(cfg))
-	a := &app{cfg: cfg, db: db, store: store, unlock: unlock, core: svc, music: music, ocr: extractor, mcp: tools}
+	a := &app{cfg: cfg, db: db, store: store, unlock: unlock, core: svc, music: music, ocr: extractor, mcp: tools, forgotten: forgotten}
 	if err := loadKnowledge(ctx, svc, cfg); err != nil {
 		a.close()
 		return nil, err

@@ -1,0 +1,59 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"maunium.net/go/mautrix/event"
+
+	"github.com/ada-chat/ada/core"
+	"github.com/ada-chat/ada/storage"
+)
+
+// forgetRelay is the core's ForgetListener as cmd/ada wires it: the
+// bridge's tables, then the running bridge's memory.
+type forgetRelay struct {
+	bridge *storage.Bridge
+	bot    *Bot // set before the bridge runs
+}
+
+func (r *forgetRelay) DocumentsForgotten(ctx context.Context, ids []string) error {
+	return errors.Join(r.bridge.DocumentsForgotten(ctx, ids), r.bot.DocumentsForgotten(ctx, ids))
+}
+
+func (r *forgetRelay) PersonForgotten(ctx context.Context, userID string) error {
+	return errors.Join(r.bridge.PersonForgotten(ctx, userID), r.bot.PersonForgotten(ctx, userID))
+}
+
+// testForgottenElsewhere: a memory deleted, or a member forgotten, through
+// another door than the bridge's commands (the API, MCP, the memory page:
+// the same core calls) leaves nothing in the running bridge's memory:
+// `!ada why` no longer quotes the memory, and the member's messages no
+// longer reach the model as the room's recent messages.
+func (f *roomsFixture) testForgottenElsewhere(t *testing.T) {
+	ctx := context.Background()
+	room := f.groupRoom(t, "forgotten elsewhere")
+	extractFacts(t, f.llm, map[string]string{"my locker code is wibblesnortch": "member-alice's locker code is wibblesnortch"})
+	f.ask(t, f.alice, room, &event.MessageEventContent{MsgType: event.MsgText, Body: "Ada, my locker code is wibblesnortch"})
+	mems := f.bot.waitMemories(t, room, "the fact is learned", holding("wibblesnortch"))
+	f.ask(t, f.alice, room, &event.MessageEventContent{MsgType: event.MsgText, Body: "Ada, what is my locker code?"})
+	if why := f.command(t, f.alice, room, "!ada why"); !strings.Contains(why, "wibblesnortch") {
+		t.Fatalf("the answer should have used the memory:\n%s", why)
+	}
+	if err := f.bot.svc.DeleteMemory(ctx, mems[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	if why := f.command(t, f.alice, room, "!ada why"); strings.Contains(why, "wibblesnortch") {
+		t.Errorf("!ada why quotes the deleted memory:\n%s", why)
+	}
+
+	if _, err := f.bot.svc.Forget(ctx, core.ForgetRequest{Entity: f.alice.Client.UserID.String()}); err != nil {
+		t.Fatal(err)
+	}
+	f.ask(t, f.bob, room, &event.MessageEventContent{MsgType: event.MsgText, Body: "Ada, what a nice day"})
+	if p := lastPrompt(t, f.llm); strings.Contains(p, "wibblesnortch") {
+		t.Errorf("the forgotten member's messages still reach the model:\n%s", p)
+	}
+}

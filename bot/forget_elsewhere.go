@@ -1,0 +1,61 @@
+package bot
+
+import (
+	"context"
+	"slices"
+
+	"maunium.net/go/mautrix/id"
+
+	"github.com/ada-chat/ada/bot/roomqueue"
+	"github.com/ada-chat/ada/storage"
+)
+
+// What was forgotten through another door (the API, MCP, the memory page,
+// retention) leaves the bridge's memory too when the bridge runs in the
+// core's process: the stored copies are deleted by storage (core calls it),
+// these drop the rooms' in-memory copies, in each room's own jobs (the
+// only ones that touch a room's runtime state).
+
+// DocumentsForgotten drops the rooms' last answers kept in memory for
+// `!ada why` that quote one of the documents.
+func (b *Bot) DocumentsForgotten(ctx context.Context, ids []string) error {
+	b.inEachRoom(ctx, "forgotten documents", func(_ id.RoomID, rt *roomRuntime) { rt.dropWhy("", ids...) })
+	return nil
+}
+
+// PersonForgotten drops the member's messages from every room's context
+// window in memory, and the last answers to their questions.
+func (b *Bot) PersonForgotten(ctx context.Context, userID string) error {
+	b.inEachRoom(ctx, "forgotten member", func(_ id.RoomID, rt *roomRuntime) {
+		for _, m := range rt.ring {
+			if m.Sender == userID {
+				rt.dropWhy(id.EventID(m.EventID))
+			}
+		}
+		rt.ring = slices.DeleteFunc(rt.ring, func(m storage.BridgeMessage) bool { return m.Sender == userID })
+	})
+	return nil
+}
+
+// inEachRoom runs fn as an urgent job of every room held in memory. Before
+// the bridge has caught up no room state is held (events are dispatched
+// after), and once it stops the queue refuses the jobs: nothing to drop.
+func (b *Bot) inEachRoom(ctx context.Context, name string, fn func(id.RoomID, *roomRuntime)) {
+	select {
+	case <-b.ready:
+	default:
+		return
+	}
+	b.rooms.mu.Lock()
+	rooms := make([]id.RoomID, 0, len(b.rooms.m))
+	for room := range b.rooms.m {
+		rooms = append(rooms, room)
+	}
+	b.rooms.mu.Unlock()
+	for _, room := range rooms {
+		b.queue.EnqueueUrgent(room, roomqueue.Job{Name: name, Ctx: context.WithoutCancel(ctx), Run: func(context.Context) error {
+			fn(room, b.rooms.get(room))
+			return nil
+		}})
+	}
+}

@@ -1,0 +1,57 @@
+package storage
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// What the bridge keeps of documents and people that core forgot through
+// any door (the API, MCP, the memory page, retention): core calls these
+// after its deletion (core.ForgetListener), whether or not the bridge
+// runs, since the bridge's tables are in the same database.
+
+const (
+	// deleteWhyQuotingSQL deletes the last answers whose used documents
+	// (a JSON array) hold one of the ids given (a JSON array).
+	deleteWhyQuotingSQL = `DELETE FROM bridge_why WHERE EXISTS (
+		SELECT 1 FROM json_each(bridge_why.doc_ids) AS used, json_each(?) AS gone WHERE used.value = gone.value)`
+	// deleteWhyAskedBySQL deletes the last answers to the member's
+	// questions: those still in the rooms' windows or linked to a turn.
+	deleteWhyAskedBySQL = `DELETE FROM bridge_why WHERE question_event IN (
+		SELECT event_id FROM bridge_messages WHERE sender = ?1 UNION SELECT event_id FROM bridge_links WHERE sender = ?1)`
+	deleteAllMessagesFromSQL = `DELETE FROM bridge_messages WHERE sender = ?`
+)
+
+// DocumentsForgotten deletes the rooms' last answers (`!ada why`) that
+// quote one of the documents: they hold the documents' text.
+func (b *Bridge) DocumentsForgotten(ctx context.Context, ids []string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	gone, err := json.Marshal(ids)
+	if err != nil {
+		return err
+	}
+	_, err = b.w.ExecContext(ctx, deleteWhyQuotingSQL, string(gone))
+	return err
+}
+
+// PersonForgotten deletes what the bridge holds from a member in every
+// room: the last answers to their questions, their stored room messages,
+// and their ways into the memory page (tokens and sessions).
+func (b *Bridge) PersonForgotten(ctx context.Context, userID string) error {
+	tx, err := b.w.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for _, q := range []string{deleteWhyAskedBySQL, deleteAllMessagesFromSQL} {
+		if _, err := tx.ExecContext(ctx, q, userID); err != nil {
+			return err
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	return b.EndWebSessions(ctx, userID)
+}
