@@ -132,23 +132,34 @@ func TestRedactionsNeverLost(t *testing.T) {
 	again.waitMemories(t, room, "its memory goes too", func(m []core.Memory) bool { return !holding("is 37")(m) })
 	again.waitStored(t, "and it is marked done", 0, `SELECT count(*) FROM bridge_redactions WHERE applied_at = 0`)
 
-	// Item 5: `!ada why` survives the restart, and goes with its question.
 	why := func(what string) string {
 		asked := alice.Say(room, "!ada why")
 		return alice.Wait(what, bottest.ReplyTo(acct.UserID, asked, event.MsgNotice)).Content.AsMessage().Body
 	}
-	if got := why("why after the restart"); !strings.Contains(got, "number q29") {
+	// The last answer (q29) may have used the memory the pending
+	// redaction took (issue 36: its kept explanation then goes with it):
+	// whatever `!ada why` says now, it quotes none of its words.
+	if got := why("why after the forgetting"); strings.Contains(got, "locker number is 37") {
+		t.Errorf("!ada why quotes a forgotten memory: %q", got)
+	}
+
+	// Item 5: `!ada why` survives a restart, and goes with its question.
+	asked := alice.Say(room, "Ada, one more question about the weather")
+	answer := alice.Wait("the answer", bottest.ReplyTo(acct.UserID, asked, event.MsgText))
+	alice.Wait("✅", bottest.ReactionTo(asked, reactDone))
+	again.stop()
+	third := startBot(t, settings)
+	if got := why("why after the restart"); !strings.Contains(got, "weather") {
 		t.Errorf("!ada why after the restart should explain the last answer: %q", got)
 	}
-	last := alice.Wait("the last answer", bottest.ReplyTo(acct.UserID, queued[29], event.MsgText))
-	if _, err := alice.Client.RedactEvent(ctx, room, queued[29]); err != nil {
+	if _, err := alice.Client.RedactEvent(ctx, room, asked); err != nil {
 		t.Fatal(err)
 	}
-	alice.Wait("its answer is redacted", bottest.RedactionOf(last.ID))
-	if got := why("why after the redaction"); strings.Contains(got, "q29") {
+	alice.Wait("its answer is redacted", bottest.RedactionOf(answer.ID))
+	if got := why("why after the redaction"); strings.Contains(got, "weather") {
 		t.Errorf("!ada why still quotes the redacted question: %q", got)
 	}
-	if n := again.count(`SELECT count(*) FROM bridge_why`); n != 0 {
+	if n := third.count(`SELECT count(*) FROM bridge_why`); n != 0 {
 		t.Errorf("the kept last answer should go with its question")
 	}
 }
