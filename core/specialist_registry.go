@@ -5,16 +5,22 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-// Registry holds the specialists cmd registered. It is built once and read
-// concurrently.
+// Registry holds the specialists cmd registered. It is read concurrently by
+// every chat; SetTagged replaces a group of them (an MCP server's tools when
+// it reconnects or says they changed) copy-on-write, so a chat reads one
+// consistent list without a lock.
 type Registry struct {
-	entries []registryEntry
+	mu      sync.Mutex // serialises SetTagged
+	entries atomic.Pointer[[]registryEntry]
 }
 
 type registryEntry struct {
@@ -28,7 +34,41 @@ var priorityRank = map[Priority]int{PriorityHigh: 0, PriorityMedium: 1, Priority
 // NewRegistry registers specialists, compiling their input schemas. They are
 // kept in priority order (HIGH first), then by name.
 func NewRegistry(sps ...Specialist) (*Registry, error) {
+	entries, err := compileEntries(sps)
+	if err != nil {
+		return nil, err
+	}
 	r := &Registry{}
+	r.store(entries)
+	return r, nil
+}
+
+// SetTagged replaces every specialist carrying tag by sps, each of which
+// must carry it. On error the registry is unchanged.
+func (r *Registry) SetTagged(tag string, sps ...Specialist) error {
+	added, err := compileEntries(sps)
+	if err != nil {
+		return err
+	}
+	for _, e := range added {
+		if !slices.Contains(e.info.Tags, tag) {
+			return fmt.Errorf("specialist %s: lacks the tag %s it replaces", e.info.Name, tag)
+		}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var next []registryEntry
+	for _, e := range r.list() {
+		if !slices.Contains(e.info.Tags, tag) {
+			next = append(next, e)
+		}
+	}
+	r.store(append(next, added...))
+	return nil
+}
+
+func compileEntries(sps []Specialist) ([]registryEntry, error) {
+	var out []registryEntry
 	for _, sp := range sps {
 		info := sp.Info()
 		c := jsonschema.NewCompiler()
@@ -44,22 +84,36 @@ func NewRegistry(sps ...Specialist) (*Registry, error) {
 		if err != nil {
 			return nil, fmt.Errorf("specialist %s: input schema: %w", info.Name, err)
 		}
-		r.entries = append(r.entries, registryEntry{sp: sp, info: info, input: schema})
+		out = append(out, registryEntry{sp: sp, info: info, input: schema})
 	}
-	sort.SliceStable(r.entries, func(i, j int) bool {
-		a, b := r.entries[i].info, r.entries[j].info
+	return out, nil
+}
+
+// store sorts entries, which no one else holds, and publishes them.
+func (r *Registry) store(entries []registryEntry) {
+	sort.SliceStable(entries, func(i, j int) bool {
+		a, b := entries[i].info, entries[j].info
 		if priorityRank[a.Priority] != priorityRank[b.Priority] {
 			return priorityRank[a.Priority] < priorityRank[b.Priority]
 		}
 		return a.Name < b.Name
 	})
-	return r, nil
+	r.entries.Store(&entries)
+}
+
+// list is the current specialists; never modified once stored.
+func (r *Registry) list() []registryEntry {
+	if p := r.entries.Load(); p != nil {
+		return *p
+	}
+	return nil
 }
 
 // Infos lists every registered specialist, enabled or not.
 func (r *Registry) Infos() []SpecialistInfo {
-	out := make([]SpecialistInfo, len(r.entries))
-	for i, e := range r.entries {
+	entries := r.list()
+	out := make([]SpecialistInfo, len(entries))
+	for i, e := range entries {
 		out[i] = e.info
 	}
 	return out
@@ -67,7 +121,7 @@ func (r *Registry) Infos() []SpecialistInfo {
 
 func (r *Registry) enabled() []registryEntry {
 	var out []registryEntry
-	for _, e := range r.entries {
+	for _, e := range r.list() {
 		if e.info.Enabled {
 			out = append(out, e)
 		}
@@ -76,7 +130,7 @@ func (r *Registry) enabled() []registryEntry {
 }
 
 func (r *Registry) lookup(name string) (registryEntry, bool) {
-	for _, e := range r.entries {
+	for _, e := range r.list() {
 		if e.info.Name == name && e.info.Enabled {
 			return e, true
 		}

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"log/slog"
+
 	"github.com/ada-chat/ada/apiserver/wire"
+	"github.com/ada-chat/ada/core"
 	"github.com/ada-chat/ada/core/specialists/mcptools"
 )
 
@@ -20,5 +23,16 @@ func mcpHealth(m *mcptools.Manager) func() []wire.MCPServerStatus {
 			out = append(out, s)
 		}
 		return out
+	}
+}
+
+// mcpToolsInto puts a server's current tools into the registry, in place
+// of its earlier ones: a server that starts late or whose tools change is
+// offered without restarting Ada.
+func mcpToolsInto(reg *core.Registry, log *slog.Logger) func(string, []core.Specialist) {
+	return func(server string, tools []core.Specialist) {
+		if err := reg.SetTagged(mcptools.ServerTag(server), tools...); err != nil {
+			log.Error("MCP server's tools could not be registered", "mcp_server", server, "error", err)
+		}
 	}
 }

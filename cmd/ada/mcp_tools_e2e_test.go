@@ -278,3 +278,46 @@ func TestMCPHTTPServerToolRunsInAChat(t *testing.T) {
 		t.Error("the header's value reached the log")
 	}
 }
+
+// A server that fails to start with Ada is tried again: once it runs, its
+// tools are listed by /v1/specialists and run in a chat, without
+// restarting Ada. The entry's command fails the first time only.
+func TestMCPServerDownAtStartComesUpLater(t *testing.T) {
+	node, script := mcptest.Everything(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "mcp.json")
+	body, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"everything": map[string]any{
+		"command": "sh", "args": []string{"-c", `[ -e "$MARK" ] && exec "$NODE" "$SCRIPT" stdio; touch "$MARK"; exit 1`},
+		"env": map[string]string{"MARK": filepath.Join(dir, "tried"), "NODE": node, "SCRIPT": script}}}})
+	if err := os.WriteFile(file, body, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ada, llm, _ := startChatAda(t, "ollama", map[string]string{"MCP_SERVERS_FILE": file})
+	listed := func() bool {
+		var list struct {
+			Specialists []struct{ Name string } `json:"specialists"`
+		}
+		ada.call("GET", "/v1/specialists", nil, &list)
+		for _, s := range list.Specialists {
+			if s.Name == "everything.echo" {
+				return true
+			}
+		}
+		return false
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for !listed() {
+		if time.Now().After(deadline) {
+			t.Fatal("everything.echo is not listed after the server came up")
+		}
+		time.Sleep(50 * time.Millisecond) // polling another process's state
+	}
+	llm.Script(llmtest.Reply{Tokens: []string{`SPECIALIST_REQUEST[everything.echo:{"message": "late"}]`}}, llmtest.Reply{Tokens: []string{"Done."}})
+	evs := ada.openStream(map[string]any{"prompt": "echo"}).all()
+	if name, ok, content := specialistResult(t, evs); name != "everything.echo" || !ok || content != "Echo: late" {
+		t.Fatalf("specialist_result %s %t %q", name, ok, content)
+	}
+	if reqs := llm.ChatRequests(); len(reqs) == 0 || !strings.Contains(reqs[0].Messages[0].Content, "everything.echo") {
+		t.Error("the tool was not offered to the model")
+	}
+}

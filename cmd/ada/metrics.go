@@ -62,7 +62,7 @@ func (x *appMetrics) watchBridge(b *bot.Bot) {
 
 // watchMCP counts the calls of the MCP servers' tools.
 func (x *appMetrics) watchMCP(m *mcptools.Manager) {
-	if x != nil && m != nil && len(m.Specialists()) > 0 {
+	if x != nil && m != nil && len(m.Status()) > 0 {
 		m.Observe(metrics.NewTools(x.reg).Observe)
 	}
 }

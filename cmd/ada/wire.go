@@ -47,7 +47,7 @@ const personaPoll = 5 * time.Second
 // newSpecialists builds the registry from the settings: web_search only
 // when WEBSEARCH_URL is set, media only with a music provider user; extra
 // are the MCP servers' tools.
-func newSpecialists(cfg *config.Config, hc *http.Client, extra ...core.Specialist) (*core.Registry, *media.Client, *ocr.Extractor, error) {
+func newSpecialists(cfg *config.Config, hc *http.Client) (*core.Registry, *media.Client, *ocr.Extractor, error) {
 	ws, err := websearch.New(websearch.Options{URL: cfg.WebSearchURL, HTTPClient: hc})
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("WEBSEARCH_URL: %w", err)
@@ -58,7 +58,7 @@ func newSpecialists(cfg *config.Config, hc *http.Client, extra ...core.Specialis
 	}
 	extractor := ocr.New(ocr.Options{Binary: cfg.TesseractPath, Languages: cfg.TesseractLang, MaxBytes: cfg.OCRMaxBytes})
 	builtIn := []core.Specialist{ws, media.NewSpecialist(music), ocr.NewSpecialist(extractor, ocr.SpecialistOptions{})}
-	reg, err := core.NewRegistry(append(builtIn, extra...)...)
+	reg, err := core.NewRegistry(builtIn...)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -140,12 +140,12 @@ func openApp(ctx context.Context, cfg *config.Config, log *slog.Logger, adjust f
 	if err != nil {
 		return fail(err)
 	}
-	tools := mcptools.Start(ctx, servers, mcptools.Options{Timeout: cfg.MCPToolTimeout, Version: version, Logger: log, HTTPClient: hc})
-	reg, music, extractor, err := newSpecialists(cfg, hc, tools.Specialists()...)
+	reg, music, extractor, err := newSpecialists(cfg, hc)
 	if err != nil {
-		tools.Close()
 		return fail(err)
 	}
+	tools := mcptools.Start(ctx, servers, mcptools.Options{Timeout: cfg.MCPToolTimeout, Version: version, Logger: log, HTTPClient: hc,
+		Tools: mcpToolsInto(reg, log)})
 	forgotten := &forgetFanout{bridge: db.Bridge()}
 	deps := core.Deps{Store: store, Embedder: emb, LLM: llm, Logger: log, Specialists: reg, Forgotten: forgotten}
 	if adjust != nil {

@@ -31,6 +31,10 @@ type Options struct {
 	Logger  *slog.Logger
 	// HTTPClient carries the requests to url servers; a new client when nil.
 	HTTPClient *http.Client
+	// Tools, when set, is told a server's tools whenever they change: when
+	// it (re)connects and when it says its list changed. Calls for one
+	// server come in order; it must not call back into the manager.
+	Tools func(server string, tools []core.Specialist)
 }
 
 const (
@@ -48,15 +52,15 @@ type Manager struct {
 	// observe is the metrics hook of every call (Observe); nil = none.
 	observe atomic.Pointer[func(tool string, err error, d time.Duration)]
 	conns   []*conn
-	tools   []core.Specialist
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
 }
 
 // Start connects to every server and lists its tools. A server that does
-// not start is logged and reported by Status, and its tools are missing
-// until Ada restarts; it never stops Ada. A server that exits or drops
-// later is started again with backoff, its tools failing meanwhile.
+// not start is logged and reported by Status, and tried again with
+// backoff; it never stops Ada. A server that exits or drops later is
+// started again with backoff, its tools failing meanwhile. Every list of
+// tools goes to Options.Tools.
 func Start(ctx context.Context, servers []Server, opts Options) *Manager {
 	if opts.Timeout <= 0 {
 		opts.Timeout = defaultTimeout
@@ -83,7 +87,7 @@ func Start(ctx context.Context, servers []Server, opts Options) *Manager {
 	results := make([]opened, len(servers))
 	var starting sync.WaitGroup
 	for i, s := range servers {
-		c := &conn{spec: s, opts: opts, log: opts.Logger.With("mcp_server", s.Name), observe: &m.observe}
+		c := &conn{spec: s, opts: opts, log: opts.Logger.With("mcp_server", s.Name), observe: &m.observe, relist: make(chan struct{}, 1)}
 		m.conns = append(m.conns, c)
 		starting.Go(func() {
 			sctx, scancel := context.WithTimeout(ctx, opts.StartTimeout)
@@ -96,11 +100,11 @@ func Start(ctx context.Context, servers []Server, opts Options) *Manager {
 	for i, s := range servers {
 		c, sess, tools, err := m.conns[i], results[i].sess, results[i].tools, results[i].err
 		if err != nil {
-			c.log.Error("MCP server did not start; its tools are not available until Ada restarts", "server", s, "error", err)
+			c.log.Error("MCP server did not start; trying again with backoff", "server", s, "error", err)
 			c.setDown(err.Error())
 		} else {
 			c.setUp(sess)
-			m.tools = append(m.tools, c.specialists(tools)...)
+			c.setTools(sess, tools)
 			c.log.Info("MCP server connected", "server", s, "tools", len(tools))
 		}
 		m.wg.Add(1)
@@ -116,8 +120,17 @@ func Start(ctx context.Context, servers []Server, opts Options) *Manager {
 // specialist name, its error, its duration.
 func (m *Manager) Observe(fn func(tool string, err error, d time.Duration)) { m.observe.Store(&fn) }
 
-// Specialists are the tools of every server that started.
-func (m *Manager) Specialists() []core.Specialist { return m.tools }
+// Specialists are the current tools of every server: the last list of a
+// server that is down, none of one that never started.
+func (m *Manager) Specialists() []core.Specialist {
+	var out []core.Specialist
+	for _, c := range m.conns {
+		c.mu.Lock()
+		out = append(out, c.current...)
+		c.mu.Unlock()
+	}
+	return out
+}
 
 // Status is one server's state for health.
 type Status struct {
@@ -156,11 +169,14 @@ type conn struct {
 	opts    Options
 	log     *slog.Logger
 	observe *atomic.Pointer[func(tool string, err error, d time.Duration)]
+	// relist is signalled when the server says its tools changed.
+	relist chan struct{}
 
 	mu       sync.Mutex
 	sess     *mcp.ClientSession
 	closed   bool
 	err      string
+	current  []core.Specialist // the last tools listed
 	tools    int
 	restarts int
 }
@@ -182,20 +198,37 @@ func (c *conn) redact(err error) error {
 }
 
 func (c *conn) openRaw(ctx context.Context) (*mcp.ClientSession, []*mcp.Tool, error) {
-	client := mcp.NewClient(&mcp.Implementation{Name: "ada", Version: c.opts.Version}, nil)
+	client := mcp.NewClient(&mcp.Implementation{Name: "ada", Version: c.opts.Version}, &mcp.ClientOptions{
+		// The notification's handler must not call the server: wait lists
+		// the tools again.
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+			select {
+			case c.relist <- struct{}{}:
+			default: // a list is already due
+			}
+		},
+	})
 	sess, err := client.Connect(ctx, c.transport(), nil)
 	if err != nil {
 		return nil, nil, fmt.Errorf("connecting: %w", err)
 	}
+	tools, err := listTools(ctx, sess)
+	if err != nil {
+		sess.Close()
+		return nil, nil, err
+	}
+	return sess, tools, nil
+}
+
+func listTools(ctx context.Context, sess *mcp.ClientSession) ([]*mcp.Tool, error) {
 	var tools []*mcp.Tool
 	for t, err := range sess.Tools(ctx, nil) {
 		if err != nil {
-			sess.Close()
-			return nil, nil, fmt.Errorf("listing the tools: %w", err)
+			return nil, fmt.Errorf("listing the tools: %w", err)
 		}
 		tools = append(tools, t)
 	}
-	return sess, tools, nil
+	return tools, nil
 }
 
 // transport is a stdio command with only the entry's environment plus
@@ -269,7 +302,7 @@ func (c *conn) supervise(ctx context.Context, sess *mcp.ClientSession) {
 	for {
 		if sess != nil {
 			up := time.Now()
-			sess.Wait()
+			c.wait(sess)
 			if ctx.Err() != nil {
 				return
 			}
@@ -286,7 +319,7 @@ func (c *conn) supervise(ctx context.Context, sess *mcp.ClientSession) {
 		}
 		backoff = min(2*backoff, maxBackoff)
 		sctx, cancel := context.WithTimeout(ctx, c.opts.StartTimeout)
-		s, _, err := c.open(sctx)
+		s, tools, err := c.open(sctx)
 		cancel()
 		if err != nil {
 			if ctx.Err() != nil {
@@ -301,8 +334,52 @@ func (c *conn) supervise(ctx context.Context, sess *mcp.ClientSession) {
 			s.Close()
 			return
 		}
-		c.log.Info("MCP server restarted", "server", c.spec)
+		c.setTools(s, tools)
+		c.log.Info("MCP server restarted", "server", c.spec, "tools", len(tools))
 		sess = s
+	}
+}
+
+// wait returns when the session ends, listing the tools again whenever
+// the server says they changed.
+func (c *conn) wait(sess *mcp.ClientSession) {
+	ended := make(chan struct{})
+	go func() {
+		sess.Wait()
+		close(ended)
+	}()
+	for {
+		select {
+		case <-ended:
+			return
+		case <-c.relist:
+			// Closing the session (the manager closing, or the server
+			// going away) ends this call too.
+			lctx, cancel := context.WithTimeout(context.Background(), c.opts.StartTimeout)
+			tools, err := listTools(lctx, sess)
+			cancel()
+			if err != nil {
+				c.log.Warn("MCP server said its tools changed, but listing them failed", "error", c.redact(err))
+				continue
+			}
+			c.setTools(sess, tools)
+			c.log.Info("MCP server's tools changed", "tools", len(tools))
+		}
+	}
+}
+
+// setTools makes tools the server's specialists and tells Options.Tools;
+// the list of a session that has since ended is dropped.
+func (c *conn) setTools(sess *mcp.ClientSession, tools []*mcp.Tool) {
+	sps := c.specialists(tools)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed || c.sess != sess {
+		return
+	}
+	c.current, c.tools = sps, len(sps)
+	if c.opts.Tools != nil {
+		c.opts.Tools(c.spec.Name, sps)
 	}
 }
 

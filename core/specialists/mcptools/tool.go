@@ -58,9 +58,6 @@ func (c *conn) specialists(tools []*mcp.Tool) []core.Specialist {
 		}
 		out = append(out, &tool{c: c, name: t.Name, info: c.info(t, schema)})
 	}
-	c.mu.Lock()
-	c.tools = len(out)
-	c.mu.Unlock()
 	return out
 }
 
