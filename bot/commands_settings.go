@@ -60,10 +60,16 @@ func (cs *commands) cmdSet(ctx context.Context, c *commandEvent) (string, error)
 	if raw == "" {
 		return fmt.Sprintf("Usage: `%s set %s %s`.", commandPrefix, s.name, s.values(cs.opts)), nil
 	}
-	if refusal, err := cs.moderatorOnly(ctx, c, "change this room's settings"); refusal != "" || err != nil {
+	refusal, err := cs.moderatorOnly(ctx, c, "change this room's settings")
+	if refusal != "" || err != nil {
 		return refusal, err
 	}
 	value, refusal := s.parse(cs.opts, raw)
+	if refusal == "" && s.name == toolsSettingName {
+		if refusal, err = cs.unknownTools(ctx, value); err != nil {
+			return "", err
+		}
+	}
 	if refusal != "" {
 		return refusal + " Nothing changed.", nil
 	}

@@ -44,7 +44,7 @@ func TestBridgeRoomTools(t *testing.T) {
 	acct := bottest.RegisterAccount(t, hs, "ada")
 	startBot(t, botSettings(hs, llm, acct, t.TempDir(), func(s *botSetup) {
 		s.Stream = StreamOptions{On: true, Interval: 100 * time.Millisecond, MaxEdits: 6}
-		s.RoomTools = []string{"everything.echo"}
+		s.RoomTools = []string{"everything.echo", "everything.nope"}
 		s.Specialists = tools.Specialists()
 	}))
 	alice := bottest.NewMember(t, hs, "alice", true)
@@ -64,6 +64,12 @@ func TestBridgeRoomTools(t *testing.T) {
 	// Outside MCP_ROOM_TOOLS: refused.
 	set := alice.Say(room, "!ada set tools everything.get-env")
 	if body := alice.Wait("the refusal", bottest.ReplyTo(acct.UserID, set, event.MsgNotice)).Content.AsMessage().Body; !strings.Contains(body, "not a tool this bridge allows") {
+		t.Errorf("refusal %q", body)
+	}
+	// Within MCP_ROOM_TOOLS but no server offers it: refused too.
+	set = alice.Say(room, "!ada set tools everything.nope")
+	if body := alice.Wait("the refusal", bottest.ReplyTo(acct.UserID, set, event.MsgNotice)).Content.AsMessage().Body; !strings.Contains(body, "No MCP server offers a tool `everything.nope`") ||
+		!strings.Contains(body, "`everything.echo`") {
 		t.Errorf("refusal %q", body)
 	}
 	help := func() string {

@@ -11,6 +11,8 @@ import (
 	"github.com/ada-chat/ada/core"
 )
 
+const toolsSettingName = "tools"
+
 // toolsSetting chooses the MCP servers' tools the room's answers may use,
 // within the operator's MCP_ROOM_TOOLS (Options.RoomTools): `none` (the
 // default), `all` (all that MCP_ROOM_TOOLS allows), or tools and servers
@@ -18,7 +20,7 @@ import (
 // MCP_ROOM_TOOLS is no longer used.
 func toolsSetting() roomSetting {
 	return roomSetting{
-		name: "tools", help: "the tools of the operator's MCP servers I may use here (`none`, `all`, or names: a tool as `server.tool`, or a server)",
+		name: toolsSettingName, help: "the tools of the operator's MCP servers I may use here (`none`, `all`, or names: a tool as `server.tool`, or a server)",
 		values: func(o Options) string {
 			if len(o.RoomTools) == 0 {
 				return "none (this bridge allows no tools in rooms: MCP_ROOM_TOOLS)"
@@ -94,4 +96,34 @@ func (cs *commands) toolsHelp(ctx context.Context, room id.RoomID) string {
 		return ""
 	}
 	return "**Tools** a moderator can turn on with `" + commandPrefix + " set tools <names>`:\n" + strings.Join(lines, "\n")
+}
+
+// unknownTools refuses, at `!ada set tools` only, names that no MCP server
+// offers now: a typo would otherwise be stored and silently match nothing.
+// The answers do not check again, since a server may be down for a while
+// and its tools come back with it.
+func (cs *commands) unknownTools(ctx context.Context, value string) (string, error) {
+	if value == "none" || value == core.AllTools {
+		return "", nil
+	}
+	infos, err := cs.backend.Specialists(ctx)
+	if err != nil {
+		return "", err
+	}
+	var offered []string
+	for _, info := range infos {
+		if slices.Contains(info.Tags, core.TagMCP) && info.Enabled && core.ToolAllowed(cs.opts.RoomTools, info.Name) {
+			offered = append(offered, info.Name)
+		}
+	}
+	for _, n := range strings.Split(value, ",") {
+		if !slices.ContainsFunc(offered, func(tool string) bool { return core.ToolAllowed([]string{n}, tool) }) {
+			known := "none"
+			if len(offered) > 0 {
+				known = codeList(offered)
+			}
+			return fmt.Sprintf("No MCP server offers a tool `%s` now. Tools this room may use: %s.", n, known), nil
+		}
+	}
+	return "", nil
 }
