@@ -62,3 +62,45 @@ func TestMCPToolsOnlyWhereAllowed(t *testing.T) {
 		})
 	}
 }
+
+// TestRegistrySetTagged: an MCP server's tools are replaced as a group,
+// the others kept, while chats read the registry (run with -race); a tool
+// without the group's tag is refused and changes nothing.
+func TestRegistrySetTagged(t *testing.T) {
+	builtIn := &fakeSpecialist{name: "weather", out: "rain"}
+	reg, err := NewRegistry(builtIn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := func() string {
+		var out []string
+		for _, info := range reg.Infos() {
+			out = append(out, info.Name)
+		}
+		return strings.Join(out, ",")
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range 200 {
+			reg.offered([]string{AllTools})
+			reg.lookup("wiki.echo")
+		}
+	}()
+	if err := reg.SetTagged(TagMCP, mcpFake{&fakeSpecialist{name: "wiki.echo"}}, mcpFake{&fakeSpecialist{name: "wiki.find"}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := names(); got != "weather,wiki.echo,wiki.find" {
+		t.Errorf("after adding: %s", got)
+	}
+	if err := reg.SetTagged(TagMCP, mcpFake{&fakeSpecialist{name: "wiki.find"}}); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	if got := names(); got != "weather,wiki.find" {
+		t.Errorf("after replacing: %s", got)
+	}
+	if err := reg.SetTagged(TagMCP, &fakeSpecialist{name: "untagged"}); err == nil || names() != "weather,wiki.find" {
+		t.Errorf("an untagged tool: %v, %s", err, names())
+	}
+}
