@@ -5,6 +5,8 @@ import (
 	"mime"
 	"path"
 
+	"github.com/valyala/fasthttp"
+
 	"github.com/ada-chat/ada/core"
 )
 
@@ -23,7 +25,10 @@ func (s *Server) handleOpenAPI(r *request) error {
 func (s *Server) handleDocs(r *request) error {
 	if len(r.Path()) > len("/docs") {
 		// "/docs/": the page's relative asset URLs need the canonical path.
-		r.Redirect("/docs", 308)
+		// A relative Location: fasthttp's Redirect makes it absolute from
+		// the request, http:// behind a TLS proxy.
+		r.Response.Header.Set("Location", "/docs")
+		r.SetStatusCode(fasthttp.StatusPermanentRedirect)
 		return nil
 	}
 	return s.serveDocsFile(r, "index.html")

@@ -23,6 +23,16 @@ func TestFrontDoor(t *testing.T) {
 	if resp.StatusCode != http.StatusFound || resp.Header.Get("Location") != "/ui/" {
 		t.Errorf("GET /: %d to %q, want 302 to /ui/", resp.StatusCode, resp.Header.Get("Location"))
 	}
+	// /docs/ goes to /docs by a relative Location: behind a TLS proxy an
+	// absolute one made from the request would say http://.
+	resp, err = noFollow.Get(ada.URL + "/docs/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusPermanentRedirect || resp.Header.Get("Location") != "/docs" {
+		t.Errorf("GET /docs/: %d to %q, want 308 to /docs", resp.StatusCode, resp.Header.Get("Location"))
+	}
 	// Followed, it reaches the page.
 	resp, err = http.Get(ada.URL + "/")
 	if err != nil {
