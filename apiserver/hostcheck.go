@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/valyala/fasthttp"
@@ -19,6 +20,9 @@ import (
 // port, so no route can forget it. With API_KEY the key is the wall: a
 // rebinding page cannot know it, and Ada may sit behind any name.
 //
+// It also refuses a page of another site's writes (crossSiteWrite), which
+// carry a loopback Host.
+//
 // A refused request gets 403 {"detail"}, the status the MCP SDK's own
 // rebinding check uses, and a WARN line; it is not counted as a request of
 // any route, since it never reached one.
@@ -28,8 +32,14 @@ func (s *Server) hostGuard(next fasthttp.RequestHandler) fasthttp.RequestHandler
 	}
 	return func(c *fasthttp.RequestCtx) {
 		host := string(c.Request.Header.Host())
-		if s.admitsHost(host) {
+		if s.admitsHost(host) && !s.crossSiteWrite(c) {
 			next(c)
+			return
+		}
+		if s.admitsHost(host) {
+			writeJSON(c, fasthttp.StatusForbidden, map[string]string{"detail": crossSiteDetail})
+			s.log.Warn("request refused: a page of another site without API_KEY", "method", string(c.Method()),
+				"origin", quoteShort(string(c.Request.Header.Peek("Origin"))), "status", fasthttp.StatusForbidden)
 			return
 		}
 		writeJSON(c, fasthttp.StatusForbidden, map[string]string{"detail": foreignHostDetail(host, publicHost(s.cfg.PublicURL))})
@@ -37,6 +47,24 @@ func (s *Server) hostGuard(next fasthttp.RequestHandler) fasthttp.RequestHandler
 		s.log.Warn("request refused: Host is not Ada's", "method", string(c.Method()), "host", quoteShort(host), "status", fasthttp.StatusForbidden)
 	}
 }
+
+// crossSiteWrite reports a request a browser sent for a page of another
+// site (Sec-Fetch-Site, which a page cannot set) that is not a navigation
+// or a preflight, from an origin CORS_ORIGINS does not name. The Host
+// check cannot see it (the page addressed 127.0.0.1 itself), and the
+// JSON Content-Type rule leaves the "simple" multipart and form posts a
+// page may send without asking: the OCR upload, the page's forms. A
+// member link followed from a chat app is a GET navigation and passes.
+func (s *Server) crossSiteWrite(c *fasthttp.RequestCtx) bool {
+	if string(c.Request.Header.Peek("Sec-Fetch-Site")) != "cross-site" || c.IsGet() || c.IsHead() || c.IsOptions() {
+		return false
+	}
+	origin := strings.TrimSuffix(string(c.Request.Header.Peek("Origin")), "/")
+	return origin == "" || !slices.Contains(s.cfg.CORSOrigins, origin)
+}
+
+const crossSiteDetail = "a page of another site cannot send this to Ada without API_KEY: " +
+	"add the page's origin to CORS_ORIGINS, or set API_KEY"
 
 // foreignHostDetail says why a Host is refused and what the operator can do.
 func foreignHostDetail(host, public string) string {
