@@ -152,7 +152,8 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 		write.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	if err := vacuumAfterUpgrade(ctx, write, LatestSchemaVersion()-applied); err != nil {
+	before := LatestSchemaVersion() - applied
+	if err := vacuumAfterUpgrade(ctx, write, before); err != nil {
 		write.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
@@ -170,7 +171,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 	}
 	db := &DB{path: path, write: write, read: read, docs: newDocCache(),
 		prepared: make(map[string]*sql.Stmt, len(preparedSQL)), ckpt: ckpt,
-		schemaBefore: LatestSchemaVersion() - applied}
+		schemaBefore: before}
 	if err := db.Ping(ctx); err != nil {
 		db.Close()
 		return nil, err
