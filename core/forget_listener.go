@@ -66,17 +66,20 @@ func (s *Service) deleteWhere(ctx context.Context, f Filter) (int, error) {
 }
 
 // orphanedBy returns the automatic memories of the conversation left
-// without a source by deleting gone (their other sources deleted before):
-// the store deletes them with those (DECISIONS.md, provenance), and the
-// listener must hear of them too. It reads only when someone listens,
-// before the deletion.
+// without a source by deleting gone: those with a source among gone and
+// none other still stored. The store deletes them with those (DECISIONS.md,
+// provenance; it looks only at memories drawn from what it deletes, as
+// this does), and the listener must hear of them too. It reads only when
+// someone listens, before the deletion.
 func (s *Service) orphanedBy(ctx context.Context, convID string, gone []string) ([]string, error) {
 	if s.forgot == nil || convID == "" || len(gone) == 0 {
 		return nil, nil
 	}
 	var learned []Document
 	err := s.eachDocument(ctx, Filter{Type: DocMemory, ConversationID: convID}, func(d Document) {
-		if len(d.Meta.SourceIDs) > 0 {
+		// A memory drawn from none of gone keeps what it has: its other
+		// sources need no reading.
+		if slices.ContainsFunc(d.Meta.SourceIDs, func(id string) bool { return slices.Contains(gone, id) }) {
 			learned = append(learned, d)
 		}
 	})

@@ -2,6 +2,7 @@ package core_test
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -147,5 +148,61 @@ func TestDeletedTurnLeavesNoWhyOfWhatWasLearnedFromIt(t *testing.T) {
 	}
 	if _, ok, err := b.LoadWhy(ctx, "!r:example.org"); err != nil || ok {
 		t.Errorf("the last answer quoting the memory learned from the deleted turns is kept (%v)", err)
+	}
+}
+
+// readCountingStore counts the documents read one by one.
+type readCountingStore struct {
+	*storage.DB
+	gets int
+}
+
+func (s *readCountingStore) Get(ctx context.Context, id string) (core.Document, error) {
+	s.gets++
+	return s.DB.Get(ctx, id)
+}
+
+// TestDeletingATurnReadsOnlyWhatWasLearnedFromIt: finding the memories a
+// turn's deletion leaves without a source (for the listener) reads the
+// other sources of the memories drawn from that turn only, not of every
+// memory the conversation (a room's, which grows with it) ever learned.
+func TestDeletingATurnReadsOnlyWhatWasLearnedFromIt(t *testing.T) {
+	ctx := context.Background()
+	db, err := storage.Open(ctx, filepath.Join(t.TempDir(), "ada.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	store := &readCountingStore{DB: db}
+	svc := core.New(core.Deps{Store: store, Embedder: embed.Hash{}, Forgotten: db.Bridge()}, core.DefaultOptions())
+	t.Cleanup(svc.Close)
+	conv := core.NewConversationID()
+	var users []core.Document
+	for i := range 10 {
+		var pair []core.Document
+		for j, role := range []string{"user", "assistant"} {
+			n := 2*i + j
+			text := fmt.Sprintf("turn %d of the talk", n)
+			pair = append(pair, core.Document{ID: core.NewDocID(), Text: text, Embedding: embed.HashVector(text), Meta: core.Metadata{
+				Type: core.DocTurn, Source: core.SourceChat, Scope: core.ScopeGlobal, Timestamp: time.Now(), ConversationID: conv, Role: role, TurnIndex: &n}})
+		}
+		if err := db.Put(ctx, pair...); err != nil {
+			t.Fatal(err)
+		}
+		_, err := svc.CreateMemory(ctx, core.MemoryInput{Text: fmt.Sprintf("fact number %d learned in the talk", i), ConversationID: conv,
+			SourceIDs: []string{pair[0].ID, pair[1].ID}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		users = append(users, pair[0])
+	}
+	store.gets = 0
+	if _, err := svc.DeleteTurns(ctx, conv, []string{users[0].ID}, ""); err != nil {
+		t.Fatal(err)
+	}
+	// The turn itself, and the answer the one memory drawn from it was
+	// also drawn from.
+	if store.gets > 2 {
+		t.Errorf("deleting one turn read %d documents one by one, want 2 (the turn, and the other source of the memory drawn from it)", store.gets)
 	}
 }
