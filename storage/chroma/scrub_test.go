@@ -59,6 +59,9 @@ func TestOpenScrubsTheWordsOfOldCorrections(t *testing.T) {
 		if h[1].Reason != core.RetireReason(c.newer.ID) {
 			t.Errorf("%s's retire reason = %q", c.old.Text, h[1].Reason)
 		}
+		if !c.forgotten && h[1].Text != c.old.Text {
+			t.Errorf("%s's retire entry lost its words in the rewrite: %q", c.old.Text, h[1].Text)
+		}
 		for _, e := range h {
 			if blank := e.Text == "" && len(e.Meta.Tags) == 0; blank != c.forgotten {
 				t.Errorf("%s: %s entry %+v; forgotten = %v", c.old.Text, e.Event, e, c.forgotten)
