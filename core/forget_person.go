@@ -129,17 +129,11 @@ func (s *Service) forgetTurns(ctx context.Context, req ForgetRequest, res *Forge
 		}
 		for _, a := range answers {
 			if a.Meta.Role == "assistant" {
-				turns = append(turns, a)
+				byConv[conv] = append(byConv[conv], a)
 			}
 		}
-		sums, err := s.deleteTurnDocs(ctx, conv, turns, req.Reason)
-		if err != nil {
-			return err
-		}
-		res.Turns += len(turns)
-		res.Summaries += sums
 	}
-	return nil
+	return s.deleteTurnsOf(ctx, byConv, req.Reason, res)
 }
 
 // forgetEntityTurns deletes the turns of the entity's conversations (an
@@ -153,8 +147,14 @@ func (s *Service) forgetEntityTurns(ctx context.Context, req ForgetRequest, res 
 	if err != nil {
 		return err
 	}
+	return s.deleteTurnsOf(ctx, byConv, req.Reason, res)
+}
+
+// deleteTurnsOf deletes the turns of each conversation in one change, with
+// what was drawn from them, and counts them in res.
+func (s *Service) deleteTurnsOf(ctx context.Context, byConv map[string][]Document, reason string, res *ForgetResult) error {
 	for conv, turns := range byConv {
-		sums, err := s.deleteTurnDocs(ctx, conv, turns, req.Reason)
+		sums, err := s.deleteTurnDocs(ctx, conv, turns, reason)
 		if err != nil {
 			return err
 		}
