@@ -32,17 +32,18 @@ func (s *Server) hostGuard(next fasthttp.RequestHandler) fasthttp.RequestHandler
 	}
 	return func(c *fasthttp.RequestCtx) {
 		host := string(c.Request.Header.Host())
-		if s.admitsHost(host) && !s.crossSiteWrite(c) {
+		admitted := s.admitsHost(host)
+		if admitted && !s.crossSiteWrite(c) {
 			next(c)
 			return
 		}
-		if s.admitsHost(host) {
+		if admitted {
 			writeJSON(c, fasthttp.StatusForbidden, map[string]string{"detail": crossSiteDetail})
 			s.log.Warn("request refused: a page of another site without API_KEY", "method", string(c.Method()),
 				"origin", quoteShort(string(c.Request.Header.Peek("Origin"))), "status", fasthttp.StatusForbidden)
 			return
 		}
-		writeJSON(c, fasthttp.StatusForbidden, map[string]string{"detail": foreignHostDetail(host, publicHost(s.cfg.PublicURL))})
+		writeJSON(c, fasthttp.StatusForbidden, map[string]string{"detail": foreignHostDetail(host, s.publicHost)})
 		c.SetConnectionClose()
 		s.log.Warn("request refused: Host is not Ada's", "method", string(c.Method()), "host", quoteShort(host), "status", fasthttp.StatusForbidden)
 	}
@@ -118,8 +119,7 @@ func publicHost(publicURL string) string {
 // admitsHost is hostGuard's rule without API_KEY: a loopback name or
 // address, or PUBLIC_URL's host.
 func (s *Server) admitsHost(host string) bool {
-	public := publicHost(s.cfg.PublicURL)
-	return loopbackHost(host) || (public != "" && hostname(host) == public)
+	return loopbackHost(host) || (s.publicHost != "" && hostname(host) == s.publicHost)
 }
 
 // sdkJudgesHost reports whether the MCP SDK's own rebinding check may see

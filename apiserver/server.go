@@ -93,6 +93,9 @@ type Server struct {
 	// started is when the server was built: the "created" of the models
 	// /v1/models lists.
 	started time.Time
+	// publicHost is PUBLIC_URL's host (publicHost), parsed once rather
+	// than on every request hostGuard admits.
+	publicHost string
 }
 
 // New builds the server; Serve starts it.
@@ -110,7 +113,8 @@ func New(svc Service, deps Deps, cfg Config, log *slog.Logger) *Server {
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	s := &Server{core: svc, deps: deps, cfg: cfg, log: log, baseCtx: ctx, stop: cancel,
-		ocrSlots: newSlots(cfg.OCRConcurrency, ocrQueueWait), started: time.Now(), running: newInflight()}
+		ocrSlots: newSlots(cfg.OCRConcurrency, ocrQueueWait), started: time.Now(), running: newInflight(),
+		publicHost: publicHost(cfg.PublicURL)}
 	s.routes = s.routeTable()
 	rt := &router{
 		notFound: s.wrap(unmatchedRoute, notFoundHandler, nil, writeError),

@@ -45,6 +45,11 @@ type Limiter struct {
 	fails   map[string]failures
 	trusted Networks
 	now     func() time.Time
+	// sweepAt is when the earliest window in fails ends, as of the last
+	// sweep: before it a sweep of a full table frees nothing, and key
+	// skips it (under a spray the table stays full, and scanning it on
+	// every request, a right key's included, cost 0.3 ms under mu).
+	sweepAt time.Time
 }
 
 type failures struct {
@@ -86,10 +91,8 @@ func (l *Limiter) key(client string, now time.Time) string {
 	if _, ok := l.fails[client]; ok || len(l.fails) < l.bound {
 		return client
 	}
-	for k, f := range l.fails {
-		if now.Sub(f.since) >= l.window {
-			delete(l.fails, k)
-		}
+	if !now.Before(l.sweepAt) {
+		l.sweep(now)
 	}
 	if len(l.fails) < l.bound {
 		return client
@@ -103,6 +106,20 @@ func (l *Limiter) key(client string, now time.Time) string {
 		}
 	}
 	return overflowClient
+}
+
+// sweep deletes the ended windows and notes when the next one ends; the
+// caller holds mu. Windows counted later end later than that.
+func (l *Limiter) sweep(now time.Time) {
+	l.sweepAt = now.Add(l.window)
+	for k, f := range l.fails {
+		end := f.since.Add(l.window)
+		if !now.Before(end) {
+			delete(l.fails, k)
+		} else if end.Before(l.sweepAt) {
+			l.sweepAt = end
+		}
+	}
 }
 
 // Blocked reports how long client must wait before its next key is

@@ -84,6 +84,12 @@ func TestHoldsUnderASpray(t *testing.T) {
 	if l.Blocked("198.51.100.9") != 0 {
 		t.Error("the window does not end")
 	}
+	// Once the windows ended, the next new address sweeps them out (key
+	// skips the sweep only while none can have ended).
+	l.Fail("192.0.2.200")
+	if len(l.fails) != 1 {
+		t.Errorf("%d addresses tracked after every window ended, want 1", len(l.fails))
+	}
 }
 
 // TestIPv6CountsPerNetwork: one IPv6 host has a whole /64 to pick
