@@ -87,8 +87,8 @@ func (a *answerer) recoverBackground(ctx context.Context, name string) {
 }
 
 // request builds the chat request, in the room's job: the room's context
-// is read there.
-func (a *answerer) request(ctx context.Context, evt *event.Event, s storage.BridgeRoom, prompt string, asker core.Speaker) core.ChatRequest {
+// is read there; members are the room's members as they are now.
+func (a *answerer) request(ctx context.Context, evt *event.Event, s storage.BridgeRoom, prompt string, asker core.Speaker, members core.Roster) core.ChatRequest {
 	// The room is the memory scope (entity:<room id>): the chat retrieves
 	// the room's memories and the global ones, and what is learned here stays
 	// here. The speaker is named, so that the model knows who asks and the
@@ -100,9 +100,9 @@ func (a *answerer) request(ctx context.Context, evt *event.Event, s storage.Brid
 		Speaker:         &asker,
 		UserTimestamp:   time.UnixMilli(evt.Timestamp),
 		Store:           a.window.storageOn(s),
-		ContextMessages: a.window.contextFor(ctx, s, evt.ID),
+		ContextMessages: a.window.contextFor(ctx, s, evt.ID, members),
 		RoomID:          evt.RoomID.String(),
-		Members:         a.mx.roster(ctx, evt.RoomID),
+		Members:         members,
 	}
 }
 

@@ -19,8 +19,12 @@ type lastAnswer struct {
 	questionEvent, replyEvent id.EventID
 	question                  string
 	asker                     string
-	at                        time.Time
-	used                      core.UsedContext
+	// askerID is who asked: forgetting them through another door takes
+	// the last answer (forget_elsewhere.go), however far the room's
+	// window has moved on. Empty in one kept before it was recorded.
+	askerID id.UserID
+	at      time.Time
+	used    core.UsedContext
 }
 
 // dropWhy forgets the last answer kept for `!ada why` when it quotes what
@@ -53,7 +57,7 @@ func (rt *roomRuntime) dropWhy(event id.EventID, docIDs ...string) {
 func (a *answerer) recordAnswer(ctx context.Context, question *event.Event, prompt, asker string, reply id.EventID, res core.ChatResult) {
 	rt := a.rooms.get(question.RoomID)
 	rt.lastAnswer = &lastAnswer{questionEvent: question.ID, replyEvent: reply,
-		question: prompt, asker: asker, at: a.now(), used: res.UsedContext}
+		question: prompt, asker: asker, askerID: question.Sender, at: a.now(), used: res.UsedContext}
 	saveWhy(ctx, a.bridge, a.log, question.RoomID, rt.lastAnswer, len(res.TurnIDs) == 2)
 	if len(res.TurnIDs) != 2 {
 		return // nothing stored (privacy mode)

@@ -45,10 +45,11 @@ func (cs *commands) cmdRemember(ctx context.Context, c *commandEvent) (string, e
 		return "Usage: `!ada remember <text>`, for example `!ada remember the meeting is on Tuesdays`.", nil
 	}
 	said := text
-	name := cs.mx.displayName(ctx, c.evt.RoomID, c.evt.Sender)
+	members := cs.mx.roster(ctx, c.evt.RoomID)
+	name := cs.mx.labelIn(ctx, members, c.evt.RoomID, c.evt.Sender)
 	// A member the text names is its subject, by extraction's rule
 	// (issue 40 item 4): they may forget it, and `!ada forget me` takes it.
-	subject := cs.mx.roster(ctx, c.evt.RoomID).Named(text, c.evt.Sender.String(), cs.mx.cli.UserID.String())
+	subject := members.Named(text, c.evt.Sender.String(), cs.mx.cli.UserID.String())
 	text = name + ": " + text
 	if n := utf8.RuneCountInString(text); n > core.MaxMemoryText {
 		return fmt.Sprintf("That is too long for me to remember: a memory can be at most %d characters, and this one has %d "+

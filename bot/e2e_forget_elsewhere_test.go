@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -55,5 +56,25 @@ func (f *roomsFixture) testForgottenElsewhere(t *testing.T) {
 	f.ask(t, f.bob, room, &event.MessageEventContent{MsgType: event.MsgText, Body: "Ada, what a nice day"})
 	if p := lastPrompt(t, f.llm); strings.Contains(p, "wibblesnortch") {
 		t.Errorf("the forgotten member's messages still reach the model:\n%s", p)
+	}
+}
+
+// testForgottenAskerWhy: a member forgotten through another door takes
+// their question out of `!ada why` even when the room's window has moved
+// on past it (the window, not the last answer, bounds what is in memory).
+func (f *roomsFixture) testForgottenAskerWhy(t *testing.T) {
+	room := f.groupRoom(t, "forgotten asker")
+	f.ask(t, f.alice, room, &event.MessageEventContent{MsgType: event.MsgText, Body: "Ada, is the quokka gate open?"})
+	for i := range 6 { // more than the window's 5 messages
+		f.bob.Say(room, fmt.Sprintf("chatter %d", i))
+	}
+	if why := f.command(t, f.bob, room, "!ada why"); !strings.Contains(why, "quokka") {
+		t.Fatalf("!ada why should tell alice's question before the forget:\n%s", why)
+	}
+	if _, err := f.bot.svc.Forget(context.Background(), core.ForgetRequest{Entity: f.alice.Client.UserID.String()}); err != nil {
+		t.Fatal(err)
+	}
+	if why := f.command(t, f.bob, room, "!ada why"); strings.Contains(why, "quokka") {
+		t.Errorf("!ada why still quotes the forgotten member's question:\n%s", why)
 	}
 }

@@ -5,9 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"maunium.net/go/mautrix"
 	"maunium.net/go/mautrix/event"
-	"maunium.net/go/mautrix/id"
 
 	"github.com/ada-chat/ada/bot/bottest"
 	"github.com/ada-chat/ada/core/llm/llmtest"
@@ -23,9 +21,8 @@ func TestStreamCutByAStop(t *testing.T) {
 	})
 	bob := bottest.NewMember(t, hs, "bob", false)
 	first := startBot(t, settings)
-	room := alice.CreateRoom(&mautrix.ReqCreateRoom{Name: "stream stop", Invite: []id.UserID{acct.UserID, bob.Client.UserID}})
-	bob.Join(room)
-	alice.Wait("intro", bottest.MessageFrom(room, acct.UserID, event.MsgNotice))
+	f := &roomsFixture{hs: hs, llm: llm, bot: first, botID: acct.UserID, alice: alice, bob: bob}
+	room := f.groupRoom(t, "stream stop")
 
 	llm.Script(llmtest.Reply{Tokens: []string{"The first half. ", "and then"}, Hang: true})
 	asked := alice.Say(room, "Ada, tell me something long")

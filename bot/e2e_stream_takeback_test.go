@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"maunium.net/go/mautrix"
 	"maunium.net/go/mautrix/event"
 	"maunium.net/go/mautrix/id"
 
@@ -29,12 +28,7 @@ func TestBridgeStreamTakeBack(t *testing.T) {
 	}))
 	alice := bottest.NewMember(t, hs, "alice", false)
 	bob := bottest.NewMember(t, hs, "bob", false)
-	newRoom := func(name string) id.RoomID {
-		room := alice.CreateRoom(&mautrix.ReqCreateRoom{Name: name, Invite: []id.UserID{bob.Client.UserID, acct.UserID}})
-		bob.Join(room)
-		alice.Wait("intro", bottest.MessageFrom(room, acct.UserID, event.MsgNotice))
-		return room
-	}
+	f := &roomsFixture{hs: hs, llm: llm, bot: bot, botID: acct.UserID, alice: alice, bob: bob}
 	// takenBack waits until every event of the answer to asked that alice
 	// saw is redacted: the reply, its edits, other messages and reactions.
 	takenBack := func(t *testing.T, asked id.EventID, reply *event.Event, others ...*event.Event) {
@@ -53,7 +47,7 @@ func TestBridgeStreamTakeBack(t *testing.T) {
 	}
 
 	t.Run("QuestionRedactedMidStream", func(t *testing.T) {
-		room := newRoom("redacted mid-stream")
+		room := f.groupRoom(t, "redacted mid-stream")
 		hold := make(chan struct{})
 		defer close(hold)
 		tokens := []string{"Your door code is 5151. ", "It opens ", "the front door", " and the shed."}
@@ -83,8 +77,7 @@ func TestBridgeStreamTakeBack(t *testing.T) {
 		all := alice.Find(func(*event.Event) bool { return true })
 		after := bottest.IndexOf(all, func(e *event.Event) bool { return e.ID == redaction.EventID })
 		for _, e := range all[after+1:] {
-			if e.Sender == acct.UserID && (editsOf(reply.ID)(e) || bottest.AnyReactionTo(asked)(e) ||
-				bottest.ReplyTo(acct.UserID, asked, event.MsgText)(e) || bottest.ReplyTo(acct.UserID, asked, event.MsgNotice)(e)) {
+			if answeredOrReacted(asked, acct.UserID)(e) || e.Sender == acct.UserID && editsOf(reply.ID)(e) {
 				t.Errorf("Ada posted after the question was redacted: %s", bottest.Describe(e))
 			}
 		}
@@ -94,7 +87,7 @@ func TestBridgeStreamTakeBack(t *testing.T) {
 	})
 
 	t.Run("ForgetMeTakesTheWholeAnswer", func(t *testing.T) {
-		room := newRoom("forget me, streamed")
+		room := f.groupRoom(t, "forget me, streamed")
 		long := strings.Repeat("The locker is by the gym door, second row from the left. ", 240) // > one part
 		llm.Script(llmtest.Reply{Tokens: []string{"Your locker code is 4417. ", "I will keep it ", "in mind.\n\n", long},
 			ChunkDelay: 150 * time.Millisecond})

@@ -29,6 +29,7 @@ func TestBridgeTakingBack(t *testing.T) {
 	t.Run("RememberAboutAnother", f.testRememberAboutAnother)
 	t.Run("ListingNamesTold", f.testListingNamesTold)
 	t.Run("ForgottenElsewhere", f.testForgottenElsewhere)
+	t.Run("ForgottenAskerWhy", f.testForgottenAskerWhy)
 }
 
 // testTakenName is issue 36 items 3 and 4 in a room of three members:

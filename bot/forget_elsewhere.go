@@ -24,9 +24,13 @@ func (b *Bot) DocumentsForgotten(ctx context.Context, ids []string) error {
 }
 
 // PersonForgotten drops the member's messages from every room's context
-// window in memory, and the last answers to their questions.
+// window in memory, and the last answers to their questions: by the
+// recorded asker, or for one kept without it, by the window.
 func (b *Bot) PersonForgotten(ctx context.Context, userID string) error {
 	b.inEachRoom(ctx, "forgotten member", func(_ id.RoomID, rt *roomRuntime) {
+		if la := rt.lastAnswer; la != nil && la.askerID == id.UserID(userID) {
+			rt.lastAnswer = nil
+		}
 		for _, m := range rt.ring {
 			if m.Sender == userID {
 				rt.dropWhy(id.EventID(m.EventID))

@@ -71,7 +71,7 @@ func (cs *commands) toolsHelp(ctx context.Context, room id.RoomID) string {
 	if len(cs.opts.RoomTools) == 0 {
 		return ""
 	}
-	infos, err := cs.backend.Specialists(ctx)
+	infos, err := cs.roomTools(ctx)
 	if err != nil {
 		logFrom(ctx, cs.log).Warn("could not list the tools for !ada help", "error", err)
 		return ""
@@ -82,9 +82,6 @@ func (cs *commands) toolsHelp(ctx context.Context, room id.RoomID) string {
 	}
 	var lines []string
 	for _, info := range infos {
-		if !slices.Contains(info.Tags, core.TagMCP) || !info.Enabled || !core.ToolAllowed(cs.opts.RoomTools, info.Name) {
-			continue
-		}
 		server, _, _ := strings.Cut(info.Name, ".")
 		state := "off here"
 		if core.ToolAllowed(on, info.Name) {
@@ -106,15 +103,13 @@ func (cs *commands) unknownTools(ctx context.Context, value string) (string, err
 	if value == "none" || value == core.AllTools {
 		return "", nil
 	}
-	infos, err := cs.backend.Specialists(ctx)
+	infos, err := cs.roomTools(ctx)
 	if err != nil {
 		return "", err
 	}
 	var offered []string
 	for _, info := range infos {
-		if slices.Contains(info.Tags, core.TagMCP) && info.Enabled && core.ToolAllowed(cs.opts.RoomTools, info.Name) {
-			offered = append(offered, info.Name)
-		}
+		offered = append(offered, info.Name)
 	}
 	for _, n := range strings.Split(value, ",") {
 		if !slices.ContainsFunc(offered, func(tool string) bool { return core.ToolAllowed([]string{n}, tool) }) {
@@ -126,4 +121,20 @@ func (cs *commands) unknownTools(ctx context.Context, value string) (string, err
 		}
 	}
 	return "", nil
+}
+
+// roomTools are the MCP servers' tools offered now that MCP_ROOM_TOOLS
+// lets rooms choose.
+func (cs *commands) roomTools(ctx context.Context) ([]core.SpecialistInfo, error) {
+	infos, err := cs.backend.Specialists(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []core.SpecialistInfo
+	for _, info := range infos {
+		if slices.Contains(info.Tags, core.TagMCP) && info.Enabled && core.ToolAllowed(cs.opts.RoomTools, info.Name) {
+			out = append(out, info)
+		}
+	}
+	return out, nil
 }

@@ -20,6 +20,7 @@ import (
 type storedWhy struct {
 	Question string           `json:"question"`
 	Asker    string           `json:"asker"`
+	AskerID  string           `json:"asker_id,omitempty"`
 	Used     core.UsedContext `json:"used"`
 }
 
@@ -30,7 +31,7 @@ func saveWhy(ctx context.Context, b *storage.Bridge, log *slog.Logger, room id.R
 	var err error
 	if !stored {
 		err = b.DropWhy(ctx, room.String(), "")
-	} else if body, jerr := json.Marshal(storedWhy{Question: la.question, Asker: la.asker, Used: la.used}); jerr != nil {
+	} else if body, jerr := json.Marshal(storedWhy{Question: la.question, Asker: la.asker, AskerID: la.askerID.String(), Used: la.used}); jerr != nil {
 		err = jerr
 	} else {
 		err = b.SaveWhy(ctx, room.String(), storage.BridgeWhy{QuestionEvent: la.questionEvent.String(), ReplyEvent: la.replyEvent.String(),
@@ -63,7 +64,7 @@ func loadWhy(ctx context.Context, b *storage.Bridge, log *slog.Logger, room id.R
 		return nil
 	}
 	return &lastAnswer{questionEvent: id.EventID(w.QuestionEvent), replyEvent: id.EventID(w.ReplyEvent),
-		question: s.Question, asker: s.Asker, at: w.At.In(time.UTC), used: s.Used}
+		question: s.Question, asker: s.Asker, askerID: id.UserID(s.AskerID), at: w.At.In(time.UTC), used: s.Used}
 }
 
 // dropWhy forgets the room's last answer, in memory and kept, when it

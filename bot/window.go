@@ -79,8 +79,8 @@ func (w *window) loadRing(ctx context.Context, rt *roomRuntime, s storage.Bridge
 
 // contextFor returns the window as context for an answer to `asking`: the
 // room's recent messages before it, with sender names, none older than the
-// retention limit.
-func (w *window) contextFor(ctx context.Context, s storage.BridgeRoom, asking id.EventID) []core.ContextMessage {
+// retention limit, named as the room of these members reads the names.
+func (w *window) contextFor(ctx context.Context, s storage.BridgeRoom, asking id.EventID, members core.Roster) []core.ContextMessage {
 	rt := w.rooms.get(id.RoomID(s.RoomID))
 	w.loadRing(ctx, rt, s)
 	var cutoff time.Time
@@ -88,7 +88,6 @@ func (w *window) contextFor(ctx context.Context, s storage.BridgeRoom, asking id
 		cutoff = w.now().AddDate(0, 0, -w.retentionDays)
 	}
 	out := make([]core.ContextMessage, 0, len(rt.ring))
-	members := w.mx.roster(ctx, id.RoomID(s.RoomID)) // read once for every line
 	for _, m := range rt.ring {
 		if m.EventID == asking.String() || m.Time.Before(cutoff) {
 			continue
