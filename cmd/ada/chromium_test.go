@@ -53,3 +53,15 @@ func headlessChromium(t *testing.T, width, height int, extra ...chromedp.ExecAll
 	})
 	return browser
 }
+
+// keyLogin opens the memory page at url in the browser and submits the
+// operator's key in its login form; the caller waits for what follows
+// (the page, or the error a login over plain http gets).
+func keyLogin(url, key string) chromedp.Tasks {
+	return chromedp.Tasks{
+		chromedp.Navigate(url),
+		chromedp.WaitVisible("#key", chromedp.ByID),
+		chromedp.SendKeys("#key", key, chromedp.ByID),
+		chromedp.Submit("#key", chromedp.ByID),
+	}
+}

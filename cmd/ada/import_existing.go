@@ -26,9 +26,9 @@ const intoExistingFlag = "into-existing"
 // --into-existing: then what the export lacks or holds otherwise is
 // removed first, and the store ends with exactly the export's state.
 type importPlan struct {
-	// state is the export's, read before anything is written; nil when
-	// it could not be, for the reason unread.
-	state  *exportState
+	// state reads the export's state, only for a store that is not
+	// empty; nil when it cannot be read, for the reason unread.
+	state  func() (*exportState, error)
 	unread error
 	into   bool
 }
@@ -93,9 +93,15 @@ func (p importPlan) compare(ctx context.Context, cfg *config.Config, backend str
 		return nil, nil, "", err
 	}
 	held = fmt.Sprintf("%d documents and %d history entries", nDocs, nHist)
+	st := newExportState() // without the export's: empty, everything counts
+	if p.state != nil {
+		if st, err = p.state(); err != nil {
+			return nil, nil, "", err
+		}
+	}
 	err = tgt.EachDocument(ctx, false, func(d core.Document) error {
 		sum, err := documentPrint(d)
-		if want, ok := p.docs()[d.ID]; !ok || want != sum {
+		if want, ok := st.docs[d.ID]; !ok || want != sum {
 			docs = append(docs, d.ID)
 		}
 		return err
@@ -105,20 +111,12 @@ func (p importPlan) compare(ctx context.Context, cfg *config.Config, backend str
 	}
 	err = tgt.EachHistory(ctx, func(h core.HistoryEntry) error {
 		sum, err := historyPrint(h)
-		if p.state == nil || !p.state.history[sum] {
+		if !st.history[sum] {
 			history = append(history, h)
 		}
 		return err
 	})
 	return docs, history, held, err
-}
-
-// docs is the export's document fingerprints, none without its state.
-func (p importPlan) docs() map[string][32]byte {
-	if p.state == nil {
-		return nil
-	}
-	return p.state.docs
 }
 
 // checkReadCounts refuses an import that read fewer records than its

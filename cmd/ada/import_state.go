@@ -58,8 +58,11 @@ func historyPrint(h core.HistoryEntry) ([sha256.Size]byte, error) {
 // the import. A file with fewer documents or history entries than its
 // header counts was cut short: it is refused, and nothing is imported. A
 // line that is not a valid record ends the scan without an error: the
-// import reports it where it meets it (state is then nil).
-func scanExportFile(f io.ReadSeeker) (*exportState, error) {
+// import reports it where it meets it (state is then nil). The
+// fingerprints are taken only with prints: they are needed only for a
+// store that is not empty, and they take memory (some 240 MiB for a
+// million documents and a million history entries).
+func scanExportFile(f io.ReadSeeker, prints bool) (*exportState, error) {
 	rd, err := jsonl.NewReader(f)
 	if err != nil {
 		return nil, fmt.Errorf("import: %w", err)
@@ -77,10 +80,14 @@ func scanExportFile(f io.ReadSeeker) (*exportState, error) {
 		switch {
 		case rec.Document != nil:
 			docs++
-			err = st.addDocument(*rec.Document)
+			if prints {
+				err = st.addDocument(*rec.Document)
+			}
 		case rec.History != nil:
 			hist++
-			err = st.addHistory(*rec.History)
+			if prints {
+				err = st.addHistory(*rec.History)
+			}
 		}
 		if err != nil {
 			return nil, fmt.Errorf("import: %w", err)
@@ -140,14 +147,37 @@ func planImport(in io.Reader, into bool) (importPlan, error) {
 		plan.unread = errors.New("it is read from standard input: name the export FILE, so that it can be read before anything is written")
 		return plan, nil
 	}
-	st, err := scanExportFile(f)
+	st, err := scanExportFile(f, false)
 	if err != nil {
 		return plan, err
 	}
-	if plan.state = st; st == nil {
+	if st == nil {
 		plan.unread = errors.New("the export has a line that is not a valid record (run the import into an empty store to have it named)")
+		return plan, nil
 	}
+	plan.state = func() (*exportState, error) { return fingerprintExport(f) }
 	return plan, nil
+}
+
+// fingerprintExport reads the file f again, for its fingerprints, and
+// leaves it where the import's reader had it.
+func fingerprintExport(f *os.File) (*exportState, error) {
+	pos, err := f.Seek(0, io.SeekCurrent)
+	if err == nil {
+		_, err = f.Seek(0, io.SeekStart)
+	}
+	if err != nil {
+		return nil, err
+	}
+	st, err := scanExportFile(f, true)
+	if err == nil && st == nil {
+		err = errors.New("the export changed while it was read")
+	}
+	if err != nil {
+		return nil, err
+	}
+	_, err = f.Seek(pos, io.SeekStart)
+	return st, err
 }
 
 // errCutShort is an import that read fewer records than the header counts.

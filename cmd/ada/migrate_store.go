@@ -92,7 +92,7 @@ func runMigrateStore(ctx context.Context, cfg *config.Config, log *slog.Logger, 
 		pw.CloseWithError(err)
 		exported <- err
 	}()
-	err = importInto(ctx, cfg, log, *to, pr, importPlan{state: state, into: *into}, stdout, stderr)
+	err = importInto(ctx, cfg, log, *to, pr, importPlan{state: func() (*exportState, error) { return state, nil }, into: *into}, stdout, stderr)
 	pr.CloseWithError(errors.New("import ended"))
 	if xerr := <-exported; err == nil && xerr != nil {
 		err = fmt.Errorf("migrate-store: reading the %s store: %w", from, xerr)

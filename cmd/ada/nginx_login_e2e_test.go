@@ -4,16 +4,12 @@ import (
 	"context"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
-	"maunium.net/go/mautrix"
-	"maunium.net/go/mautrix/event"
-	"maunium.net/go/mautrix/id"
 
 	"github.com/ada-chat/ada/bot/bottest"
 	"github.com/ada-chat/ada/core/llm/llmtest"
@@ -55,10 +51,7 @@ func TestNginxMemoryPageLogin(t *testing.T) {
 	defer cancel()
 	var operator string
 	err := chromedp.Run(ctx,
-		chromedp.Navigate(public+"/ui/"),
-		chromedp.WaitVisible("#key", chromedp.ByID),
-		chromedp.SendKeys("#key", key, chromedp.ByID),
-		chromedp.Submit("#key", chromedp.ByID),
+		keyLogin(public+"/ui/", key),
 		chromedp.WaitVisible("#q", chromedp.ByID),
 		chromedp.Text("main", &operator, chromedp.ByQuery),
 	)
@@ -70,30 +63,11 @@ func TestNginxMemoryPageLogin(t *testing.T) {
 	}
 
 	// The member: a link by direct message, opened through the proxy.
-	alice := bottest.NewMember(t, hs, "alice", true) // the direct chat is encrypted
-	bob := bottest.NewMember(t, hs, "bob", false)
-	room := alice.CreateRoom(&mautrix.ReqCreateRoom{Name: "proxied", Invite: []id.UserID{acct.UserID, bob.Client.UserID}})
-	bob.Join(room) // a shared room: the link goes by direct message
-	alice.Wait("Ada joins", bottest.MembershipOf(room, acct.UserID, event.MembershipJoin))
-	command := func(text string) string {
-		t.Helper()
-		asked := alice.Say(room, text)
-		return alice.Wait("the reply to "+text, bottest.ReplyTo(acct.UserID, asked, event.MsgNotice)).Content.AsMessage().Body
-	}
-	if got := command("!ada remember the cellar door sticks in winter"); !strings.Contains(got, "Remembered") {
+	r := newPageRoom(t, hs, acct.UserID, public, "proxied") // a shared room: the link goes by direct message
+	if got := r.command("!ada remember the cellar door sticks in winter"); !strings.Contains(got, "Remembered") {
 		t.Fatalf("the room's memory: %q", got)
 	}
-	command("!ada web")
-	invite := alice.Wait("Ada's invitation to a direct chat", func(e *event.Event) bool {
-		return e.Type == event.StateMember && e.GetStateKey() == alice.Client.UserID.String() && e.Sender == acct.UserID &&
-			e.Content.AsMember().Membership == event.MembershipInvite
-	})
-	alice.Join(invite.RoomID)
-	dm := alice.Wait("the link in the direct chat", bottest.MessageFrom(invite.RoomID, acct.UserID, event.MsgNotice))
-	link := regexp.MustCompile(regexp.QuoteMeta(public+"/ui/login/") + `[A-Za-z0-9_-]+`).FindString(dm.Content.AsMessage().Body)
-	if link == "" {
-		t.Fatalf("no %s/ui/login/<token> link in the direct message: %q", public, dm.Content.AsMessage().Body)
-	}
+	link := r.link()
 	var member string
 	err = chromedp.Run(ctx,
 		network.ClearBrowserCookies(), // a browser of her own

@@ -46,10 +46,7 @@ func TestNginxTLSLogin(t *testing.T) {
 	defer cancel()
 	var overHTTPS, overHTTP string
 	err := chromedp.Run(ctx,
-		chromedp.Navigate(public+"/ui/"),
-		chromedp.WaitVisible("#key", chromedp.ByID),
-		chromedp.SendKeys("#key", key, chromedp.ByID),
-		chromedp.Submit("#key", chromedp.ByID),
+		keyLogin(public+"/ui/", key),
 		chromedp.WaitVisible("#q", chromedp.ByID),
 		chromedp.Text("main", &overHTTPS, chromedp.ByQuery),
 	)
@@ -57,10 +54,7 @@ func TestNginxTLSLogin(t *testing.T) {
 		t.Fatalf("the operator's login over https: %v\nada logs:\n%s", err, ada.logs.String())
 	}
 	err = chromedp.Run(ctx,
-		chromedp.Navigate("http://ada.test:"+plainPort+"/ui/login"),
-		chromedp.WaitVisible("#key", chromedp.ByID),
-		chromedp.SendKeys("#key", key, chromedp.ByID),
-		chromedp.Submit("#key", chromedp.ByID),
+		keyLogin("http://ada.test:"+plainPort+"/ui/login", key),
 		chromedp.WaitVisible(".error", chromedp.ByQuery),
 		chromedp.Text("main", &overHTTP, chromedp.ByQuery),
 	)

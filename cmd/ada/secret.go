@@ -55,19 +55,14 @@ func makeSecret(dir, path string) ([]byte, error) {
 	}
 	defer os.Remove(f.Name()) // after the rename, a no-op
 	// CreateTemp makes the file 0600 already; said here for the reader.
-	if err := f.Chmod(0o600); err != nil {
-		f.Close()
-		return nil, err
+	err = f.Chmod(0o600)
+	if err == nil {
+		_, err = f.Write(data)
 	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return nil, err
+	if err == nil {
+		err = f.Sync()
 	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return nil, err
-	}
-	if err := f.Close(); err != nil {
+	if err = errors.Join(err, f.Close()); err != nil {
 		return nil, err
 	}
 	return data, os.Rename(f.Name(), path)

@@ -67,10 +67,7 @@ func TestMemoryPageInBrowser(t *testing.T) {
 	var list, found, after string
 	err := chromedp.Run(ctx,
 		page.Enable(),
-		chromedp.Navigate(p.URL+"/ui/"),
-		chromedp.WaitVisible("#key", chromedp.ByID),
-		chromedp.SendKeys("#key", key, chromedp.ByID),
-		chromedp.Submit("#key", chromedp.ByID),
+		keyLogin(p.URL+"/ui/", key),
 		chromedp.WaitVisible("#q", chromedp.ByID),
 		chromedp.Text("main", &list, chromedp.ByQuery),
 		chromedp.SendKeys("#q", "spare bicycle garage", chromedp.ByID),

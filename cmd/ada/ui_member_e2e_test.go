@@ -250,6 +250,25 @@ func (r *pageRoom) command(text string) string {
 func (r *pageRoom) login() *http.Client {
 	t := r.t
 	t.Helper()
+	link := r.link()
+	jar, _ := cookiejar.New(nil)
+	b := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := b.Post(link, "application/x-www-form-urlencoded", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if st, body := pageOf(t, b, r.public+"/ui/memories"); st != http.StatusOK || !strings.Contains(body, "Signed in as "+r.alice.Client.UserID.String()) {
+		t.Fatalf("the member's page after the link: %d\n%.1000s", st, body)
+	}
+	return b
+}
+
+// link asks for a link with `!ada web` and returns the new one Ada sends
+// alice by direct message (accepting the direct chat the first time).
+func (r *pageRoom) link() string {
+	t := r.t
+	t.Helper()
 	r.command("!ada web")
 	if r.dm == "" {
 		invite := r.alice.Wait("Ada's invitation to a direct chat", func(e *event.Event) bool {
@@ -268,17 +287,7 @@ func (r *pageRoom) login() *http.Client {
 		t.Fatalf("no link in the direct message: %q", msg.Content.AsMessage().Body)
 	}
 	r.seen[link] = true
-	jar, _ := cookiejar.New(nil)
-	b := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	resp, err := b.Post(link, "application/x-www-form-urlencoded", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if st, body := pageOf(t, b, r.public+"/ui/memories"); st != http.StatusOK || !strings.Contains(body, "Signed in as "+r.alice.Client.UserID.String()) {
-		t.Fatalf("the member's page after the link: %d\n%.1000s", st, body)
-	}
-	return b
+	return link
 }
 
 // pageOf GETs url with the browser b (its cookies, no redirects followed).

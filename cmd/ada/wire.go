@@ -45,8 +45,8 @@ type app struct {
 const personaPoll = 5 * time.Second
 
 // newSpecialists builds the registry from the settings: web_search only
-// when WEBSEARCH_URL is set, media only with a music provider user; extra
-// are the MCP servers' tools.
+// when WEBSEARCH_URL is set, media only with a music provider user (the MCP
+// servers' tools join it later, mcpToolsInto).
 func newSpecialists(cfg *config.Config, hc *http.Client) (*core.Registry, *media.Client, *ocr.Extractor, error) {
 	ws, err := websearch.New(websearch.Options{URL: cfg.WebSearchURL, HTTPClient: hc})
 	if err != nil {
@@ -57,8 +57,7 @@ func newSpecialists(cfg *config.Config, hc *http.Client) (*core.Registry, *media
 		return nil, nil, nil, fmt.Errorf("MUSICPROVIDER_URL: %w", err)
 	}
 	extractor := ocr.New(ocr.Options{Binary: cfg.TesseractPath, Languages: cfg.TesseractLang, MaxBytes: cfg.OCRMaxBytes})
-	builtIn := []core.Specialist{ws, media.NewSpecialist(music), ocr.NewSpecialist(extractor, ocr.SpecialistOptions{})}
-	reg, err := core.NewRegistry(builtIn...)
+	reg, err := core.NewRegistry(ws, media.NewSpecialist(music), ocr.NewSpecialist(extractor, ocr.SpecialistOptions{}))
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -144,7 +143,7 @@ func openApp(ctx context.Context, cfg *config.Config, log *slog.Logger, adjust f
 	if err != nil {
 		return fail(err)
 	}
-	tools := mcptools.Start(ctx, servers, mcptools.Options{Timeout: cfg.MCPToolTimeout, Version: version, Logger: log, HTTPClient: hc,
+	tools := mcptools.Start(ctx, servers, mcptools.Options{Timeout: cfg.MCPToolTimeout, Version: buildVersion(), Logger: log, HTTPClient: hc,
 		Tools: mcpToolsInto(reg, log)})
 	forgotten := &forgetFanout{bridge: db.Bridge()}
 	deps := core.Deps{Store: store, Embedder: emb, LLM: llm, Logger: log, Specialists: reg, Forgotten: forgotten}

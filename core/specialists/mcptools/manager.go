@@ -177,7 +177,6 @@ type conn struct {
 	closed   bool
 	err      string
 	current  []core.Specialist // the last tools listed
-	tools    int
 	restarts int
 }
 
@@ -377,7 +376,7 @@ func (c *conn) setTools(sess *mcp.ClientSession, tools []*mcp.Tool) {
 	if c.closed || c.sess != sess {
 		return
 	}
-	c.current, c.tools = sps, len(sps)
+	c.current = sps
 	if c.opts.Tools != nil {
 		c.opts.Tools(c.spec.Name, sps)
 	}
@@ -412,7 +411,7 @@ func (c *conn) session() *mcp.ClientSession {
 func (c *conn) status() Status {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	st := Status{Name: c.spec.Name, Transport: "http", Up: c.sess != nil, Tools: c.tools, Restarts: c.restarts, Error: c.err}
+	st := Status{Name: c.spec.Name, Transport: "http", Up: c.sess != nil, Tools: len(c.current), Restarts: c.restarts, Error: c.err}
 	if c.spec.Stdio() {
 		st.Transport = "stdio"
 	}
