@@ -20,9 +20,13 @@ import (
 // takeBack is the state of one answer in the making: whether its question
 // was taken back, and how to stop its model.
 type takeBack struct {
+	asker  id.UserID // who asked: their edit or forget me takes it back too
 	mu     sync.Mutex
 	taken  bool
 	cancel context.CancelFunc // the model's context, while it runs
+	// ended is closed when the model started by generating has returned,
+	// and with it the streamed posts, each linked to the question.
+	ended chan struct{}
 }
 
 // take marks the answer taken back and stops its model if it runs.
@@ -45,7 +49,29 @@ func (t *takeBack) generating(ctx context.Context) (gen context.Context, stop fu
 		cancel()
 	}
 	t.cancel = cancel
-	return gen, cancel
+	ended := make(chan struct{})
+	t.ended = ended
+	var once sync.Once
+	return gen, func() {
+		cancel()
+		once.Do(func() { close(ended) })
+	}
+}
+
+// quiet waits until nothing more of the answer is being posted by its
+// model's run (the stream included), or ctx ends: then every event of it
+// is linked to the question, and taking them back takes them all.
+func (t *takeBack) quiet(ctx context.Context) {
+	t.mu.Lock()
+	ended := t.ended
+	t.mu.Unlock()
+	if ended == nil {
+		return // the model never ran; it will not, once taken
+	}
+	select {
+	case <-ended:
+	case <-ctx.Done():
+	}
 }
 
 // takenBack reports whether the question was taken back.
@@ -65,7 +91,7 @@ type answersInFlight struct {
 
 // start registers the answer to evt; call the returned func when it ends.
 func (f *answersInFlight) start(evt *event.Event) (*takeBack, func()) {
-	key, t := redactionKey{evt.RoomID, evt.ID}, &takeBack{}
+	key, t := redactionKey{evt.RoomID, evt.ID}, &takeBack{asker: evt.Sender}
 	f.mu.Lock()
 	if f.m == nil {
 		f.m = make(map[redactionKey]*takeBack)
@@ -92,6 +118,41 @@ func (f *answersInFlight) takeBack(room id.RoomID, question id.EventID) bool {
 	}
 	t.take()
 	return true
+}
+
+// takeBackAsked stops the answer to the room's event when who asked it:
+// their edit of the question replaces it, so its old answer goes as for a
+// redaction (messages_edit.go). It runs in the sync loop, as the edit
+// comes, and returns the answer stopped, or nil.
+func (f *answersInFlight) takeBackAsked(room id.RoomID, question id.EventID, who id.UserID) *takeBack {
+	f.mu.Lock()
+	t := f.m[redactionKey{room, question}]
+	f.mu.Unlock()
+	if t == nil || t.asker != who {
+		return nil
+	}
+	t.take()
+	return t
+}
+
+// takeBackFrom stops every answer to who's questions in the room (their
+// `!ada forget me`) and waits until each is quiet, or ctx ends.
+func (f *answersInFlight) takeBackFrom(ctx context.Context, room id.RoomID, who id.UserID) int {
+	var taken []*takeBack
+	f.mu.Lock()
+	for key, t := range f.m {
+		if key.room == room && t.asker == who {
+			taken = append(taken, t)
+		}
+	}
+	f.mu.Unlock()
+	for _, t := range taken {
+		t.take()
+	}
+	for _, t := range taken {
+		t.quiet(ctx)
+	}
+	return len(taken)
 }
 
 // reactOn reacts on the question of p and links the reaction to it, so that

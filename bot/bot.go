@@ -140,7 +140,7 @@ func (b *Bot) build() {
 			linkPosted(ctx, b.bridge, log, q, kind, []id.EventID{posted}, now())
 		}}, observe: b.deps.Observer, now: now, log: log}
 	cmds := &commands{mx: mx, backend: backend, bridge: b.bridge, window: win, rooms: b.rooms, opts: opts,
-		health: answers.health, waiting: answers.waiting, settings: settings, quota: quota, now: now, log: log,
+		health: answers.health, waiting: answers.waiting, inFlight: &answers.inFlight, settings: settings, quota: quota, now: now, log: log,
 		web: &webLinks{mx: mx, bridge: b.bridge, publicURL: opts.PublicURL, pageServed: opts.WebPage, now: now, log: log}}
 	cmds.table = cmds.commandTable()
 	b.forget = &forgetting{mx: mx, backend: backend, bridge: b.bridge, window: win, rooms: b.rooms, retention: b.deps.Retention,

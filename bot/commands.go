@@ -37,7 +37,10 @@ type commands struct {
 	// and how many of a room's questions wait for the model (!ada status).
 	health  *chatHealth
 	waiting func(id.RoomID) int
-	table   map[string]*command
+	// inFlight are the answers being made: `!ada forget me` stops those
+	// to the member's questions.
+	inFlight *answersInFlight
+	table    map[string]*command
 	// settings are the rooms' own settings (commands_settings.go), quota
 	// their quotas (!ada status).
 	settings *roomSettings

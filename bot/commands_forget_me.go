@@ -46,6 +46,9 @@ func (cs *commands) forgetPerson(ctx context.Context, c *commandEvent, arg strin
 		}
 	}
 	room := c.evt.RoomID
+	// Answers to their questions still being made stop first, so that
+	// nothing of them is posted after their replies are taken back.
+	cs.inFlight.takeBackFrom(ctx, room, who)
 	messages, err := cs.bridge.DeleteMessagesFrom(ctx, room.String(), who.String())
 	if err != nil {
 		return "", err

@@ -163,9 +163,18 @@ func (b *Bot) onEdit(ctx context.Context, evt *event.Event, content *event.Messa
 	backlog := b.isBacklog(evt)
 	original := content.RelatesTo.GetReplaceID()
 	ctx = b.withTrace(withLogger(ctx, eventLogger(b.log, evt).With("edits", original.String())), evt)
+	// An answer still being made to the old text stops now, as for a
+	// redaction; the edit's job takes back what it posted.
+	stopped := b.answers.inFlight.takeBackAsked(evt.RoomID, original, evt.Sender)
+	if stopped != nil {
+		logFrom(ctx, b.log).Info("a question being answered was edited; its old answer stops")
+	}
 	b.queue.Enqueue(evt.RoomID, roomqueue.Job{
 		Name: "edit", Ctx: ctx,
 		Run: func(ctx context.Context) error {
+			if stopped != nil {
+				stopped.quiet(ctx) // all of the old answer is linked, to be taken back
+			}
 			traceFrom(ctx).started = time.Now()
 			return b.messages.handleEdit(ctx, evt, backlog)
 		},
