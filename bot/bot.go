@@ -48,6 +48,8 @@ type Bot struct {
 	startedAt time.Time
 	// joins are Ada's latest joins of rooms (joins.go; isBacklog).
 	joins roomJoins
+	// names are the rooms' names for the memory page (web_rooms.go).
+	names roomNameCache
 
 	ready     chan struct{}
 	readyOnce sync.Once

@@ -23,6 +23,10 @@ func (b *Bot) registerHandlers() {
 	syncer.OnEventType(event.StateMember, b.guard("member", b.onMember))
 	syncer.OnEventType(event.EventMessage, b.guard("message", b.onMessage))
 	syncer.OnEventType(event.EventRedaction, b.guard("redaction", b.onRedaction))
+	// What names a room for the memory page (web_rooms.go).
+	for _, t := range []event.Type{event.StateRoomName, event.StateCanonicalAlias, event.StateMember} {
+		syncer.OnEventType(t, b.guard("room name", b.forgetName))
+	}
 	// m.room.encrypted is handled by the crypto helper: decrypted messages
 	// come back through onMessage, failures through onUndecryptable.
 }

@@ -15,6 +15,10 @@ type ConversationTurn struct {
 	Content   string `json:"content"`
 	Timestamp string `json:"timestamp"`
 	TurnIndex int    `json:"turn_index"`
+	// Speaker is the display name of the room member who wrote a user
+	// turn, as it was then; UserID their Matrix user id.
+	Speaker string `json:"speaker,omitempty"`
+	UserID  string `json:"user_id,omitempty"`
 }
 
 // RecentConversations lists conversations, newest first.
@@ -43,7 +47,8 @@ func (s *Service) ConversationTurns(ctx context.Context, id string) ([]Conversat
 		if d.Meta.TurnIndex != nil {
 			idx = *d.Meta.TurnIndex
 		}
-		out[i] = ConversationTurn{Role: d.Meta.Role, Content: d.Text, Timestamp: isoTime(d.Meta.Timestamp), TurnIndex: idx}
+		out[i] = ConversationTurn{Role: d.Meta.Role, Content: d.Text, Timestamp: isoTime(d.Meta.Timestamp), TurnIndex: idx,
+			Speaker: d.Meta.Speaker, UserID: d.Meta.UserID}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].TurnIndex < out[j].TurnIndex })
 	return out, nil

@@ -29,7 +29,7 @@ func CheckFrontEndUser(field, id string) error {
 		return nil
 	}
 	return Errorf(KindInvalid, "%s: %q starts with %q, as Matrix user, room and alias ids do; users named by a front-end live apart from Matrix rooms and members, so their ids must not start with @, !, # or +",
-		field, preview(id), id[:1])
+		field, FirstWords(id), id[:1])
 }
 
 // ConversationKey derives conversation ids from what a front-end sends,

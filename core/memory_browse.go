@@ -210,7 +210,7 @@ func (s *Service) RoomConversations(ctx context.Context, rooms []string) ([]Conv
 		for _, d := range docs {
 			c, ok := byID[d.Meta.ConversationID]
 			if !ok {
-				c = &Conversation{ID: d.Meta.ConversationID, Timestamp: d.Meta.Timestamp}
+				c = &Conversation{ID: d.Meta.ConversationID, Timestamp: d.Meta.Timestamp, RoomID: room}
 				byID[c.ID] = c
 				out = append(out, c)
 			}
@@ -224,7 +224,7 @@ func (s *Service) RoomConversations(ctx context.Context, rooms []string) ([]Conv
 	list := make([]Conversation, len(out))
 	for i, c := range out {
 		list[i] = *c
-		list[i].Preview = preview(c.Preview)
+		list[i].Preview = FirstWords(c.Preview)
 	}
 	return list, nil
 }
@@ -263,8 +263,8 @@ func (s *Service) ExportMember(ctx context.Context, userID string) (MemberExport
 	return out, nil
 }
 
-// preview is the start of a text, for a list.
-func preview(text string) string {
+// FirstWords is the start of a text, for a list or a title.
+func FirstWords(text string) string {
 	const n = 120
 	r := []rune(text)
 	if len(r) <= n {

@@ -84,6 +84,9 @@ type Conversation struct {
 	Preview   string    `json:"preview"`
 	Timestamp time.Time `json:"timestamp"`
 	TurnCount int       `json:"turn_count"`
+	// RoomID is the Matrix room of a room's conversation, where it is
+	// known (RoomConversations); the memory page titles it by the room.
+	RoomID string `json:"room_id,omitempty"`
 }
 
 // MarshalJSON writes the timestamp as every time in Ada's answers is

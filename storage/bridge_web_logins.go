@@ -28,6 +28,7 @@ const (
 	deleteOldWebLoginsSQL   = `DELETE FROM bridge_web_logins WHERE expires_at <= ?`
 	deleteUserWebLoginsSQL  = `DELETE FROM bridge_web_logins WHERE user_id = ?`
 	deleteWebLoginByHashSQL = `DELETE FROM bridge_web_logins WHERE token_hash = ?`
+	webLoginOpenSQL         = `SELECT 1 FROM bridge_web_logins WHERE token_hash = ? AND expires_at > ?`
 )
 
 // webSessionsKey is the bridge_state key of a member's page sessions'
@@ -89,6 +90,17 @@ func (b *Bridge) RedeemWebLogin(ctx context.Context, token string, now time.Time
 		return "", "", err
 	}
 	return user, epoch, tx.Commit()
+}
+
+// WebLoginOpen reports whether a token can still be redeemed (issued,
+// unspent, unexpired), without spending it.
+func (b *Bridge) WebLoginOpen(ctx context.Context, token string, now time.Time) (bool, error) {
+	var one int
+	err := b.w.QueryRowContext(ctx, webLoginOpenSQL, webTokenHash(token), now.UnixMilli()).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	return err == nil, err
 }
 
 // WebSessionEpoch is the current epoch of the member's page sessions; a

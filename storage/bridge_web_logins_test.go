@@ -77,11 +77,28 @@ func TestWebLoginSingleUseAndExpiry(t *testing.T) {
 		}
 	}
 
+	open := func(tok string, at time.Time) bool {
+		t.Helper()
+		ok, err := b.WebLoginOpen(ctx, tok, at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
 	tok, _ := issue("@m:example.org", now)
+	if !open(tok, now.Add(time.Minute)) || !open(tok, now.Add(time.Minute)) {
+		t.Fatal("an outstanding token is not open, or looking spent it")
+	}
+	if open(tok, now.Add(webTTL)) {
+		t.Error("a token is open at its expiry")
+	}
 	if u, _, err := b.RedeemWebLogin(ctx, tok, now.Add(time.Minute)); err != nil || u != "@m:example.org" {
 		t.Fatalf("redeem: %q %v", u, err)
 	}
 	notFound(tok, now.Add(time.Minute), "a spent token")
+	if open(tok, now.Add(time.Minute)) || open("not-a-token", now) {
+		t.Error("a spent or unknown token is open")
+	}
 	notFound("not-a-token", now, "an unknown token")
 
 	at := now.Add(2 * time.Minute)

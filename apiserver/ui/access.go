@@ -108,8 +108,18 @@ func (p *page) memberLinkForm(w http.ResponseWriter, r *http.Request) {
 		p.fail(w, r, viewer{}, http.StatusNotFound, "There is no such page.")
 		return
 	}
+	if open, err := p.opt.Members.LinkOpen(r.Context(), token); err != nil {
+		p.opt.Log.Warn("memory page: could not check a member link; showing its button", "err", err)
+	} else if !open {
+		p.fail(w, r, viewer{}, http.StatusGone, linkSpent)
+		return
+	}
 	p.render(w, http.StatusOK, "memberlogin", view{Title: "Open your memory page", LinkToken: token})
 }
+
+// linkSpent is what a link that cannot be used any more says, on GET and
+// on POST.
+const linkSpent = "This link was used already, has expired, or was never issued. Send `!ada web` in the room for a new one."
 
 // linkTokenBytes is the randomness of a token the bridge issues
 // (storage/bridge_web_logins.go), which sends it base64url, unpadded.
@@ -150,7 +160,7 @@ func (p *page) memberLogin(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		p.keys.Fail(client)
-		p.fail(w, r, viewer{}, http.StatusGone, "This link was used already, has expired, or was never issued. Send `!ada web` in the room for a new one.")
+		p.fail(w, r, viewer{}, http.StatusGone, linkSpent)
 		return
 	}
 	p.start(w, r, user, epoch)

@@ -34,6 +34,8 @@ type Options struct {
 	// Origins links a room memory to the message it came from; nil links
 	// to the room only.
 	Origins Origins
+	// AIName names Ada's turns in conversations (AI_NAME); empty means "Ada".
+	AIName string
 	// Keys counts failed logins per client address, shared with the API's
 	// key check (cmd/ada builds one for both); nil builds one of the page's
 	// own that trusts no proxy.
@@ -65,6 +67,9 @@ func Handler(svc Service, opt Options) http.Handler {
 	}
 	if opt.Log == nil {
 		opt.Log = slog.New(slog.DiscardHandler)
+	}
+	if opt.AIName == "" {
+		opt.AIName = "Ada"
 	}
 	if opt.Keys == nil {
 		opt.Keys, _ = keylimit.New(keylimit.Options{}) // no proxies to parse: no error

@@ -167,13 +167,33 @@ func linkToken(name string) string {
 	return base64.RawURLEncoding.EncodeToString(h[:])
 }
 
-// members is a small Members: tokens to spend, who is in which room, and
-// each member's sessions epoch (none yet: "").
+// members is a small Members: tokens to spend, who is in which room, the
+// rooms' names, and each member's sessions epoch (none yet: "").
 type members struct {
 	mu     sync.Mutex
 	tokens map[string]string
 	rooms  map[string][]string
+	names  map[string]string
 	epochs map[string]string
+}
+
+func (m *members) LinkOpen(_ context.Context, token string) (bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	_, ok := m.tokens[token]
+	return ok, nil
+}
+
+func (m *members) RoomNames(_ context.Context, rooms []string) map[string]string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := map[string]string{}
+	for _, r := range rooms {
+		if n, ok := m.names[r]; ok {
+			out[r] = n
+		}
+	}
+	return out
 }
 
 func (m *members) Redeem(_ context.Context, token string) (string, string, error) {

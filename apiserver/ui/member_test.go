@@ -135,7 +135,7 @@ func TestMemberLinksWithoutBridge(t *testing.T) {
 // would become the form's target (here the API's memories), is a plain 404
 // page that does not repeat it.
 func TestMemberLinkOfOtherShape(t *testing.T) {
-	s := newSite(t, ui.Options{APIKey: testKey, Members: &members{tokens: map[string]string{}}})
+	s := newSite(t, ui.Options{APIKey: testKey, Members: &members{tokens: map[string]string{linkToken("x"): alice}}})
 	b := s.browser()
 	for _, crafted := range []string{"..%2F..%2Fv1%2Fmemory", "tok", linkToken("x") + "A", linkToken("x")[:42], strings.Repeat("!", 43), linkToken("x")[:42] + "="} {
 		p := b.get("/ui/login/" + crafted)

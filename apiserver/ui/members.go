@@ -14,6 +14,14 @@ type Members interface {
 	SessionEpoch(ctx context.Context, userID string) (string, error)
 	// JoinedRooms returns the rooms Ada is in that userID is joined to now.
 	JoinedRooms(ctx context.Context, userID string) ([]string, error)
+	// LinkOpen reports whether a one-time login token can still be
+	// redeemed, without spending it: a spent link's page says so instead of
+	// showing a button that cannot work.
+	LinkOpen(ctx context.Context, token string) (bool, error)
+	// RoomNames names rooms as their members know them (the room's name,
+	// else its address, else its members); a room it cannot name is left
+	// out, and the page shows its id.
+	RoomNames(ctx context.Context, rooms []string) map[string]string
 }
 
 // Origins finds the room message a document was stored because of (the

@@ -32,6 +32,13 @@ func (p *page) conversations(w http.ResponseWriter, r *http.Request, v viewer) {
 	}
 	out := p.view(v, "Conversations")
 	out.Conversations = list
+	var rooms []string
+	for _, c := range list {
+		if c.RoomID != "" && !slices.Contains(rooms, c.RoomID) {
+			rooms = append(rooms, c.RoomID)
+		}
+	}
+	out.Rooms = p.roomNames(r.Context(), rooms)
 	p.render(w, http.StatusOK, "conversations", out)
 }
 
@@ -39,15 +46,13 @@ func (p *page) conversations(w http.ResponseWriter, r *http.Request, v viewer) {
 // of a room they are in now, and 404 for any other.
 func (p *page) conversation(w http.ResponseWriter, r *http.Request, v viewer) {
 	id := r.PathValue("id")
-	if v.member() {
-		room, err := p.svc.ConversationRoom(r.Context(), id)
-		if err == nil && (room == "" || !slices.Contains(v.vis.Rooms, room)) {
-			err = core.Errorf(core.KindNotFound, "conversation %s not found", id)
-		}
-		if err != nil {
-			p.failErr(w, r, v, err)
-			return
-		}
+	room, err := p.svc.ConversationRoom(r.Context(), id)
+	if err == nil && v.member() && (room == "" || !slices.Contains(v.vis.Rooms, room)) {
+		err = core.Errorf(core.KindNotFound, "conversation %s not found", id)
+	}
+	if err != nil {
+		p.failErr(w, r, v, err)
+		return
 	}
 	turns, err := p.svc.ConversationTurns(r.Context(), id)
 	if err != nil {
@@ -55,8 +60,22 @@ func (p *page) conversation(w http.ResponseWriter, r *http.Request, v viewer) {
 		return
 	}
 	out := p.view(v, "Conversation")
-	out.ConversationID, out.Turns = id, turns
+	out.ConversationID, out.Turns, out.ConversationRoom = id, turns, room
+	out.ConversationTitle = core.FirstWords(firstAsked(turns))
+	if room != "" {
+		out.Rooms = p.roomNames(r.Context(), []string{room})
+	}
 	p.render(w, http.StatusOK, "conversation", out)
+}
+
+// firstAsked is the conversation's first question, its title.
+func firstAsked(turns []core.ConversationTurn) string {
+	for _, t := range turns {
+		if t.Role == "user" {
+			return t.Content
+		}
+	}
+	return ""
 }
 
 // forgotten lists what was forgotten, when and why, without the text.

@@ -43,16 +43,24 @@ type view struct {
 	Turns          []core.ConversationTurn
 	// LinkToken is the member link's token, for the form that redeems it.
 	LinkToken string
+	// ConversationRoom is the room of the conversation shown ("" for one
+	// over the API), ConversationTitle its first words.
+	ConversationRoom, ConversationTitle string
+	// Rooms are the names of the rooms on the page, by id (readable.go).
+	Rooms map[string]string
+	// Now is when the page is made; AIName names Ada's turns.
+	Now    time.Time
+	AIName string
 }
 
 // view starts a page's data for the viewer.
 func (p *page) view(v viewer, title string) view {
-	return view{Title: title, CSRF: v.s.csrf, Member: v.s.user, LogOut: v.s.csrf != "" && (v.s.user != "" || p.opt.APIKey != "")}
+	return view{Title: title, CSRF: v.s.csrf, Member: v.s.user, LogOut: v.s.csrf != "" && (v.s.user != "" || p.opt.APIKey != ""),
+		Now: p.opt.Now(), AIName: p.opt.AIName}
 }
 
 var funcs = template.FuncMap{
 	"code": codeSpans,
-	"when": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
 	"date": dateOf,
 	"join": func(s []string) string { return strings.Join(s, ", ") },
 	"list": func(s ...string) []string { return s },

@@ -152,7 +152,7 @@ func serveAPI(ctx context.Context, a *app, log *slog.Logger, env runEnv, bridge 
 	srv := apiserver.New(a.metrics.chatter("api", a.core), a.metrics.apiDeps(apiserver.Deps{Music: a.music, OCR: a.ocr, Matrix: bridgeHealth(bridge), MCPServers: mcpHealth(a.mcp),
 		MCP:  mcp.Handler(a.core, mcp.Options{Version: buildVersion(), Log: log.With("component", "mcp")}),
 		Keys: keys,
-		UI: ui.Handler(a.core, ui.Options{APIKey: cfg.APIKey, PublicURL: cfg.PublicURL, Log: log.With("component", "ui"), Members: uiMembers(bridge), Origins: a.db.Bridge(),
+		UI: ui.Handler(a.core, ui.Options{APIKey: cfg.APIKey, PublicURL: cfg.PublicURL, AIName: cfg.AIName, Log: log.With("component", "ui"), Members: uiMembers(bridge), Origins: a.db.Bridge(),
 			Keys: keys})}), apiserver.Config{
 		RequestTimeout: cfg.RequestTimeout, KeepAlive: cfg.SSEKeepAlive, MaxBodyBytes: cfg.MaxBodyBytes, UploadMaxBytes: cfg.OCRMaxBytes,
 		OCRConcurrency: cfg.OCRConcurrency,

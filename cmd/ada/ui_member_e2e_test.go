@@ -115,6 +115,11 @@ func TestMemoryPageMemberPath(t *testing.T) {
 	if !strings.Contains(list, "the cellar door sticks in winter") {
 		t.Errorf("the member's page lacks her room's memory:\n%s", list)
 	}
+	// Issue 40 item 14: the room goes by its name, as the bridge knows it,
+	// never by its id.
+	if !strings.Contains(list, "alice's room") || strings.Contains(list, ours.String()) {
+		t.Errorf("the member's list does not name her room by its name:\n%s", list)
+	}
 	if strings.Contains(list, "lighthouse") || strings.Contains(other, "lighthouse") {
 		t.Errorf("the member sees the memory of a room she is not in:\nlist:\n%s\nby id:\n%s", list, other)
 	}
@@ -125,6 +130,10 @@ func TestMemoryPageMemberPath(t *testing.T) {
 	}
 	if st, body := postWith(t, link); st != http.StatusGone || strings.Contains(body, "cellar door") {
 		t.Errorf("the link used a second time: %d, want 410 and no memories", st)
+	}
+	// Opened again, the spent link says so, with no button that cannot work.
+	if st, body := getWith(t, link, ""); st != http.StatusGone || strings.Contains(body, "<form") || !strings.Contains(body, "used already") {
+		t.Errorf("the spent link opened again: %d\n%.1500s", st, body)
 	}
 	if strings.Contains(p.logs.String(), strings.TrimPrefix(link, public+"/ui/login/")) {
 		t.Error("the link's token is in the program's log")
