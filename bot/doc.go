@@ -44,7 +44,8 @@
 //     room event to what it caused (turns, memories, Ada's replies).
 //   - webLinks (web.go): `!ada web`, a one-time link to the memory page
 //     sent by direct message (a chat Ada makes and reuses); Bot.Redeem and
-//     Bot.JoinedRooms (web_members.go) answer the page about members.
+//     Bot.JoinedRooms (web_members.go) answer the page about members,
+//     Bot.LinkOpen and Bot.RoomNames (web_rooms.go) about links and rooms.
 //   - matrix (matrix.go): sending, encrypted where the room is (reactions
 //     and edits too); the room state sends depend on. It decides nothing.
 //

@@ -12,8 +12,8 @@
 //
 // Two ways in: the operator types API_KEY (POST /ui/login), a room member
 // opens a one-time link from `!ada web` (GET /ui/login/{token} shows a
-// button; its POST redeems the token through Members, so that a URL
-// preview does not spend it). A member's session is scoped at each request to what
+// button, or says the link is spent; its POST redeems the token through
+// Members, so that a URL preview does not spend it). A member's session is scoped at each request to what
 // came from or is about them and to the rooms they are joined to now.
 // Sessions live in memory (a random id in an HttpOnly, SameSite=Strict
 // cookie); a restart logs everyone out.
