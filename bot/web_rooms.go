@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"maunium.net/go/mautrix"
 	"maunium.net/go/mautrix/event"
@@ -22,6 +23,11 @@ func (b *Bot) LinkOpen(ctx context.Context, token string) (bool, error) {
 	return b.bridge.WebLoginOpen(ctx, token, b.now())
 }
 
+// roomNamesTime bounds the questions one page's room names ask of the
+// homeserver: a slow or absent homeserver leaves rooms by their ids, and
+// the page is not held up.
+const roomNamesTime = 2 * time.Second
+
 // RoomNames names rooms as their members see them: the room's name, else
 // its address, else its members (as clients name a room without a name).
 // Names are asked of the homeserver once per room and kept until the
@@ -33,10 +39,15 @@ func (b *Bot) RoomNames(ctx context.Context, rooms []string) map[string]string {
 	default:
 		return nil
 	}
+	ctx, cancel := context.WithTimeout(ctx, roomNamesTime)
+	defer cancel()
 	out := make(map[string]string, len(rooms))
 	for _, room := range rooms {
 		name, ok := b.names.get(room)
 		if !ok {
+			if ctx.Err() != nil {
+				continue // out of time: the rest go by their ids this time
+			}
 			var err error
 			if name, err = b.mx.roomName(ctx, id.RoomID(room)); err != nil {
 				b.log.Warn("could not name a room for the memory page", "room", room, "error", err)
