@@ -26,12 +26,12 @@ import (
 func TestBridgeElementCrypto(t *testing.T) {
 	hs := bottest.StartHomeserver(t)
 	llm := llmtest.New(t)
+	el := bottest.StartElement(t, hs, "elena") // first: without node it skips before Ada starts
 	acct := bottest.RegisterAccount(t, hs, "ada")
 	startBot(t, botSettings(hs, llm, acct, t.TempDir(), func(s *botSetup) {
 		s.Stream = StreamOptions{On: true, Interval: 50 * time.Millisecond, MaxEdits: 50}
 	}))
 	ada := acct.UserID
-	el := bottest.StartElement(t, hs, "elena")
 	alice := bottest.NewMember(t, hs, "alice", true)
 
 	// Element joins first, so that it can read all Ada sends, the intro too.
