@@ -125,7 +125,9 @@ func StartElement(t testing.TB, hs *Homeserver, localpart string) *Element {
 			t.Logf("element client %s stderr (tail):\n%s", localpart, e.stderr.tail(40))
 		}
 	})
-	if !e.waitFor("ready", 60*time.Second, func() bool { _, ok := e.answers[readyAnswer]; return ok }) {
+	// Starting takes a few seconds (the crypto's WebAssembly, a first sync,
+	// the device's keys): on a loaded machine, more.
+	if ready, ok := e.waitAnswer("ready", readyAnswer, 60*time.Second); !ok || ready.err != "" {
 		t.FailNow()
 	}
 	return e
@@ -173,14 +175,18 @@ func (e *Element) read(r io.Reader) {
 			var ev ElementEvent
 			if err := json.Unmarshal(line, &ev); err != nil {
 				e.t.Errorf("element client: bad event %s: %v", line, err)
+			} else {
+				e.events = append(e.events, ev)
 			}
-			e.events = append(e.events, ev)
 		case head.Cmd != nil:
 			e.answers[*head.Cmd] = elementAnswer{raw: append(json.RawMessage(nil), line...), err: head.Error}
 		case head.Kind == "ready":
 			e.answers[readyAnswer] = elementAnswer{}
-		default:
+		default: // an error of no command: the client could not start
 			e.t.Errorf("element client: %s", line)
+			if _, started := e.answers[readyAnswer]; !started {
+				e.answers[readyAnswer] = elementAnswer{err: head.Error}
+			}
 		}
 		close(e.changed)
 		e.changed = make(chan struct{})
@@ -217,6 +223,16 @@ func (e *Element) waitFor(what string, timeout time.Duration, cond func() bool) 
 	}
 }
 
+// waitAnswer waits for the answer to command n.
+func (e *Element) waitAnswer(what string, n int, timeout time.Duration) (a elementAnswer, ok bool) {
+	ok = e.waitFor(what, timeout, func() bool {
+		var found bool
+		a, found = e.answers[n]
+		return found
+	})
+	return a, ok
+}
+
 // do runs a command and decodes its answer into out (if not nil).
 func (e *Element) do(op string, args map[string]any, out any) {
 	e.t.Helper()
@@ -232,8 +248,8 @@ func (e *Element) do(op string, args map[string]any, out any) {
 	if _, err := e.stdin.Write(append(line, '\n')); err != nil {
 		e.t.Fatalf("element client %s: %v", op, err)
 	}
-	var a elementAnswer
-	if !e.waitFor(op, Timeout, func() bool { var ok bool; a, ok = e.answers[n]; return ok }) {
+	a, ok := e.waitAnswer(op, n, Timeout)
+	if !ok {
 		e.t.FailNow()
 	}
 	if a.err != "" {
