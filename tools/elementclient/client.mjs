@@ -21,8 +21,8 @@
 // It exits when stdin closes.
 import { createInterface } from "node:readline";
 
-// matrix-js-sdk 43 wants Node 22; Debian 12's Node 20 lacks only this ES2024
-// function (as the SDK uses it: a promise with its resolve and reject).
+// matrix-js-sdk 43 wants Node 22; on Node 20 only this ES2024 function is
+// missing (as the SDK uses it: a promise with its resolve and reject).
 Promise.withResolvers ??= function withResolvers() {
   let resolve, reject;
   const promise = new this((res, rej) => { resolve = res; reject = rej; });
