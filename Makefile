@@ -75,7 +75,7 @@ deps: apt-deps dendrite node-deps chroma
 # pinned: the OpenAI client, the MCP TypeScript SDK, the MCP conformance
 # suite and the reference "everything" MCP server that Ada calls tools on),
 # installed with npm ci when their lock file changes.
-NODE_CLIENTS := tools/openaiclient tools/mcpclient tools/mcpconformance tools/mcpeverything
+NODE_CLIENTS := tools/openaiclient tools/mcpclient tools/mcpconformance tools/mcpeverything tools/elementclient
 node-deps: $(addsuffix /node_modules/.package-lock.json,$(NODE_CLIENTS))
 tools/%/node_modules/.package-lock.json: tools/%/package-lock.json tools/%/package.json
 	cd tools/$* && npm ci --no-audit --no-fund

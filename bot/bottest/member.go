@@ -58,6 +58,15 @@ func NewMember(t testing.TB, hs *Homeserver, localpart string, e2ee bool) *Membe
 		if err := helper.Init(context.Background()); err != nil {
 			t.Fatalf("crypto init for %s: %v", localpart, err)
 		}
+		// mautrix fills its cache of the account's cross-signing keys on
+		// first use, unguarded, from the sync loop (decrypting) and from
+		// Send (encrypting): a race the race detector caught when a
+		// member's first send met its first decryption. Filled here, before
+		// the sync starts, it is only read (a member has no cross-signing
+		// keys, so nothing resets it).
+		if _, err := helper.Machine().GetOwnCrossSigningPublicKeys(context.Background()); err != nil {
+			t.Fatalf("cross-signing keys of %s: %v", localpart, err)
+		}
 		m.Client.Crypto, m.Crypto = helper, helper
 	}
 	for _, typ := range []event.Type{event.EventMessage, event.EventReaction, event.EventRedaction, event.StateMember, event.EphemeralEventTyping} {
