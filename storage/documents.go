@@ -421,62 +421,6 @@ func listSource(f core.Filter) string {
 	return "documents"
 }
 
-// filterSQL renders f as a WHERE clause over the documents table.
-func filterSQL(f core.Filter) (string, []any) {
-	var conds []string
-	var args []any
-	if f.Type != "" {
-		conds, args = append(conds, "type = ?"), append(args, string(f.Type))
-	}
-	if len(f.Scopes) > 0 {
-		conds = append(conds, "scope IN ("+placeholders(len(f.Scopes))+")")
-		for _, s := range f.Scopes {
-			args = append(args, s)
-		}
-	}
-	if f.ConversationID != "" {
-		conds, args = append(conds, "conversation_id = ?"), append(args, f.ConversationID)
-	}
-	if f.RoomID != "" {
-		conds, args = append(conds, "room_id = ?"), append(args, f.RoomID)
-	}
-	if f.AnyRoom {
-		conds = append(conds, "room_id IS NOT NULL")
-	}
-	if f.Tag != "" {
-		conds = append(conds, "EXISTS (SELECT 1 FROM json_each(documents.metadata, '$.tags') WHERE value = ?)")
-		args = append(args, f.Tag)
-	}
-	if !f.OlderThan.IsZero() {
-		conds, args = append(conds, "ts < ?"), append(args, f.OlderThan.UnixNano())
-	}
-	if !f.Expired.IsZero() {
-		conds = append(conds, "json_extract(metadata, '$.expires_at') IS NOT NULL AND unixepoch(json_extract(metadata, '$.expires_at'), 'subsec') <= ?")
-		args = append(args, float64(f.Expired.UnixNano())/1e9)
-	}
-	if f.Before != nil {
-		ts := f.Before.Time.UnixNano()
-		conds, args = append(conds, "(ts < ? OR (ts = ? AND id < ?))"), append(args, ts, ts, f.Before.ID)
-	}
-	if f.AfterTurn != nil {
-		conds, args = append(conds, "json_extract(metadata, '$.turn_index') > ?"), append(args, *f.AfterTurn)
-	}
-	if f.UpToTurn != nil {
-		conds, args = append(conds, "json_extract(metadata, '$.turn_index') <= ?"), append(args, *f.UpToTurn)
-	}
-	if len(f.TurnIndexes) > 0 {
-		conds = append(conds, "json_extract(metadata, '$.turn_index') IN ("+placeholders(len(f.TurnIndexes))+")")
-		for _, i := range f.TurnIndexes {
-			args = append(args, i)
-		}
-	}
-	conds, args = browseSQL(f, conds, args)
-	if len(conds) == 0 {
-		return "", nil
-	}
-	return " WHERE " + strings.Join(conds, " AND "), args
-}
-
 func placeholders(n int) string {
 	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
 }

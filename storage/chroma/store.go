@@ -267,7 +267,8 @@ func (s *Store) find(ctx context.Context, f core.Filter, include []string) ([]co
 	if err != nil {
 		return nil, err
 	}
-	return slices.DeleteFunc(docs, func(d core.Document) bool { return !matches(f, d) }), nil
+	conds := f.Conds()
+	return slices.DeleteFunc(docs, func(d core.Document) bool { return !core.AdmitsAll(conds, &d) }), nil
 }
 
 // List returns up to limit documents matching f, newest first, without
@@ -293,8 +294,9 @@ func (s *Store) List(ctx context.Context, f core.Filter, limit int) ([]core.Docu
 		// negative limit wants every match: one read.
 		docs, err = s.find(ctx, f, nil)
 	} else {
+		conds := f.Conds()
 		err = s.readBack(ctx, whereOf(f), anchor, func(got []core.Document) bool {
-			docs = slices.DeleteFunc(got, func(d core.Document) bool { return !matches(f, d) })
+			docs = slices.DeleteFunc(got, func(d core.Document) bool { return !core.AdmitsAll(conds, &d) })
 			return len(docs) >= limit
 		})
 	}
