@@ -45,6 +45,7 @@ var conformanceCases = []struct {
 	{"CountWithThePagesFilters", testCount},
 	{"ForgottenNewestFirst", testForgotten},
 	{"CorrectionChainForgotten", testCorrectionChainForgotten},
+	{"FilterMeaning", testFilterMeaning},
 }
 
 // base is a fixed time, so that orders are known.
