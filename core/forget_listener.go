@@ -87,30 +87,29 @@ func (s *Service) orphanedBy(ctx context.Context, convID string, gone []string) 
 		return nil, err
 	}
 	left := map[string]bool{} // whether a source not in gone is still stored
+	var getErr error
+	stored := func(id string) bool {
+		if getErr != nil || slices.Contains(gone, id) {
+			return false
+		}
+		if st, seen := left[id]; seen {
+			return st
+		}
+		_, err := s.store.Get(ctx, id)
+		if err != nil && KindOf(err) != KindNotFound {
+			getErr = err
+		}
+		left[id] = err == nil
+		return err == nil
+	}
 	var out []string
 	for _, d := range learned {
-		orphan := true
-		for _, id := range d.Meta.SourceIDs {
-			if slices.Contains(gone, id) {
-				continue
-			}
-			stored, seen := left[id]
-			if !seen {
-				_, err := s.store.Get(ctx, id)
-				if err != nil && KindOf(err) != KindNotFound {
-					return nil, err
-				}
-				stored = err == nil
-				left[id] = stored
-			}
-			if stored {
-				orphan = false
-				break
-			}
-		}
-		if orphan {
+		if Orphaned(d.Meta, stored) {
 			out = append(out, d.ID)
 		}
+	}
+	if getErr != nil {
+		return nil, getErr
 	}
 	return out, nil
 }

@@ -46,6 +46,7 @@ var conformanceCases = []struct {
 	{"ForgottenNewestFirst", testForgotten},
 	{"CorrectionChainForgotten", testCorrectionChainForgotten},
 	{"FilterMeaning", testFilterMeaning},
+	{"LastSource", testLastSource},
 }
 
 // base is a fixed time, so that orders are known.
