@@ -67,7 +67,7 @@ func (s *Service) deleteWhere(ctx context.Context, f Filter) (int, error) {
 
 // orphanedBy returns the automatic memories of the conversation left
 // without a source by deleting gone: those with a source among gone and
-// none other still stored. The store deletes them with those (DECISIONS.md,
+// none other still stored (Orphaned). The store deletes them with those (DECISIONS.md,
 // provenance; it looks only at memories drawn from what it deletes, as
 // this does), and the listener must hear of them too. It reads only when
 // someone listens, before the deletion.
