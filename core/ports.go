@@ -29,8 +29,8 @@ type Filter struct {
 	// The memory page's narrowing (BrowseMemories). List, Count and the
 	// keyword and exact searches apply them in the store; the approximate
 	// vector search may not (Cond.Narrowing), so BrowseMemories checks
-	// every result again (Admits): a store that ignores them shows too
-	// much there, never to the page.
+	// every result again (Admits): a search that leaves them out returns
+	// more, and the page still shows only what they admit.
 	Source        string
 	MinImportance int
 	Since, Until  time.Time // Since <= timestamp < Until; zero: unbounded
