@@ -83,7 +83,7 @@ type Cond struct {
 
 // Conds is f as conditions, all of which a document must satisfy.
 func (f Filter) Conds() []Cond {
-	var cs []Cond
+	cs := make([]Cond, 0, 4)
 	add := func(field Field, op Op, v any) { cs = append(cs, Cond{Field: field, Op: op, Value: v}) }
 	if f.Type != "" {
 		add(FieldType, OpEq, string(f.Type))
@@ -183,100 +183,103 @@ func AdmitsAll(cs []Cond, d *Document) bool {
 	return true
 }
 
-// Holds reports whether d satisfies c.
+// Holds reports whether d satisfies c. It reads d's fields unboxed: it
+// runs for every candidate of a search.
 func (c *Cond) Holds(d *Document) bool {
 	switch c.Op {
 	case OpAny:
-		return slices.ContainsFunc(c.Sub, func(s Cond) bool { return s.Holds(d) })
+		for i := range c.Sub {
+			if c.Sub[i].Holds(d) {
+				return true
+			}
+		}
+		return false
 	case OpAll:
 		return AdmitsAll(c.Sub, d)
 	}
-	v, ok := fieldValue(d, c.Field)
+	switch c.Field {
+	case FieldTags: // the only list
+		return (c.Op == OpSet && len(d.Meta.Tags) > 0) || (c.Op == OpHas && slices.Contains(d.Meta.Tags, c.Value.(string)))
+	case FieldTime, FieldExpires, FieldTurn, FieldImportance:
+		n, ok := intField(d, c.Field)
+		return ok && holds(c.Op, n, c.Value)
+	}
+	v, ok := stringField(d, c.Field)
 	if !ok {
 		return false
 	}
-	switch c.Op {
+	if c.Op == OpPrefix {
+		return strings.HasPrefix(v, c.Value.(string))
+	}
+	return holds(c.Op, v, c.Value)
+}
+
+// holds compares a present field's value v with want by op.
+func holds[T cmp.Ordered](op Op, v T, want any) bool {
+	switch op {
 	case OpSet:
 		return true
 	case OpIn:
-		switch want := c.Value.(type) {
-		case []string:
-			return slices.Contains(want, v.(string))
-		case []int64:
-			return slices.Contains(want, v.(int64))
-		}
-		return false
-	case OpPrefix:
-		return strings.HasPrefix(v.(string), c.Value.(string))
-	case OpHas:
-		return slices.Contains(v.([]string), c.Value.(string))
-	}
-	n := compareValues(v, c.Value)
-	switch c.Op {
+		return slices.Contains(want.([]T), v)
 	case OpEq:
-		return n == 0
+		return v == want.(T)
 	case OpLt:
-		return n < 0
+		return v < want.(T)
 	case OpLte:
-		return n <= 0
+		return v <= want.(T)
 	case OpGt:
-		return n > 0
+		return v > want.(T)
 	case OpGte:
-		return n >= 0
+		return v >= want.(T)
 	}
 	return false
 }
 
-func compareValues(a, b any) int {
-	switch a := a.(type) {
-	case string:
-		return cmp.Compare(a, b.(string))
-	case int64:
-		return cmp.Compare(a, b.(int64))
-	}
-	return 1
-}
-
-// fieldValue is d's value of field (string, int64 or []string) and
-// whether it is present.
-func fieldValue(d *Document, field Field) (any, bool) {
+// stringField is d's value of a string field and whether it is present
+// (not empty).
+func stringField(d *Document, field Field) (string, bool) {
 	m := &d.Meta
-	str := func(s string) (any, bool) { return s, s != "" }
+	var s string
 	switch field {
 	case FieldType:
-		return str(string(m.Type))
+		s = string(m.Type)
 	case FieldScope:
-		return str(m.Scope)
+		s = m.Scope
 	case FieldConversation:
-		return str(m.ConversationID)
+		s = m.ConversationID
 	case FieldRoom:
-		return str(m.RoomID)
+		s = m.RoomID
 	case FieldUser:
-		return str(m.UserID)
+		s = m.UserID
 	case FieldSubject:
-		return str(m.SubjectUserID)
+		s = m.SubjectUserID
 	case FieldEntity:
-		return str(m.Entity)
+		s = m.Entity
 	case FieldSource:
-		return str(m.Source)
-	case FieldTags:
-		return m.Tags, len(m.Tags) > 0
+		s = m.Source
+	case FieldID:
+		s = d.ID
+	}
+	return s, s != ""
+}
+
+// intField is d's value of a number field (times in Unix nanoseconds) and
+// whether it is present.
+func intField(d *Document, field Field) (int64, bool) {
+	m := &d.Meta
+	switch field {
 	case FieldTime:
 		return m.Timestamp.UnixNano(), true
 	case FieldExpires:
-		if m.ExpiresAt == nil {
-			return nil, false
+		if m.ExpiresAt != nil {
+			return m.ExpiresAt.UnixNano(), true
 		}
-		return m.ExpiresAt.UnixNano(), true
 	case FieldTurn:
-		if m.TurnIndex == nil {
-			return nil, false
+		if m.TurnIndex != nil {
+			return int64(*m.TurnIndex), true
 		}
-		return int64(*m.TurnIndex), true
 	case FieldImportance:
 		return int64(m.Importance), m.Importance != 0
-	case FieldID:
-		return str(d.ID)
 	}
-	return nil, false
+	return 0, false
 }
