@@ -67,7 +67,7 @@ func (s *Service) deleteWhere(ctx context.Context, f Filter) (int, error) {
 
 // orphanedBy returns the automatic memories of the conversation left
 // without a source by deleting gone: those with a source among gone and
-// none other still stored. The store deletes them with those (DECISIONS.md,
+// none other still stored (Orphaned). The store deletes them with those (DECISIONS.md,
 // provenance; it looks only at memories drawn from what it deletes, as
 // this does), and the listener must hear of them too. It reads only when
 // someone listens, before the deletion.
@@ -87,30 +87,29 @@ func (s *Service) orphanedBy(ctx context.Context, convID string, gone []string) 
 		return nil, err
 	}
 	left := map[string]bool{} // whether a source not in gone is still stored
+	var getErr error
+	stored := func(id string) bool {
+		if getErr != nil || slices.Contains(gone, id) {
+			return false
+		}
+		if st, seen := left[id]; seen {
+			return st
+		}
+		_, err := s.store.Get(ctx, id)
+		if err != nil && KindOf(err) != KindNotFound {
+			getErr = err
+		}
+		left[id] = err == nil
+		return err == nil
+	}
 	var out []string
 	for _, d := range learned {
-		orphan := true
-		for _, id := range d.Meta.SourceIDs {
-			if slices.Contains(gone, id) {
-				continue
-			}
-			stored, seen := left[id]
-			if !seen {
-				_, err := s.store.Get(ctx, id)
-				if err != nil && KindOf(err) != KindNotFound {
-					return nil, err
-				}
-				stored = err == nil
-				left[id] = stored
-			}
-			if stored {
-				orphan = false
-				break
-			}
-		}
-		if orphan {
+		if Orphaned(d.Meta, stored) {
 			out = append(out, d.ID)
 		}
+	}
+	if getErr != nil {
+		return nil, getErr
 	}
 	return out, nil
 }

@@ -88,23 +88,6 @@ func (b Browse) filter() (Filter, error) {
 	return f, nil
 }
 
-// admits checks a memory against the filter in Go: the approximate vector
-// search does not apply the narrowing, and a member must never see more
-// than their own.
-func admits(f Filter, d Document) bool {
-	switch {
-	case f.Source != "" && d.Meta.Source != f.Source,
-		f.MinImportance > 0 && d.Meta.Importance < f.MinImportance,
-		!f.Since.IsZero() && d.Meta.Timestamp.Before(f.Since),
-		!f.Until.IsZero() && !d.Meta.Timestamp.Before(f.Until),
-		f.AnyEntity && !strings.HasPrefix(d.Meta.Scope, "entity:"),
-		f.AnyRoom && d.Meta.RoomID == "",
-		len(f.Scopes) > 0 && !slices.Contains(f.Scopes, d.Meta.Scope):
-		return false
-	}
-	return f.Visible == nil || f.Visible.Sees(d.Meta)
-}
-
 // BrowseMemories lists memories newest first a page at a time, or with
 // Text ranks them by the API's hybrid search (each with its Explain).
 func (s *Service) BrowseMemories(ctx context.Context, b Browse) (BrowseResult, error) {
@@ -137,7 +120,10 @@ func (s *Service) BrowseMemories(ctx context.Context, b Browse) (BrowseResult, e
 		if err != nil {
 			return BrowseResult{}, err
 		}
-		docs = slices.DeleteFunc(docs, func(d relevantDoc) bool { return !admits(f, d.Document) })
+		// The approximate vector search does not apply the narrowing
+		// (Cond.Narrowing), and a member must never see more than their own.
+		conds := f.Conds()
+		docs = slices.DeleteFunc(docs, func(d relevantDoc) bool { return !AdmitsAll(conds, &d.Document) })
 		res.Items = s.scoreMemories(docs, b.Limit, now)
 		return res, nil
 	}
@@ -153,8 +139,9 @@ func (s *Service) BrowseMemories(ctx context.Context, b Browse) (BrowseResult, e
 		return BrowseResult{}, err
 	}
 	res.Items = make([]Memory, 0, len(docs))
+	conds := f.Conds()
 	for _, d := range docs {
-		if !expired(d, now) && admits(f, d) {
+		if !expired(d, now) && AdmitsAll(conds, &d) {
 			res.Items = append(res.Items, memoryFromDoc(d))
 		}
 	}

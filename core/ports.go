@@ -6,7 +6,8 @@ import (
 	"time"
 )
 
-// Filter narrows a document query. Empty fields do not filter.
+// Filter narrows a document query. Empty fields do not filter. Its meaning
+// is Conds and Admits (filter.go): a new field is added there.
 type Filter struct {
 	Type           DocType
 	Scopes         []string // any of these scopes
@@ -27,9 +28,9 @@ type Filter struct {
 
 	// The memory page's narrowing (BrowseMemories). List, Count and the
 	// keyword and exact searches apply them in the store; the approximate
-	// vector search does not, so BrowseMemories checks every result again
-	// (Browse.admits): a store that ignores them shows too little, never
-	// too much.
+	// vector search may not (Cond.Narrowing), so BrowseMemories checks
+	// every result again (Admits): a search that leaves them out returns
+	// more, and the page still shows only what they admit.
 	Source        string
 	MinImportance int
 	Since, Until  time.Time // Since <= timestamp < Until; zero: unbounded

@@ -47,9 +47,29 @@ func loadCodes(ctx context.Context, pool *sql.DB) (*vecindex.Index, error) {
 	return x, nil
 }
 
-// indexFilter is the part of f the vector index filters on.
+// indexFilter is the part of f the vector index filters on: its
+// conditions on type, scope and conversation (indexCond).
 func indexFilter(f core.Filter) vecindex.Filter {
-	return vecindex.Filter{Type: string(f.Type), Scopes: f.Scopes, Conversation: f.ConversationID}
+	var x vecindex.Filter
+	for _, c := range f.Conds() {
+		indexCond(c, &x)
+	}
+	return x
+}
+
+// indexCond adds c to x and reports whether the index can say it.
+func indexCond(c core.Cond, x *vecindex.Filter) bool {
+	switch {
+	case c.Field == core.FieldType && c.Op == core.OpEq:
+		x.Type = c.Value.(string)
+	case c.Field == core.FieldScope && c.Op == core.OpIn:
+		x.Scopes = c.Value.([]string)
+	case c.Field == core.FieldConversation && c.Op == core.OpEq:
+		x.Conversation = c.Value.(string)
+	default:
+		return false
+	}
+	return true
 }
 
 // VectorIndexLen is the number of codes in the in-memory vector index: 0

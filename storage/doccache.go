@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/ada-chat/ada/core"
@@ -80,19 +81,14 @@ func (c *docCache) forget(ops []vecindex.Op) {
 	}
 }
 
-// cachedFor reports whether d still satisfies the fields of f that the
-// approximate search filters on (see docCache on older snapshots).
-func cachedFor(d core.Document, f core.Filter) bool {
-	return (f.Type == "" || d.Meta.Type == f.Type) &&
-		(len(f.Scopes) == 0 || containsString(f.Scopes, d.Meta.Scope)) &&
-		(f.ConversationID == "" || d.Meta.ConversationID == f.ConversationID)
-}
+// cachedFor reports whether d still satisfies the conditions of a
+// cacheable filter that the approximate search applies (searchConds).
+func cachedFor(d *core.Document, applied []core.Cond) bool { return core.AdmitsAll(applied, d) }
 
-func containsString(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
-	}
-	return false
+// searchConds are the conditions of a cacheable f that the approximate
+// search applies: all but the memory page's narrowing, which it leaves to
+// its caller (core.Cond.Narrowing).
+func searchConds(f core.Filter) []core.Cond {
+	cs := f.Conds()
+	return slices.DeleteFunc(cs, func(c core.Cond) bool { return c.Narrowing })
 }

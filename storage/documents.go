@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -43,7 +44,7 @@ func (db *DB) Apply(ctx context.Context, c core.Change) error {
 		return err
 	}
 	return db.inTx(ctx, func(tx *writeTx) error {
-		tx.cascadeReason = c.Reason
+		tx.cascadeReason, tx.putting = c.Reason, putting(c.Put)
 		for _, id := range c.Delete {
 			if err := deleteByID(ctx, tx, id, ""); err != nil && core.KindOf(err) != core.KindNotFound {
 				return err
@@ -206,28 +207,49 @@ func putDocument(ctx context.Context, tx *writeTx, d *encodedDoc) error {
 	return err
 }
 
-// checkSourcesRemain refuses a memory learned from turns that are all gone.
-// A memory whose sources are all deleted is deleted with them (deleteRowids'
-// cascade); one written after them, by an extraction that was already
-// running when a member redacted the message, would otherwise stay for good.
+// checkSourcesRemain refuses a memory none of whose sources is stored
+// (core.Orphaned), the documents of the same write counting as stored.
 func checkSourcesRemain(ctx context.Context, tx *writeTx, d *encodedDoc) error {
-	if len(d.Meta.SourceIDs) == 0 {
+	if len(d.Meta.SourceIDs) == 0 || slices.ContainsFunc(d.Meta.SourceIDs, func(id string) bool { return tx.putting[id] }) {
 		return nil
 	}
-	args := make([]any, len(d.Meta.SourceIDs))
-	for i, id := range d.Meta.SourceIDs {
-		args[i] = id
-	}
-	var n int
-	err := tx.QueryRowContext(context.WithoutCancel(ctx),
-		"SELECT count(*) FROM documents WHERE id IN ("+placeholders(len(args))+")", args...).Scan(&n)
+	stored, err := storedIDs(ctx, tx, d.Meta.SourceIDs)
 	if err != nil {
-		return storeErr(err)
+		return err
 	}
-	if n == 0 {
-		return core.Errorf(core.KindNotFound, "memory %s: the turns it was learned from were deleted", d.ID)
+	if core.Orphaned(d.Meta, func(id string) bool { return stored[id] }) {
+		return core.SourcesGone(d.ID)
 	}
 	return nil
+}
+
+// putting is the set of the ids of docs when one of them has sources
+// (writeTx.putting), nil otherwise.
+func putting(docs []core.Document) map[string]bool {
+	if !slices.ContainsFunc(docs, func(d core.Document) bool { return len(d.Meta.SourceIDs) > 0 }) {
+		return nil
+	}
+	ids := make(map[string]bool, len(docs))
+	for _, d := range docs {
+		ids[d.ID] = true
+	}
+	return ids
+}
+
+// storedIDs returns which of ids (a memory's few sources) are stored.
+func storedIDs(ctx context.Context, tx *writeTx, ids []string) (map[string]bool, error) {
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	stored := make(map[string]bool, len(ids))
+	err := queryRows(ctx, tx.Tx, "SELECT id FROM documents WHERE id IN ("+placeholders(len(args))+")", args, func(rows *sql.Rows) error {
+		var id string
+		err := rows.Scan(&id)
+		stored[id] = true
+		return err
+	})
+	return stored, err
 }
 
 // insertDocument inserts d, its keyword index row, its code and its
@@ -371,6 +393,7 @@ func (db *DB) Replace(ctx context.Context, f core.Filter, docs ...core.Document)
 		return err
 	}
 	return db.inTx(ctx, func(tx *writeTx) error {
+		tx.putting = putting(docs)
 		if _, err := deleteMatching(ctx, tx, f); err != nil {
 			return err
 		}
@@ -419,62 +442,6 @@ func listSource(f core.Filter) string {
 		return "documents INDEXED BY documents_turn_index"
 	}
 	return "documents"
-}
-
-// filterSQL renders f as a WHERE clause over the documents table.
-func filterSQL(f core.Filter) (string, []any) {
-	var conds []string
-	var args []any
-	if f.Type != "" {
-		conds, args = append(conds, "type = ?"), append(args, string(f.Type))
-	}
-	if len(f.Scopes) > 0 {
-		conds = append(conds, "scope IN ("+placeholders(len(f.Scopes))+")")
-		for _, s := range f.Scopes {
-			args = append(args, s)
-		}
-	}
-	if f.ConversationID != "" {
-		conds, args = append(conds, "conversation_id = ?"), append(args, f.ConversationID)
-	}
-	if f.RoomID != "" {
-		conds, args = append(conds, "room_id = ?"), append(args, f.RoomID)
-	}
-	if f.AnyRoom {
-		conds = append(conds, "room_id IS NOT NULL")
-	}
-	if f.Tag != "" {
-		conds = append(conds, "EXISTS (SELECT 1 FROM json_each(documents.metadata, '$.tags') WHERE value = ?)")
-		args = append(args, f.Tag)
-	}
-	if !f.OlderThan.IsZero() {
-		conds, args = append(conds, "ts < ?"), append(args, f.OlderThan.UnixNano())
-	}
-	if !f.Expired.IsZero() {
-		conds = append(conds, "json_extract(metadata, '$.expires_at') IS NOT NULL AND unixepoch(json_extract(metadata, '$.expires_at'), 'subsec') <= ?")
-		args = append(args, float64(f.Expired.UnixNano())/1e9)
-	}
-	if f.Before != nil {
-		ts := f.Before.Time.UnixNano()
-		conds, args = append(conds, "(ts < ? OR (ts = ? AND id < ?))"), append(args, ts, ts, f.Before.ID)
-	}
-	if f.AfterTurn != nil {
-		conds, args = append(conds, "json_extract(metadata, '$.turn_index') > ?"), append(args, *f.AfterTurn)
-	}
-	if f.UpToTurn != nil {
-		conds, args = append(conds, "json_extract(metadata, '$.turn_index') <= ?"), append(args, *f.UpToTurn)
-	}
-	if len(f.TurnIndexes) > 0 {
-		conds = append(conds, "json_extract(metadata, '$.turn_index') IN ("+placeholders(len(f.TurnIndexes))+")")
-		for _, i := range f.TurnIndexes {
-			args = append(args, i)
-		}
-	}
-	conds, args = browseSQL(f, conds, args)
-	if len(conds) == 0 {
-		return "", nil
-	}
-	return " WHERE " + strings.Join(conds, " AND "), args
 }
 
 func placeholders(n int) string {

@@ -52,7 +52,8 @@ func deleteRowids(ctx context.Context, tx *writeTx, rowids []int64, cascade bool
 }
 
 // deleteOrphans removes the provenance rows of the deleted sources and
-// deletes each automatic memory left without any source.
+// deletes each automatic memory they leave without a stored source
+// (core.Orphaned).
 func deleteOrphans(ctx context.Context, tx *writeTx, sources []any) error {
 	var affected []string
 	for start := 0; start < len(sources); start += sqlChunk {
@@ -83,35 +84,35 @@ func deleteOrphans(ctx context.Context, tx *writeTx, sources []any) error {
 	now := time.Now().UTC()
 	for _, id := range affected {
 		var (
-			rowid      int64
-			text, meta string
+			rowid int64
+			meta  string
 		)
-		err := tx.QueryRowContext(ctx, `SELECT rowid, text, metadata FROM documents d WHERE id = ?
-			AND NOT EXISTS (SELECT 1 FROM memory_sources s WHERE s.memory_id = d.id)`, id).Scan(&rowid, &text, &meta)
+		err := tx.QueryRowContext(ctx, `SELECT rowid, metadata FROM documents WHERE id = ?`, id).Scan(&rowid, &meta)
 		if err == sql.ErrNoRows {
-			continue // still has a source, or already gone
+			continue // deleted itself
 		}
 		if err != nil {
 			return storeErr(err)
-		}
-		if err := deleteRowids(ctx, tx, []int64{rowid}, false); err != nil {
-			return err
 		}
 		var m core.Metadata
 		if err := json.Unmarshal([]byte(meta), &m); err != nil {
 			return storeErr(err)
 		}
-		reason := "all the messages it was learned from were deleted"
-		if tx.cascadeReason != "" {
-			reason = tx.cascadeReason
+		stored, err := storedIDs(ctx, tx, m.SourceIDs)
+		if err != nil {
+			return err
 		}
-		h := core.HistoryEntry{MemoryID: id, Event: core.HistoryDelete, Time: now, Meta: m, Reason: reason}
+		if !core.Orphaned(m, func(id string) bool { return stored[id] }) {
+			continue
+		}
+		if err := deleteRowids(ctx, tx, []int64{rowid}, false); err != nil {
+			return err
+		}
 		metaJSON, err := json.Marshal(m)
 		if err != nil {
 			return storeErr(err)
 		}
-		meta = string(metaJSON)
-		if err := insertHistory(ctx, tx, h, meta); err != nil {
+		if err := insertHistory(ctx, tx, core.OrphanDeleted(id, m, now, tx.cascadeReason), string(metaJSON)); err != nil {
 			return err
 		}
 	}

@@ -88,7 +88,7 @@ func (db *DB) approximateSearch(ctx context.Context, q core.VectorQuery) ([]core
 	// the documents returned are checked against it (a rowid can have
 	// changed hands since the scan). In SQL it cost more than the ranking
 	// itself (make bench).
-	filter := core.Filter{Type: q.Type, Scopes: q.Scopes, ConversationID: q.ConversationID}
+	applied := searchConds(q.Filter)
 	// The candidates in the document cache are rescored in Go, from their
 	// cached embeddings: a read transaction and a query for 80 rowids cost
 	// several times the dot products (make bench, stage shares). A small
@@ -96,7 +96,7 @@ func (db *DB) approximateSearch(ctx context.Context, q core.VectorQuery) ([]core
 	found := make([]scoredDoc, 0, len(rowids))
 	var missing []int64
 	for _, r := range rowids {
-		if d, ok := db.docs.get(r); ok && cachedFor(d, filter) {
+		if d, ok := db.docs.get(r); ok && cachedFor(&d, applied) {
 			found = append(found, scoredDoc{scored: scored{rowid: r, distance: vecindex.CosineDistance(q.Vector, d.Embedding)}, doc: d})
 		} else {
 			missing = append(missing, r)
@@ -133,7 +133,7 @@ func (db *DB) approximateSearch(ctx context.Context, q core.VectorQuery) ([]core
 			return nil, err
 		}
 	}
-	loaded, err := db.loadDocs(ctx, tx, epoch, cands, q.K, filter)
+	loaded, err := db.loadDocs(ctx, tx, epoch, cands, q.K, q.Filter)
 	if err != nil {
 		return nil, err
 	}
@@ -286,12 +286,14 @@ func (db *DB) loadDocs(ctx context.Context, tx *sql.Tx, epoch uint64, cands []sc
 		// A cached document can be newer than tx's snapshot, and the
 		// approximate search's rowids were filtered by the code index
 		// only: keep what satisfies f.
-		found = slices.DeleteFunc(found, func(c scoredDoc) bool { return !cachedFor(c.doc, f) })
+		applied := searchConds(f)
+		found = slices.DeleteFunc(found, func(c scoredDoc) bool { return !cachedFor(&c.doc, applied) })
 	}
 	return found, nil
 }
 
-// cacheable reports whether f filters only on what cachedFor checks.
+// cacheable reports whether f filters only on what the code index and
+// cachedFor check (searchConds).
 //
 // A member's view (Visible) is applied by SQL too: the memory page filters
 // the candidates again, but candidates drawn from every memory would rank
@@ -299,8 +301,16 @@ func (db *DB) loadDocs(ctx context.Context, tx *sql.Tx, epoch uint64, cands []sc
 // them. The page's other narrowing (source, importance, dates) is left to
 // that second filter, which an operator may see through.
 func cacheable(f core.Filter) bool {
-	return f.RoomID == "" && !f.AnyRoom && f.Tag == "" && f.OlderThan.IsZero() && f.Expired.IsZero() &&
-		f.Before == nil && f.AfterTurn == nil && f.UpToTurn == nil && len(f.TurnIndexes) == 0 && f.Visible == nil
+	if f.Visible != nil {
+		return false
+	}
+	var x vecindex.Filter
+	for _, c := range f.Conds() {
+		if !c.Narrowing && !indexCond(c, &x) {
+			return false
+		}
+	}
+	return true
 }
 
 // ScanCodes runs only the first stage of an approximate Search, the scan of

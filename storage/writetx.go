@@ -15,6 +15,9 @@ type writeTx struct {
 	// cascadeReason, if set, is the history reason of the memories deleted
 	// because their sources went (core.Change.Reason).
 	cascadeReason string
+	// putting are the ids of the documents the write puts, when one of
+	// them has sources: they count as stored (checkSourcesRemain).
+	putting map[string]bool
 	// prepared are the writer's statements prepared at Open (DB.prepared);
 	// stmts, those bound to this transaction so far, by query.
 	prepared map[string]*sql.Stmt

@@ -34,6 +34,7 @@ func (s *Store) Count(ctx context.Context, f core.Filter, limit int) (int, error
 		r.Limit = &limit
 	}
 	n := 0
+	conds := f.Conds()
 	err := s.c.pages(ctx, s.docs, r, func(got records) (bool, error) {
 		if !narrowed {
 			n += len(got.IDs)
@@ -41,7 +42,7 @@ func (s *Store) Count(ctx context.Context, f core.Filter, limit int) (int, error
 		}
 		docs, err := documents(got)
 		for _, d := range docs {
-			if matches(f, d) {
+			if core.AdmitsAll(conds, &d) {
 				n++
 			}
 		}

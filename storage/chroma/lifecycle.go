@@ -25,7 +25,7 @@ func (s *Store) deleteDocs(ctx context.Context, ids []string, reason string) err
 }
 
 // sweepOrphans deletes every automatic memory none of whose sources is
-// stored any more. It runs after each deletion and at Open, so a cascade
+// stored any more (core.Orphaned). It runs after each deletion and at Open, so a cascade
 // a failure cut short is completed. It reads every memory with sources:
 // the price of a store without joins, paid by deletions only.
 func (s *Store) sweepOrphans(ctx context.Context, reason string) error {
@@ -53,16 +53,13 @@ func (s *Store) sweepOrphans(ctx context.Context, reason string) error {
 			present[id] = true
 		}
 	}
-	if reason == "" {
-		reason = "all the messages it was learned from were deleted"
-	}
 	var orphans []string
 	var history []core.HistoryEntry
 	now := time.Now().UTC()
 	for _, m := range mems {
-		if !slices.ContainsFunc(m.Meta.SourceIDs, func(id string) bool { return present[id] }) {
+		if core.Orphaned(m.Meta, func(id string) bool { return present[id] }) {
 			orphans = append(orphans, m.ID)
-			history = append(history, core.HistoryEntry{MemoryID: m.ID, Event: core.HistoryDelete, Time: now, Meta: m.Meta, Reason: reason})
+			history = append(history, core.OrphanDeleted(m.ID, m.Meta, now, reason))
 		}
 	}
 	if len(orphans) == 0 {

@@ -3,8 +3,6 @@ package chroma
 import (
 	"encoding/json"
 	"slices"
-	"strings"
-	"time"
 
 	"github.com/ada-chat/ada/core"
 )
@@ -69,115 +67,101 @@ func documents(r records) ([]core.Document, error) {
 	return out, nil
 }
 
-// whereOf is the part of f Chroma can filter on, as a where clause (nil
-// for none). What it cannot (tags; a page cursor's id tie-break) is
-// checked by matches.
+// whereOf is f's conditions (core.Filter.Conds) that Chroma can say, as a
+// where clause (nil for none), some widened (a page cursor's id
+// tie-break). What it cannot say exactly (tags; the fields kept only in
+// metaKey's JSON) is checked here with core.AdmitsAll.
 func whereOf(f core.Filter) map[string]any {
-	var conds []map[string]any
-	eq := func(k string, v any) { conds = append(conds, map[string]any{k: v}) }
-	op := func(k, o string, v any) { conds = append(conds, map[string]any{k: map[string]any{o: v}}) }
-	if f.Type != "" {
-		eq("type", string(f.Type))
-	}
-	if len(f.Scopes) > 0 {
-		op("scope", "$in", f.Scopes)
-	}
-	if f.ConversationID != "" {
-		eq("conversation_id", f.ConversationID)
-	}
-	if f.RoomID != "" {
-		eq("room_id", f.RoomID)
-	}
-	if f.AnyRoom {
-		eq("has_room", true)
-	}
-	if !f.OlderThan.IsZero() {
-		op("ts", "$lt", f.OlderThan.UnixNano())
-	}
-	if !f.Expired.IsZero() {
-		op("expires_at", "$lte", f.Expired.UnixNano())
-	}
-	if f.Before != nil {
-		op("ts", "$lte", f.Before.Time.UnixNano())
-	}
-	if f.AfterTurn != nil {
-		op("turn_index", "$gt", *f.AfterTurn)
-	}
-	if f.UpToTurn != nil {
-		op("turn_index", "$lte", *f.UpToTurn)
-	}
-	if !f.Since.IsZero() {
-		op("ts", "$gte", f.Since.UnixNano())
-	}
-	if !f.Until.IsZero() {
-		op("ts", "$lt", f.Until.UnixNano())
-	}
-	if len(f.TurnIndexes) > 0 {
-		op("turn_index", "$in", f.TurnIndexes)
+	w, _ := translate(f)
+	return w
+}
+
+// translate is whereOf and the conditions it does not say exactly.
+func translate(f core.Filter) (map[string]any, []core.Cond) {
+	var conds []any
+	var inexact []core.Cond
+	for _, c := range f.Conds() {
+		w, exact := condWhere(c)
+		if w != nil {
+			conds = append(conds, w)
+		}
+		if !exact {
+			inexact = append(inexact, c)
+		}
 	}
 	switch len(conds) {
 	case 0:
-		return nil
+		return nil, inexact
 	case 1:
-		return conds[0]
+		return conds[0].(map[string]any), inexact
 	}
-	all := make([]any, len(conds))
-	for i, c := range conds {
-		all[i] = c
-	}
-	return map[string]any{"$and": all}
+	return map[string]any{"$and": conds}, inexact
 }
 
-// postFiltered reports whether f has conditions whereOf leaves to matches
-// for which a vector search scans exactly (as SQLite's does).
-func postFiltered(f core.Filter) bool { return f.Tag != "" || f.Before != nil }
+// chromaKeys are the metadata keys of the fields Chroma filters on, as
+// chromaMeta writes them; has_room says whether room_id is set.
+var chromaKeys = map[core.Field]string{core.FieldType: "type", core.FieldScope: "scope",
+	core.FieldConversation: "conversation_id", core.FieldRoom: "room_id", core.FieldTime: "ts",
+	core.FieldExpires: "expires_at", core.FieldTurn: "turn_index"}
 
-// pageNarrowed reports whether f has the memory page's conditions on
-// fields kept only in metaKey's JSON (source, importance, an entity's
-// scope, a member's view), which matches checks here. A vector search
-// leaves them to core, as SQLite's approximate search does, and needs no
-// exact scan for them.
-func pageNarrowed(f core.Filter) bool {
-	return f.Source != "" || f.MinImportance > 0 || f.AnyEntity || f.Visible != nil
-}
+var chromaOps = map[core.Op]string{core.OpIn: "$in", core.OpLt: "$lt", core.OpLte: "$lte", core.OpGt: "$gt", core.OpGte: "$gte"}
 
-// matches checks every condition of f on d, those Chroma applied too (a
-// keyword candidate is fetched without the filter).
-func matches(f core.Filter, d core.Document) bool {
-	m := d.Meta
+// condWhere is c as a where clause, or a wider one, or nil; exact says it
+// is c itself.
+func condWhere(c core.Cond) (map[string]any, bool) {
+	switch c.Op {
+	case core.OpAny, core.OpAll:
+		var subs []any
+		exact := true
+		for _, s := range c.Sub {
+			w, e := condWhere(s)
+			exact = exact && e
+			if w == nil && c.Op == core.OpAny {
+				return nil, false // one side unknown: the whole is
+			}
+			if w != nil {
+				subs = append(subs, w)
+			}
+		}
+		switch {
+		case len(subs) == 0:
+			return nil, false
+		case len(subs) == 1:
+			return subs[0].(map[string]any), exact
+		case c.Op == core.OpAny:
+			return map[string]any{"$or": subs}, exact
+		}
+		return map[string]any{"$and": subs}, exact
+	}
+	key, ok := chromaKeys[c.Field]
 	switch {
-	case f.Type != "" && m.Type != f.Type,
-		len(f.Scopes) > 0 && !slices.Contains(f.Scopes, m.Scope),
-		f.ConversationID != "" && m.ConversationID != f.ConversationID,
-		f.RoomID != "" && m.RoomID != f.RoomID,
-		f.AnyRoom && m.RoomID == "",
-		f.Tag != "" && !slices.Contains(m.Tags, f.Tag),
-		!f.OlderThan.IsZero() && !m.Timestamp.Before(f.OlderThan),
-		!f.Expired.IsZero() && (m.ExpiresAt == nil || m.ExpiresAt.After(f.Expired)),
-		f.Before != nil && !before(m.Timestamp, d.ID, *f.Before),
-		!f.Since.IsZero() && m.Timestamp.Before(f.Since),
-		!f.Until.IsZero() && !m.Timestamp.Before(f.Until),
-		f.Source != "" && m.Source != f.Source,
-		f.MinImportance > 0 && m.Importance < f.MinImportance,
-		f.AnyEntity && !strings.HasPrefix(m.Scope, "entity:"),
-		f.Visible != nil && !f.Visible.Sees(m):
-		return false
+	case !ok:
+		return nil, false
+	case c.Op == core.OpSet && c.Field == core.FieldRoom:
+		return map[string]any{"has_room": true}, true
+	case c.Op == core.OpEq:
+		return map[string]any{key: c.Value}, true
 	}
-	if f.AfterTurn != nil || f.UpToTurn != nil || len(f.TurnIndexes) > 0 {
-		if m.TurnIndex == nil {
-			return false
-		}
-		i := *m.TurnIndex
-		if (f.AfterTurn != nil && i <= *f.AfterTurn) || (f.UpToTurn != nil && i > *f.UpToTurn) ||
-			(len(f.TurnIndexes) > 0 && !slices.Contains(f.TurnIndexes, i)) {
-			return false
-		}
+	if op, ok := chromaOps[c.Op]; ok {
+		return map[string]any{key: map[string]any{op: c.Value}}, true
 	}
-	return true
+	return nil, false
 }
 
-// before reports whether (t, id) comes after p in List's order (newest
-// first, ties by id descending).
-func before(t time.Time, id string, p core.Position) bool {
-	return t.Before(p.Time) || (t.Equal(p.Time) && id < p.ID)
+// postFiltered reports whether f has conditions whereOf does not say
+// exactly, beyond the memory page's narrowing, for which a vector search
+// scans exactly (as SQLite's does).
+func postFiltered(f core.Filter) bool {
+	_, inexact := translate(f)
+	return slices.ContainsFunc(inexact, func(c core.Cond) bool { return !c.Narrowing })
+}
+
+// pageNarrowed reports whether f has the memory page's conditions that
+// whereOf does not say exactly (source, importance, an entity's scope, a
+// member's view: kept only in metaKey's JSON). A vector search leaves them
+// to core, as SQLite's approximate search does, and needs no exact scan
+// for them.
+func pageNarrowed(f core.Filter) bool {
+	_, inexact := translate(f)
+	return slices.ContainsFunc(inexact, func(c core.Cond) bool { return c.Narrowing })
 }

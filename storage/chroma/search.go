@@ -161,8 +161,9 @@ func (s *Store) KeywordSearch(ctx context.Context, q core.KeywordQuery) ([]core.
 	}
 	avgLen := float64(totalLen) / float64(len(cands))
 	var hits []core.KeywordHit
+	conds := q.Filter.Conds()
 	for id, d := range cands {
-		if !matches(q.Filter, d) {
+		if !core.AdmitsAll(conds, &d) {
 			continue
 		}
 		tf := tokens[id]

@@ -147,9 +147,9 @@ func (s *Store) upsertDocs(ctx context.Context, r records) error {
 	return nil
 }
 
-// checkSourcesRemain refuses a memory learned from turns that are all gone
-// (as on SQLite: an extraction that finished after a redaction). The
-// documents of the same write (batch) count as stored.
+// checkSourcesRemain refuses a memory none of whose sources is stored
+// (core.Orphaned), the documents of the same write (batch) counting as
+// stored.
 func (s *Store) checkSourcesRemain(ctx context.Context, d core.Document, batch map[string]bool) error {
 	if len(d.Meta.SourceIDs) == 0 || slices.ContainsFunc(d.Meta.SourceIDs, func(id string) bool { return batch[id] }) {
 		return nil
@@ -158,8 +158,8 @@ func (s *Store) checkSourcesRemain(ctx context.Context, d core.Document, batch m
 	if err != nil {
 		return err
 	}
-	if len(got.IDs) == 0 {
-		return core.Errorf(core.KindNotFound, "memory %s: the turns it was learned from were deleted", d.ID)
+	if core.Orphaned(d.Meta, func(id string) bool { return slices.Contains(got.IDs, id) }) {
+		return core.SourcesGone(d.ID)
 	}
 	return nil
 }
@@ -267,7 +267,8 @@ func (s *Store) find(ctx context.Context, f core.Filter, include []string) ([]co
 	if err != nil {
 		return nil, err
 	}
-	return slices.DeleteFunc(docs, func(d core.Document) bool { return !matches(f, d) }), nil
+	conds := f.Conds()
+	return slices.DeleteFunc(docs, func(d core.Document) bool { return !core.AdmitsAll(conds, &d) }), nil
 }
 
 // List returns up to limit documents matching f, newest first, without
@@ -293,8 +294,9 @@ func (s *Store) List(ctx context.Context, f core.Filter, limit int) ([]core.Docu
 		// negative limit wants every match: one read.
 		docs, err = s.find(ctx, f, nil)
 	} else {
+		conds := f.Conds()
 		err = s.readBack(ctx, whereOf(f), anchor, func(got []core.Document) bool {
-			docs = slices.DeleteFunc(got, func(d core.Document) bool { return !matches(f, d) })
+			docs = slices.DeleteFunc(got, func(d core.Document) bool { return !core.AdmitsAll(conds, &d) })
 			return len(docs) >= limit
 		})
 	}

@@ -45,6 +45,8 @@ var conformanceCases = []struct {
 	{"CountWithThePagesFilters", testCount},
 	{"ForgottenNewestFirst", testForgotten},
 	{"CorrectionChainForgotten", testCorrectionChainForgotten},
+	{"FilterMeaning", testFilterMeaning},
+	{"LastSource", testLastSource},
 }
 
 // base is a fixed time, so that orders are known.
