@@ -46,6 +46,9 @@ type DB struct {
 	docs *docCache
 	// terms remembers how common keyword query terms are (see termCounts).
 	terms termCounts
+	// findPostings is maxPostings; tests lower it to split a small
+	// store's query terms as a large store's are split (rarestTerms).
+	findPostings int64
 	// prepared are the statements of a document's write, prepared once on
 	// the writer (see writeTx.stmt).
 	prepared map[string]*sql.Stmt
@@ -169,7 +172,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 		write.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	db := &DB{path: path, write: write, read: read, docs: newDocCache(),
+	db := &DB{path: path, write: write, read: read, docs: newDocCache(), findPostings: maxPostings,
 		prepared: make(map[string]*sql.Stmt, len(preparedSQL)), ckpt: ckpt,
 		schemaBefore: before}
 	if err := db.Ping(ctx); err != nil {
