@@ -76,37 +76,42 @@ func (db *DB) keywordSearch(ctx context.Context, q core.KeywordQuery, choose fun
 		}
 	}
 	var (
-		query func(match string, limit int) ([]scored, error)
+		query func(match string, limit int, newest bool) ([]scored, error)
 		keep  func([]scored) []scored
 	)
 	switch plan {
-	case planRestrict:
-		// The filter selects few documents: the query is restricted to
-		// them, and only their matches are scored.
+	case planRestrict, planPrefilter:
+		// The filter selects few documents, or few of the matches: the
+		// query is restricted to them, and only their matches are scored.
+		if plan == planPrefilter {
+			if rowids, err = db.matchesWithin(ctx, tx, kt.find, f); err != nil || len(rowids) == 0 {
+				return nil, err
+			}
+		}
 		set := rowidSet(rowids)
-		query = func(match string, limit int) ([]scored, error) {
-			return bm25Rows(ctx, tx, restrictedBM25SQL, []any{match, set, limit})
+		query = func(match string, limit int, newest bool) ([]scored, error) {
+			return bm25Rows(ctx, tx, restrictedBM25SQL+keywordOrder(newest, "rowid")+" LIMIT ?", []any{match, set, limit})
 		}
 	case planOverfetch:
 		// The filter selects most documents: the best matches are read
 		// from the FTS index alone, more than k of them, and filtered in
 		// memory (rankKeyword reads more while too few pass).
-		query = func(match string, limit int) ([]scored, error) {
+		query = func(match string, limit int, newest bool) ([]scored, error) {
 			return bm25Rows(ctx, tx, `SELECT rowid, bm25(documents_fts) FROM documents_fts
-				WHERE documents_fts MATCH ? ORDER BY bm25(documents_fts), rowid LIMIT ?`, []any{match, limit})
+				WHERE documents_fts MATCH ?`+keywordOrder(newest, "rowid")+" LIMIT ?", []any{match, limit})
 		}
 		keep = func(cands []scored) []scored { return vecindex.Keep(db.codes, cands, f, scoredRowid) }
 	default:
 		where, args := filterSQL(q.Filter)
 		where = strings.Replace(where, " WHERE ", " AND ", 1)
-		query = func(match string, limit int) ([]scored, error) {
+		query = func(match string, limit int, newest bool) ([]scored, error) {
 			return bm25Rows(ctx, tx, `SELECT documents.rowid, bm25(documents_fts) FROM documents_fts
 				JOIN documents ON documents.rowid = documents_fts.rowid
-				WHERE documents_fts MATCH ?`+where+` ORDER BY bm25(documents_fts), documents.rowid LIMIT ?`,
+				WHERE documents_fts MATCH ?`+where+keywordOrder(newest, "documents_fts.rowid")+" LIMIT ?",
 				append(append([]any{match}, args...), limit))
 		}
 	}
-	cands, err := rankKeyword(kt, q.K, limit, query, keep)
+	cands, err := rankKeyword(kt, q.K, limit, db.scoredRows, query, keep)
 	if err != nil {
 		return nil, err
 	}
@@ -145,6 +150,10 @@ const (
 	planRestrict
 	// planJoin joins every match to its document row and filters in SQL.
 	planJoin
+	// planPrefilter lists the documents holding a find term (their rowids
+	// alone, not scored), keeps those within the filter by the code index,
+	// and restricts the query to them: only those few are scored.
+	planPrefilter
 )
 
 // maxRestrictRows bounds the rowids a keyword query is restricted to.
@@ -159,8 +168,8 @@ const maxRestrictRows = 20_000
 // part and about a microsecond a rowid of the filter, whatever the matches.
 // So the FAQ or a conversation's turns are searched among their rowids; a
 // filter that selects most of the store overfetches; and a rare word among
-// many memories joins (each the fastest of the three there: docs/operators.md's
-// performance notes).
+// many memories is prefiltered: listing a match costs a tenth of scoring
+// or joining it (BenchmarkKeywordScale, an entity's 1% of a million).
 func keywordPlanFor(within, total int, matches int64, limit, k int) keywordPlan {
 	switch {
 	case within >= total:
@@ -170,7 +179,7 @@ func keywordPlanFor(within, total int, matches int64, limit, k int) keywordPlan 
 	case within*limit >= k*total:
 		return planOverfetch // k of the limit best matches are expected within the filter
 	default:
-		return planJoin
+		return planPrefilter
 	}
 }
 
@@ -186,8 +195,33 @@ const restrictFactor = 2
 // set is one lookup in a temporary index per match, and only the matches
 // within it are scored.
 const restrictedBM25SQL = `SELECT rowid, bm25(documents_fts) FROM documents_fts
-	WHERE documents_fts MATCH ? AND +rowid IN (SELECT value FROM json_each(?))
-	ORDER BY bm25(documents_fts), rowid LIMIT ?`
+	WHERE documents_fts MATCH ? AND +rowid IN (SELECT value FROM json_each(?))`
+
+// keywordOrder orders a keyword query's matches: best BM25 first, ties by
+// rowid, or newest first (rankKeyword).
+func keywordOrder(newest bool, rowid string) string {
+	if newest {
+		return " ORDER BY " + rowid + " DESC"
+	}
+	return " ORDER BY bm25(documents_fts), " + rowid
+}
+
+// matchesWithin lists the documents holding one of terms that f selects
+// (planPrefilter): FTS5 reads their rowids without scoring them, and the
+// code index filters them.
+func (db *DB) matchesWithin(ctx context.Context, tx *sql.Tx, terms []string, f vecindex.Filter) ([]int64, error) {
+	var rowids []int64
+	err := queryRows(ctx, tx, "SELECT rowid FROM documents_fts WHERE documents_fts MATCH ?", []any{strings.Join(terms, " OR ")}, func(rows *sql.Rows) error {
+		var r int64
+		err := rows.Scan(&r)
+		rowids = append(rowids, r)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return vecindex.Keep(db.codes, rowids, f, func(r *int64) int64 { return *r }), nil
+}
 
 // rowidSet is rowids as a JSON array, for restrictedBM25SQL.
 func rowidSet(rowids []int64) string {
@@ -256,8 +290,7 @@ type keywordTerms struct {
 
 // informativeTerms drops the terms that are too common to be worth their
 // posting lists (see commonShare), and of the others, finds with the rarest
-// while their posting lists add up to at most maxPostings (the rarest
-// always) and scores with the rest. Counting stops past the threshold, so
+// and scores with the next (rarestTerms). Counting stops past the threshold, so
 // a common term costs at most that many index entries to recognise, and the
 // counts are remembered (termCounts).
 func (db *DB) informativeTerms(ctx context.Context, tx *sql.Tx, terms []string) (keywordTerms, error) {
@@ -306,7 +339,8 @@ func commonLimit(stored int64) int64 {
 
 // rarestTerms drops the terms whose count is limit or more; of the others,
 // rarest first, it finds with those whose counts add up to at most budget
-// (maxPostings; the rarest always) and scores with the rest.
+// (maxPostings; the rarest always) and scores with the next while theirs
+// add up to at most maxScorePostings.
 func rarestTerms(terms []string, counts []int64, limit, budget int64) keywordTerms {
 	order := make([]int, 0, len(terms))
 	for i := range terms {
@@ -316,23 +350,33 @@ func rarestTerms(terms []string, counts []int64, limit, budget int64) keywordTer
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(counts[a], counts[b]) })
 	var kt keywordTerms
+	var scored int64
 	for _, i := range order {
-		if len(kt.find) > 0 && (len(kt.score) > 0 || kt.matches+counts[i] > budget) {
+		switch {
+		case len(kt.find) == 0 || len(kt.score) == 0 && kt.matches+counts[i] <= budget:
+			kt.matches += counts[i]
+			kt.find = append(kt.find, terms[i])
+		case scored+counts[i] <= maxScorePostings:
+			scored += counts[i]
 			kt.score = append(kt.score, terms[i])
-			continue
 		}
-		kt.matches += counts[i]
-		kt.find = append(kt.find, terms[i])
 	}
 	return kt
 }
+
+// maxScorePostings bounds the posting-list entries of the terms that only
+// score: FTS5 counts the documents of every term of a query to weigh it
+// (BM25's IDF), about 30 ns an entry. The rarest are kept first; a word
+// past it is as common as a common one to this query.
+const maxScorePostings = 20_000
 
 // rankKeyword returns the candidates of a keyword search: the k best of
 // the documents holding one of kt.find, by BM25 over all of kt's terms,
 // those holding a term of kt.score as well first (they match two of the
 // query's informative words or more), ties by rowid. query reads the
-// best limit matches of a MATCH expression, in order, within the search's
-// filter or, when keep is set, before keep applies it.
+// best limit matches of a MATCH expression, in order (or the newest
+// first), within the search's filter or, when keep is set, before keep
+// applies it.
 //
 // One expression cannot both find with some terms and score with others:
 // FTS5 scores a document only on the phrases of the expression that it
@@ -341,19 +385,31 @@ func rarestTerms(terms []string, counts []int64, limit, budget int64) keywordTer
 // find's short ones, and scores with every term; "find" then adds the
 // documents holding only find terms, when fewer than k hold more. So the
 // memory holding all of a query's words is a candidate however many
-// documents hold its rarest one, and only those few posting lists are read
-// in full.
-func rankKeyword(kt keywordTerms, k, limit int, query func(match string, limit int) ([]scored, error), keep func([]scored) []scored) ([]scored, error) {
+// documents hold its rarest one.
+//
+// FTS5 scores every match of a query ordered by BM25, whatever the limit:
+// when find's terms are in more than maxScored documents (maxScoredRows),
+// those holding only them are read newest first, maxScored of them, and
+// ranked among themselves.
+func rankKeyword(kt keywordTerms, k, limit, maxScored int, query func(match string, limit int, newest bool) ([]scored, error), keep func([]scored) []scored) ([]scored, error) {
 	find := strings.Join(kt.find, " OR ")
-	matches := []string{find}
+	type read struct {
+		match  string
+		newest bool
+	}
+	reads := []read{{find, kt.matches > int64(maxScored)}}
 	if len(kt.score) > 0 {
-		matches = []string{"(" + find + ") AND (" + strings.Join(kt.score, " OR ") + ")", find}
+		reads = []read{{"(" + find + ") AND (" + strings.Join(kt.score, " OR ") + ")", false}, reads[0]}
 	}
 	seen := map[int64]bool{}
 	var out []scored
-	for _, m := range matches {
-		for n := limit; ; n = math.MaxInt32 {
-			rows, err := query(m, n)
+	for _, r := range reads {
+		n := limit
+		if r.newest {
+			n = maxScored
+		}
+		for {
+			rows, err := query(r.match, n, r.newest)
 			if err != nil {
 				return nil, err
 			}
@@ -361,17 +417,20 @@ func rankKeyword(kt keywordTerms, k, limit int, query func(match string, limit i
 			if keep != nil {
 				rows = keep(rows)
 			}
-			fresh := slices.DeleteFunc(rows, func(r scored) bool { return seen[r.rowid] })
+			fresh := slices.DeleteFunc(rows, func(c scored) bool { return seen[c.rowid] })
 			if len(out)+len(fresh) >= k || !more {
-				// The rows read are the best of m's within the filter.
-				for _, r := range fresh[:min(len(fresh), k-len(out))] {
-					seen[r.rowid] = true
-					out = append(out, r)
+				// The rows read are the best of the match's within the
+				// filter (or the best of its newest).
+				slices.SortFunc(fresh, byDistance)
+				for _, c := range fresh[:min(len(fresh), k-len(out))] {
+					seen[c.rowid] = true
+					out = append(out, c)
 				}
 				break
 			}
-			// Too few within the filter: every match is scored whatever the
-			// limit, so the second read has none.
+			// Too few within the filter: every match is scored whatever
+			// the limit, so the second read has none.
+			n, r.newest = math.MaxInt32, false
 		}
 		if len(out) >= k {
 			break
@@ -379,6 +438,10 @@ func rankKeyword(kt keywordTerms, k, limit int, query func(match string, limit i
 	}
 	return out, nil
 }
+
+// maxScoredRows bounds the documents a keyword search scores that hold
+// only its find terms (rankKeyword): about 0.4 µs each at a million.
+const maxScoredRows = 5_000
 
 // termCounts remembers how many documents each query term is in (capped
 // at the threshold it was counted to), so that a word is counted once and

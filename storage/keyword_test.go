@@ -174,14 +174,15 @@ func TestRarestTermsWithinTheBudget(t *testing.T) {
 		counts      []int64
 		find, score []string
 	}{
-		{[]int64{3, 400, 5000, 40}, []string{"a", "d", "b"}, nil},   // 5000 is common (limit 5000)
-		{[]int64{600, 350, 200}, []string{"c"}, []string{"b", "a"}}, // 200 fits, +350 does not
-		{[]int64{4000, 2000}, []string{"b"}, []string{"a"}},         // the rarest even over the budget
-		{[]int64{1, 2, 3}, []string{"a", "b", "c"}, nil},            // all fit
-		{[]int64{300, 100, 150}, []string{"b", "c"}, []string{"a"}}, // 100+150 fit, +300 does not
-		{[]int64{5000, 6000}, nil, nil},                             // all common
+		{[]int64{3, 400, 5000, 40}, []string{"a", "d", "b"}, nil},                                // 5000 is common (limit 5000)
+		{[]int64{600, 350, 200}, []string{"c"}, []string{"b", "a"}},                              // 200 fits, +350 does not
+		{[]int64{4000, 2000}, []string{"b"}, []string{"a"}},                                      // the rarest even over the budget
+		{[]int64{1, 2, 3}, []string{"a", "b", "c"}, nil},                                         // all fit
+		{[]int64{300, 100, 150}, []string{"b", "c"}, []string{"a"}},                              // 100+150 fit, +300 does not
+		{[]int64{5000, 6000}, nil, nil},                                                          // all common
+		{[]int64{4900, 4950, 4800, 10, 4700, 4600}, []string{"d"}, []string{"f", "e", "c", "a"}}, // 18,900 scored, +4950 would be over maxScorePostings
 	} {
-		terms := []string{"a", "b", "c", "d"}[:len(tc.counts)]
+		terms := []string{"a", "b", "c", "d", "e", "f"}[:len(tc.counts)]
 		if got := rarestTerms(terms, tc.counts, 5000, maxPostings); !slices.Equal(got.find, tc.find) || !slices.Equal(got.score, tc.score) {
 			t.Errorf("counts %v: find %v and score %v, want %v and %v", tc.counts, got.find, got.score, tc.find, tc.score)
 		}
@@ -371,6 +372,7 @@ func TestKeywordPlansAgreeWithTheJoin(t *testing.T) {
 		"overfetch": func(int, int, int64, int, int) keywordPlan { return planOverfetch },
 		"restrict":  func(int, int, int64, int, int) keywordPlan { return planRestrict },
 		"join":      func(int, int, int64, int, int) keywordPlan { return planJoin },
+		"prefilter": func(int, int, int64, int, int) keywordPlan { return planPrefilter },
 	}
 	for _, text := range []string{"broad", "rare", "broad rare", "everywhere broad", "w3 broad", "rare w3 broad", "nothing"} {
 		for _, f := range []core.Filter{
@@ -452,7 +454,7 @@ func TestCommonWordStaysCommonAsTheStoreGrows(t *testing.T) {
 
 // keywordPlanFor: a filter that leaves nothing out overfetches; a small one
 // is searched among its rowids; a large share of the store overfetches; a
-// rare word among many memories joins.
+// rare word among many memories is prefiltered.
 func TestKeywordPlanFor(t *testing.T) {
 	for _, tc := range []struct {
 		within, total int
@@ -460,13 +462,13 @@ func TestKeywordPlanFor(t *testing.T) {
 		want          keywordPlan
 	}{
 		{100_000, 100_000, 5000, planOverfetch},
-		{30, 100_000, 5000, planRestrict},     // the FAQ
-		{150, 100_000, 100, planRestrict},     // a conversation, a rare word
-		{150, 100_000, 60, planJoin},          // a conversation, a rarer word
-		{5000, 100_000, 4000, planRestrict},   // memories of one scope, a broad word
-		{10_000, 100_000, 4000, planJoin},     // memories, a broad word
-		{10_000, 100_000, 300, planJoin},      // memories, a rare word
-		{60_000, 100_000, 300, planOverfetch}, // memories fill the store
+		{30, 100_000, 5000, planRestrict},      // the FAQ
+		{150, 100_000, 100, planRestrict},      // a conversation, a rare word
+		{150, 100_000, 60, planPrefilter},      // a conversation, a rarer word
+		{5000, 100_000, 4000, planRestrict},    // memories of one scope, a broad word
+		{10_000, 100_000, 4000, planPrefilter}, // memories, a broad word
+		{10_000, 100_000, 300, planPrefilter},  // memories, a rare word
+		{60_000, 100_000, 300, planOverfetch},  // memories fill the store
 		{30_000, 100_000, 9000, planOverfetch},
 	} {
 		if got := keywordPlanFor(tc.within, tc.total, tc.matches, 100, 20); got != tc.want {
@@ -507,5 +509,51 @@ func TestMemoryFoundByItsOwnWords(t *testing.T) {
 				t.Errorf("%q, filter %d: the memory is not first in %v", text, i, got)
 			}
 		}
+	}
+}
+
+// TestBroadFindTermReadsTheNewest: when the rarest word of a query is in
+// more documents than a search scores (maxScoredRows), and no document
+// holds a second of its words, the candidates are the best by BM25 among
+// the newest of them, whatever the filter's plan: the search's cost stays
+// bounded however many documents hold the word.
+func TestBroadFindTermReadsTheNewest(t *testing.T) {
+	ctx := context.Background()
+	db := openTestDB(t)
+	var docs []core.Document
+	for i := range 3000 { // the common-word limit is 150 documents
+		text := fmt.Sprintf("note %d", i)
+		if i%25 == 0 {
+			// 120 documents, the shorter the older: BM25 prefers the old.
+			text = "kestrel" + strings.Repeat(" feather", i/200)
+		}
+		d := memoryDoc(text, core.ScopeGlobal, 3)
+		d.Meta.Timestamp = time.Now().Add(time.Duration(i) * time.Second)
+		docs = append(docs, d)
+	}
+	if err := db.Put(ctx, docs...); err != nil {
+		t.Fatal(err)
+	}
+	db.scoredRows = 30
+	newest := map[string]bool{}
+	for _, d := range docs[len(docs)-30*25:] {
+		if strings.HasPrefix(d.Text, "kestrel") {
+			newest[d.ID] = true
+		}
+	}
+	for _, f := range []core.Filter{{}, {Type: core.DocMemory}} {
+		got := keywordIDs(t, db, "kestrel", f)
+		if len(got) != 10 {
+			t.Fatalf("%d results, want 10", len(got))
+		}
+		for _, id := range got {
+			if !newest[id] {
+				t.Fatalf("%s is not among the 30 newest holding the word", id)
+			}
+		}
+	}
+	db.scoredRows = maxScoredRows
+	if got := keywordIDs(t, db, "kestrel", core.Filter{}); newest[got[0]] {
+		t.Fatalf("within the bound, the best is an older, shorter document; got %s", got[0])
 	}
 }
