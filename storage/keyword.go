@@ -30,8 +30,9 @@ const (
 )
 
 // KeywordSearch returns up to q.K documents within q's filter that match
-// q.Text's words, best BM25 first. The words are ORed: a document matching
-// any of them is a candidate, and BM25 weighs rare words above common ones.
+// q.Text's words, best BM25 first. The words are ORed: a document holding
+// one of the rarest is a candidate, one holding more of them ranks first,
+// and BM25 weighs rare words above common ones (rankKeyword).
 func (db *DB) KeywordSearch(ctx context.Context, q core.KeywordQuery) ([]core.KeywordHit, error) {
 	return db.keywordSearch(ctx, q, keywordPlanFor)
 }
@@ -137,16 +138,16 @@ const (
 
 // keywordPlan is how a keyword search filtered by type, scope and
 // conversation finds its best matches within the filter (see
-// keywordPlanFor). Each gives what the join gives: the first k of the
-// filter's matches by BM25, ties by rowid.
+// keywordPlanFor). Each gives what the join gives: rankKeyword's
+// candidates within the filter.
 type keywordPlan int
 
 const (
 	// planOverfetch reads the best matches from the FTS index alone and
-	// filters them in memory, and joins if too few pass.
+	// filters them in memory, and reads them all if too few pass.
 	planOverfetch keywordPlan = iota
 	// planRestrict restricts the query to the filter's rowids
-	// (restrictedBM25).
+	// (restrictedBM25SQL).
 	planRestrict
 	// planJoin joins every match to its document row and filters in SQL.
 	planJoin
@@ -441,7 +442,7 @@ func rankKeyword(kt keywordTerms, k, limit, maxScored int, query func(match stri
 
 // maxScoredRows bounds the documents a keyword search scores that hold
 // only its find terms (rankKeyword): about 0.4 µs each at a million.
-const maxScoredRows = 5_000
+const maxScoredRows = 1_000
 
 // termCounts remembers how many documents each query term is in (capped
 // at the threshold it was counted to), so that a word is counted once and
