@@ -510,6 +510,12 @@ func TestMemoryFoundByItsOwnWords(t *testing.T) {
 			}
 		}
 	}
+	// Its BM25 is above the others', so that fusion's keyword relevance
+	// (BM25 over the best) tells it from those holding one of its words.
+	hits, err := db.KeywordSearch(ctx, core.KeywordQuery{Text: "Boru balo", K: 10})
+	if err != nil || len(hits) < 2 || hits[0].BM25 <= hits[1].BM25 {
+		t.Fatalf("BM25 does not tell the memory from the others: %v", err)
+	}
 }
 
 // TestBroadFindTermReadsTheNewest: when the rarest word of a query is in
