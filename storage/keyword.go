@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -29,8 +30,9 @@ const (
 )
 
 // KeywordSearch returns up to q.K documents within q's filter that match
-// q.Text's words, best BM25 first. The words are ORed: a document matching
-// any of them is a candidate, and BM25 weighs rare words above common ones.
+// q.Text's words, best BM25 first. The words are ORed: a document holding
+// one of the rarest is a candidate, one holding more of them ranks first,
+// and BM25 weighs rare words above common ones (rankKeyword).
 func (db *DB) KeywordSearch(ctx context.Context, q core.KeywordQuery) ([]core.KeywordHit, error) {
 	return db.keywordSearch(ctx, q, keywordPlanFor)
 }
@@ -49,11 +51,10 @@ func (db *DB) keywordSearch(ctx context.Context, q core.KeywordQuery, choose fun
 		return nil, err
 	}
 	defer tx.Rollback()
-	terms, matches, err := db.informativeTerms(ctx, tx, terms)
-	if err != nil || len(terms) == 0 {
+	kt, err := db.informativeTerms(ctx, tx, terms)
+	if err != nil || len(kt.find) == 0 {
 		return nil, err
 	}
-	match := strings.Join(terms, " OR ")
 	plan, limit := planJoin, max(keywordOverfetch*q.K, minKeywordRows)
 	f := indexFilter(q.Filter)
 	var rowids []int64
@@ -67,44 +68,53 @@ func (db *DB) keywordSearch(ctx context.Context, q core.KeywordQuery, choose fun
 		// The filter is on type, scope and conversation only: the code
 		// index knows which documents it selects.
 		var within, total int
-		rowids, within, total = db.codes.Within(f, int(min(maxRestrictRows, restrictFactor*matches)))
+		rowids, within, total = db.codes.Within(f, int(min(maxRestrictRows, restrictFactor*kt.matches)))
 		if within == 0 {
 			return nil, nil
 		}
-		if plan = choose(within, total, matches, limit, q.K); plan == planRestrict && rowids == nil {
+		if plan = choose(within, total, kt.matches, limit, q.K); plan == planRestrict && rowids == nil {
 			plan = planOverfetch // more rowids than were listed (a test's choice)
 		}
 	}
-	var cands []scored
+	var (
+		query func(match string, limit int, newest bool) ([]scored, error)
+		keep  func([]scored) []scored
+	)
 	switch plan {
-	case planRestrict:
-		// The filter selects few documents: the query is restricted to
-		// them, and only their matches are scored.
-		if cands, err = restrictedBM25(ctx, tx, match, rowids, q.K); err != nil {
-			return nil, err
+	case planRestrict, planPrefilter:
+		// The filter selects few documents, or few of the matches: the
+		// query is restricted to them, and only their matches are scored.
+		if plan == planPrefilter {
+			if rowids, err = db.matchesWithin(ctx, tx, kt.find, f); err != nil || len(rowids) == 0 {
+				return nil, err
+			}
+		}
+		set := rowidSet(rowids)
+		query = func(match string, limit int, newest bool) ([]scored, error) {
+			return bm25Rows(ctx, tx, restrictedBM25SQL+keywordOrder(newest, "rowid")+" LIMIT ?", []any{match, set, limit})
 		}
 	case planOverfetch:
 		// The filter selects most documents: the best matches are read
 		// from the FTS index alone, more than k of them, and filtered in
-		// memory; if too few pass, the query joins after all.
-		if cands, err = bm25Rows(ctx, tx, `SELECT rowid, bm25(documents_fts) FROM documents_fts
-			WHERE documents_fts MATCH ? ORDER BY bm25(documents_fts), rowid LIMIT ?`, []any{match, limit}); err != nil {
-			return nil, err
+		// memory (rankKeyword reads more while too few pass).
+		query = func(match string, limit int, newest bool) ([]scored, error) {
+			return bm25Rows(ctx, tx, `SELECT rowid, bm25(documents_fts) FROM documents_fts
+				WHERE documents_fts MATCH ?`+keywordOrder(newest, "rowid")+" LIMIT ?", []any{match, limit})
 		}
-		exhausted := len(cands) < limit
-		if cands = vecindex.Keep(db.codes, cands, f, scoredRowid); !exhausted && len(cands) < q.K {
-			plan = planJoin
-		}
-	}
-	if plan == planJoin {
+		keep = func(cands []scored) []scored { return vecindex.Keep(db.codes, cands, f, scoredRowid) }
+	default:
 		where, args := filterSQL(q.Filter)
 		where = strings.Replace(where, " WHERE ", " AND ", 1)
-		if cands, err = bm25Rows(ctx, tx, `SELECT documents.rowid, bm25(documents_fts) FROM documents_fts
-			JOIN documents ON documents.rowid = documents_fts.rowid
-			WHERE documents_fts MATCH ?`+where+` ORDER BY bm25(documents_fts), documents.rowid LIMIT ?`,
-			append(append([]any{match}, args...), q.K)); err != nil {
-			return nil, err
+		query = func(match string, limit int, newest bool) ([]scored, error) {
+			return bm25Rows(ctx, tx, `SELECT documents.rowid, bm25(documents_fts) FROM documents_fts
+				JOIN documents ON documents.rowid = documents_fts.rowid
+				WHERE documents_fts MATCH ?`+where+keywordOrder(newest, "documents_fts.rowid")+" LIMIT ?",
+				append(append([]any{match}, args...), limit))
 		}
+	}
+	cands, err := rankKeyword(kt, q.K, limit, db.scoredRows, query, keep)
+	if err != nil {
+		return nil, err
 	}
 	hits, err := db.loadNearest(ctx, tx, epoch, cands, q.K, q.Filter, nil)
 	if err != nil {
@@ -128,19 +138,23 @@ const (
 
 // keywordPlan is how a keyword search filtered by type, scope and
 // conversation finds its best matches within the filter (see
-// keywordPlanFor). Each gives what the join gives: the first k of the
-// filter's matches by BM25, ties by rowid.
+// keywordPlanFor). Each gives what the join gives: rankKeyword's
+// candidates within the filter.
 type keywordPlan int
 
 const (
 	// planOverfetch reads the best matches from the FTS index alone and
-	// filters them in memory, and joins if too few pass.
+	// filters them in memory, and reads them all if too few pass.
 	planOverfetch keywordPlan = iota
 	// planRestrict restricts the query to the filter's rowids
-	// (restrictedBM25).
+	// (restrictedBM25SQL).
 	planRestrict
 	// planJoin joins every match to its document row and filters in SQL.
 	planJoin
+	// planPrefilter lists the documents holding a find term (their rowids
+	// alone, not scored), keeps those within the filter by the code index,
+	// and restricts the query to them: only those few are scored.
+	planPrefilter
 )
 
 // maxRestrictRows bounds the rowids a keyword query is restricted to.
@@ -155,8 +169,8 @@ const maxRestrictRows = 20_000
 // part and about a microsecond a rowid of the filter, whatever the matches.
 // So the FAQ or a conversation's turns are searched among their rowids; a
 // filter that selects most of the store overfetches; and a rare word among
-// many memories joins (each the fastest of the three there: docs/operators.md's
-// performance notes).
+// many memories is prefiltered: listing a match costs a tenth of scoring
+// or joining it (BenchmarkKeywordScale, an entity's 1% of a million).
 func keywordPlanFor(within, total int, matches int64, limit, k int) keywordPlan {
 	switch {
 	case within >= total:
@@ -166,7 +180,7 @@ func keywordPlanFor(within, total int, matches int64, limit, k int) keywordPlan 
 	case within*limit >= k*total:
 		return planOverfetch // k of the limit best matches are expected within the filter
 	default:
-		return planJoin
+		return planPrefilter
 	}
 }
 
@@ -182,11 +196,36 @@ const restrictFactor = 2
 // set is one lookup in a temporary index per match, and only the matches
 // within it are scored.
 const restrictedBM25SQL = `SELECT rowid, bm25(documents_fts) FROM documents_fts
-	WHERE documents_fts MATCH ? AND +rowid IN (SELECT value FROM json_each(?))
-	ORDER BY bm25(documents_fts), rowid LIMIT ?`
+	WHERE documents_fts MATCH ? AND +rowid IN (SELECT value FROM json_each(?))`
 
-// restrictedBM25 returns the k best matches of match among rowids.
-func restrictedBM25(ctx context.Context, tx *sql.Tx, match string, rowids []int64, k int) ([]scored, error) {
+// keywordOrder orders a keyword query's matches: best BM25 first, ties by
+// rowid, or newest first (rankKeyword).
+func keywordOrder(newest bool, rowid string) string {
+	if newest {
+		return " ORDER BY " + rowid + " DESC"
+	}
+	return " ORDER BY bm25(documents_fts), " + rowid
+}
+
+// matchesWithin lists the documents holding one of terms that f selects
+// (planPrefilter): FTS5 reads their rowids without scoring them, and the
+// code index filters them.
+func (db *DB) matchesWithin(ctx context.Context, tx *sql.Tx, terms []string, f vecindex.Filter) ([]int64, error) {
+	var rowids []int64
+	err := queryRows(ctx, tx, "SELECT rowid FROM documents_fts WHERE documents_fts MATCH ?", []any{strings.Join(terms, " OR ")}, func(rows *sql.Rows) error {
+		var r int64
+		err := rows.Scan(&r)
+		rowids = append(rowids, r)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return vecindex.Keep(db.codes, rowids, f, func(r *int64) int64 { return *r }), nil
+}
+
+// rowidSet is rowids as a JSON array, for restrictedBM25SQL.
+func rowidSet(rowids []int64) string {
 	set := make([]byte, 0, 8*len(rowids)+2)
 	set = append(set, '[')
 	for i, r := range rowids {
@@ -195,8 +234,7 @@ func restrictedBM25(ctx context.Context, tx *sql.Tx, match string, rowids []int6
 		}
 		set = strconv.AppendInt(set, r, 10)
 	}
-	set = append(set, ']')
-	return bm25Rows(ctx, tx, restrictedBM25SQL, []any{match, string(set), k})
+	return string(append(set, ']'))
 }
 
 // bm25Rows runs a keyword query of rowids and BM25 scores (see
@@ -239,21 +277,31 @@ func queryTerms(text string) []string {
 // they carry the most BM25 weight.
 const maxPostings = 500
 
+// keywordTerms are a keyword query's informative terms (informativeTerms):
+// the documents holding one of find are the candidates, and every term,
+// find's and score's, counts in their BM25. So a document holding all the
+// query's words outranks one holding only its rarest, however many hold
+// that one, and only the short posting lists of find are read in full.
+type keywordTerms struct {
+	find, score []string
+	// matches is how many documents find's terms match at most: the sum
+	// of their counts, or the store's size when it is too small to count.
+	matches int64
+}
+
 // informativeTerms drops the terms that are too common to be worth their
-// posting lists (see commonShare), then keeps the rarest while their
-// posting lists add up to at most maxPostings (the rarest always). Counting
-// stops past the threshold, so a common term costs at most that many index
-// entries to recognise, and the counts are remembered (termCounts). It also
-// returns how many documents the kept terms match at most: the sum of their
-// counts, or the store's size when it is too small to count.
-func (db *DB) informativeTerms(ctx context.Context, tx *sql.Tx, terms []string) ([]string, int64, error) {
+// posting lists (see commonShare), and of the others, finds with the rarest
+// and scores with the next (rarestTerms). Counting stops past the threshold, so
+// a common term costs at most that many index entries to recognise, and the
+// counts are remembered (termCounts).
+func (db *DB) informativeTerms(ctx context.Context, tx *sql.Tx, terms []string) (keywordTerms, error) {
 	var stored int64
 	if err := tx.QueryRowContext(ctx, "SELECT coalesce(max(rowid), 0) FROM documents").Scan(&stored); err != nil {
-		return nil, 0, storeErr(err)
+		return keywordTerms{}, storeErr(err)
 	}
 	limit := commonLimit(stored)
 	if stored <= limit {
-		return terms, stored, nil // a small store: nothing is costly
+		return keywordTerms{find: terms, matches: stored}, nil // a small store: nothing is costly
 	}
 	// A count is remembered while the store stays within 10% of its size
 	// (termCounts), where the threshold can be up to 10% higher: counting
@@ -272,17 +320,16 @@ func (db *DB) informativeTerms(ctx context.Context, tx *sql.Tx, terms []string) 
 		if stmt == nil {
 			var err error
 			if stmt, err = tx.PrepareContext(ctx, "SELECT count(*) FROM (SELECT 1 FROM documents_fts WHERE documents_fts MATCH ? LIMIT ?)"); err != nil {
-				return nil, 0, storeErr(err)
+				return keywordTerms{}, storeErr(err)
 			}
 			defer stmt.Close()
 		}
 		if err := stmt.QueryRowContext(ctx, t, countTo).Scan(&counts[i]); err != nil {
-			return nil, 0, storeErr(err)
+			return keywordTerms{}, storeErr(err)
 		}
 		db.terms.put(t, stored, counts[i])
 	}
-	kept, matches := rarestTerms(terms, counts, limit)
-	return kept, matches, nil
+	return rarestTerms(terms, counts, limit, db.findPostings), nil
 }
 
 // commonLimit is the number of documents from which a term is common in a
@@ -291,10 +338,11 @@ func commonLimit(stored int64) int64 {
 	return max(minCommon, int64(float64(stored)*commonShare))
 }
 
-// rarestTerms keeps the terms whose count is under limit, rarest first,
-// while their counts add up to at most maxPostings (the rarest always), and
-// returns the sum of the counts kept.
-func rarestTerms(terms []string, counts []int64, limit int64) ([]string, int64) {
+// rarestTerms drops the terms whose count is limit or more; of the others,
+// rarest first, it finds with those whose counts add up to at most budget
+// (maxPostings; the rarest always) and scores with the next while theirs
+// add up to at most maxScorePostings.
+func rarestTerms(terms []string, counts []int64, limit, budget int64) keywordTerms {
 	order := make([]int, 0, len(terms))
 	for i := range terms {
 		if counts[i] < limit {
@@ -302,17 +350,99 @@ func rarestTerms(terms []string, counts []int64, limit int64) ([]string, int64) 
 		}
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(counts[a], counts[b]) })
-	var kept []string
-	var sum int64
+	var kt keywordTerms
+	var scored int64
 	for _, i := range order {
-		if len(kept) > 0 && sum+counts[i] > maxPostings {
+		switch {
+		case len(kt.find) == 0 || len(kt.score) == 0 && kt.matches+counts[i] <= budget:
+			kt.matches += counts[i]
+			kt.find = append(kt.find, terms[i])
+		case scored+counts[i] <= maxScorePostings:
+			scored += counts[i]
+			kt.score = append(kt.score, terms[i])
+		}
+	}
+	return kt
+}
+
+// maxScorePostings bounds the posting-list entries of the terms that only
+// score: FTS5 counts the documents of every term of a query to weigh it
+// (BM25's IDF), about 30 ns an entry. The rarest are kept first; a word
+// past it is as common as a common one to this query.
+const maxScorePostings = 20_000
+
+// rankKeyword returns the candidates of a keyword search: the k best of
+// the documents holding one of kt.find, by BM25 over all of kt's terms,
+// those holding a term of kt.score as well first (they match two of the
+// query's informative words or more), ties by rowid. query reads the
+// best limit matches of a MATCH expression, in order (or the newest
+// first), within the search's filter or, when keep is set, before keep
+// applies it.
+//
+// One expression cannot both find with some terms and score with others:
+// FTS5 scores a document only on the phrases of the expression that it
+// matches, and an OR reads every term's posting list. "(find) AND (score)"
+// is evaluated by seeking in score's long lists for each document of
+// find's short ones, and scores with every term; "find" then adds the
+// documents holding only find terms, when fewer than k hold more. So the
+// memory holding all of a query's words is a candidate however many
+// documents hold its rarest one.
+//
+// FTS5 scores every match of a query ordered by BM25, whatever the limit:
+// when find's terms are in more than maxScored documents (maxScoredRows),
+// those holding only them are read newest first, maxScored of them, and
+// ranked among themselves.
+func rankKeyword(kt keywordTerms, k, limit, maxScored int, query func(match string, limit int, newest bool) ([]scored, error), keep func([]scored) []scored) ([]scored, error) {
+	find := strings.Join(kt.find, " OR ")
+	type read struct {
+		match  string
+		newest bool
+	}
+	reads := []read{{find, kt.matches > int64(maxScored)}}
+	if len(kt.score) > 0 {
+		reads = []read{{"(" + find + ") AND (" + strings.Join(kt.score, " OR ") + ")", false}, reads[0]}
+	}
+	seen := map[int64]bool{}
+	var out []scored
+	for _, r := range reads {
+		n := limit
+		if r.newest {
+			n = maxScored
+		}
+		for {
+			rows, err := query(r.match, n, r.newest)
+			if err != nil {
+				return nil, err
+			}
+			more := len(rows) == n
+			if keep != nil {
+				rows = keep(rows)
+			}
+			fresh := slices.DeleteFunc(rows, func(c scored) bool { return seen[c.rowid] })
+			if len(out)+len(fresh) >= k || !more {
+				// The rows read are the best of the match's within the
+				// filter (or the best of its newest).
+				slices.SortFunc(fresh, byDistance)
+				for _, c := range fresh[:min(len(fresh), k-len(out))] {
+					seen[c.rowid] = true
+					out = append(out, c)
+				}
+				break
+			}
+			// Too few within the filter: every match is scored whatever
+			// the limit, so the second read has none.
+			n, r.newest = math.MaxInt32, false
+		}
+		if len(out) >= k {
 			break
 		}
-		sum += counts[i]
-		kept = append(kept, terms[i])
 	}
-	return kept, sum
+	return out, nil
 }
+
+// maxScoredRows bounds the documents a keyword search scores that hold
+// only its find terms (rankKeyword): about 0.4 µs each at a million.
+const maxScoredRows = 1_000
 
 // termCounts remembers how many documents each query term is in (capped
 // at the threshold it was counted to), so that a word is counted once and

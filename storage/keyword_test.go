@@ -166,56 +166,87 @@ func TestExactPathReadsEverything(t *testing.T) {
 	}
 }
 
-// TestRarestTermsWithinTheBudget: common terms go, then the rarest are
-// kept while their posting lists fit maxPostings, the rarest always.
+// TestRarestTermsWithinTheBudget: common terms go, then the rarest find
+// while their posting lists fit maxPostings, the rarest always, and the
+// others score.
 func TestRarestTermsWithinTheBudget(t *testing.T) {
 	for _, tc := range []struct {
-		counts []int64
-		want   []string
+		counts      []int64
+		find, score []string
 	}{
-		{[]int64{3, 400, 5000, 40}, []string{"a", "d", "b"}}, // 5000 is common (limit 5000)
-		{[]int64{600, 350, 200}, []string{"c"}},              // 200 fits, +350 does not
-		{[]int64{4000, 2000}, []string{"b"}},                 // the rarest even over the budget
-		{[]int64{1, 2, 3}, []string{"a", "b", "c"}},          // all fit
-		{[]int64{5000, 6000}, nil},                           // all common
+		{[]int64{3, 400, 5000, 40}, []string{"a", "d", "b"}, nil},                                // 5000 is common (limit 5000)
+		{[]int64{600, 350, 200}, []string{"c"}, []string{"b", "a"}},                              // 200 fits, +350 does not
+		{[]int64{4000, 2000}, []string{"b"}, []string{"a"}},                                      // the rarest even over the budget
+		{[]int64{1, 2, 3}, []string{"a", "b", "c"}, nil},                                         // all fit
+		{[]int64{300, 100, 150}, []string{"b", "c"}, []string{"a"}},                              // 100+150 fit, +300 does not
+		{[]int64{5000, 6000}, nil, nil},                                                          // all common
+		{[]int64{4900, 4950, 4800, 10, 4700, 4600}, []string{"d"}, []string{"f", "e", "c", "a"}}, // 18,900 scored, +4950 would be over maxScorePostings
 	} {
-		terms := []string{"a", "b", "c", "d"}[:len(tc.counts)]
-		if got, _ := rarestTerms(terms, tc.counts, 5000); !slices.Equal(got, tc.want) {
-			t.Errorf("counts %v: kept %v, want %v", tc.counts, got, tc.want)
+		terms := []string{"a", "b", "c", "d", "e", "f"}[:len(tc.counts)]
+		if got := rarestTerms(terms, tc.counts, 5000, maxPostings); !slices.Equal(got.find, tc.find) || !slices.Equal(got.score, tc.score) {
+			t.Errorf("counts %v: find %v and score %v, want %v and %v", tc.counts, got.find, got.score, tc.find, tc.score)
 		}
 	}
 }
 
 // keywordReference is the keyword search done wholly in SQL, the filter
-// joined to the documents: what KeywordSearch must return.
+// joined to the documents: what KeywordSearch must return. Its candidates
+// are the documents holding a find term, those holding a score term too
+// first, by BM25 over every informative term; the k chosen come best BM25
+// first.
 func keywordReference(t *testing.T, db *DB, text string, f core.Filter, k int) []string {
 	t.Helper()
-	terms, err := func() ([]string, error) {
+	kt, err := func() (keywordTerms, error) {
 		tx, err := db.read.Begin()
 		if err != nil {
-			return nil, err
+			return keywordTerms{}, err
 		}
 		defer tx.Rollback()
-		terms, _, err := db.informativeTerms(context.Background(), tx, queryTerms(text))
-		return terms, err
+		return db.informativeTerms(context.Background(), tx, queryTerms(text))
 	}()
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(kt.find) == 0 {
+		return nil
+	}
 	where, args := filterSQL(f)
 	where = strings.Replace(where, " WHERE ", " AND ", 1)
-	rows, err := db.read.Query(`SELECT documents.id FROM documents_fts JOIN documents ON documents.rowid = documents_fts.rowid
-		WHERE documents_fts MATCH ?`+where+` ORDER BY bm25(documents_fts), documents.rowid LIMIT ?`,
-		append(append([]any{strings.Join(terms, " OR ")}, args...), k)...)
+	find, score := strings.Join(kt.find, " OR "), strings.Join(kt.score, " OR ")
+	if score == "" {
+		score = `"nowhere-at-all"`
+	}
+	both := "(" + find + ") AND (" + score + ")"
+	query := `SELECT id, rowid, bm25 FROM (
+		SELECT documents.id, documents.rowid, bm25(documents_fts) AS bm25, 0 AS g FROM documents_fts
+			JOIN documents ON documents.rowid = documents_fts.rowid WHERE documents_fts MATCH ?` + where + `
+		UNION ALL
+		SELECT documents.id, documents.rowid, bm25(documents_fts), 1 FROM documents_fts
+			JOIN documents ON documents.rowid = documents_fts.rowid WHERE documents_fts MATCH ?` + where + `
+			AND documents.rowid NOT IN (SELECT rowid FROM documents_fts WHERE documents_fts MATCH ?)
+	) ORDER BY g, bm25, rowid LIMIT ?`
+	all := append(append(append(append([]any{both}, args...), find), args...), score, k)
+	rows, err := db.read.Query(query, all...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rows.Close()
-	var ids []string
+	type hit struct {
+		id string
+		scored
+	}
+	var hits []hit
 	for rows.Next() {
-		var id string
-		rows.Scan(&id)
-		ids = append(ids, id)
+		var h hit
+		if err := rows.Scan(&h.id, &h.rowid, &h.distance); err != nil {
+			t.Fatal(err)
+		}
+		hits = append(hits, h)
+	}
+	slices.SortFunc(hits, func(a, b hit) int { return byDistance(a.scored, b.scored) })
+	var ids []string
+	for _, h := range hits {
+		ids = append(ids, h.id)
 	}
 	return ids
 }
@@ -332,13 +363,18 @@ func TestKeywordPlansAgreeWithTheJoin(t *testing.T) {
 	ctx := context.Background()
 	db := openTestDB(t)
 	convs := seedChatLike(t, db, 3000) // the common-word limit is 150 documents
+	// "broad" is in 120 documents, "rare" in 10: within a budget of 100,
+	// "rare" finds and "broad" scores, as two words of a million memories
+	// in a few hundred of them each would.
+	db.findPostings = 100
 	plans := map[string]func(int, int, int64, int, int) keywordPlan{
 		"chosen":    keywordPlanFor,
 		"overfetch": func(int, int, int64, int, int) keywordPlan { return planOverfetch },
 		"restrict":  func(int, int, int64, int, int) keywordPlan { return planRestrict },
 		"join":      func(int, int, int64, int, int) keywordPlan { return planJoin },
+		"prefilter": func(int, int, int64, int, int) keywordPlan { return planPrefilter },
 	}
-	for _, text := range []string{"broad", "rare", "broad rare", "everywhere broad", "w3 broad", "nothing"} {
+	for _, text := range []string{"broad", "rare", "broad rare", "everywhere broad", "w3 broad", "rare w3 broad", "nothing"} {
 		for _, f := range []core.Filter{
 			{Type: core.DocFAQ},
 			{Type: core.DocMemory},
@@ -398,11 +434,11 @@ func TestCommonWordStaysCommonAsTheStoreGrows(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer tx.Rollback()
-		kept, _, err := db.informativeTerms(ctx, tx, queryTerms("coffee lighthouse"))
+		kt, err := db.informativeTerms(ctx, tx, queryTerms("coffee lighthouse"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		return kept
+		return append(kt.find, kt.score...)
 	}
 	want := []string{`"lighthouse"`}
 	if got := terms(); !slices.Equal(got, want) {
@@ -418,7 +454,7 @@ func TestCommonWordStaysCommonAsTheStoreGrows(t *testing.T) {
 
 // keywordPlanFor: a filter that leaves nothing out overfetches; a small one
 // is searched among its rowids; a large share of the store overfetches; a
-// rare word among many memories joins.
+// rare word among many memories is prefiltered.
 func TestKeywordPlanFor(t *testing.T) {
 	for _, tc := range []struct {
 		within, total int
@@ -426,17 +462,104 @@ func TestKeywordPlanFor(t *testing.T) {
 		want          keywordPlan
 	}{
 		{100_000, 100_000, 5000, planOverfetch},
-		{30, 100_000, 5000, planRestrict},     // the FAQ
-		{150, 100_000, 100, planRestrict},     // a conversation, a rare word
-		{150, 100_000, 60, planJoin},          // a conversation, a rarer word
-		{5000, 100_000, 4000, planRestrict},   // memories of one scope, a broad word
-		{10_000, 100_000, 4000, planJoin},     // memories, a broad word
-		{10_000, 100_000, 300, planJoin},      // memories, a rare word
-		{60_000, 100_000, 300, planOverfetch}, // memories fill the store
+		{30, 100_000, 5000, planRestrict},      // the FAQ
+		{150, 100_000, 100, planRestrict},      // a conversation, a rare word
+		{150, 100_000, 60, planPrefilter},      // a conversation, a rarer word
+		{5000, 100_000, 4000, planRestrict},    // memories of one scope, a broad word
+		{10_000, 100_000, 4000, planPrefilter}, // memories, a broad word
+		{10_000, 100_000, 300, planPrefilter},  // memories, a rare word
+		{60_000, 100_000, 300, planOverfetch},  // memories fill the store
 		{30_000, 100_000, 9000, planOverfetch},
 	} {
 		if got := keywordPlanFor(tc.within, tc.total, tc.matches, 100, 20); got != tc.want {
 			t.Errorf("within %d of %d, %d matches: plan %d, want %d", tc.within, tc.total, tc.matches, got, tc.want)
 		}
+	}
+}
+
+// TestMemoryFoundByItsOwnWords: a memory is found by its own text, and by
+// its two rarest words alone, when those words are each in a few hundred
+// documents (too many to read both posting lists within maxPostings, too
+// few to be common: a store of a million memories has thousands of such
+// words). The documents holding only the rarest word are shorter, so BM25
+// over that word alone ranks the memory last among them.
+func TestMemoryFoundByItsOwnWords(t *testing.T) {
+	ctx := context.Background()
+	db := openTestDB(t)
+	const each = 300 // two such words: 600 postings, over maxPostings
+	var docs []core.Document
+	for i := range 25 * each { // "boru" and "balo" stay under 5% (commonShare)
+		text := fmt.Sprintf("friday test note %d", i) // everyday words: common
+		switch {
+		case i < each:
+			text = fmt.Sprintf("boru %d", i)
+		case i < 2*each:
+			text = fmt.Sprintf("balo %d", i)
+		}
+		docs = append(docs, memoryDoc(text, core.ScopeGlobal, 3))
+	}
+	target := memoryDoc("Boru friday in test her balo on of", core.ScopeGlobal, 3)
+	docs = append(docs, target)
+	if err := db.Put(ctx, docs...); err != nil {
+		t.Fatal(err)
+	}
+	for _, text := range []string{target.Text, "Boru balo", "balo boru"} {
+		for i, f := range []core.Filter{{}, {Type: core.DocMemory, Scopes: []string{core.ScopeGlobal}}} {
+			if got := keywordIDs(t, db, text, f); len(got) == 0 || got[0] != target.ID {
+				t.Errorf("%q, filter %d: the memory is not first in %v", text, i, got)
+			}
+		}
+	}
+	// Its BM25 is above the others', so that fusion's keyword relevance
+	// (BM25 over the best) tells it from those holding one of its words.
+	hits, err := db.KeywordSearch(ctx, core.KeywordQuery{Text: "Boru balo", K: 10})
+	if err != nil || len(hits) < 2 || hits[0].BM25 <= hits[1].BM25 {
+		t.Fatalf("BM25 does not tell the memory from the others: %v", err)
+	}
+}
+
+// TestBroadFindTermReadsTheNewest: when the rarest word of a query is in
+// more documents than a search scores (maxScoredRows), and no document
+// holds a second of its words, the candidates are the best by BM25 among
+// the newest of them, whatever the filter's plan: the search's cost stays
+// bounded however many documents hold the word.
+func TestBroadFindTermReadsTheNewest(t *testing.T) {
+	ctx := context.Background()
+	db := openTestDB(t)
+	var docs []core.Document
+	for i := range 3000 { // the common-word limit is 150 documents
+		text := fmt.Sprintf("note %d", i)
+		if i%25 == 0 {
+			// 120 documents, the shorter the older: BM25 prefers the old.
+			text = "kestrel" + strings.Repeat(" feather", i/200)
+		}
+		d := memoryDoc(text, core.ScopeGlobal, 3)
+		d.Meta.Timestamp = time.Now().Add(time.Duration(i) * time.Second)
+		docs = append(docs, d)
+	}
+	if err := db.Put(ctx, docs...); err != nil {
+		t.Fatal(err)
+	}
+	db.scoredRows = 30
+	newest := map[string]bool{}
+	for _, d := range docs[len(docs)-30*25:] {
+		if strings.HasPrefix(d.Text, "kestrel") {
+			newest[d.ID] = true
+		}
+	}
+	for _, f := range []core.Filter{{}, {Type: core.DocMemory}} {
+		got := keywordIDs(t, db, "kestrel", f)
+		if len(got) != 10 {
+			t.Fatalf("%d results, want 10", len(got))
+		}
+		for _, id := range got {
+			if !newest[id] {
+				t.Fatalf("%s is not among the 30 newest holding the word", id)
+			}
+		}
+	}
+	db.scoredRows = maxScoredRows
+	if got := keywordIDs(t, db, "kestrel", core.Filter{}); newest[got[0]] {
+		t.Fatalf("within the bound, the best is an older, shorter document; got %s", got[0])
 	}
 }

@@ -46,6 +46,11 @@ type DB struct {
 	docs *docCache
 	// terms remembers how common keyword query terms are (see termCounts).
 	terms termCounts
+	// findPostings and scoredRows are maxPostings and maxScoredRows;
+	// tests lower them to search a small store as a large one is searched
+	// (rarestTerms, rankKeyword).
+	findPostings int64
+	scoredRows   int
 	// prepared are the statements of a document's write, prepared once on
 	// the writer (see writeTx.stmt).
 	prepared map[string]*sql.Stmt
@@ -169,7 +174,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 		write.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	db := &DB{path: path, write: write, read: read, docs: newDocCache(),
+	db := &DB{path: path, write: write, read: read, docs: newDocCache(), findPostings: maxPostings, scoredRows: maxScoredRows,
 		prepared: make(map[string]*sql.Stmt, len(preparedSQL)), ckpt: ckpt,
 		schemaBefore: before}
 	if err := db.Ping(ctx); err != nil {
