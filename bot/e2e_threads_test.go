@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"maunium.net/go/mautrix"
 	"maunium.net/go/mautrix/event"
 	"maunium.net/go/mautrix/id"
 
@@ -112,6 +113,32 @@ func TestBridgeAnswersInThreads(t *testing.T) {
 			f.alice.Wait(fmt.Sprintf("part %d redacted", i), func(r *event.Event) bool {
 				return r.Sender == f.botID && bottest.RedactionOf(p.ID)(r)
 			})
+		}
+	})
+
+	t.Run("Encrypted", func(t *testing.T) {
+		carol := bottest.NewMember(t, hs, "carol", true)
+		dave := bottest.NewMember(t, hs, "dave", true)
+		room := carol.CreateRoom(&mautrix.ReqCreateRoom{Name: "secret threads", InitialState: bottest.EncryptedRoom(),
+			Invite: []id.UserID{dave.Client.UserID, f.botID}})
+		dave.Join(room)
+		carol.Wait("bot joins", bottest.MembershipOf(room, f.botID, event.MembershipJoin))
+		carol.Wait("intro", bottest.MessageFrom(room, f.botID, event.MsgNotice))
+		if got := f.command(t, carol, room, "!ada set replies thread"); !strings.Contains(got, "✅") {
+			t.Fatalf("set replies thread: %q", got)
+		}
+		llm.Script(llmtest.Reply{Tokens: []string{"The safe word is pineapple."}})
+		asked, reply := f.ask(t, carol, room, &event.MessageEventContent{MsgType: event.MsgText, Body: "Ada, what is the safe word?"})
+		if c := reply.Content.AsMessage(); !threadOn(c, asked) {
+			t.Fatalf("want the answer in a thread on the question %s, got %+v", asked, c.RelatesTo)
+		}
+		q := &event.MessageEventContent{MsgType: event.MsgText, Body: "Ada, spell it backwards"}
+		q.RelatesTo = (&event.RelatesTo{}).SetThread(asked, reply.ID)
+		llm.Script(llmtest.Reply{Tokens: []string{"elppaenip"}})
+		f.ask(t, dave, room, q)
+		reqs := llm.ChatRequests()
+		if prompt := fmtMessages(reqs[len(reqs)-1].Messages); !strings.Contains(prompt, "The safe word is pineapple.") {
+			t.Errorf("the follow-up's prompt lacks the thread's answer:\n%s", prompt)
 		}
 	})
 
