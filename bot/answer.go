@@ -100,7 +100,7 @@ func (a *answerer) request(ctx context.Context, evt *event.Event, s storage.Brid
 		Speaker:         &asker,
 		UserTimestamp:   time.UnixMilli(evt.Timestamp),
 		Store:           a.window.storageOn(s),
-		ContextMessages: a.window.contextFor(ctx, s, evt.ID, members),
+		ContextMessages: a.window.contextFor(ctx, s, evt.ID, members, a.threadEvents(ctx, evt)),
 		RoomID:          evt.RoomID.String(),
 		Members:         members,
 	}

@@ -67,7 +67,14 @@ func (a *answerer) answer(ctx context.Context, evt *event.Event, q question, s s
 	tr.accepted = time.Now()
 	p := &pendingAnswer{ctx: context.WithoutCancel(ctx), evt: evt, q: q, s: s, usage: usage}
 	p.taking, p.finished = a.inFlight.start(evt)
+	// 🧠 goes in the background, held so that a take-back waits for it
+	// and takes it too; a question taken back already gets none.
+	reacting, _ := p.taking.hold()
 	p.reacted = a.background(p.ctx, "🧠 reaction", func() {
+		if reacting == nil {
+			return
+		}
+		defer reacting()
 		a.reactOn(p.ctx, p, reactThinking)
 		tr.reacted = time.Now()
 	})
@@ -205,10 +212,18 @@ func (a *answerer) post(ctx context.Context, p *pendingAnswer, res core.ChatResu
 	// hold the room: its next message gets 🧠 without waiting for them (they
 	// are two homeserver round trips, slow when the homeserver is busy).
 	// They are independent of each other, so both go at once.
+	// ✅ is held from here, while the answer is still registered, so that
+	// an edit or a forget me of its asker meanwhile waits for it.
+	reacting, held := p.taking.hold()
 	a.afterAnswer(ctx, evt.RoomID, func(ctx context.Context) {
 		typingStopped := a.background(ctx, "end of typing", func() { stopTyping(ctx) })
-		if !p.taking.takenBack() {
-			a.reactOn(ctx, p, reactDone)
+		if held {
+			func() {
+				defer reacting()
+				if !p.taking.takenBack() {
+					a.reactOn(ctx, p, reactDone)
+				}
+			}()
 		}
 		tr.done = time.Now()
 		<-typingStopped

@@ -15,7 +15,11 @@ import (
 // or ✅ is posted. What was posted already is linked to the question as it
 // was sent (linkPosted), so the redaction's cascade takes it back, the
 // reply, its edits and the reactions alike; an event linked after the
-// cascade ran makes the redaction pending again (forget_pending.go).
+// cascade ran makes the redaction pending again (forget_pending.go). An
+// edit of the question and its author's `!ada forget me` take the answer
+// back at once instead: they wait until it is quiet, its model's run and
+// its reactions sent in the background (🧠, ✅) alike (hold), so that
+// nothing is linked after they looked.
 
 // takeBack is the state of one answer in the making: whether its question
 // was taken back, and how to stop its model.
@@ -27,6 +31,14 @@ type takeBack struct {
 	// ended is closed when the model started by generating has returned,
 	// and with it the streamed posts, each linked to the question.
 	ended chan struct{}
+	// holding counts the sends under way outside the model's run (hold);
+	// idle is closed when the last of them has linked what it posted.
+	holding int
+	idle    chan struct{}
+	// over is set when the answer is done; its registration ends then,
+	// once nothing holds it (unregister).
+	over       bool
+	unregister func()
 }
 
 // take marks the answer taken back and stops its model if it runs.
@@ -58,19 +70,66 @@ func (t *takeBack) generating(ctx context.Context) (gen context.Context, stop fu
 	}
 }
 
-// quiet waits until nothing more of the answer is being posted by its
-// model's run (the stream included), or ctx ends: then every event of it
-// is linked to the question, and taking them back takes them all.
+// hold starts a send of the answer outside its model's run (a reaction in
+// the background), unless the answer was taken back: then ok is false and
+// nothing is to be sent. Until release is called, quiet waits for it and
+// the answer stays registered, so that a take-back finds it.
+func (t *takeBack) hold() (release func(), ok bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.taken {
+		return nil, false
+	}
+	if t.holding == 0 {
+		t.idle = make(chan struct{})
+	}
+	t.holding++
+	var once sync.Once
+	return func() { once.Do(t.unhold) }, true
+}
+
+func (t *takeBack) unhold() {
+	t.mu.Lock()
+	t.holding--
+	last := t.holding == 0
+	if last {
+		close(t.idle)
+	}
+	end := last && t.over
+	t.mu.Unlock()
+	if end {
+		t.unregister()
+	}
+}
+
+// finish ends the answer: its registration goes once nothing holds it.
+func (t *takeBack) finish() {
+	t.mu.Lock()
+	t.over = true
+	end := t.holding == 0
+	t.mu.Unlock()
+	if end {
+		t.unregister()
+	}
+}
+
+// quiet waits until nothing more of the answer is being posted, by its
+// model's run (the stream included) or in the background (hold), or ctx
+// ends: then every event of it is linked to the question, and taking them
+// back takes them all.
 func (t *takeBack) quiet(ctx context.Context) {
 	t.mu.Lock()
-	ended := t.ended
+	ended, idle := t.ended, t.idle
 	t.mu.Unlock()
-	if ended == nil {
-		return // the model never ran; it will not, once taken
-	}
-	select {
-	case <-ended:
-	case <-ctx.Done():
+	for _, c := range []chan struct{}{ended, idle} {
+		if c == nil {
+			continue // the model never ran (it will not, once taken), or nothing was held
+		}
+		select {
+		case <-c:
+		case <-ctx.Done():
+			return
+		}
 	}
 }
 
@@ -90,21 +149,23 @@ type answersInFlight struct {
 }
 
 // start registers the answer to evt; call the returned func when it ends.
+// It stays registered while a send of it is held (takeBack.hold).
 func (f *answersInFlight) start(evt *event.Event) (*takeBack, func()) {
 	key, t := redactionKey{evt.RoomID, evt.ID}, &takeBack{asker: evt.Sender}
-	f.mu.Lock()
-	if f.m == nil {
-		f.m = make(map[redactionKey]*takeBack)
-	}
-	f.m[key] = t
-	f.mu.Unlock()
-	return t, func() {
+	t.unregister = func() {
 		f.mu.Lock()
 		if f.m[key] == t {
 			delete(f.m, key)
 		}
 		f.mu.Unlock()
 	}
+	f.mu.Lock()
+	if f.m == nil {
+		f.m = make(map[redactionKey]*takeBack)
+	}
+	f.m[key] = t
+	f.mu.Unlock()
+	return t, t.finish
 }
 
 // takeBack stops the answer to the room's event, if one is being made: its

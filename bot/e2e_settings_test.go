@@ -72,8 +72,8 @@ func TestBridgeRoomSettings(t *testing.T) {
 	if strings.Contains(prompt, "older message beyond") || !strings.Contains(prompt, "a thread root") {
 		t.Errorf("context 1 should give only the latest message:\n%s", prompt)
 	}
-	if rel := reply.Content.AsMessage().RelatesTo; rel.GetThreadParent() != "" || rel.GetReplyTo() != asked {
-		t.Errorf("replies room: want a reply to %s in the main timeline, got %+v", asked, rel)
+	if rel := reply.Content.AsMessage().RelatesTo; rel.GetThreadParent() != root || rel.GetReplyTo() != asked {
+		t.Errorf("replies room: a question in a thread is answered in it; want a reply to %s in thread %s, got %+v", asked, root, rel)
 	}
 	// A second exchange makes sure a late extraction of the first would
 	// have been requested by now (the room's jobs run in order).

@@ -225,10 +225,7 @@ func (mx *matrix) failStopped(ctx context.Context, evt *event.Event) (reaction, 
 // Only the first part of a split reply is a reply; the rest follow in the
 // thread, or in the room as a reference (m.reference) to the question.
 func relateTo(c *event.MessageEventContent, evt *event.Event, first bool) {
-	var thread id.EventID
-	if parent, ok := evt.Content.Parsed.(*event.MessageEventContent); ok {
-		thread = parent.RelatesTo.GetThreadParent()
-	}
+	thread := threadRoot(evt)
 	switch {
 	case thread != "":
 		c.RelatesTo = (&event.RelatesTo{}).SetThread(thread, evt.ID)

@@ -2,9 +2,11 @@ package bot
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"maunium.net/go/mautrix/event"
+	"maunium.net/go/mautrix/id"
 )
 
 // handleEdit handles an edit (m.replace) as the message it now is (issue
@@ -39,7 +41,24 @@ func (h *messageHandler) handleEdit(ctx context.Context, evt *event.Event, backl
 	replaced := *evt
 	replaced.ID = original
 	nc := *content.NewContent
-	nc.RelatesTo = nil // m.new_content carries no relation; the original's thread is not kept
+	// m.new_content carries no relation: the edited question stays in the
+	// original's thread, and is answered there.
+	nc.RelatesTo = nil
+	if root := fetchedThreadRoot(orig); root != "" {
+		nc.RelatesTo = &event.RelatesTo{Type: event.RelThread, EventID: root}
+	}
 	replaced.Content = event.Content{Parsed: &nc}
 	return h.handleMessage(ctx, &replaced, backlog)
+}
+
+// fetchedThreadRoot is the thread a fetched event was sent in, read from
+// its raw content: m.relates_to is in the clear in encrypted events too.
+func fetchedThreadRoot(evt *event.Event) id.EventID {
+	var c struct {
+		RelatesTo *event.RelatesTo `json:"m.relates_to"`
+	}
+	if json.Unmarshal(evt.Content.VeryRaw, &c) != nil {
+		return ""
+	}
+	return c.RelatesTo.GetThreadParent()
 }

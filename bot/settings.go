@@ -36,13 +36,13 @@ type roomSetting struct {
 
 // answerSettings are what a room's settings change in its answers.
 type answerSettings struct {
-	model        string // "" = LLM_MODEL
-	instructions string
-	repliesRoom  bool   // answers in the main timeline, never in a thread
-	manualMemory bool   // no automatic memories
-	context      int    // recent messages given as context
-	stream       string // "on" or "off": answers shown as written, by edits; "" = STREAM_EDITS
-	tools        string // MCP tools offered, comma-separated; "" = none; "all" until forAnswer resolves it
+	model         string // "" = LLM_MODEL
+	instructions  string
+	repliesThread bool   // answers start a thread on the question (settings_replies.go)
+	manualMemory  bool   // no automatic memories
+	context       int    // recent messages given as context
+	stream        string // "on" or "off": answers shown as written, by edits; "" = STREAM_EDITS
+	tools         string // MCP tools offered, comma-separated; "" = none; "all" until forAnswer resolves it
 }
 
 // streamOr says whether the answer is streamed, def (STREAM_EDITS) unless
@@ -92,8 +92,8 @@ func settingsTable() []roomSetting {
 			def:   func(Options) string { return "" },
 			apply: func(v string, s *answerSettings) { s.instructions = v },
 		},
-		choice("replies", "where answers go: `thread` follows the question (in its thread if it has one), `room` always in the main timeline",
-			[]string{"thread", "room"}, "thread", func(v string, s *answerSettings) { s.repliesRoom = v == "room" }),
+		choice("replies", "where answers go: `thread` starts a thread on the question and answers there, `room` answers in the main timeline; a question asked in a thread is answered in it either way",
+			[]string{"thread", "room"}, "room", func(v string, s *answerSettings) { s.repliesThread = v == "thread" }),
 		choice("memory", "`auto` learns memories from conversations, `manual` only stores what `"+commandPrefix+" remember` is told",
 			[]string{"auto", "manual"}, "auto", func(v string, s *answerSettings) { s.manualMemory = v == "manual" }),
 		streamSetting(),

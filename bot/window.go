@@ -80,7 +80,8 @@ func (w *window) loadRing(ctx context.Context, rt *roomRuntime, s storage.Bridge
 // contextFor returns the window as context for an answer to `asking`: the
 // room's recent messages before it, with sender names, none older than the
 // retention limit, named as the room of these members reads the names.
-func (w *window) contextFor(ctx context.Context, s storage.BridgeRoom, asking id.EventID, members core.Roster) []core.ContextMessage {
+// Where only is not nil, only the messages it holds are given (a thread's).
+func (w *window) contextFor(ctx context.Context, s storage.BridgeRoom, asking id.EventID, members core.Roster, only map[id.EventID]bool) []core.ContextMessage {
 	rt := w.rooms.get(id.RoomID(s.RoomID))
 	w.loadRing(ctx, rt, s)
 	var cutoff time.Time
@@ -89,7 +90,7 @@ func (w *window) contextFor(ctx context.Context, s storage.BridgeRoom, asking id
 	}
 	out := make([]core.ContextMessage, 0, len(rt.ring))
 	for _, m := range rt.ring {
-		if m.EventID == asking.String() || m.Time.Before(cutoff) {
+		if m.EventID == asking.String() || m.Time.Before(cutoff) || only != nil && !only[id.EventID(m.EventID)] {
 			continue
 		}
 		out = append(out, core.ContextMessage{Sender: w.mx.labelIn(ctx, members, id.RoomID(s.RoomID), id.UserID(m.Sender)), UserID: m.Sender, Text: m.Text, Timestamp: m.Time})

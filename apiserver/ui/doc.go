@@ -16,5 +16,7 @@
 // Members, so that a URL preview does not spend it). A member's session is scoped at each request to what
 // came from or is about them and to the rooms they are joined to now.
 // Sessions live in memory (a random id in an HttpOnly, SameSite=Strict
-// cookie); a restart logs everyone out.
+// cookie); a member's session is also kept in the bridge's state, by the
+// hash of its id, so that it survives a restart (kept.go). Only the
+// operator's sessions end with a restart.
 package ui
