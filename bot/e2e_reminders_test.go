@@ -57,9 +57,10 @@ func pendingReminder(t *testing.T, e *botEnv, room id.RoomID, n int) storage.Bri
 // within 2 s of its time as a reply to the request with a pill of the
 // asker; listing and cancelling (its author or a moderator); the limits;
 // `!ada forget me`; the room's time zone; a reminder asked for in plain
-// words through the specialist; refusal in privacy mode; and restarts: a
+// words through the specialist; refusal in privacy mode; restarts: a
 // 30-second reminder survives one, and one missed while Ada was down is
-// posted at start, saying it is late.
+// posted at start, saying it is late; an edited request sets it again, a
+// redacted one cancels it.
 func TestBridgeReminders(t *testing.T) {
 	hs := bottest.StartHomeserver(t)
 	llm := llmtest.New(t)
@@ -201,10 +202,28 @@ func TestBridgeReminders(t *testing.T) {
 		t.Errorf("after the restart: posted at %s, due at %s: %s", at, due, bottest.Describe(posted))
 	}
 
+	// An edited request sets its reminder again with the new text; a
+	// redacted one takes it away.
+	asked = f.alice.Say(room, "!ada remind me in 2 hours call the bank")
+	f.alice.Wait("confirmation", noticeReplyTo(f.botID, asked, "Reminder #9"))
+	edit(f.alice, room, asked, "!ada remind me in 2 hours call the bank manager")
+	f.alice.Wait("the edited command's confirmation", noticeReplyTo(f.botID, asked, "Reminder #10"))
+	if list := f.command(t, f.bob, room, "!ada reminders"); strings.Contains(list, "#9") || !strings.Contains(list, "#10") || !strings.Contains(list, "call the bank manager") {
+		t.Errorf("listing after an edit: %q", list)
+	}
+	if _, err := f.alice.Client.RedactEvent(ctx, room, asked); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the redacted request's reminder gone", func() bool {
+		_, ok, err := f.bot.db.Bridge().Reminder(ctx, room.String(), 10)
+		return err == nil && !ok
+	})
+
 	// One missed while Ada was down: posted at start, saying it is late.
 	asked = f.alice.Say(room, "!ada remind me in 5 minutes feed the cat")
-	f.alice.Wait("confirmation", noticeReplyTo(f.botID, asked, "Reminder #9"))
+	f.alice.Wait("confirmation", noticeReplyTo(f.botID, asked, "Reminder #11"))
 	f.bot.stop()
+	// (Messages sent after this start would be its backlog: the test ends.)
 	later := setup
 	later.ClockAhead = 10 * time.Minute
 	f.bot = startBot(t, later)

@@ -49,6 +49,7 @@ const (
 	nextReminderDueSQL   = `SELECT min(due_at) FROM bridge_reminders`
 	deleteReminderSQL    = `DELETE FROM bridge_reminders WHERE id = ?`
 	deleteMemberRemSQL   = `DELETE FROM bridge_reminders WHERE room_id = ? AND member = ?`
+	deleteEventRemSQL    = `DELETE FROM bridge_reminders WHERE room_id = ? AND event_id = ?`
 	dropRoomRemindersSQL = `DELETE FROM bridge_reminders WHERE room_id = ?`
 	dropRoomNumbersSQL   = `DELETE FROM bridge_reminder_numbers WHERE room_id = ?`
 )
@@ -135,6 +136,17 @@ func (b *Bridge) DeleteReminder(ctx context.Context, id int64) (bool, error) {
 // (`!ada forget me`) and returns how many there were.
 func (b *Bridge) DeleteMemberReminders(ctx context.Context, roomID, member string) (int, error) {
 	res, err := b.w.ExecContext(ctx, deleteMemberRemSQL, roomID, member)
+	if err != nil {
+		return 0, err
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
+}
+
+// DeleteEventReminders deletes the reminders that the event asked for
+// (it was redacted, or edited and runs again) and returns how many.
+func (b *Bridge) DeleteEventReminders(ctx context.Context, roomID, eventID string) (int, error) {
+	res, err := b.w.ExecContext(ctx, deleteEventRemSQL, roomID, eventID)
 	if err != nil {
 		return 0, err
 	}

@@ -9,7 +9,8 @@ import (
 // TestReminders: reminders get the room's next number (never reused while
 // the room is joined), are listed soonest first, come due in order, are
 // refused over the member's and the room's limits, and go with `forget me`
-// (the member's, in that room) and when the bot leaves the room.
+// (the member's, in that room), with the request (a redaction or an edit)
+// and when the bot leaves the room.
 func TestReminders(t *testing.T) {
 	ctx := context.Background()
 	b := openTestDB(t).Bridge()
@@ -71,6 +72,15 @@ func TestReminders(t *testing.T) {
 		t.Fatalf("room limit error = %v", err)
 	}
 
+	// The request's redaction or edit takes what it asked for.
+	mustAdd("!c:x", "@u:x", time.Hour)
+	mustAdd("!c:x", "@v:x", time.Hour)
+	if n, err := b.DeleteEventReminders(ctx, "!c:x", "$other"); err != nil || n != 0 {
+		t.Fatalf("delete by another event = %d, %v", n, err)
+	}
+	if n, err := b.DeleteEventReminders(ctx, "!c:x", "$e"); err != nil || n != 2 {
+		t.Fatalf("delete by event = %d, %v", n, err)
+	}
 	if n, err := b.DeleteMemberReminders(ctx, "!a:x", "@u:x"); err != nil || n != 1 {
 		t.Fatalf("forget member = %d, %v", n, err)
 	}
