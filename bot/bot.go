@@ -144,7 +144,7 @@ func (b *Bot) build() {
 	cmds := &commands{mx: mx, backend: backend, bridge: b.bridge, window: win, rooms: b.rooms, opts: opts,
 		health: answers.health, waiting: answers.waiting, settings: settings, quota: quota, now: now, log: log,
 		web: &webLinks{mx: mx, bridge: b.bridge, publicURL: opts.PublicURL, pageServed: opts.WebPage, now: now, log: log}}
-	b.reminders = newReminders(opts, b.bridge, mx, settings, now, log)
+	b.reminders = newReminders(opts, b.bridge, mx, now, log)
 	cmds.reminders = b.reminders
 	cmds.table = cmds.commandTable()
 	b.forget = &forgetting{mx: mx, backend: backend, bridge: b.bridge, window: win, rooms: b.rooms, retention: b.deps.Retention,

@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"maunium.net/go/mautrix/event"
 	"maunium.net/go/mautrix/id"
 
 	"github.com/ada-chat/ada/core"
@@ -39,10 +40,9 @@ const (
 // one timer goroutine (loop, reminders_loop.go) posts them when due. The
 // command and the specialist set them the same way (set).
 type reminders struct {
-	bridge   *storage.Bridge
-	mx       *matrix
-	opts     ReminderOptions
-	settings *roomSettings
+	bridge *storage.Bridge
+	mx     roomPoster
+	opts   ReminderOptions
 	// storeInRAG is STORE_IN_RAG: off, every room is in privacy mode.
 	storeInRAG bool
 	resolve    *when.Resolver
@@ -53,8 +53,15 @@ type reminders struct {
 	log  *slog.Logger
 }
 
-func newReminders(opts Options, bridge *storage.Bridge, mx *matrix, settings *roomSettings, now func() time.Time, log *slog.Logger) *reminders {
-	return &reminders{bridge: bridge, mx: mx, opts: opts.Reminders, settings: settings, storeInRAG: opts.StoreInRAG,
+// roomPoster is what reminders need of the Matrix client (*matrix).
+type roomPoster interface {
+	sendContent(ctx context.Context, room id.RoomID, content *event.MessageEventContent) (id.EventID, error)
+	displayName(ctx context.Context, room id.RoomID, user id.UserID) string
+	powerLevel(ctx context.Context, room id.RoomID, user id.UserID) (int, error)
+}
+
+func newReminders(opts Options, bridge *storage.Bridge, mx roomPoster, now func() time.Time, log *slog.Logger) *reminders {
+	return &reminders{bridge: bridge, mx: mx, opts: opts.Reminders, storeInRAG: opts.StoreInRAG,
 		resolve: when.New(when.English), wake: make(chan struct{}, 1), now: now, log: log}
 }
 
