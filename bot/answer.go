@@ -102,6 +102,7 @@ func (a *answerer) request(ctx context.Context, evt *event.Event, s storage.Brid
 		Store:           a.window.storageOn(s),
 		ContextMessages: a.window.contextFor(ctx, s, evt.ID, members, a.threadEvents(ctx, evt)),
 		RoomID:          evt.RoomID.String(),
+		EventID:         evt.ID.String(),
 		Members:         members,
 	}
 }

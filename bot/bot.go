@@ -37,8 +37,10 @@ type Bot struct {
 	messages *messageHandler
 	members  *membership
 	forget   *forgetting
-	answers  *answerer // Run gives it the room queue
-	mx       *matrix
+	// reminders posts the rooms' reminders from one timer (Run starts it).
+	reminders *reminders
+	answers   *answerer // Run gives it the room queue
+	mx        *matrix
 
 	// Set by Run.
 	queue *roomqueue.Queue
@@ -144,6 +146,8 @@ func (b *Bot) build() {
 	cmds := &commands{mx: mx, backend: backend, bridge: b.bridge, window: win, rooms: b.rooms, opts: opts,
 		health: answers.health, waiting: answers.waiting, inFlight: &answers.inFlight, settings: settings, quota: quota, now: now, log: log,
 		web: &webLinks{mx: mx, bridge: b.bridge, publicURL: opts.PublicURL, pageServed: opts.WebPage, now: now, log: log}}
+	b.reminders = newReminders(opts, b.bridge, mx, now, log)
+	cmds.reminders = b.reminders
 	cmds.table = cmds.commandTable()
 	b.forget = &forgetting{mx: mx, backend: backend, bridge: b.bridge, window: win, rooms: b.rooms, retention: b.deps.Retention,
 		retentionDays: opts.RetentionDays, purgeOnLeave: opts.PurgeOnLeave, observe: b.deps.Observer, now: now, log: log}
@@ -186,7 +190,11 @@ func (b *Bot) Run(ctx context.Context) (err error) {
 	b.registerHandlers()
 
 	var wg sync.WaitGroup
-	wg.Add(2)
+	wg.Add(3)
+	go func() {
+		defer wg.Done()
+		b.runReminders(ctx)
+	}()
 	go func() {
 		defer wg.Done()
 		b.forget.retentionLoop(ctx)

@@ -47,8 +47,10 @@ type commands struct {
 	quota    *quotas
 	// web sends the links to the memory page (`!ada web`, web.go).
 	web *webLinks
-	now func() time.Time
-	log *slog.Logger
+	// reminders sets, lists and cancels reminders (commands_remind.go).
+	reminders *reminders
+	now       func() time.Time
+	log       *slog.Logger
 }
 
 // command is one `!ada` command, in the shape of mautrix's commands package:
@@ -85,20 +87,23 @@ func (cs *commands) commandTable() map[string]*command {
 		subs: map[string]*command{
 			"logout": {name: "logout", usage: "web logout", help: "end every memory page session of yours, and withdraw your unused links", run: cs.web.cmdLogout},
 		}}
+	remind, reminders := cs.remindCommands()
 	return map[string]*command{
-		"privacy":  privacy,
-		"storage":  storage,
-		"clear":    {name: "clear", usage: "clear", help: "start a new conversation; earlier messages are no longer used as context (this room's memories are kept; moderators, in a shared room)", run: cs.cmdClear},
-		"remember": {name: "remember", usage: "remember <text>", help: "remember something for this room", run: cs.cmdRemember, takesText: true},
-		"memories": {name: "memories", usage: "memories", help: "list what I remember in this room, newest first", run: cs.cmdMemories},
-		"forget":   {name: "forget", usage: "forget <number|id|me|@user|all>", help: "forget one of your memories of this room; `me`: everything from you here (moderators: any memory, `@user`, `all`)", run: cs.cmdForget, takesText: true},
-		"why":      {name: "why", usage: "why", help: "show what my last answer here used: memories, recalled turns, summaries, with scores", run: cs.cmdWhy},
-		"status":   {name: "status", usage: "status", help: "health of Ada, its language model and this room", run: cs.cmdStatus},
-		"settings": {name: "settings", usage: "settings", help: "show this room's settings and where each comes from", run: cs.cmdSettings},
-		"set":      {name: "set", usage: "set <name> <value>", help: "change one of this room's settings (moderators; see below)", run: cs.cmdSet, takesText: true},
-		"unset":    {name: "unset", usage: "unset <name>", help: "return one of this room's settings to the bridge default (moderators)", run: cs.cmdUnset, takesText: true},
-		"web":      web,
-		"help":     {name: "help", usage: "help", help: "show this list", run: cs.cmdHelp},
+		"privacy":   privacy,
+		"storage":   storage,
+		"clear":     {name: "clear", usage: "clear", help: "start a new conversation; earlier messages are no longer used as context (this room's memories are kept; moderators, in a shared room)", run: cs.cmdClear},
+		"remember":  {name: "remember", usage: "remember <text>", help: "remember something for this room", run: cs.cmdRemember, takesText: true},
+		"memories":  {name: "memories", usage: "memories", help: "list what I remember in this room, newest first", run: cs.cmdMemories},
+		"forget":    {name: "forget", usage: "forget <number|id|me|@user|all>", help: "forget one of your memories of this room; `me`: everything from you here (moderators: any memory, `@user`, `all`)", run: cs.cmdForget, takesText: true},
+		"why":       {name: "why", usage: "why", help: "show what my last answer here used: memories, recalled turns, summaries, with scores", run: cs.cmdWhy},
+		"status":    {name: "status", usage: "status", help: "health of Ada, its language model and this room", run: cs.cmdStatus},
+		"settings":  {name: "settings", usage: "settings", help: "show this room's settings and where each comes from", run: cs.cmdSettings},
+		"set":       {name: "set", usage: "set <name> <value>", help: "change one of this room's settings (moderators; see below)", run: cs.cmdSet, takesText: true},
+		"unset":     {name: "unset", usage: "unset <name>", help: "return one of this room's settings to the bridge default (moderators)", run: cs.cmdUnset, takesText: true},
+		"web":       web,
+		"remind":    remind,
+		"reminders": reminders,
+		"help":      {name: "help", usage: "help", help: "show this list", run: cs.cmdHelp},
 	}
 }
 

@@ -70,16 +70,32 @@ func (cs *commands) forgetPerson(ctx context.Context, c *commandEvent, arg strin
 	if err := cs.bridge.EndWebSessions(ctx, who.String()); err != nil {
 		return "", err
 	}
+	// Their pending reminders here are what they said too.
+	reminders, err := cs.reminders.forgetMember(ctx, room, who)
+	if err != nil {
+		return "", err
+	}
 	// What the last answer used, and the members' listings, may hold it.
 	cs.rooms.get(room).listed = nil
 	dropWhy(ctx, cs.bridge, cs.rooms, cs.log, room, "")
 	logFrom(ctx, cs.log).Info("member forgotten on request", "member", who.String(), "by", c.evt.Sender.String(),
-		"messages", messages, "replies", replies, "turns", res.Turns, "memories", res.Memories, "summaries", res.Summaries)
+		"messages", messages, "replies", replies, "turns", res.Turns, "memories", res.Memories, "summaries", res.Summaries, "reminders", reminders)
 	whom := "you"
 	if who != c.evt.Sender {
 		whom = who.String()
 	}
-	return forgotText(whom, messages, res.Turns, res.Memories, replies, res.Summaries), nil
+	return forgotText(whom, messages, res.Turns, res.Memories, replies, res.Summaries) + cancelledText(reminders), nil
+}
+
+// cancelledText says how many pending reminders a forgetting cancelled.
+func cancelledText(n int) string {
+	switch n {
+	case 0:
+		return ""
+	case 1:
+		return " 1 pending reminder was cancelled."
+	}
+	return fmt.Sprintf(" %d pending reminders were cancelled.", n)
 }
 
 // forgotText is forget me's answer, with the counts.

@@ -22,8 +22,8 @@ const (
 // stored only because of it (DECISIONS.md): the turns of a question and
 // its answer, with the automatic memories learned only from them and the
 // summaries covering them (the core rewrites those), and a memory stored
-// with `!ada remember`. Ada's own replies to the message are redacted too:
-// they may quote it (issue 27).
+// with `!ada remember`, and a reminder it asked for. Ada's own replies to
+// the message are redacted too: they may quote it (issue 27).
 func (f *forgetting) handleRedaction(ctx context.Context, room id.RoomID, target id.EventID) (err error) {
 	linked, err := f.forgetEvent(ctx, room, target, redactionReason)
 	if linked > 0 { // a cascade: the message had caused something
@@ -45,6 +45,12 @@ func (f *forgetting) forgetEvent(ctx context.Context, room id.RoomID, target id.
 	dropWhy(ctx, f.bridge, f.rooms, f.log, room, target)
 	if err := f.bridge.DeleteMessage(ctx, room.String(), target.String()); err != nil {
 		return 0, err
+	}
+	// A reminder it asked for goes with it (an edited command sets it again).
+	if n, err := f.bridge.DeleteEventReminders(ctx, room.String(), target.String()); err != nil {
+		return 0, err
+	} else if n > 0 {
+		logFrom(ctx, f.log).Info("reminders of a taken-back message cancelled", "reminders", n)
 	}
 	links, err := f.bridge.LinksOf(ctx, room.String(), target.String())
 	if err != nil {

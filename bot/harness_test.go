@@ -90,6 +90,9 @@ type botSetup struct {
 	WebSearchURL string
 	// Specialists are more specialists for the core (MCP tools).
 	Specialists []core.Specialist
+	// ClockAhead sets the bridge's and the core's clock this far ahead of
+	// the real one from the start (a restart "later").
+	ClockAhead time.Duration
 }
 
 // dbPath is the bridge's database in its DATA_DIR, as in cmd/ada.
@@ -124,7 +127,7 @@ func botSettings(hs *bottest.Homeserver, llm *llmtest.Server, acct bottest.Accou
 // stop is called), and waits until it has caught up.
 func startBot(t testing.TB, s botSetup) *botEnv {
 	t.Helper()
-	e := &botEnv{t: t, clock: &testClock{}, logs: &syncBuffer{}, done: make(chan error, 1)}
+	e := &botEnv{t: t, clock: &testClock{offset: s.ClockAhead}, logs: &syncBuffer{}, done: make(chan error, 1)}
 	log := slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: s.LogLevel}))
 	ctx := context.Background()
 	var err error
@@ -162,6 +165,10 @@ func startBot(t testing.TB, s botSetup) *botEnv {
 		t.Fatalf("bot.New: %v", err)
 	}
 	relay.bot = e.bot
+	// As cmd/ada: the bridge in the core's process gives it reminders.
+	if err := reg.SetTagged(ReminderTag, e.bot.ReminderSpecialist()); err != nil {
+		t.Fatalf("reminder specialist: %v", err)
+	}
 	runCtx, cancel := context.WithCancel(context.Background())
 	e.cancel = cancel
 	go func() { e.done <- e.bot.Run(runCtx) }()

@@ -3,6 +3,7 @@ package bot
 import (
 	"database/sql"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"time"
@@ -66,6 +67,8 @@ type Options struct {
 	RoomTools []string
 	// Quotas are the answer and token quotas (quota.go).
 	Quotas Quotas
+	// Reminders are the reminders' time zone and limits (reminders.go).
+	Reminders ReminderOptions
 
 	// PublicURL is PUBLIC_URL, where the links of `!ada web` point; empty =
 	// no links. WebPage says the memory page (/ui/) is served by this
@@ -95,6 +98,8 @@ func OptionsFrom(c *config.Config, version string) Options {
 		Quotas: Quotas{MemberAnswersPerHour: c.MemberAnswersPerHour, RoomAnswersPerHour: c.RoomAnswersPerHour,
 			MemberTokensPerDay: c.MemberTokensPerDay, RoomTokensPerDay: c.RoomTokensPerDay,
 			ExemptModerators: c.QuotaExemptModerators},
+		Reminders: ReminderOptions{TimeZone: c.TimeZone, MemberPending: c.MemberPendingReminders,
+			RoomPending: c.RoomPendingReminders},
 		Stream: StreamOptions{On: c.StreamEdits, MaxEdits: c.StreamMaxEdits,
 			Interval: time.Duration(c.StreamEditSeconds * float64(time.Second))},
 	}
@@ -149,6 +154,9 @@ func (o *Options) validate() error {
 	}
 	if o.ShutdownGrace <= 0 {
 		errs = append(errs, errors.New("SHUTDOWN_GRACE_SECONDS must be positive"))
+	}
+	if _, err := time.LoadLocation(o.Reminders.TimeZone); err != nil {
+		errs = append(errs, fmt.Errorf("TIMEZONE: %w", err))
 	}
 	return errors.Join(errs...)
 }

@@ -98,6 +98,7 @@ func settingsTable() []roomSetting {
 			[]string{"auto", "manual"}, "auto", func(v string, s *answerSettings) { s.manualMemory = v == "manual" }),
 		streamSetting(),
 		toolsSetting(),
+		timezoneSetting(),
 		{
 			name: "context", help: "how many recent messages I read as context",
 			values: func(o Options) string { return fmt.Sprintf("0..%d", o.MaxContextMessages) },

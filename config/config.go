@@ -32,6 +32,7 @@ type Config struct {
 	MetricsNets    []string      // METRICS_ALLOWED_NETWORKS; empty = any address
 	AIName         string        // AI_NAME
 	UserName       string        // USER_NAME
+	TimeZone       string        // TIMEZONE: IANA name; empty = UTC
 	PersonaFile    string        // PERSONA_FILE; empty = the persona embedded in the binary
 	FAQFile        string        // FAQ_FILE; empty = no FAQ file
 
@@ -127,6 +128,9 @@ type Config struct {
 	StreamEdits           bool     // STREAM_EDITS
 	StreamEditSeconds     float64  // STREAM_EDIT_SECONDS
 	StreamMaxEdits        int      // STREAM_MAX_EDITS
+	// Reminders (issue 42).
+	MemberPendingReminders int // MEMBER_PENDING_REMINDERS; 0 = reminders off
+	RoomPendingReminders   int // ROOM_PENDING_REMINDERS; 0 = reminders off
 }
 
 // Load parses and validates every setting. getenv is usually os.Getenv

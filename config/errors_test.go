@@ -19,6 +19,8 @@ func TestLoadErrors(t *testing.T) {
 		want string
 	}{
 		{map[string]string{"RAG_TURN_TOP_K": "40"}, "RAG_TURN_TOP_K=40: must be 1..20"},
+		{map[string]string{"TIMEZONE": "Mars/Olympus"}, "TIMEZONE=Mars/Olympus: must be an IANA time zone name, e.g. Europe/Berlin or America/New_York"},
+		{map[string]string{"TIMEZONE": "Local"}, "TIMEZONE=Local: must be an IANA time zone name, e.g. Europe/Berlin or America/New_York"},
 		{map[string]string{"RAG_TURN_TOP_K": "0"}, "RAG_TURN_TOP_K=0: must be 1..20"},
 		{map[string]string{"RAG_TURN_TOP_K": "four"}, "RAG_TURN_TOP_K=four: must be 1..20"},
 		{map[string]string{"RAG_TURN_TOP_K": "4.5"}, "RAG_TURN_TOP_K=4.5: must be 1..20"},

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -117,6 +118,15 @@ func checkTessLang(s string) error {
 		}) >= 0 {
 			return errors.New("must be tesseract language codes joined by +, e.g. eng or eng+deu")
 		}
+	}
+	return nil
+}
+
+// checkTimeZone accepts an IANA time zone name the binary knows (cmd
+// embeds the zone database, so that the host's does not matter).
+func checkTimeZone(s string) error {
+	if _, err := time.LoadLocation(s); err != nil || s == "Local" || hasControl(s) {
+		return errors.New("must be an IANA time zone name, e.g. Europe/Berlin or America/New_York")
 	}
 	return nil
 }

@@ -307,14 +307,15 @@ func (s *Service) specialistResult(ctx context.Context, m *marker.Request, req C
 	if m.Err != nil {
 		return "error: " + m.Err.Error(), false
 	}
-	if !s.specialists.allows(m.Name, req.MCPTools) {
+	if !s.specialists.allows(m.Name, req.MCPTools, req.RoomID != "") {
 		// A tool this chat was not offered: as if it did not exist.
 		return fmt.Sprintf("error: there is no available specialist named %q", m.Name), false
 	}
 	if err := ctx.Err(); err != nil {
 		return "error: cancelled", false
 	}
-	return s.runSpecialist(ctx, m.Name, m.Args, req.OCRContext)
+	return s.runSpecialist(ctx, m.Name, SpecialistCall{Args: m.Args, OCRContext: req.OCRContext,
+		RoomID: req.RoomID, Speaker: req.Speaker, EventID: req.EventID})
 }
 
 // saveTurns writes the user and assistant turns in one transaction. The

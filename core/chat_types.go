@@ -41,6 +41,10 @@ type ChatRequest struct {
 	// RoomID marks every document this turn writes with its Matrix room, so
 	// privacy mode and retention can find them.
 	RoomID string
+	// EventID is the chat-room event the prompt comes from (the bridge sets
+	// it), for the specialists that act on the room (TagRoom): a reminder
+	// replies to it.
+	EventID string
 	// Speaker is the room member who wrote the prompt (the bridge sets it):
 	// the model is told who is asking, the user turn records them, and
 	// automatic memories name them instead of "the user".

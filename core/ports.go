@@ -297,6 +297,12 @@ type SpecialistCall struct {
 	Args json.RawMessage
 	// OCRContext is the chat request's ocr_context, if any.
 	OCRContext *OCRResult
+	// RoomID, Speaker and EventID are the chat request's: the chat room,
+	// the member who asked and the event they asked in. Specialists tagged
+	// TagRoom act on that room (a reminder); other chats have none.
+	RoomID  string
+	Speaker *Speaker
+	EventID string
 }
 
 // Specialist is a plugin the LLM calls with SPECIALIST_REQUEST[name:{json}].

@@ -46,7 +46,7 @@ func (s *Service) assemble(req ChatRequest, r retrieval, now time.Time) Prompt {
 	add("Current time", fmt.Sprintf("The current time is %s (UTC), a %s. %s",
 		now.UTC().Format(time.RFC3339), now.UTC().Weekday(), s.whoIsTalking(req)))
 	add("How to use the context below", contextGuide(r, req))
-	add("Specialists", s.specialistsText(req.MCPTools))
+	add("Specialists", s.specialistsText(req.MCPTools, req.RoomID != ""))
 	add("FAQ", faqText(r.faqs))
 	add(memoriesHeading(req)+" (saved earlier; may be outdated)", memoriesText(r.memories))
 	add("Summaries of earlier parts of this conversation", summariesText(r.summaries))
@@ -224,8 +224,8 @@ func roomText(msgs []ContextMessage) string {
 
 // specialistsText tells the model how to ask for help. Specialists are
 // listed in priority order, so HIGH ones come first.
-func (s *Service) specialistsText(mcpTools []string) string {
-	offered := s.specialists.offered(mcpTools)
+func (s *Service) specialistsText(mcpTools []string, inRoom bool) string {
+	offered := s.specialists.offered(mcpTools, inRoom)
 	if !s.SpecialistsEnabled() || len(offered) == 0 {
 		return ""
 	}

@@ -2,10 +2,12 @@ package core
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -169,5 +171,60 @@ func TestSpecialistFailureGoesToModel(t *testing.T) {
 				t.Errorf("response %q", res.Response)
 			}
 		})
+	}
+}
+
+// roomFake is a specialist that acts on the room (TagRoom) and records the
+// call it got.
+type roomFake struct {
+	mu   sync.Mutex
+	call SpecialistCall
+}
+
+func (s *roomFake) Info() SpecialistInfo {
+	return SpecialistInfo{Name: "remind", Description: "Reminds the room.", Priority: PriorityMedium, Enabled: true,
+		Tags: []string{TagRoom}, InputSchema: json.RawMessage(`{"type":"object"}`)}
+}
+
+func (s *roomFake) Run(_ context.Context, call SpecialistCall) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.call = call
+	return "set", nil
+}
+
+// TestRoomSpecialist: a specialist tagged TagRoom is offered, and runs,
+// only in a chat from a room, and gets the room, the asker and the event.
+func TestRoomSpecialist(t *testing.T) {
+	sp := &roomFake{}
+	call := `SPECIALIST_REQUEST[remind:{}]`
+	llm := &fakeLLM{replies: []reply{
+		{tokens: []string{call}}, {tokens: []string{"No room."}},
+		{tokens: []string{call}}, {tokens: []string{"Done."}},
+	}}
+	u := newUnit(t, unitOptions(), llm, sp)
+	if _, err := u.svc.Chat(context.Background(), ChatRequest{Prompt: "Remind me", Store: true}, func(Event) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if sp.call.RoomID != "" {
+		t.Error("a chat without a room ran a room specialist")
+	}
+	speaker := &Speaker{Name: "Alice", UserID: "@alice:x"}
+	if _, err := u.svc.Chat(context.Background(), ChatRequest{Prompt: "Remind me", Store: true, RoomID: "!r:x", EventID: "$q",
+		Speaker: speaker}, func(Event) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	calls := llm.calls()
+	if len(calls) != 4 {
+		t.Fatalf("%d LLM calls, want 4", len(calls))
+	}
+	if strings.Contains(calls[0].Messages[0].Content, "remind") || !strings.Contains(calls[2].Messages[0].Content, "- remind") {
+		t.Error("the room specialist was offered outside a room, or not in one")
+	}
+	if !strings.Contains(calls[1].Messages[len(calls[1].Messages)-1].Content, `no available specialist named "remind"`) {
+		t.Errorf("outside a room the call was not refused: %q", calls[1].Messages[len(calls[1].Messages)-1].Content)
+	}
+	if sp.call.RoomID != "!r:x" || sp.call.EventID != "$q" || sp.call.Speaker == nil || sp.call.Speaker.UserID != "@alice:x" {
+		t.Errorf("call %+v", sp.call)
 	}
 }

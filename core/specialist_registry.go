@@ -149,7 +149,8 @@ func (s *Service) SpecialistsEnabled() bool {
 // runSpecialist validates the arguments, runs the specialist with its
 // timeout, and returns the text given back to the model. Every failure
 // becomes an error result the model may explain; it never fails the chat.
-func (s *Service) runSpecialist(ctx context.Context, name string, args json.RawMessage, ocr *OCRResult) (string, bool) {
+func (s *Service) runSpecialist(ctx context.Context, name string, call SpecialistCall) (string, bool) {
+	args := call.Args
 	e, ok := s.specialists.lookup(name)
 	if !ok || !s.opts.SpecialistsEnabled {
 		return fmt.Sprintf("error: there is no available specialist named %q", name), false
@@ -167,7 +168,8 @@ func (s *Service) runSpecialist(ctx context.Context, name string, args json.RawM
 	ctx, cancel := context.WithTimeout(ctx, s.opts.SpecialistTimeout)
 	defer cancel()
 	start := time.Now()
-	out, err := e.sp.Run(ctx, SpecialistCall{Args: args, OCRContext: ocr})
+	call.Args = args
+	out, err := e.sp.Run(ctx, call)
 	s.logger(ctx).Debug("specialist ran", "specialist", name, "ok", err == nil, "chars", len(out),
 		"ms", float64(time.Since(start).Microseconds())/1000)
 	if err != nil {

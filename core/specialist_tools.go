@@ -10,6 +10,11 @@ import (
 // ChatRequest.MCPTools allow; built-in specialists are always offered.
 const TagMCP = "mcp"
 
+// TagRoom marks the specialists that act on the chat room a request comes
+// from (a reminder posted there later): they are offered only to chats
+// with a RoomID.
+const TagRoom = "room"
+
 // AllTools in a tools list allows every MCP tool.
 const AllTools = "all"
 
@@ -28,19 +33,28 @@ func ToolAllowed(list []string, name string) bool {
 
 func isMCPTool(info SpecialistInfo) bool { return slices.Contains(info.Tags, TagMCP) }
 
-// offered are the enabled specialists a chat with these MCP tools may use.
-func (r *Registry) offered(mcpTools []string) []registryEntry {
+// offered are the enabled specialists a chat with these MCP tools, in a
+// room or not, may use.
+func (r *Registry) offered(mcpTools []string, inRoom bool) []registryEntry {
 	var out []registryEntry
 	for _, e := range r.enabled() {
-		if !isMCPTool(e.info) || ToolAllowed(mcpTools, e.info.Name) {
+		if offers(e.info, mcpTools, inRoom) {
 			out = append(out, e)
 		}
 	}
 	return out
 }
 
-// allows reports whether a chat with these MCP tools may run name.
-func (r *Registry) allows(name string, mcpTools []string) bool {
+// allows reports whether a chat with these MCP tools, in a room or not,
+// may run name.
+func (r *Registry) allows(name string, mcpTools []string, inRoom bool) bool {
 	e, ok := r.lookup(name)
-	return ok && (!isMCPTool(e.info) || ToolAllowed(mcpTools, name))
+	return ok && offers(e.info, mcpTools, inRoom)
+}
+
+func offers(info SpecialistInfo, mcpTools []string, inRoom bool) bool {
+	if slices.Contains(info.Tags, TagRoom) && !inRoom {
+		return false
+	}
+	return !isMCPTool(info) || ToolAllowed(mcpTools, info.Name)
 }

@@ -83,7 +83,7 @@ func TestRegistrySetTagged(t *testing.T) {
 	go func() {
 		defer close(done)
 		for range 200 {
-			reg.offered([]string{AllTools})
+			reg.offered([]string{AllTools}, false)
 			reg.lookup("wiki.echo")
 		}
 	}()

@@ -70,9 +70,9 @@ func (b *Bridge) UnsetRoomSetting(ctx context.Context, roomID, name string) (boo
 	return n > 0, err
 }
 
-// DropRoomSettings deletes the room's settings and its quota counters, in
-// one transaction: the bot left the room, and a new invitation starts from
-// the operator's defaults.
+// DropRoomSettings deletes the room's settings, its quota counters and its
+// reminders, in one transaction: the bot left the room, and a new
+// invitation starts from the operator's defaults.
 func (b *Bridge) DropRoomSettings(ctx context.Context, roomID string) error {
 	tx, err := b.w.BeginTx(ctx, nil)
 	if err != nil {
@@ -83,6 +83,9 @@ func (b *Bridge) DropRoomSettings(ctx context.Context, roomID string) error {
 		return err
 	}
 	if _, err := tx.ExecContext(ctx, dropRoomUseSQL, roomID); err != nil {
+		return err
+	}
+	if err := dropRoomReminders(ctx, tx, roomID); err != nil {
 		return err
 	}
 	return tx.Commit()

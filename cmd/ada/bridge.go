@@ -37,10 +37,21 @@ func newBridge(a *app, log *slog.Logger, pageServed bool) (*bot.Bot, error) {
 		Logger:      log,
 		Observer:    a.metrics.botObserver(),
 	})
-	if err == nil && a.forgotten != nil {
+	if err != nil {
+		return nil, err
+	}
+	if a.forgotten != nil {
 		a.forgotten.setBot(b)
 	}
-	return b, err
+	// Reminders in plain words: the model calls the bridge's specialist.
+	// Over ADA_API_URL the chat runs in another process, which cannot reach
+	// this bridge; there only `!ada remind` sets them.
+	if a.cfg.AdaAPIURL == "" && a.specialists != nil {
+		if err := a.specialists.SetTagged(bot.ReminderTag, b.ReminderSpecialist()); err != nil {
+			return nil, fmt.Errorf("the reminder specialist: %w", err)
+		}
+	}
+	return b, nil
 }
 
 // newTranscriber is the speech-to-text client of voice messages, or nil

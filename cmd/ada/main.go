@@ -9,6 +9,9 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	// The zone database is built in: TIMEZONE and the rooms' `timezone`
+	// must mean the same on a host without /usr/share/zoneinfo (containers).
+	_ "time/tzdata"
 )
 
 func main() {

@@ -39,6 +39,9 @@ type app struct {
 	mcp *mcptools.Manager
 	// forgotten hears what core deletes, for the bridge (forget_fanout.go).
 	forgotten *forgetFanout
+	// specialists is the core's registry: the bridge adds its reminder
+	// specialist when it runs in this process (newBridge).
+	specialists *core.Registry
 }
 
 // personaPoll is how often PERSONA_FILE is checked for changes.
@@ -151,7 +154,8 @@ func openApp(ctx context.Context, cfg *config.Config, log *slog.Logger, adjust f
 		adjust(&deps)
 	}
 	svc := core.New(deps, coreOptions(cfg))
-	a := &app{cfg: cfg, db: db, store: store, unlock: unlock, core: svc, music: music, ocr: extractor, mcp: tools, forgotten: forgotten}
+	a := &app{cfg: cfg, db: db, store: store, unlock: unlock, core: svc, music: music, ocr: extractor, mcp: tools, forgotten: forgotten,
+		specialists: reg}
 	if err := loadKnowledge(ctx, svc, cfg); err != nil {
 		a.close()
 		return nil, err

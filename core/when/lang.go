@@ -1,0 +1,59 @@
+package when
+
+import "time"
+
+// Lang is the vocabulary of one language. Words are lower case; the
+// resolver matches whole words, any case.
+type Lang struct {
+	// In starts a duration from now ("in 10 minutes").
+	In []string
+	// At starts a time of day ("at 14:30"), On a day ("on Friday").
+	At, On []string
+	// Days are the words for a day relative to the reference: 0 = today,
+	// 1 = tomorrow. (Past days, -1 = yesterday, are for resolving what
+	// messages said; reminders refuse times in the past.)
+	Days map[string]int
+	// Weekdays name the days of the week, full and short forms.
+	Weekdays map[string]time.Weekday
+	// Units are the units of a duration, singular and plural.
+	Units map[string]Unit
+	// Numbers are the counts written as words ("a", "two").
+	Numbers map[string]int
+	// AM and PM mark a 12-hour clock ("9am", "9 pm").
+	AM, PM []string
+	// Noon and Midnight are times of day by name.
+	Noon, Midnight []string
+}
+
+// Unit is one unit of a duration: a fixed length (seconds to hours), or
+// calendar days, which keep the wall-clock time across a DST change.
+type Unit struct {
+	Fixed time.Duration
+	Days  int
+}
+
+// English is the English table.
+var English = Lang{
+	In:   []string{"in"},
+	At:   []string{"at"},
+	On:   []string{"on"},
+	Days: map[string]int{"today": 0, "tomorrow": 1},
+	Weekdays: map[string]time.Weekday{
+		"sunday": time.Sunday, "sun": time.Sunday, "monday": time.Monday, "mon": time.Monday,
+		"tuesday": time.Tuesday, "tue": time.Tuesday, "tues": time.Tuesday,
+		"wednesday": time.Wednesday, "wed": time.Wednesday, "thursday": time.Thursday, "thu": time.Thursday,
+		"thurs": time.Thursday, "friday": time.Friday, "fri": time.Friday, "saturday": time.Saturday, "sat": time.Saturday,
+	},
+	Units: map[string]Unit{
+		"second": {Fixed: time.Second}, "seconds": {Fixed: time.Second}, "sec": {Fixed: time.Second}, "secs": {Fixed: time.Second},
+		"minute": {Fixed: time.Minute}, "minutes": {Fixed: time.Minute}, "min": {Fixed: time.Minute}, "mins": {Fixed: time.Minute},
+		"hour": {Fixed: time.Hour}, "hours": {Fixed: time.Hour}, "hr": {Fixed: time.Hour}, "hrs": {Fixed: time.Hour},
+		"day": {Days: 1}, "days": {Days: 1}, "week": {Days: 7}, "weeks": {Days: 7},
+	},
+	Numbers: map[string]int{"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+		"seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20, "thirty": 30},
+	AM:       []string{"am", "a.m."},
+	PM:       []string{"pm", "p.m."},
+	Noon:     []string{"noon", "midday"},
+	Midnight: []string{"midnight"},
+}
