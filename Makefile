@@ -51,10 +51,13 @@ fuzz:
 	done
 
 ## bench: print the benchmark tables (search targets beside a real Chroma
-## server, both backends side by side, vector search, chat overhead, bridge)
+## server, both backends side by side, the scale table at 20k, 100k and 1M
+## memories (ADA_BENCH_SCALE_SIZES; its data under TMPDIR, 4.5 GB at 1M),
+## vector search, chat overhead, bridge)
 bench: deps chroma
 	ADA_CHROMA_BIN=$(CHROMA_BIN) $(GO) test -run '^$$' -bench 'SearchTargets' -benchtime 1x -timeout 30m ./cmd/ada
 	ADA_CHROMA_BIN=$(CHROMA_BIN) $(GO) test -run '^$$' -bench 'Backends' -benchtime 1x -timeout 60m ./cmd/ada
+	ADA_CHROMA_BIN=$(CHROMA_BIN) $(GO) test -run '^$$' -bench 'Scale' -benchtime 1x -timeout 120m ./cmd/ada
 	ADA_CHROMA_BIN=$(CHROMA_BIN) $(GO) test -run '^$$' -bench 'Reads|Search' -benchtime 10x -timeout 30m ./storage/chroma
 	$(GO) run ./cmd/adabench
 	$(GO) test -run '^$$' -bench 'ChatService|MemorySearchModes|LoadStreamsAndWrites|MemoryWriteSync|OpenAIOverhead|MetricsOverhead|MCPSearch|ExportImport|MemoryPage' -benchtime 1x ./cmd/ada

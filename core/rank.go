@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"math"
 	"slices"
-	"sort"
 	"time"
 )
 
@@ -72,11 +71,18 @@ const keywordScale = 5.0
 // that shares a rare word with the query ranks high even when the vectors
 // miss it, and one that matches both ranks above either.
 func fuse(mode string, vec []float32, vecHits []Hit, kwHits []KeywordHit, floor float64, k int) []relevantDoc {
-	byID := map[string]*relevantDoc{}
-	var order []*relevantDoc
+	// One allocation for every candidate (its capacity is never passed,
+	// so the pointers stay valid) rather than one each.
+	all := make([]relevantDoc, 0, len(vecHits)+len(kwHits))
+	add := func(d relevantDoc) *relevantDoc {
+		all = append(all, d)
+		return &all[len(all)-1]
+	}
+	byID := make(map[string]*relevantDoc, cap(all))
+	order := make([]*relevantDoc, 0, cap(all))
 	for i, h := range vecHits {
 		rank := i + 1
-		d := &relevantDoc{Document: h.Document, Similarity: round4(max(0, min(1, 1-h.Distance)))}
+		d := add(relevantDoc{Document: h.Document, Similarity: round4(max(0, min(1, 1-h.Distance)))})
 		d.Explain.VectorRank = &rank
 		byID[h.ID] = d
 		order = append(order, d)
@@ -85,7 +91,7 @@ func fuse(mode string, vec []float32, vecHits []Hit, kwHits []KeywordHit, floor 
 		rank := i + 1
 		d, ok := byID[h.ID]
 		if !ok {
-			d = &relevantDoc{Document: h.Document, Similarity: round4(max(0, min(1, cosineSimilarity(vec, h.Embedding))))}
+			d = add(relevantDoc{Document: h.Document, Similarity: round4(max(0, min(1, cosineSimilarity(vec, h.Embedding))))})
 			byID[h.ID] = d
 			order = append(order, d)
 		}
@@ -96,7 +102,7 @@ func fuse(mode string, vec []float32, vecHits []Hit, kwHits []KeywordHit, floor 
 	for _, d := range order {
 		best = max(best, d.Explain.BM25)
 	}
-	out := make([]relevantDoc, 0, len(order))
+	kept := order[:0]
 	for _, d := range order {
 		kw := d.Explain.BM25 / best
 		switch mode {
@@ -111,10 +117,17 @@ func fuse(mode string, vec []float32, vecHits []Hit, kwHits []KeywordHit, floor 
 		if d.Relevance <= 0 || d.Relevance < floor {
 			continue // shares nothing with the query, or too little
 		}
+		kept = append(kept, d)
+	}
+	// Pointers are sorted, not the documents: moving a Document (its
+	// text, vector and metadata) costs a write barrier per pointer field,
+	// a tenth of a small store's search (pprof).
+	slices.SortStableFunc(kept, func(a, b *relevantDoc) int { return cmp.Compare(b.Relevance, a.Relevance) })
+	out := make([]relevantDoc, 0, min(len(kept), k))
+	for _, d := range kept[:min(len(kept), k)] {
 		out = append(out, *d)
 	}
-	slices.SortStableFunc(out, func(a, b relevantDoc) int { return cmp.Compare(b.Relevance, a.Relevance) })
-	return out[:min(len(out), k)]
+	return out
 }
 
 // cosineSimilarity of two vectors; 0 when either is zero.
@@ -134,21 +147,30 @@ func cosineSimilarity(a, b []float32) float64 {
 // first, and keeps the best k: importance and recency re-rank only what is
 // relevant. Expired memories never appear.
 func (s *Service) scoreMemories(docs []relevantDoc, k int, now time.Time) []Memory {
-	out := make([]Memory, 0, len(docs))
-	for _, d := range docs {
+	// Scored first, and only the best k made into Memories: building and
+	// sorting them all cost more than the ranking itself (pprof).
+	type scoredMemory struct {
+		doc                            *relevantDoc
+		relTerm, impTerm, bonus, score float64
+	}
+	ranked := make([]scoredMemory, 0, len(docs))
+	for i := range docs {
+		d := &docs[i]
 		if expired(d.Document, now) {
 			continue
 		}
-		m := memoryFromDoc(d.Document)
-		relTerm, impTerm, bonus, score := s.score(d.Relevance, d.Meta.Timestamp, d.Meta.Importance, now)
-		sim, ex := d.Similarity, d.Explain
-		ex.RelevanceTerm, ex.ImportanceTerm, ex.RecencyTerm = &relTerm, &impTerm, &bonus
-		m.Similarity, m.RecencyBonus, m.Score, m.Explain = &sim, &bonus, &score, &ex
-		out = append(out, m)
+		c := scoredMemory{doc: d}
+		c.relTerm, c.impTerm, c.bonus, c.score = s.score(d.Relevance, d.Meta.Timestamp, d.Meta.Importance, now)
+		ranked = append(ranked, c)
 	}
-	sort.SliceStable(out, func(i, j int) bool { return *out[i].Score > *out[j].Score })
-	if len(out) > k {
-		out = out[:k]
+	slices.SortStableFunc(ranked, func(a, b scoredMemory) int { return cmp.Compare(b.score, a.score) })
+	out := make([]Memory, 0, min(len(ranked), k))
+	for _, c := range ranked[:min(len(ranked), k)] {
+		m := memoryFromDoc(c.doc.Document)
+		sim, ex := c.doc.Similarity, c.doc.Explain
+		ex.RelevanceTerm, ex.ImportanceTerm, ex.RecencyTerm = &c.relTerm, &c.impTerm, &c.bonus
+		m.Similarity, m.RecencyBonus, m.Score, m.Explain = &sim, &c.bonus, &c.score, &ex
+		out = append(out, m)
 	}
 	return out
 }

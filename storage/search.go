@@ -209,10 +209,17 @@ func exactHits(q []float32, found []scoredDoc, k int) []core.Hit {
 // nearestHits returns the k nearest of found, ties by rowid so that equal
 // distances always resolve the same way.
 func nearestHits(found []scoredDoc, k int) []core.Hit {
-	slices.SortFunc(found, func(a, b scoredDoc) int { return byDistance(a.scored, b.scored) })
+	// Indexes are sorted, not the documents: moving a Document costs a
+	// write barrier per pointer field, most of a small store's vector
+	// search once the candidates are cached (pprof).
+	order := make([]int32, len(found))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int { return byDistance(found[a].scored, found[b].scored) })
 	hits := make([]core.Hit, 0, min(k, len(found)))
-	for _, c := range found[:min(k, len(found))] {
-		hits = append(hits, core.Hit{Document: c.doc, Distance: c.distance})
+	for _, i := range order[:min(k, len(found))] {
+		hits = append(hits, core.Hit{Document: found[i].doc, Distance: found[i].distance})
 	}
 	return hits
 }

@@ -77,7 +77,7 @@ func BenchmarkBackends(b *testing.B) {
 			// New conversations without automatic memories, so that the
 			// next size's recall counts the corpus only.
 			r.llm = measure(chats, func() time.Duration { return directLLMCall(b, llm) })
-			r.chat = measure(chats, func() time.Duration { return timeChat(b, ada, map[string]any{"auto_memory": false}) })
+			r.chat = measure(chats, func() time.Duration { return timeChat(b, ada.URL, map[string]any{"auto_memory": false}) })
 			ada.stop()
 			bk.bySize[n] = r
 			fmt.Fprintf(os.Stderr, "backends: %s, %d memories measured (%.0f s so far)\n", bk.name, n, time.Since(t0).Seconds())
@@ -104,7 +104,7 @@ type sizeRun struct {
 
 // env is a fresh instance's settings on the backend; on Chroma, its own
 // database there.
-func (bk *backendRun) env(b *testing.B, database string, llm *llmtest.Server) map[string]string {
+func (bk *backendRun) env(b testing.TB, database string, llm *llmtest.Server) map[string]string {
 	env := testEnv(b, map[string]string{"LLM_BASE_URL": llm.URL(), "LLM_MODEL": "bench", "LOG_LEVEL": "ERROR"})
 	if bk.url != "" {
 		env["VECTORDB_URL"] = bk.url + "?database=" + url.QueryEscape(database)
@@ -113,7 +113,7 @@ func (bk *backendRun) env(b *testing.B, database string, llm *llmtest.Server) ma
 }
 
 // open opens env's store for seeding, set to the hash embedder.
-func (bk *backendRun) open(b *testing.B, env map[string]string) (documentStore, func()) {
+func (bk *backendRun) open(b testing.TB, env map[string]string) (documentStore, func()) {
 	if bk.url == "" {
 		db := openSeedStore(b, env["DATA_DIR"])
 		return db, func() { db.Close() }

@@ -68,14 +68,14 @@ func benchChatService(b *testing.B, docs int) stageRun {
 	ada := startAdaDeps(b, "serve", env, clock.wrap)
 
 	direct := measure(200, func() time.Duration { return directLLMCall(b, llm) })
-	chat := measure(200, func() time.Duration { return timeChat(b, ada, nil) })
+	chat := measure(200, func() time.Duration { return timeChat(b, ada.URL, nil) })
 	// In a long conversation: the recent window, recall of its older turns
 	// and summaries, and the automatic-memory extraction queued after done.
 	// Each measurement has a seeded conversation of its own, so both start
 	// at the same length (and grow alike: two turns per chat).
 	inConv := func(conv string, auto bool) func() time.Duration {
 		return func() time.Duration {
-			return timeChat(b, ada, map[string]any{"conversation_id": conv, "auto_memory": auto})
+			return timeChat(b, ada.URL, map[string]any{"conversation_id": conv, "auto_memory": auto})
 		}
 	}
 	convAuto := measure(200, inConv(convs[0], true))
@@ -231,14 +231,14 @@ func streamReader(ada *adaProc) func(chan<- time.Time) error {
 
 var benchPrompts = []string{"what about the coffee meeting", "remind me of the project deadline", "any news on the berlin train", "what music do I like"}
 
-func timeChat(b testing.TB, ada *adaProc, fields map[string]any) time.Duration {
+func timeChat(b testing.TB, base string, fields map[string]any) time.Duration {
 	req := map[string]any{"prompt": benchPrompts[time.Now().Nanosecond()%len(benchPrompts)]}
 	for k, v := range fields {
 		req[k] = v
 	}
 	body, _ := json.Marshal(req)
 	start := time.Now()
-	resp, err := http.Post(ada.URL+"/v1/chat", "application/json", bytes.NewReader(body))
+	resp, err := http.Post(base+"/v1/chat", "application/json", bytes.NewReader(body))
 	if err != nil || resp.StatusCode != 200 {
 		b.Fatalf("chat: %v %v", resp, err)
 	}

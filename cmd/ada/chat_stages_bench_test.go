@@ -224,7 +224,7 @@ func measureChatStages(b testing.TB, ada *adaProc, clock *stageClock, conv strin
 		ada.settle()
 		clock.take()
 		sent := time.Now()
-		timeChat(b, ada, map[string]any{"conversation_id": conv})
+		timeChat(b, ada.URL, map[string]any{"conversation_id": conv})
 		answered := time.Now()
 		ada.settle() // the extraction or summary the chat queued
 		return chatStages(clock.take(), sent, answered)

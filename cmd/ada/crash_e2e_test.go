@@ -29,14 +29,14 @@ func buildAda(t testing.TB) string {
 var listeningRE = regexp.MustCompile(`msg="API listening" addr=(\S+)`)
 
 // startBinary runs `ada serve` as its own process and returns its URL.
-func startBinary(t *testing.T, bin string, env map[string]string) (*exec.Cmd, string) {
+func startBinary(t testing.TB, bin string, env map[string]string) (*exec.Cmd, string) {
 	t.Helper()
 	return startBinaryCmd(t, bin, "serve", env)
 }
 
 // startBinaryCmd runs `ada <command>` as its own process and returns its
 // URL once the API listens.
-func startBinaryCmd(t *testing.T, bin, command string, env map[string]string) (*exec.Cmd, string) {
+func startBinaryCmd(t testing.TB, bin, command string, env map[string]string) (*exec.Cmd, string) {
 	t.Helper()
 	cmd := exec.Command(bin, command)
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}

@@ -202,13 +202,16 @@ func sampleRSS(peak *atomic.Int64) (stop func()) {
 	return func() { close(done); wg.Wait() }
 }
 
-func residentBytes() int64 {
-	data, err := os.ReadFile("/proc/self/status")
+func residentBytes() int64 { return procStatusBytes(os.Getpid(), "VmRSS:") }
+
+// procStatusBytes is a size field of /proc/<pid>/status (VmRSS:, VmHWM:).
+func procStatusBytes(pid int, field string) int64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 0
 	}
 	for _, line := range strings.Split(string(data), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+		if rest, ok := strings.CutPrefix(line, field); ok {
 			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
 			return kb << 10
 		}

@@ -24,7 +24,7 @@ func BenchmarkMetricsOverhead(b *testing.B) {
 	}
 	on, off := start("true"), start("false")
 	chat := func(ada *adaProc) func() time.Duration {
-		return func() time.Duration { return timeChat(b, ada, map[string]any{"auto_memory": false}) }
+		return func() time.Duration { return timeChat(b, ada.URL, map[string]any{"auto_memory": false}) }
 	}
 	var withM, without []time.Duration
 	for range rounds {

@@ -32,7 +32,7 @@ type chromaServer struct {
 // the launcher it fails the bench under CI=true (the comparison is an
 // acceptance row) and otherwise leaves the rows out, saying why, rather than
 // skipping the SQLite rows with them.
-func startChroma(b *testing.B) *chromaServer {
+func startChroma(b testing.TB) *chromaServer {
 	bin := storagetest.ChromaBin()
 	if _, err := os.Stat(bin); err != nil {
 		if os.Getenv("CI") == "true" {
@@ -51,7 +51,7 @@ func startChroma(b *testing.B) *chromaServer {
 	return c
 }
 
-func (c *chromaServer) call(b *testing.B, method, url string, body, out any) {
+func (c *chromaServer) call(b testing.TB, method, url string, body, out any) {
 	var rd io.Reader
 	if body != nil {
 		data, err := json.Marshal(body)

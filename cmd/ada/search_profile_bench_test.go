@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -10,6 +11,7 @@ import (
 	"github.com/ada-chat/ada/core"
 	"github.com/ada-chat/ada/core/embed"
 	"github.com/ada-chat/ada/storage"
+	"github.com/ada-chat/ada/storage/storagetest"
 )
 
 // BenchmarkMemorySearchLoop runs one memory search per iteration through
@@ -42,5 +44,38 @@ func BenchmarkMemorySearchLoop(b *testing.B) {
 		if _, err := svc.MemoryPage(ctx, core.MemoryQuery{Text: queries[i%len(queries)], Limit: 10}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkMemorySearchHTTPLoop is BenchmarkMemorySearchLoop over HTTP:
+// GET /v1/memory?search= on the program started in-process (one keep-alive
+// client), so that a profile shows the API's own share beside the core's;
+// with ADA_BENCH_SCALE_DATA set, on the scale bench's memories and queries:
+//
+//	go test -run '^$' -bench MemorySearchHTTPLoop -cpuprofile cpu.out ./cmd/ada
+func BenchmarkMemorySearchHTTPLoop(b *testing.B) {
+	n := 1000
+	if v := os.Getenv("ADA_BENCH_MEMORIES"); v != "" {
+		n, _ = strconv.Atoi(v)
+	}
+	env := testEnv(b, map[string]string{"LOG_LEVEL": "INFO"})
+	db := openSeedStore(b, env["DATA_DIR"])
+	queries := benchQueries
+	if os.Getenv("ADA_BENCH_SCALE_DATA") != "" {
+		// The scale bench's memories and queries: 8 to 16 words each.
+		data := newScaleData(n, 100, 7)
+		grow := &growingPair{db: db, plain: storagetest.OpenPlainVec0(b, filepath.Join(b.TempDir(), "plain.db"))}
+		grow.to(b, data, 0, n)
+		queries = data.queries
+	} else {
+		putGenerated(b, db, n, func(i int, d *core.Document) { d.Meta.Type, d.Meta.Importance = core.DocMemory, 1+i%5 })
+	}
+	db.Close()
+	ada := startAda(b, "serve", env)
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
+	defer client.CloseIdleConnections()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		searchOverHTTP(b, client, ada.URL, queries[i%len(queries)], 10)
 	}
 }
