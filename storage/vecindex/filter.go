@@ -76,6 +76,7 @@ func (x *Index) segments(rf resolvedFilter, dst []*codeSegment) []*codeSegment {
 // within f, in order, in items' own array. Rows the index does not hold
 // (deleted, or committed a moment ago and not yet applied) are left out.
 func Keep[T any](x *Index, items []T, f Filter, rowid func(*T) int64) []T {
+	x.wait()
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	rf, ok := x.resolve(f)
@@ -101,6 +102,7 @@ func Keep[T any](x *Index, items []T, f Filter, rowid func(*T) int64) []T {
 // (then nil). It reads the segments' sizes, and their scopes when f has
 // scopes.
 func (x *Index) Within(f Filter, max int) (rowids []int64, n, total int) {
+	x.wait()
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	rf, ok := x.resolve(f)

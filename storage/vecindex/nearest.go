@@ -6,11 +6,14 @@ import (
 )
 
 // Nearest returns the rowids of the (at most) n codes within f nearest to
-// q in Hamming distance, ties by rowid.
+// q in Hamming distance, ties by rowid: exactly, but for the segments whose
+// inverted files it probes (see invLists), where they are very likely
+// among them.
 func (x *Index) Nearest(q *Code, f Filter, n int) []int64 {
 	if n <= 0 {
 		return nil
 	}
+	x.wait()
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	rf, ok := x.resolve(f)
@@ -18,7 +21,28 @@ func (x *Index) Nearest(q *Code, f Filter, n int) []int64 {
 		return nil
 	}
 	var segsBuf [8]*codeSegment
-	segs := x.segments(rf, segsBuf[:0])
+	top := make(codeHeap, 0, n)
+	worst := codeCand{distance: codeBits + 1}
+	// The large segments, where the filter admits many rows, are probed;
+	// the others are scanned.
+	segs := segsBuf[:0]
+	for _, s := range x.segments(rf, segsBuf[:0]) {
+		if s.ivf != nil && s.admits(rf) > x.exactMax {
+			worst = s.probe(q, rf, n, &top, worst)
+		} else {
+			segs = append(segs, s)
+		}
+	}
+	x.scan(segs, q, rf, n, &top, worst)
+	out := make([]int64, len(top))
+	for i, c := range top {
+		out[i] = c.rowid
+	}
+	return out
+}
+
+// scan offers to top the n codes of segs within rf nearest to q, exactly.
+func (x *Index) scan(segs []*codeSegment, q *Code, rf resolvedFilter, n int, top *codeHeap, worst codeCand) {
 	rows := 0
 	for _, s := range segs {
 		rows += len(s.rowids)
@@ -63,8 +87,6 @@ func (x *Index) Nearest(q *Code, f Filter, n int) []int64 {
 		}
 	}
 	// Second stage: the n nearest of those by the whole codes' distance.
-	top := make(codeHeap, 0, n)
-	worst := codeCand{distance: codeBits + 1}
 	off = 0
 	for _, s := range segs {
 		d := dists[off : off+len(s.heads)]
@@ -81,11 +103,6 @@ func (x *Index) Nearest(q *Code, f Filter, n int) []int64 {
 			worst = top.offer(codeCand{dist, s.rowids[i]}, n, worst)
 		}
 	}
-	out := make([]int64, len(top))
-	for i, c := range top {
-		out[i] = c.rowid
-	}
-	return out
 }
 
 // prefilterFactor is how many rows per candidate the first stage of a scan

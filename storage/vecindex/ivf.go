@@ -1,0 +1,220 @@
+package vecindex
+
+import (
+	"math"
+	"math/bits"
+	"slices"
+)
+
+// An inverted file (IVF) over a large segment's codes, so that a search
+// reads a few percent of the segment instead of all of it: the rows are
+// partitioned into lists by their nearest centroid, and a search scans only
+// the lists whose centroids are nearest to the query, until it has read
+// probeLists lists' worth of rows. The centroids are binary (k-modes:
+// each bit the majority of its cluster's), trained on the heads (the
+// codes' first 512 bits), so that a row's assignment and the query's list
+// order cost a few popcounts per list. The whole codes of the probed rows
+// are then compared with the query, as in an exact scan.
+//
+// Why an IVF rather than a graph (HNSW): the lists are the segment's own
+// row indexes (4 bytes a row beside the 8 of a position), a delete is a
+// swap in one list (a graph's deletes leave holes or need repairs), an
+// insert costs one pass over the centroids, and a filter is applied while
+// scanning a list, probing more lists until enough admitted rows were seen,
+// where a graph walk under a selective filter degrades into a scan.
+// Segments smaller than ivfMinRows, and filters that admit at most
+// exactMaxRows rows of a segment, are scanned exactly: at that size a scan
+// costs less than probing.
+const (
+	ivfMinRows   = 20_000
+	exactMaxRows = 16_384
+	// probeLists is how many average lists a search reads: recall@10
+	// after rescoring stays ≥ 0.95 against an exact scan (make bench;
+	// cmd/adabench).
+	probeLists = 48
+	// retrainGrowth: a segment's lists are trained again when it has grown
+	// this many times since they were, so that lists stay about √n long.
+	retrainGrowth = 4
+	trainSample   = 16_384
+	trainRounds   = 5
+)
+
+// invLists is a segment's inverted file.
+type invLists struct {
+	cents [][headWords]uint64
+	// lists hold the segment's row indexes; at is, per segment row, its
+	// list and its place in it.
+	lists   [][]int32
+	at      []listPos
+	trained int
+}
+
+type listPos struct{ list, i int32 }
+
+// listCount is the number of lists for a segment of n rows: about √n,
+// which balances the centroids' cost against the lists'.
+func listCount(n int) int {
+	return max(16, int(math.Sqrt(float64(n))))
+}
+
+// trainLists builds an inverted file over heads: centroids by k-modes on an
+// evenly spaced sample (deterministic: the same rows give the same lists),
+// then every row assigned to its nearest.
+func trainLists(heads [][headWords]uint64) *invLists {
+	n := len(heads)
+	nl := listCount(n)
+	step := max(1, n/trainSample)
+	var sample [][headWords]uint64
+	for i := 0; i < n; i += step {
+		sample = append(sample, heads[i])
+	}
+	nl = min(nl, len(sample))
+	v := &invLists{cents: make([][headWords]uint64, nl), trained: n}
+	for c := range v.cents {
+		v.cents[c] = sample[c*len(sample)/nl]
+	}
+	assign := make([]int32, len(sample))
+	counts := make([][headWords * 64]int32, nl)
+	sizes := make([]int32, nl)
+	for range trainRounds {
+		for i := range sample {
+			assign[i] = v.nearestList(&sample[i])
+		}
+		clear(counts)
+		clear(sizes)
+		for i, c := range assign {
+			sizes[c]++
+			h := &sample[i]
+			for w := range h {
+				for b := h[w]; b != 0; b &= b - 1 {
+					counts[c][w*64+bits.TrailingZeros64(b)]++
+				}
+			}
+		}
+		for c := range v.cents {
+			if sizes[c] == 0 {
+				continue // an empty cluster keeps its centroid
+			}
+			var h [headWords]uint64
+			for bit, k := range counts[c] {
+				if 2*k > sizes[c] {
+					h[bit/64] |= 1 << (bit % 64)
+				}
+			}
+			v.cents[c] = h
+		}
+	}
+	v.lists = make([][]int32, nl)
+	v.at = make([]listPos, 0, n)
+	for i := range heads {
+		v.add(int32(i), &heads[i])
+	}
+	return v
+}
+
+func headDistance(a, b *[headWords]uint64) int {
+	d := 0
+	for w := range a {
+		d += bits.OnesCount64(a[w] ^ b[w])
+	}
+	return d
+}
+
+// nearestList is the list of the centroid nearest to h.
+func (v *invLists) nearestList(h *[headWords]uint64) int32 {
+	best, bestD := int32(0), math.MaxInt
+	for c := range v.cents {
+		if d := headDistance(&v.cents[c], h); d < bestD {
+			best, bestD = int32(c), d
+		}
+	}
+	return best
+}
+
+// add files row (the segment's next row index) in its list.
+func (v *invLists) add(row int32, h *[headWords]uint64) {
+	l := v.nearestList(h)
+	v.at = append(v.at, listPos{l, int32(len(v.lists[l]))})
+	v.lists[l] = append(v.lists[l], row)
+}
+
+// del removes row i from its list, then records that the segment's last
+// row moved into i (the segment's swap-delete).
+func (v *invLists) del(i, last int32) {
+	p := v.at[i]
+	l := v.lists[p.list]
+	end := int32(len(l) - 1)
+	if p.i != end {
+		moved := l[end]
+		l[p.i] = moved
+		v.at[moved].i = p.i
+	}
+	v.lists[p.list] = l[:end]
+	if i != last {
+		q := v.at[last]
+		v.lists[q.list][q.i] = i
+		v.at[i] = q
+	}
+	v.at = v.at[:last]
+}
+
+// listOrder returns the lists nearest first by their centroids' distance
+// to the query's head.
+func (v *invLists) listOrder(q *Code) []int32 {
+	qh := [headWords]uint64(q[:headWords])
+	type ld struct {
+		d int
+		l int32
+	}
+	order := make([]ld, len(v.cents))
+	for c := range v.cents {
+		order[c] = ld{headDistance(&v.cents[c], &qh), int32(c)}
+	}
+	slices.SortFunc(order, func(a, b ld) int { return a.d - b.d })
+	out := make([]int32, len(order))
+	for i, o := range order {
+		out[i] = o.l
+	}
+	return out
+}
+
+// probe offers to top the rows of s within rf from the lists nearest to q:
+// at least probeLists average lists' worth of rows, and on until n admitted
+// rows were seen (or every list was read), so that a filter never leaves
+// fewer results than exist.
+func (s *codeSegment) probe(q *Code, rf resolvedFilter, n int, top *codeHeap, worst codeCand) codeCand {
+	v := s.ivf
+	target := probeLists * len(s.rowids) / len(v.lists)
+	scanned, admitted := 0, 0
+	for _, l := range v.listOrder(q) {
+		if scanned >= target && admitted >= n {
+			break
+		}
+		for _, i := range v.lists[l] {
+			scanned++
+			if !rf.holdsScope(s.scopes[i]) {
+				continue
+			}
+			admitted++
+			code := &s.codes[i]
+			dist := 0
+			for w := range code {
+				dist += bits.OnesCount64(code[w] ^ q[w])
+			}
+			worst = top.offer(codeCand{dist, s.rowids[i]}, n, worst)
+		}
+	}
+	return worst
+}
+
+// admits is how many rows of s rf admits.
+func (s *codeSegment) admits(rf resolvedFilter) int {
+	if rf.scopes == nil {
+		return len(s.rowids)
+	}
+	n := 0
+	for _, sc := range rf.scopes {
+		n += s.scopeRows[sc]
+	}
+	return n
+}
