@@ -3,7 +3,9 @@ package vecindex
 import (
 	"math"
 	"math/bits"
+	"runtime"
 	"slices"
+	"sync"
 )
 
 // An inverted file (IVF) over a large segment's codes, so that a search
@@ -77,9 +79,7 @@ func trainLists(heads [][headWords]uint64) *invLists {
 	counts := make([][headWords * 64]int32, nl)
 	sizes := make([]int32, nl)
 	for range trainRounds {
-		for i := range sample {
-			assign[i] = v.nearestList(&sample[i])
-		}
+		v.assign(sample, assign)
 		clear(counts)
 		clear(sizes)
 		for i, c := range assign {
@@ -105,11 +105,30 @@ func trainLists(heads [][headWords]uint64) *invLists {
 		}
 	}
 	v.lists = make([][]int32, nl)
-	v.at = make([]listPos, 0, n)
-	for i := range heads {
-		v.add(int32(i), &heads[i])
+	v.at = make([]listPos, n)
+	assign = make([]int32, n)
+	v.assign(heads, assign)
+	for i, l := range assign {
+		v.at[i] = listPos{l, int32(len(v.lists[l]))}
+		v.lists[l] = append(v.lists[l], int32(i))
 	}
 	return v
+}
+
+// assign sets to[i] to the list of heads[i], on every core: the rows of a
+// large segment are a restart's longest step after reading them.
+func (v *invLists) assign(heads [][headWords]uint64, to []int32) {
+	workers := runtime.GOMAXPROCS(0)
+	chunk := (len(heads) + workers - 1) / workers
+	var wg sync.WaitGroup
+	for start := 0; start < len(heads); start += chunk {
+		wg.Go(func() {
+			for i := start; i < min(start+chunk, len(heads)); i++ {
+				to[i] = v.nearestList(&heads[i])
+			}
+		})
+	}
+	wg.Wait()
 }
 
 func headDistance(a, b *[headWords]uint64) int {
@@ -120,16 +139,43 @@ func headDistance(a, b *[headWords]uint64) int {
 	return d
 }
 
-// nearestList is the list of the centroid nearest to h.
+// nearestList is the list of the centroid nearest to h: of the shortlist
+// centroids nearest by the heads' first 128 bits, the nearest by the whole
+// heads. A row's assignment is what a restart pays a million times, and
+// this costs a quarter of comparing whole heads; a row the shortlist sends
+// to a list a little farther than its nearest is still found when the
+// search probes that list.
 func (v *invLists) nearestList(h *[headWords]uint64) int32 {
-	best, bestD := int32(0), math.MaxInt
+	var short [shortlist]int32
+	var shortD [shortlist]int
+	for i := range shortD {
+		shortD[i] = math.MaxInt
+	}
 	for c := range v.cents {
-		if d := headDistance(&v.cents[c], h); d < bestD {
-			best, bestD = int32(c), d
+		d := bits.OnesCount64(v.cents[c][0]^h[0]) + bits.OnesCount64(v.cents[c][1]^h[1])
+		if d >= shortD[shortlist-1] {
+			continue
+		}
+		i := shortlist - 1
+		for ; i > 0 && shortD[i-1] > d; i-- {
+			short[i], shortD[i] = short[i-1], shortD[i-1]
+		}
+		short[i], shortD[i] = int32(c), d
+	}
+	best, bestD := int32(0), math.MaxInt
+	for i, c := range short {
+		if shortD[i] == math.MaxInt {
+			break
+		}
+		if d := headDistance(&v.cents[c], h); d < bestD || d == bestD && c < best {
+			best, bestD = c, d
 		}
 	}
 	return best
 }
+
+// shortlist is how many centroids nearestList compares whole.
+const shortlist = 8
 
 // add files row (the segment's next row index) in its list.
 func (v *invLists) add(row int32, h *[headWords]uint64) {
