@@ -3,6 +3,7 @@ package vecindex
 import (
 	"encoding/binary"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -10,12 +11,12 @@ import (
 	"github.com/ada-chat/ada/core"
 )
 
-// smallIndex is an index whose segments get inverted files from 2,000 rows
-// on and whose filters scan exactly up to 300 admitted rows: the code of a
+// smallIndex is an index whose segments get inverted files from 1,500 rows
+// on and whose filters scan exactly up to 200 admitted rows: the code of a
 // million-document store, at a size -race runs in seconds.
 func smallIndex() *Index {
 	x := New()
-	x.listMin, x.exactMax = 2000, 300
+	x.listMin, x.exactMax = 1500, 200
 	return x
 }
 
@@ -49,17 +50,9 @@ func gaussian(rng *rand.Rand, sd float64) []float32 {
 func hamming(a, b *Code) int {
 	d := 0
 	for w := range a {
-		d += popcount(a[w] ^ b[w])
+		d += bits.OnesCount64(a[w] ^ b[w])
 	}
 	return d
-}
-
-func popcount(x uint64) int {
-	n := 0
-	for ; x != 0; x &= x - 1 {
-		n++
-	}
-	return n
 }
 
 // exactNearest is the k rowids of the codes admitted nearest to q, by a
@@ -86,7 +79,7 @@ func exactNearest(codes []Code, q *Code, k int, admit func(int) bool) (kth int) 
 // keep the lists in step.
 func TestInvertedFileRecall(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
-	const n = 6000
+	const n = 4000
 	codes := topicVectors(rng, n, 60)
 	scopeOf := func(i int) string {
 		switch {
@@ -143,7 +136,7 @@ func TestInvertedFileRecall(t *testing.T) {
 			}
 		}
 		found, total := 0, 0
-		for range 100 {
+		for range 50 {
 			q := codes[rng.IntN(n)]
 			flip := rng.IntN(len(q))
 			q[flip] ^= rng.Uint64() // a query near a stored row, not on it
@@ -171,7 +164,7 @@ func TestInvertedFileRecall(t *testing.T) {
 	// A scope of 5 rows among the inverted file's: all 5 come back.
 	var few []Op
 	for i := range 5 {
-		few = append(few, Op{Rowid: int64(n + i), Type: string(core.DocMemory), Scope: "entity:five", Code: codes[i*1000+1]})
+		few = append(few, Op{Rowid: int64(n + i), Type: string(core.DocMemory), Scope: "entity:five", Code: codes[i*700+1]})
 	}
 	x.Apply(few)
 	if got := x.Nearest(&codes[0], Filter{Scopes: []string{"entity:five"}}, 10); len(got) != 5 {
