@@ -103,20 +103,18 @@ func growAndMeasure(ctx context.Context, c config, d *dataset, sc scenario, size
 				p50: percentile(lat[1], 50), p99: percentile(lat[1], 99), recall: recall[1]})
 		// Filtered searches, ada's alone: a scope of 1% of the
 		// documents, and (with turns) the turns' conversation.
-		filtered := []struct {
+		// (The scoped documents are none of the memories when those are
+		// 1%.)
+		type filtered struct {
 			name string
 			f    core.Filter
 			keep func(int) bool
-		}{{"memory, scope of 1%", core.Filter{Type: core.DocMemory, Scopes: []string{benchScope}},
-			func(i int) bool { return sc.isMemory(i) && isScoped(i) }}}
-		if sc.selective {
-			filtered = append(filtered, struct {
-				name string
-				f    core.Filter
-				keep func(int) bool
-			}{"turns of one conversation (99%)", core.Filter{ConversationID: a.conv}, func(i int) bool { return !sc.isMemory(i) }})
 		}
-		for _, fl := range filtered {
+		fls := []filtered{{"memory, scope of 1%", core.Filter{Type: core.DocMemory, Scopes: []string{benchScope}}, isScoped}}
+		if sc.selective {
+			fls = []filtered{{"turns of one conversation (99%)", core.Filter{ConversationID: a.conv}, func(i int) bool { return !sc.isMemory(i) }}}
+		}
+		for _, fl := range fls {
 			kth := exactTopK(d.vecs[:n], d.queries, c.k, fl.keep)
 			lat, recall, err := measure(ctx, c, d, kth, []engine{a.with(fl.f)})
 			if err != nil {
