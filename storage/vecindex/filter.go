@@ -36,7 +36,8 @@ func (x *Index) resolve(f Filter) (resolvedFilter, bool) {
 		}
 	}
 	for _, s := range f.Scopes {
-		if id, ok := x.names[s]; ok {
+		// Once each: a search reads a scope's rows through its list.
+		if id, ok := x.names[s]; ok && !slices.Contains(rf.scopes, id) {
 			rf.scopes = append(rf.scopes, id)
 		}
 	}

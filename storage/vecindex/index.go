@@ -64,9 +64,11 @@ type codeSegment struct {
 	codes  []Code
 	rowids []int64
 	scopes []uint32 // interned
-	// scopeRows counts the rows of each scope, so that a filtered search
-	// knows how many rows it admits before choosing how to scan.
-	scopeRows map[uint32]int
+	// scopeRows lists the rows (indexes) of each scope, and scopeAt is,
+	// per row, its place in its scope's list: a search within scopes
+	// knows how many rows it admits, and reads only theirs.
+	scopeRows map[uint32][]int32
+	scopeAt   []int32
 	// ivf, once the segment has ivfMinRows rows, partitions them (see
 	// invLists).
 	ivf *invLists
@@ -149,9 +151,7 @@ func (x *Index) applyOne(op *Op) {
 		if s.ivf != nil {
 			s.ivf.del(int32(i), int32(last))
 		}
-		if s.scopeRows[s.scopes[i]]--; s.scopeRows[s.scopes[i]] == 0 {
-			delete(s.scopeRows, s.scopes[i])
-		}
+		s.delScope(int32(i), int32(last))
 		if i != last {
 			s.heads[i], s.codes[i], s.rowids[i], s.scopes[i] = s.heads[last], s.codes[last], s.rowids[last], s.scopes[last]
 			x.pos[s.rowids[i]] = ref
@@ -166,12 +166,36 @@ func (x *Index) applyOne(op *Op) {
 	x.add(op.Rowid, segmentKey{x.intern(op.Type), x.intern(op.Conversation)}, x.intern(op.Scope), &op.Code)
 }
 
+// delScope removes row i from its scope's list, then records that the
+// segment's last row moved into i (before the move: s.scopes[last] is the
+// moving row's).
+func (s *codeSegment) delScope(i, last int32) {
+	sc := s.scopes[i]
+	l, p := s.scopeRows[sc], s.scopeAt[i]
+	end := int32(len(l) - 1)
+	if p != end {
+		moved := l[end]
+		l[p] = moved
+		s.scopeAt[moved] = p
+	}
+	if end == 0 {
+		delete(s.scopeRows, sc)
+	} else {
+		s.scopeRows[sc] = l[:end]
+	}
+	if i != last {
+		s.scopeRows[s.scopes[last]][s.scopeAt[last]] = i
+		s.scopeAt[i] = s.scopeAt[last]
+	}
+	s.scopeAt = s.scopeAt[:last]
+}
+
 // add appends a row to the segment of key. x.mu must be held for writing.
 func (x *Index) add(rowid int64, key segmentKey, scope uint32, c *Code) {
 	si, ok := x.bySegment[key]
 	if !ok {
 		si = int32(len(x.segs))
-		x.segs = append(x.segs, &codeSegment{key: key, scopeRows: make(map[uint32]int)})
+		x.segs = append(x.segs, &codeSegment{key: key, scopeRows: make(map[uint32][]int32)})
 		x.bySegment[key] = si
 	}
 	s := x.segs[si]
@@ -180,7 +204,8 @@ func (x *Index) add(rowid int64, key segmentKey, scope uint32, c *Code) {
 	s.codes = append(s.codes, *c)
 	s.rowids = append(s.rowids, rowid)
 	s.scopes = append(s.scopes, scope)
-	s.scopeRows[scope]++
+	s.scopeAt = append(s.scopeAt, int32(len(s.scopeRows[scope])))
+	s.scopeRows[scope] = append(s.scopeRows[scope], int32(len(s.rowids)-1))
 	x.rows++
 	last := int32(len(s.rowids) - 1)
 	switch {

@@ -260,7 +260,7 @@ func (s *codeSegment) admits(rf resolvedFilter) int {
 	}
 	n := 0
 	for _, sc := range rf.scopes {
-		n += s.scopeRows[sc]
+		n += len(s.scopeRows[sc])
 	}
 	return n
 }

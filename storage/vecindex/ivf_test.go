@@ -161,10 +161,12 @@ func TestInvertedFileRecall(t *testing.T) {
 			t.Errorf("%+v: recall@10 of the candidates %.3f, want ≥ 0.95", tc.f, recall)
 		}
 	}
-	// A scope of 5 rows among the inverted file's: all 5 come back.
+	// A scope of 5 rows among the inverted file's: all 5 come back, and
+	// none of another segment's, which has no row of that scope.
 	var few []Op
 	for i := range 5 {
-		few = append(few, Op{Rowid: int64(n + i), Type: string(core.DocMemory), Scope: "entity:five", Code: codes[i*700+1]})
+		few = append(few, Op{Rowid: int64(n + i), Type: string(core.DocMemory), Scope: "entity:five", Code: codes[i*700+1]},
+			Op{Rowid: int64(2*n + i), Type: string(core.DocTurn), Scope: core.ScopeGlobal, Conversation: "c", Code: codes[i]})
 	}
 	x.Apply(few)
 	if got := x.Nearest(&codes[0], Filter{Scopes: []string{"entity:five"}}, 10); len(got) != 5 {

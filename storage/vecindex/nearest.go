@@ -42,10 +42,22 @@ func (x *Index) Nearest(q *Code, f Filter, n int) []int64 {
 }
 
 // scan offers to top the n codes of segs within rf nearest to q, exactly.
+// Within scopes, it reads only the scopes' rows, through their lists.
 func (x *Index) scan(segs []*codeSegment, q *Code, rf resolvedFilter, n int, top *codeHeap, worst codeCand) {
+	// picks holds, per segment, the rows within rf's scopes (nil: every
+	// row).
+	picks := make([][]int32, len(segs))
 	rows := 0
-	for _, s := range segs {
-		rows += len(s.rowids)
+	for si, s := range segs {
+		if rf.scopes == nil {
+			rows += len(s.rowids)
+			continue
+		}
+		picks[si] = []int32{}
+		for _, sc := range rf.scopes {
+			picks[si] = append(picks[si], s.scopeRows[sc]...)
+		}
+		rows += len(picks[si])
 	}
 	// First stage: the (about) m nearest by the heads' distance, chosen
 	// by a histogram of the distances rather than a heap, which would take
@@ -60,40 +72,47 @@ func (x *Index) scan(segs []*codeSegment, q *Code, rf resolvedFilter, n int, top
 		*dp = make([]uint16, rows)
 	}
 	dists := (*dp)[:rows]
-	var hist [headWords*64 + 2]int
-	const skip = headWords*64 + 1
+	var hist [headWords*64 + 1]int
 	off := 0
-	for _, s := range segs {
+	for si, s := range segs {
+		if pick := picks[si]; pick != nil {
+			d := dists[off : off+len(pick)]
+			off += len(pick)
+			for j, i := range pick {
+				d[j] = headDist(&s.heads[i], q)
+				hist[d[j]]++
+			}
+			continue
+		}
 		d := dists[off : off+len(s.heads)]
 		off += len(s.heads)
 		for i := range s.heads {
-			if !rf.holdsScope(s.scopes[i]) {
-				d[i] = skip
-				continue
-			}
-			c := &s.heads[i]
-			dist := 0
-			for w := range c {
-				dist += bits.OnesCount64(c[w] ^ q[w])
-			}
-			d[i] = uint16(dist)
-			hist[dist]++
+			d[i] = headDist(&s.heads[i], q)
+			hist[d[i]]++
 		}
 	}
 	limit, kept := 0, 0 // rows at distances up to limit are kept
-	for limit = 0; limit < skip-1; limit++ {
+	for limit = 0; limit < headWords*64; limit++ {
 		if kept += hist[limit]; kept >= m {
 			break
 		}
 	}
 	// Second stage: the n nearest of those by the whole codes' distance.
 	off = 0
-	for _, s := range segs {
-		d := dists[off : off+len(s.heads)]
-		off += len(s.heads)
-		for i, hd := range d {
+	for si, s := range segs {
+		pick := picks[si]
+		d := dists[off : off+len(pick)]
+		if pick == nil {
+			d = dists[off : off+len(s.heads)]
+		}
+		off += len(d)
+		for j, hd := range d {
 			if int(hd) > limit {
 				continue
+			}
+			i := j
+			if pick != nil {
+				i = int(pick[j])
 			}
 			code := &s.codes[i]
 			dist := 0
@@ -103,6 +122,16 @@ func (x *Index) scan(segs []*codeSegment, q *Code, rf resolvedFilter, n int, top
 			worst = top.offer(codeCand{dist, s.rowids[i]}, n, worst)
 		}
 	}
+}
+
+// headDist is the distance between a head and the query's first headWords
+// words.
+func headDist(h *[headWords]uint64, q *Code) uint16 {
+	dist := 0
+	for w := range h {
+		dist += bits.OnesCount64(h[w] ^ q[w])
+	}
+	return uint16(dist)
 }
 
 // prefilterFactor is how many rows per candidate the first stage of a scan

@@ -1,9 +1,6 @@
 package vecindex
 
-import (
-	"fmt"
-	"maps"
-)
+import "fmt"
 
 // Row is what the index holds about a row.
 type Row struct {
@@ -53,12 +50,23 @@ func (x *Index) Rows() (map[int64]Row, error) {
 // checkLists checks the segment's scope counts and inverted file: every row
 // in exactly one list, where its position says.
 func (s *codeSegment) checkLists(listMin int) error {
-	counts := make(map[uint32]int)
-	for _, sc := range s.scopes {
-		counts[sc]++
+	if len(s.scopeAt) != len(s.rowids) {
+		return fmt.Errorf("%d scope positions for %d rows", len(s.scopeAt), len(s.rowids))
 	}
-	if !maps.Equal(counts, s.scopeRows) {
-		return fmt.Errorf("scope counts %v, rows hold %v", s.scopeRows, counts)
+	listed := 0
+	for sc, l := range s.scopeRows {
+		if len(l) == 0 {
+			return fmt.Errorf("scope %d listed with no rows", sc)
+		}
+		for p, i := range l {
+			if s.scopes[i] != sc || s.scopeAt[i] != int32(p) {
+				return fmt.Errorf("row %d at %d of scope %d's list: scope %d, position %d", i, p, sc, s.scopes[i], s.scopeAt[i])
+			}
+			listed++
+		}
+	}
+	if listed != len(s.rowids) {
+		return fmt.Errorf("scope lists hold %d rows of %d", listed, len(s.rowids))
 	}
 	v := s.ivf
 	if v == nil {
