@@ -100,8 +100,8 @@ func Keep[T any](x *Index, items []T, f Filter, rowid func(*T) int64) []T {
 
 // Within counts the rows within f and the rows held, and returns the rowids
 // of those within f, in no order, unless there are more than max of them
-// (then nil). It reads the segments' sizes, and their scopes when f has
-// scopes.
+// (then nil). It reads the segments' sizes, and their scopes' lists when f
+// has scopes.
 func (x *Index) Within(f Filter, max int) (rowids []int64, n, total int) {
 	x.wait()
 	x.mu.RLock()
@@ -113,15 +113,7 @@ func (x *Index) Within(f Filter, max int) (rowids []int64, n, total int) {
 	var segsBuf [8]*codeSegment
 	segs := x.segments(rf, segsBuf[:0])
 	for _, s := range segs {
-		if rf.scopes == nil {
-			n += len(s.rowids)
-			continue
-		}
-		for _, sc := range s.scopes {
-			if rf.holdsScope(sc) {
-				n++
-			}
-		}
+		n += s.admits(rf)
 	}
 	if n > max {
 		return nil, n, x.rows
@@ -132,8 +124,8 @@ func (x *Index) Within(f Filter, max int) (rowids []int64, n, total int) {
 			rowids = append(rowids, s.rowids...)
 			continue
 		}
-		for i, sc := range s.scopes {
-			if rf.holdsScope(sc) {
+		for _, sc := range rf.scopes {
+			for _, i := range s.scopeRows[sc] {
 				rowids = append(rowids, s.rowids[i])
 			}
 		}
