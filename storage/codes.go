@@ -76,14 +76,21 @@ func readCodes(ctx context.Context, tx *sql.Tx, x *vecindex.Index) error {
 	if err := tx.QueryRowContext(ctx, "SELECT ifnull(max(rowid) - min(rowid) + 1, 0) FROM documents_codes").Scan(&span); err != nil {
 		return storeErr(err)
 	}
-	rows, err := tx.QueryContext(ctx, "SELECT rowid, doc_type, scope, conversation_id, code FROM documents_codes")
+	// A context that cannot be cancelled: with one that can, the driver
+	// (mattn/go-sqlite3) starts a goroutine for every row it steps. A
+	// cancelled load (Close) stops between rows instead.
+	rows, err := tx.QueryContext(context.WithoutCancel(ctx), "SELECT rowid, doc_type, scope, conversation_id, code FROM documents_codes")
 	if err != nil {
 		return storeErr(err)
 	}
 	defer rows.Close()
 	// RawBytes: the index copies what it keeps, so nothing is allocated
 	// per row.
+	read := 0
 	err = x.Load(int(min(span, 4<<20)), func(r *vecindex.RawRow) (bool, error) {
+		if read++; read%4096 == 0 && ctx.Err() != nil {
+			return false, ctx.Err()
+		}
 		if !rows.Next() {
 			return false, storeErr(rows.Err())
 		}
