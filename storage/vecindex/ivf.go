@@ -224,33 +224,32 @@ func (v *invLists) listOrder(q *Code) []int32 {
 	return out
 }
 
-// probe offers to top the rows of s within rf from the lists nearest to q:
-// at least probeLists average lists' worth of rows, and on until n admitted
-// rows were seen (or every list was read), so that a filter never leaves
-// fewer results than exist.
-func (s *codeSegment) probe(q *Code, rf resolvedFilter, n int, top *codeHeap, worst codeCand) codeCand {
+// probe returns the rows of s within rf in the lists nearest to q: at
+// least probeLists average lists' worth of rows, and on until n admitted
+// rows were found (or every list was read), so that a filter never leaves
+// fewer results than exist. The caller scans them as it scans a small
+// segment (heads first, then whole codes).
+func (s *codeSegment) probe(q *Code, rf resolvedFilter, n int) []int32 {
 	v := s.ivf
 	target := probeLists * len(s.rowids) / len(v.lists)
-	scanned, admitted := 0, 0
+	scanned := 0
+	picked := make([]int32, 0, target)
 	for _, l := range v.listOrder(q) {
-		if scanned >= target && admitted >= n {
+		if scanned >= target && len(picked) >= n {
 			break
 		}
+		scanned += len(v.lists[l])
+		if rf.scopes == nil {
+			picked = append(picked, v.lists[l]...)
+			continue
+		}
 		for _, i := range v.lists[l] {
-			scanned++
-			if !rf.holdsScope(s.scopes[i]) {
-				continue
+			if rf.holdsScope(s.scopes[i]) {
+				picked = append(picked, i)
 			}
-			admitted++
-			code := &s.codes[i]
-			dist := 0
-			for w := range code {
-				dist += bits.OnesCount64(code[w] ^ q[w])
-			}
-			worst = top.offer(codeCand{dist, s.rowids[i]}, n, worst)
 		}
 	}
-	return worst
+	return picked
 }
 
 // admits is how many rows of s rf admits.

@@ -21,19 +21,24 @@ func (x *Index) Nearest(q *Code, f Filter, n int) []int64 {
 		return nil
 	}
 	var segsBuf [8]*codeSegment
-	top := make(codeHeap, 0, n)
-	worst := codeCand{distance: codeBits + 1}
-	// The large segments, where the filter admits many rows, are probed;
-	// the others are scanned.
-	segs := segsBuf[:0]
-	for _, s := range x.segments(rf, segsBuf[:0]) {
-		if s.ivf != nil && s.admits(rf) > x.exactMax {
-			worst = s.probe(q, rf, n, &top, worst)
-		} else {
-			segs = append(segs, s)
+	segs := x.segments(rf, segsBuf[:0])
+	// picks holds, per segment, the rows to scan (nil: every row): those
+	// of the nearest lists of a large segment where the filter admits
+	// many rows, those of the filter's scopes in another.
+	picks := make([][]int32, len(segs))
+	for si, s := range segs {
+		switch {
+		case s.ivf != nil && s.admits(rf) > x.exactMax:
+			picks[si] = s.probe(q, rf, n)
+		case rf.scopes != nil:
+			picks[si] = []int32{}
+			for _, sc := range rf.scopes {
+				picks[si] = append(picks[si], s.scopeRows[sc]...)
+			}
 		}
 	}
-	x.scan(segs, q, rf, n, &top, worst)
+	top := make(codeHeap, 0, n)
+	x.scan(segs, picks, q, n, &top)
 	out := make([]int64, len(top))
 	for i, c := range top {
 		out[i] = c.rowid
@@ -41,23 +46,17 @@ func (x *Index) Nearest(q *Code, f Filter, n int) []int64 {
 	return out
 }
 
-// scan offers to top the n codes of segs within rf nearest to q, exactly.
-// Within scopes, it reads only the scopes' rows, through their lists.
-func (x *Index) scan(segs []*codeSegment, q *Code, rf resolvedFilter, n int, top *codeHeap, worst codeCand) {
-	// picks holds, per segment, the rows within rf's scopes (nil: every
-	// row).
-	picks := make([][]int32, len(segs))
+// scan offers to top the n codes of the picked rows of segs (see Nearest)
+// nearest to q: a first stage by the heads' distance, a second by the whole
+// codes'.
+func (x *Index) scan(segs []*codeSegment, picks [][]int32, q *Code, n int, top *codeHeap) {
 	rows := 0
 	for si, s := range segs {
-		if rf.scopes == nil {
+		if picks[si] != nil {
+			rows += len(picks[si])
+		} else {
 			rows += len(s.rowids)
-			continue
 		}
-		picks[si] = []int32{}
-		for _, sc := range rf.scopes {
-			picks[si] = append(picks[si], s.scopeRows[sc]...)
-		}
-		rows += len(picks[si])
 	}
 	// First stage: the (about) m nearest by the heads' distance, chosen
 	// by a histogram of the distances rather than a heap, which would take
@@ -98,6 +97,7 @@ func (x *Index) scan(segs []*codeSegment, q *Code, rf resolvedFilter, n int, top
 		}
 	}
 	// Second stage: the n nearest of those by the whole codes' distance.
+	worst := codeCand{distance: codeBits + 1}
 	off = 0
 	for si, s := range segs {
 		pick := picks[si]
