@@ -24,12 +24,15 @@ func (x *Index) Nearest(q *Code, f Filter, n int) []int64 {
 	segs := x.segments(rf, segsBuf[:0])
 	// picks holds, per segment, the rows to scan (nil: every row): those
 	// of the nearest lists of a large segment where the filter admits
-	// many rows, those of the filter's scopes in another.
+	// many rows and most of them, those of the filter's scopes in another.
+	// (The nearest rows of a minority of a segment are farther from the
+	// query than the segment's, in lists the probe would reach late.)
 	picks := make([][]int32, len(segs))
+	probed := make([][]uint16, len(segs)) // the picks' head distances, when known
 	for si, s := range segs {
 		switch {
-		case s.ivf != nil && s.admits(rf) > x.exactMax:
-			picks[si] = s.probe(q, rf, n)
+		case s.ivf != nil && s.admits(rf) > x.exactMax && 2*s.admits(rf) > len(s.rowids):
+			picks[si], probed[si] = s.probe(q, rf, n)
 		case rf.scopes != nil:
 			picks[si] = []int32{}
 			for _, sc := range rf.scopes {
@@ -38,7 +41,7 @@ func (x *Index) Nearest(q *Code, f Filter, n int) []int64 {
 		}
 	}
 	top := make(codeHeap, 0, n)
-	x.scan(segs, picks, q, n, &top)
+	x.scan(segs, picks, probed, q, n, &top)
 	out := make([]int64, len(top))
 	for i, c := range top {
 		out[i] = c.rowid
@@ -47,9 +50,9 @@ func (x *Index) Nearest(q *Code, f Filter, n int) []int64 {
 }
 
 // scan offers to top the n codes of the picked rows of segs (see Nearest)
-// nearest to q: a first stage by the heads' distance, a second by the whole
-// codes'.
-func (x *Index) scan(segs []*codeSegment, picks [][]int32, q *Code, n int, top *codeHeap) {
+// nearest to q: a first stage by the heads' distance (given in probed for
+// a probe's rows), a second by the whole codes'.
+func (x *Index) scan(segs []*codeSegment, picks [][]int32, probed [][]uint16, q *Code, n int, top *codeHeap) {
 	rows := 0
 	for si, s := range segs {
 		if picks[si] != nil {
@@ -77,9 +80,15 @@ func (x *Index) scan(segs []*codeSegment, picks [][]int32, q *Code, n int, top *
 		if pick := picks[si]; pick != nil {
 			d := dists[off : off+len(pick)]
 			off += len(pick)
-			for j, i := range pick {
-				d[j] = headDist(&s.heads[i], q)
-				hist[d[j]]++
+			if probed[si] != nil {
+				copy(d, probed[si])
+			} else {
+				for j, i := range pick {
+					d[j] = headDist(&s.heads[i], q)
+				}
+			}
+			for _, hd := range d {
+				hist[hd]++
 			}
 			continue
 		}

@@ -84,6 +84,9 @@ func (s *codeSegment) checkLists(listMin int) error {
 			if v.at[row] != (listPos{int32(l), int32(i)}) {
 				return fmt.Errorf("row %d at %d/%d of the lists, its position says %v", row, l, i, v.at[row])
 			}
+			if len(v.heads[l]) != len(list) || v.heads[l][i] != s.heads[row] {
+				return fmt.Errorf("row %d at %d/%d of the lists: its head there is not its own", row, l, i)
+			}
 			seen++
 		}
 	}
