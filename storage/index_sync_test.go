@@ -32,8 +32,8 @@ func indexRows(t *testing.T, x *vecindex.Index) map[int64]vecindex.Row {
 func checkIndex(t *testing.T, db *DB, queries []string) {
 	t.Helper()
 	ctx := context.Background()
-	fresh, err := loadCodes(ctx, db.read)
-	if err != nil {
+	fresh := vecindex.NewLoading()
+	if err := loadCodes(ctx, db.read, fresh); err != nil {
 		t.Fatal(err)
 	}
 	got, want := indexRows(t, db.codes), indexRows(t, fresh)
@@ -331,4 +331,61 @@ func TestCodeIndexConcurrentSearchAndWrites(t *testing.T) {
 	if n := db.codes.Len(); n != 2*(40-14) {
 		t.Fatalf("%d codes, want %d", n, 2*(40-14))
 	}
+}
+
+// A store serves while its index loads: searches run exactly meanwhile,
+// and the writes committed after the load's snapshot are replayed over what
+// it read, so that a document deleted then is not brought back by the
+// snapshot, which still holds it, and one written then is found.
+func TestCodeIndexLoadKeepsTheWritesMadeMeanwhile(t *testing.T) {
+	ctx := context.Background()
+	db := openTestDB(t)
+	var docs []core.Document
+	for i := range 30 {
+		docs = append(docs, memoryDoc(fmt.Sprintf("fact %d about %d things", i, i*i), core.ScopeGlobal, 3))
+	}
+	if err := db.Put(ctx, docs...); err != nil {
+		t.Fatal(err)
+	}
+	db.VectorIndexLen() // the first load is over
+	db.codes = vecindex.NewLoading()
+	tx, err := db.read.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	var n int
+	if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM documents_codes").Scan(&n); err != nil || n != 30 {
+		t.Fatalf("%d codes in the snapshot (%v)", n, err)
+	}
+	if err := db.Delete(ctx, docs[7].ID, core.DocMemory); err != nil {
+		t.Fatal(err)
+	}
+	fresh := memoryDoc("a fact written while the index loads", core.ScopeGlobal, 3)
+	if err := db.Put(ctx, fresh); err != nil {
+		t.Fatal(err)
+	}
+	search := func(text string) []string {
+		hits, err := db.Search(ctx, core.VectorQuery{Filter: core.Filter{Type: core.DocMemory}, Vector: embed.HashVector(text), K: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return hitIDs(hits)
+	}
+	if db.codes.Ready() {
+		t.Fatal("the index is ready before it was loaded")
+	}
+	if got := search(docs[7].Text); slices.Contains(got, docs[7].ID) {
+		t.Fatalf("while loading, a deleted document is found: %v", got)
+	}
+	if err := readCodes(ctx, tx, db.codes); err != nil {
+		t.Fatal(err)
+	}
+	if got := search(docs[7].Text); slices.Contains(got, docs[7].ID) {
+		t.Fatalf("after the load, a deleted document is found: %v", got)
+	}
+	if got := search(fresh.Text); !slices.Contains(got, fresh.ID) {
+		t.Fatalf("after the load, a document written meanwhile is not found: %v", got)
+	}
+	checkIndex(t, db, []string{docs[7].Text, fresh.Text})
 }

@@ -28,8 +28,9 @@ func (db *DB) Search(ctx context.Context, q core.VectorQuery) ([]core.Hit, error
 		// select (they are selective and indexed).
 		return db.exactSearch(ctx, q)
 	}
-	if db.codes == nil {
-		// Opened WithoutSearchIndex: SQLite alone answers.
+	if db.codes == nil || !db.codes.Ready() {
+		// Opened WithoutSearchIndex, or the index is still loading:
+		// SQLite alone answers.
 		return db.exactSearch(ctx, q)
 	}
 	// Type, scope and conversation are in the code index: a long

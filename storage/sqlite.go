@@ -42,6 +42,9 @@ type DB struct {
 	// scan, in step with documents_codes (see loadCodes); nil when the store
 	// was opened WithoutSearchIndex.
 	codes *vecindex.Index
+	// stopLoad stops the index's background load, if any, and waits for it
+	// (see loadCodesInBackground).
+	stopLoad func()
 	// docs keeps the documents searches returned lately (see docCache).
 	docs *docCache
 	// terms remembers how common keyword query terms are (see termCounts).
@@ -192,12 +195,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 	if o.noSearch {
 		return db, nil
 	}
-	// Loaded on the writer, before any write can be made through db, so
-	// that the index and documents_codes start from the same state.
-	if db.codes, err = loadCodes(ctx, db.write); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("open %s: load vector codes: %w", path, err)
-	}
+	db.loadCodesInBackground()
 	return db, nil
 }
 
@@ -208,6 +206,9 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 // close would checkpoint too, but not if a reader still held the WAL, and
 // it leaves the decision to SQLite.)
 func (db *DB) Close() error {
+	if db.stopLoad != nil {
+		db.stopLoad()
+	}
 	db.ckpt.stop()
 	for _, s := range db.prepared {
 		s.Close()

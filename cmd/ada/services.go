@@ -35,8 +35,14 @@ func runServices(ctx context.Context, cmd string, cfg *config.Config, log *slog.
 	if env.built != nil {
 		env.built(a.core)
 	}
+	// The vector index loads in the background: its size is logged only
+	// when it is already known, so that the start does not wait for it.
+	index := any("loading")
+	if !a.db.VectorIndexLoading() {
+		index = a.db.VectorIndexLen()
+	}
 	log.Info("ada starting", "command", cmd, "version", buildVersion(), "db", cfg.DBPath(), "store", backendOf(cfg),
-		"db_vector_index", a.db.VectorIndexLen(), "embedder", a.core.EmbedderName())
+		"db_vector_index", index, "embedder", a.core.EmbedderName())
 
 	runAPI := cmd == "serve" || cmd == "up"
 	runBot := cmd == "bot" || (cmd == "up" && cfg.BridgeEnabled())

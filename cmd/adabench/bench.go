@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/ada-chat/ada/core"
 	"github.com/ada-chat/ada/core/embed"
 )
 
@@ -22,7 +23,7 @@ type scenario struct {
 }
 
 var scenarios = []scenario{
-	{"all", false, "memory, global", "none (all memories)"},
+	{"all", false, "memory", "none (all memories)"},
 	{"1pct", true, "memory (1% of docs)", "doc_type column"},
 }
 
@@ -91,11 +92,37 @@ func growAndMeasure(ctx context.Context, c config, d *dataset, sc scenario, size
 		fmt.Fprintf(os.Stderr, "  inserts %.0f/s and %.0f/s, exact scan %v, queries %v\n", adaRate, plainRate,
 			t1.Sub(t0).Round(time.Millisecond), time.Since(t1).Round(time.Millisecond))
 		label := d.name
+		open, loaded, err := a.restart(ctx)
+		if err != nil {
+			return nil, err
+		}
 		out = append(out,
 			result{data: label, n: n, filter: sc.adaFilter, engine: "ada Search", insertRate: adaRate,
-				p50: percentile(lat[0], 50), p99: percentile(lat[0], 99), recall: recall[0]},
+				p50: percentile(lat[0], 50), p99: percentile(lat[0], 99), recall: recall[0], open: open, loaded: loaded},
 			result{data: label, n: n, filter: sc.plainFilter, engine: "plain vec0 cosine", insertRate: plainRate,
 				p50: percentile(lat[1], 50), p99: percentile(lat[1], 99), recall: recall[1]})
+		// Filtered searches, ada's alone: a scope of 1% of the
+		// documents, and (with turns) the turns' conversation.
+		// (The scoped documents are none of the memories when those are
+		// 1%.)
+		type filtered struct {
+			name string
+			f    core.Filter
+			keep func(int) bool
+		}
+		fls := []filtered{{"memory, scope of 1%", core.Filter{Type: core.DocMemory, Scopes: []string{benchScope}}, isScoped}}
+		if sc.selective {
+			fls = []filtered{{"turns of one conversation (99%)", core.Filter{ConversationID: a.conv}, func(i int) bool { return !sc.isMemory(i) }}}
+		}
+		for _, fl := range fls {
+			kth := exactTopK(d.vecs[:n], d.queries, c.k, fl.keep)
+			lat, recall, err := measure(ctx, c, d, kth, []engine{a.with(fl.f)})
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, result{data: label, n: n, filter: fl.name, engine: "ada Search",
+				p50: percentile(lat[0], 50), p99: percentile(lat[0], 99), recall: recall[0]})
+		}
 	}
 	return out, nil
 }

@@ -28,8 +28,42 @@ type engine interface {
 // ada is the real store: storage.DB's Put and Search.
 type ada struct {
 	db    *storage.DB
+	path  string
 	index map[string]int
 	conv  string
+	// filter is what a search filters on (searchFilter when zero).
+	filter core.Filter
+}
+
+// searchFilter is the filter of the ada rows: the memories, as the plain
+// table holds them.
+var searchFilter = core.Filter{Type: core.DocMemory}
+
+// benchScope is the scope of every hundredth document (isScoped).
+const benchScope = "entity:bench"
+
+func isScoped(i int) bool { return i%100 == 50 }
+
+// with returns a's store searched with filter f.
+func (a *ada) with(f core.Filter) *ada {
+	b := *a
+	b.filter = f
+	return &b
+}
+
+// restart closes the store and opens it again, and returns how long Open
+// took and how long until its vector index was loaded.
+func (a *ada) restart(ctx context.Context) (open, loaded time.Duration, err error) {
+	if err := a.db.Close(); err != nil {
+		return 0, 0, err
+	}
+	t0 := time.Now()
+	if a.db, err = storage.Open(ctx, a.path); err != nil {
+		return 0, 0, err
+	}
+	open = time.Since(t0)
+	a.db.VectorIndexLen()
+	return open, time.Since(t0), nil
 }
 
 func openAda(ctx context.Context, path string) (*ada, error) {
@@ -37,7 +71,7 @@ func openAda(ctx context.Context, path string) (*ada, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &ada{db: db, index: map[string]int{}, conv: core.NewConversationID()}, nil
+	return &ada{db: db, path: path, index: map[string]int{}, conv: core.NewConversationID()}, nil
 }
 
 func (a *ada) insert(ctx context.Context, d *dataset, from, to, batch int, isMemory func(int) bool) error {
@@ -49,6 +83,9 @@ func (a *ada) insert(ctx context.Context, d *dataset, from, to, batch int, isMem
 			doc := core.Document{ID: core.NewDocID(), Text: d.texts[i], Embedding: d.vecs[i],
 				Meta: core.Metadata{Type: core.DocMemory, Timestamp: ts.Add(time.Duration(i) * time.Second),
 					Source: core.SourceImport, Scope: core.ScopeGlobal, Importance: 3}}
+			if isScoped(i) {
+				doc.Meta.Scope = benchScope
+			}
 			if !isMemory(i) {
 				turn := i % 50
 				doc.Meta.Type, doc.Meta.Importance = core.DocTurn, 0
@@ -65,8 +102,11 @@ func (a *ada) insert(ctx context.Context, d *dataset, from, to, batch int, isMem
 }
 
 func (a *ada) search(ctx context.Context, q []float32, k int) ([]int, error) {
-	hits, err := a.db.Search(ctx, core.VectorQuery{
-		Filter: core.Filter{Type: core.DocMemory, Scopes: []string{core.ScopeGlobal}}, Vector: q, K: k})
+	f := a.filter
+	if f.Type == "" && f.ConversationID == "" && len(f.Scopes) == 0 {
+		f = searchFilter
+	}
+	hits, err := a.db.Search(ctx, core.VectorQuery{Filter: f, Vector: q, K: k})
 	if err != nil {
 		return nil, err
 	}

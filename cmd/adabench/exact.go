@@ -34,7 +34,10 @@ func exactTopK(vecs, queries [][]float32, k int, keep func(i int) bool) []float6
 					copy(best[j+1:], best[j:])
 					best[j] = d
 				}
-				kth[q] = best[len(best)-1]
+				kth[q] = 2 // nothing within keep: no result counts
+				if len(best) > 0 {
+					kth[q] = best[len(best)-1]
+				}
 			}
 		})
 	}

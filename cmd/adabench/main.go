@@ -83,9 +83,11 @@ func run(ctx context.Context, c config) error {
 	fmt.Printf(`%d dims, k=%d, %d queries per engine after %d warm-up ones, the same for both engines, taking turns every %d
 data:    sentences = hash embedder over generated sentences (Zipf over 4000 words); queries: reworded stored ones, fresh ones
          clusters  = unit Gaussian vectors around 2000 topics, shared offset, power-law spectrum; queries: noisy stored ones, fresh ones
-engines: ada Search = storage.DB.Search filtered to type memory, scope global (binary-code KNN, exact cosine rescoring)
+engines: ada Search = storage.DB.Search filtered to type memory (binary-code KNN, exact cosine rescoring), and alone
+                      to a scope of 1%% of the documents, and to the turns' conversation when the memories are 1%%
          plain vec0 cosine = vec0(embedding float[768] distance_metric=cosine) queried with MATCH ... AND k = %d
 insert:  rate while growing the store to that size, %d documents per transaction (storage.DB.Put for ada), vectors precomputed
+restart: the store closed and opened again: Open's time (then it serves), and until its vector index was loaded
 recall:  share of the results that are among the exact %d nearest of a brute-force scan (ties count)
 `, dimensions, c.k, c.queries, c.warmup, c.block, c.k, c.batch, c.k)
 	var rows []result
@@ -123,16 +125,26 @@ type result struct {
 	n                    int
 	p50, p99             time.Duration
 	insertRate, recall   float64
+	// open and loaded: a restart's Open, and until its index was loaded.
+	open, loaded time.Duration
 }
 
 func printTable(rows []result, k int) {
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(w, "data\tdocs\tfilter\tengine\tp50 ms\tp99 ms\tinsert docs/s\trecall@%d\t\n", k)
+	fmt.Fprintf(w, "data\tdocs\tfilter\tengine\tp50 ms\tp99 ms\tinsert docs/s\trecall@%d\trestart: open ms\tindex loaded ms\t\n", k)
 	for _, r := range rows {
-		fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%.2f\t%.2f\t%.0f\t%.3f\t\n", r.data, r.n, r.filter, r.engine,
-			ms(r.p50), ms(r.p99), r.insertRate, r.recall)
+		fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%.2f\t%.2f\t%s\t%.3f\t%s\t%s\t\n", r.data, r.n, r.filter, r.engine,
+			ms(r.p50), ms(r.p99), orDash(r.insertRate, "%.0f"), r.recall, orDash(ms(r.open), "%.0f"), orDash(ms(r.loaded), "%.0f"))
 	}
 	w.Flush()
+}
+
+// orDash formats v, or a dash for a measure the row does not have.
+func orDash(v float64, format string) string {
+	if v == 0 {
+		return "-"
+	}
+	return fmt.Sprintf(format, v)
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -36,7 +36,8 @@ func (x *Index) resolve(f Filter) (resolvedFilter, bool) {
 		}
 	}
 	for _, s := range f.Scopes {
-		if id, ok := x.names[s]; ok {
+		// Once each: a search reads a scope's rows through its list.
+		if id, ok := x.names[s]; ok && !slices.Contains(rf.scopes, id) {
 			rf.scopes = append(rf.scopes, id)
 		}
 	}
@@ -76,6 +77,7 @@ func (x *Index) segments(rf resolvedFilter, dst []*codeSegment) []*codeSegment {
 // within f, in order, in items' own array. Rows the index does not hold
 // (deleted, or committed a moment ago and not yet applied) are left out.
 func Keep[T any](x *Index, items []T, f Filter, rowid func(*T) int64) []T {
+	x.wait()
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	rf, ok := x.resolve(f)
@@ -98,9 +100,10 @@ func Keep[T any](x *Index, items []T, f Filter, rowid func(*T) int64) []T {
 
 // Within counts the rows within f and the rows held, and returns the rowids
 // of those within f, in no order, unless there are more than max of them
-// (then nil). It reads the segments' sizes, and their scopes when f has
-// scopes.
+// (then nil). It reads the segments' sizes, and their scopes' lists when f
+// has scopes.
 func (x *Index) Within(f Filter, max int) (rowids []int64, n, total int) {
+	x.wait()
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	rf, ok := x.resolve(f)
@@ -110,15 +113,7 @@ func (x *Index) Within(f Filter, max int) (rowids []int64, n, total int) {
 	var segsBuf [8]*codeSegment
 	segs := x.segments(rf, segsBuf[:0])
 	for _, s := range segs {
-		if rf.scopes == nil {
-			n += len(s.rowids)
-			continue
-		}
-		for _, sc := range s.scopes {
-			if rf.holdsScope(sc) {
-				n++
-			}
-		}
+		n += s.admits(rf)
 	}
 	if n > max {
 		return nil, n, x.rows
@@ -129,8 +124,8 @@ func (x *Index) Within(f Filter, max int) (rowids []int64, n, total int) {
 			rowids = append(rowids, s.rowids...)
 			continue
 		}
-		for i, sc := range s.scopes {
-			if rf.holdsScope(sc) {
+		for _, sc := range rf.scopes {
+			for _, i := range s.scopeRows[sc] {
 				rowids = append(rowids, s.rowids[i])
 			}
 		}

@@ -40,6 +40,17 @@ type Index struct {
 	// row) between scans: a slice as long as the index, kept by the index
 	// it measures rather than shared by every index of the process.
 	headDists sync.Pool
+	// loaded is closed once the index holds what it was loaded from (at
+	// once for New); until then (NewLoading) Apply queues its ops in
+	// pending, and every read waits. deferTrain leaves the segments'
+	// inverted files to the end of a Load.
+	loaded     chan struct{}
+	loading    bool
+	pending    []Op
+	deferTrain bool
+	// listMin and exactMax are ivfMinRows and exactMaxRows, smaller in
+	// tests, which run the same code on fewer rows.
+	listMin, exactMax int
 }
 
 // segmentKey is a segment's type and conversation id ("" is a conversation
@@ -53,6 +64,14 @@ type codeSegment struct {
 	codes  []Code
 	rowids []int64
 	scopes []uint32 // interned
+	// scopeRows lists the rows (indexes) of each scope, and scopeAt is,
+	// per row, its place in its scope's list: a search within scopes
+	// knows how many rows it admits, and reads only theirs.
+	scopeRows map[uint32][]int32
+	scopeAt   []int32
+	// ivf, once the segment has ivfMinRows rows, partitions them (see
+	// invLists).
+	ivf *invLists
 }
 
 // rowRef is where a row is: its segment and its index in it.
@@ -70,8 +89,32 @@ type Op struct {
 
 // New returns an empty index.
 func New() *Index {
-	return &Index{bySegment: make(map[segmentKey]int32), pos: make(map[int64]rowRef), names: make(map[string]uint32)}
+	x := NewLoading()
+	x.loading = false
+	close(x.loaded)
+	return x
 }
+
+// NewLoading returns an empty index that is to be loaded (Load), maybe in
+// the background: until the load ends, Apply queues the writes committed
+// meanwhile, Ready is false and reads wait.
+func NewLoading() *Index {
+	return &Index{bySegment: make(map[segmentKey]int32), pos: make(map[int64]rowRef), names: make(map[string]uint32),
+		loaded: make(chan struct{}), loading: true, listMin: ivfMinRows, exactMax: exactMaxRows}
+}
+
+// Ready reports whether the index is loaded: its reads do not wait.
+func (x *Index) Ready() bool {
+	select {
+	case <-x.loaded:
+		return true
+	default:
+		return false
+	}
+}
+
+// wait returns once the index is loaded.
+func (x *Index) wait() { <-x.loaded }
 
 func (x *Index) intern(s string) uint32 {
 	id, ok := x.names[s]
@@ -89,6 +132,12 @@ func (x *Index) Apply(ops []Op) {
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	if x.loading {
+		// Replayed over the loaded rows: an op is idempotent (the last
+		// one for a row wins), so those the load also read do no harm.
+		x.pending = append(x.pending, ops...)
+		return
+	}
 	for i := range ops {
 		x.applyOne(&ops[i])
 	}
@@ -99,6 +148,10 @@ func (x *Index) applyOne(op *Op) {
 		// Deleted, or replaced (reindex, or a new type or scope).
 		s, i := x.segs[ref.seg], int(ref.i)
 		last := len(s.rowids) - 1
+		if s.ivf != nil {
+			s.ivf.del(int32(i), int32(last))
+		}
+		s.delScope(int32(i), int32(last))
 		if i != last {
 			s.heads[i], s.codes[i], s.rowids[i], s.scopes[i] = s.heads[last], s.codes[last], s.rowids[last], s.scopes[last]
 			x.pos[s.rowids[i]] = ref
@@ -113,12 +166,36 @@ func (x *Index) applyOne(op *Op) {
 	x.add(op.Rowid, segmentKey{x.intern(op.Type), x.intern(op.Conversation)}, x.intern(op.Scope), &op.Code)
 }
 
+// delScope removes row i from its scope's list, then records that the
+// segment's last row moved into i (before the move: s.scopes[last] is the
+// moving row's).
+func (s *codeSegment) delScope(i, last int32) {
+	sc := s.scopes[i]
+	l, p := s.scopeRows[sc], s.scopeAt[i]
+	end := int32(len(l) - 1)
+	if p != end {
+		moved := l[end]
+		l[p] = moved
+		s.scopeAt[moved] = p
+	}
+	if end == 0 {
+		delete(s.scopeRows, sc)
+	} else {
+		s.scopeRows[sc] = l[:end]
+	}
+	if i != last {
+		s.scopeRows[s.scopes[last]][s.scopeAt[last]] = i
+		s.scopeAt[i] = s.scopeAt[last]
+	}
+	s.scopeAt = s.scopeAt[:last]
+}
+
 // add appends a row to the segment of key. x.mu must be held for writing.
 func (x *Index) add(rowid int64, key segmentKey, scope uint32, c *Code) {
 	si, ok := x.bySegment[key]
 	if !ok {
 		si = int32(len(x.segs))
-		x.segs = append(x.segs, &codeSegment{key: key})
+		x.segs = append(x.segs, &codeSegment{key: key, scopeRows: make(map[uint32][]int32)})
 		x.bySegment[key] = si
 	}
 	s := x.segs[si]
@@ -127,11 +204,22 @@ func (x *Index) add(rowid int64, key segmentKey, scope uint32, c *Code) {
 	s.codes = append(s.codes, *c)
 	s.rowids = append(s.rowids, rowid)
 	s.scopes = append(s.scopes, scope)
+	s.scopeAt = append(s.scopeAt, int32(len(s.scopeRows[scope])))
+	s.scopeRows[scope] = append(s.scopeRows[scope], int32(len(s.rowids)-1))
 	x.rows++
+	last := int32(len(s.rowids) - 1)
+	switch {
+	case x.deferTrain:
+	case s.ivf == nil && len(s.rowids) >= x.listMin, s.ivf != nil && len(s.rowids) >= retrainGrowth*s.ivf.trained:
+		s.ivf = trainLists(s.heads)
+	case s.ivf != nil:
+		s.ivf.add(last, &s.heads[last])
+	}
 }
 
-// Len is the number of codes held.
+// Len is the number of codes held (once loaded).
 func (x *Index) Len() int {
+	x.wait()
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	return x.rows
@@ -147,25 +235,48 @@ type RawRow struct {
 
 // Load replaces what the index holds with the rows next reads, until it
 // reports no more (false) or fails; n, the number of rows expected, sizes
-// the index. It holds the write lock throughout. The strings are interned
-// and the code copied, so nothing is allocated per row.
+// the index. The rows are read and the inverted files trained without the
+// lock, into a new index that then replaces x's contents, and the ops
+// Apply queued meanwhile are replayed over it: next must read a snapshot
+// taken after x was made with NewLoading, so that every write it misses is
+// among them. On an index that was not loading, no write may reach x
+// during a Load. The strings are interned and the code copied, so nothing
+// is allocated per row. On failure x is left as it was.
 func (x *Index) Load(n int, next func(*RawRow) (bool, error)) error {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	x.segs, x.bySegment, x.rows = nil, make(map[segmentKey]int32), 0
-	x.pos = make(map[int64]rowRef, n)
+	fresh := &Index{bySegment: make(map[segmentKey]int32), pos: make(map[int64]rowRef, n),
+		names: make(map[string]uint32), deferTrain: true, listMin: x.listMin}
 	var r RawRow
 	for {
 		ok, err := next(&r)
-		if err != nil || !ok {
+		if err != nil {
 			return err
+		}
+		if !ok {
+			break
 		}
 		if len(r.Code) != CodeBytes {
 			return fmt.Errorf("row %d: code of %d bytes, want %d", r.Rowid, len(r.Code), CodeBytes)
 		}
 		c := CodeOf(r.Code)
-		x.add(r.Rowid, segmentKey{x.internBytes(r.Type), x.internBytes(r.Conversation)}, x.internBytes(r.Scope), &c)
+		fresh.add(r.Rowid, segmentKey{fresh.internBytes(r.Type), fresh.internBytes(r.Conversation)}, fresh.internBytes(r.Scope), &c)
 	}
+	for _, s := range fresh.segs {
+		if len(s.rowids) >= x.listMin {
+			s.ivf = trainLists(s.heads)
+		}
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.segs, x.bySegment, x.pos, x.rows, x.names = fresh.segs, fresh.bySegment, fresh.pos, fresh.rows, fresh.names
+	for i := range x.pending {
+		x.applyOne(&x.pending[i])
+	}
+	x.pending = nil
+	if x.loading {
+		x.loading = false
+		close(x.loaded)
+	}
+	return nil
 }
 
 // internBytes is intern for a string held in b, without copying it when

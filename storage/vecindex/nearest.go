@@ -6,11 +6,14 @@ import (
 )
 
 // Nearest returns the rowids of the (at most) n codes within f nearest to
-// q in Hamming distance, ties by rowid.
+// q in Hamming distance, ties by rowid: exactly, but for the segments whose
+// inverted files it probes (see invLists), where they are very likely
+// among them.
 func (x *Index) Nearest(q *Code, f Filter, n int) []int64 {
 	if n <= 0 {
 		return nil
 	}
+	x.wait()
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	rf, ok := x.resolve(f)
@@ -19,9 +22,44 @@ func (x *Index) Nearest(q *Code, f Filter, n int) []int64 {
 	}
 	var segsBuf [8]*codeSegment
 	segs := x.segments(rf, segsBuf[:0])
+	// picks holds, per segment, the rows to scan (nil: every row): those
+	// of the nearest lists of a large segment where the filter admits
+	// many rows and most of them, those of the filter's scopes in another.
+	// (The nearest rows of a minority of a segment are farther from the
+	// query than the segment's, in lists the probe would reach late.)
+	picks := make([][]int32, len(segs))
+	probed := make([][]uint16, len(segs)) // the picks' head distances, when known
+	for si, s := range segs {
+		switch {
+		case s.ivf != nil && s.admits(rf) > x.exactMax && 2*s.admits(rf) > len(s.rowids):
+			picks[si], probed[si] = s.probe(q, rf, n)
+		case rf.scopes != nil:
+			picks[si] = []int32{}
+			for _, sc := range rf.scopes {
+				picks[si] = append(picks[si], s.scopeRows[sc]...)
+			}
+		}
+	}
+	top := make(codeHeap, 0, n)
+	x.scan(segs, picks, probed, q, n, &top)
+	out := make([]int64, len(top))
+	for i, c := range top {
+		out[i] = c.rowid
+	}
+	return out
+}
+
+// scan offers to top the n codes of the picked rows of segs (see Nearest)
+// nearest to q: a first stage by the heads' distance (given in probed for
+// a probe's rows), a second by the whole codes'.
+func (x *Index) scan(segs []*codeSegment, picks [][]int32, probed [][]uint16, q *Code, n int, top *codeHeap) {
 	rows := 0
-	for _, s := range segs {
-		rows += len(s.rowids)
+	for si, s := range segs {
+		if picks[si] != nil {
+			rows += len(picks[si])
+		} else {
+			rows += len(s.rowids)
+		}
 	}
 	// First stage: the (about) m nearest by the heads' distance, chosen
 	// by a histogram of the distances rather than a heap, which would take
@@ -36,42 +74,54 @@ func (x *Index) Nearest(q *Code, f Filter, n int) []int64 {
 		*dp = make([]uint16, rows)
 	}
 	dists := (*dp)[:rows]
-	var hist [headWords*64 + 2]int
-	const skip = headWords*64 + 1
+	var hist [headWords*64 + 1]int
 	off := 0
-	for _, s := range segs {
+	for si, s := range segs {
+		if pick := picks[si]; pick != nil {
+			d := dists[off : off+len(pick)]
+			off += len(pick)
+			if probed[si] != nil {
+				copy(d, probed[si])
+			} else {
+				for j, i := range pick {
+					d[j] = headDist(&s.heads[i], q)
+				}
+			}
+			for _, hd := range d {
+				hist[hd]++
+			}
+			continue
+		}
 		d := dists[off : off+len(s.heads)]
 		off += len(s.heads)
 		for i := range s.heads {
-			if !rf.holdsScope(s.scopes[i]) {
-				d[i] = skip
-				continue
-			}
-			c := &s.heads[i]
-			dist := 0
-			for w := range c {
-				dist += bits.OnesCount64(c[w] ^ q[w])
-			}
-			d[i] = uint16(dist)
-			hist[dist]++
+			d[i] = headDist(&s.heads[i], q)
+			hist[d[i]]++
 		}
 	}
 	limit, kept := 0, 0 // rows at distances up to limit are kept
-	for limit = 0; limit < skip-1; limit++ {
+	for limit = 0; limit < headWords*64; limit++ {
 		if kept += hist[limit]; kept >= m {
 			break
 		}
 	}
 	// Second stage: the n nearest of those by the whole codes' distance.
-	top := make(codeHeap, 0, n)
 	worst := codeCand{distance: codeBits + 1}
 	off = 0
-	for _, s := range segs {
-		d := dists[off : off+len(s.heads)]
-		off += len(s.heads)
-		for i, hd := range d {
+	for si, s := range segs {
+		pick := picks[si]
+		d := dists[off : off+len(pick)]
+		if pick == nil {
+			d = dists[off : off+len(s.heads)]
+		}
+		off += len(d)
+		for j, hd := range d {
 			if int(hd) > limit {
 				continue
+			}
+			i := j
+			if pick != nil {
+				i = int(pick[j])
 			}
 			code := &s.codes[i]
 			dist := 0
@@ -81,11 +131,16 @@ func (x *Index) Nearest(q *Code, f Filter, n int) []int64 {
 			worst = top.offer(codeCand{dist, s.rowids[i]}, n, worst)
 		}
 	}
-	out := make([]int64, len(top))
-	for i, c := range top {
-		out[i] = c.rowid
+}
+
+// headDist is the distance between a head and the query's first headWords
+// words.
+func headDist(h *[headWords]uint64, q *Code) uint16 {
+	dist := 0
+	for w := range h {
+		dist += bits.OnesCount64(h[w] ^ q[w])
 	}
-	return out
+	return uint16(dist)
 }
 
 // prefilterFactor is how many rows per candidate the first stage of a scan
