@@ -179,6 +179,12 @@ func TestImportOfAFileWithAnInvalidLine(t *testing.T) {
 		t.Fatalf("import of a file with an invalid line into a store that is not empty: %v\n%s, want it refused", err, out)
 	}
 	sameStore(t, before, readStore(t, dst), true)
+	// A header's counts are not trusted with memory.
+	huge := regexp.MustCompile(`"documents":\d+`).ReplaceAllString(lines[0], `"documents":1099511627776`)
+	out, err = runCmd(ctx, dst, nil, "import", "--into-existing", writeLines(t, huge, "{\n"))
+	if err == nil || !strings.Contains(err.Error(), "not a valid record") {
+		t.Fatalf("import of a file whose header counts 2^40 documents: %v\n%s, want it refused for its invalid line", err, out)
+	}
 
 	dst = testEnv(t, nil)
 	out, err = runCmd(ctx, dst, nil, "import", writeLines(t, lines[0], lines[1], lines[2], bad))

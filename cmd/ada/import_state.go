@@ -45,8 +45,8 @@ func (p fingerprints) has(x fingerprint) bool {
 	return ok
 }
 
-// newExportState makes room for the counts a header or a store gives (a
-// guess: more or fewer are taken as they come).
+// newExportState makes room for the counts a store gives (more or fewer
+// are taken as they come).
 func newExportState(docs, history int) *exportState {
 	return &exportState{docs: make(fingerprints, 0, max(docs, 0)), history: make(fingerprints, 0, max(history, 0))}
 }
@@ -102,10 +102,7 @@ func scanExportFile(f io.ReadSeeker, prints bool) (*exportState, error) {
 		return nil, fmt.Errorf("import: %w", err)
 	}
 	h := rd.Header()
-	st := newExportState(0, 0)
-	if prints {
-		st = newExportState(h.Documents, h.History)
-	}
+	st := newExportState(0, 0) // not the header's counts: a file's word is not trusted with memory
 	var docs, hist int
 	for {
 		rec, err := nextChecked(rd)
