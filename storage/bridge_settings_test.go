@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"maps"
+	"strings"
 	"testing"
 	"time"
 )
@@ -64,5 +65,15 @@ func TestRoomSettingsAndUsage(t *testing.T) {
 	}
 	if u, _ := b.UsageSince(ctx, "!b:x", time.Time{}); len(u) != 1 {
 		t.Fatalf("another room's usage = %v", u)
+	}
+}
+
+// TestMemberUsageUsesItsIndex: a member's usage across rooms, read for
+// every question while quotas are set, is a search of
+// bridge_usage_member_ts in time order, not a scan of the table or a sort.
+func TestMemberUsageUsesItsIndex(t *testing.T) {
+	p := queryPlan(t, openTestDB(t), memberUsageSinceSQL, "@u:x", int64(0))
+	if !strings.Contains(p, "USING INDEX bridge_usage_member_ts (member=? AND ts>?)") || strings.Contains(p, "TEMP B-TREE") {
+		t.Errorf("MemberUsageSince's plan: %s, want a search of bridge_usage_member_ts by member and time, without a sort", p)
 	}
 }

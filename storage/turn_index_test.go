@@ -48,22 +48,31 @@ func TestTurnIndexLookups(t *testing.T) {
 		"range":   {Type: core.DocTurn, ConversationID: conv, AfterTurn: &after, UpToTurn: &upTo},
 	} {
 		where, args := filterSQL(f)
-		rows, err := db.read.QueryContext(ctx, "EXPLAIN QUERY PLAN SELECT id FROM "+listSource(f)+where+" ORDER BY ts DESC, id DESC LIMIT 10", args...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var plan []string
-		for rows.Next() {
-			var id, parent, unused int
-			var detail string
-			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-				t.Fatal(err)
-			}
-			plan = append(plan, detail)
-		}
-		rows.Close()
-		if p := strings.Join(plan, "; "); !strings.Contains(p, "documents_turn_index") {
+		if p := queryPlan(t, db, "SELECT id FROM "+listSource(f)+where+" ORDER BY ts DESC, id DESC LIMIT 10", args...); !strings.Contains(p, "documents_turn_index") {
 			t.Errorf("%s: the lookup does not use documents_turn_index: %s", name, p)
 		}
 	}
+}
+
+// queryPlan is SQLite's plan for query, its steps joined by "; ".
+func queryPlan(t *testing.T, db *DB, query string, args ...any) string {
+	t.Helper()
+	rows, err := db.read.QueryContext(context.Background(), "EXPLAIN QUERY PLAN "+query, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(plan, "; ")
 }

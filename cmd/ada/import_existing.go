@@ -27,10 +27,9 @@ const intoExistingFlag = "into-existing"
 // removed first, and the store ends with exactly the export's state.
 type importPlan struct {
 	// state reads the export's state, only for a store that is not
-	// empty; nil when it cannot be read, for the reason unread.
-	state  func() (*exportState, error)
-	unread error
-	into   bool
+	// empty; an unreadableError says why it cannot be.
+	state func() (*exportState, error)
+	into  bool
 }
 
 // importPruner is a store from which an import can remove what the export
@@ -48,14 +47,15 @@ var (
 // from it what the export lacks or holds otherwise when the plan allows.
 func (p importPlan) prepare(ctx context.Context, cfg *config.Config, backend string, db importStore, stdout io.Writer) error {
 	stale, staleHistory, held, err := p.compare(ctx, cfg, backend, db)
+	var unread unreadableError
+	if errors.As(err, &unread) {
+		return fmt.Errorf("import: the %s store already holds %s, and the export cannot be compared with it: %w; nothing was imported", backend, held, unread.error)
+	}
 	if err != nil {
 		return fmt.Errorf("import: reading the %s store: %w", backend, err)
 	}
 	if len(stale) == 0 && len(staleHistory) == 0 {
 		return nil
-	}
-	if p.state == nil {
-		return fmt.Errorf("import: the %s store already holds %s, and the export cannot be compared with it: %w; nothing was imported", backend, held, p.unread)
 	}
 	if !p.into {
 		return fmt.Errorf("import: the %s store already holds %s, and %d of its documents and %d of its history entries are not in the export as they are (deleted, expired, retired or changed in the source since the store was copied, or another store's); an import would keep them, a forgotten memory included. Nothing was imported. Run it again with --%s to make the store hold exactly the export's state (they are removed), or import into an empty store",
@@ -74,8 +74,7 @@ func (p importPlan) prepare(ctx context.Context, cfg *config.Config, backend str
 
 // compare returns the ids of the store's documents and the store's history
 // entries that the export does not hold as they are, and how much the
-// store holds (for messages). Without the export's state, everything the
-// store holds counts.
+// store holds (for messages, also with an unreadableError).
 func (p importPlan) compare(ctx context.Context, cfg *config.Config, backend string, db importStore) (docs []string, history []core.HistoryEntry, held string, err error) {
 	var tgt exportSource
 	if backend == backendSQLite {
@@ -93,15 +92,13 @@ func (p importPlan) compare(ctx context.Context, cfg *config.Config, backend str
 		return nil, nil, "", err
 	}
 	held = fmt.Sprintf("%d documents and %d history entries", nDocs, nHist)
-	st := newExportState() // without the export's: empty, everything counts
-	if p.state != nil {
-		if st, err = p.state(); err != nil {
-			return nil, nil, "", err
-		}
+	st, err := p.state()
+	if err != nil {
+		return nil, nil, held, err
 	}
 	err = tgt.EachDocument(ctx, false, func(d core.Document) error {
 		sum, err := documentPrint(d)
-		if want, ok := st.docs[d.ID]; !ok || want != sum {
+		if !st.docs.has(sum) {
 			docs = append(docs, d.ID)
 		}
 		return err
@@ -111,7 +108,7 @@ func (p importPlan) compare(ctx context.Context, cfg *config.Config, backend str
 	}
 	err = tgt.EachHistory(ctx, func(h core.HistoryEntry) error {
 		sum, err := historyPrint(h)
-		if !st.history[sum] {
+		if !st.history.has(sum) {
 			history = append(history, h)
 		}
 		return err

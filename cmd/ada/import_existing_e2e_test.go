@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -140,18 +141,9 @@ func TestImportIntoAStoreThatIsNotEmpty(t *testing.T) {
 // the import fails and writes nothing. From standard input, where it cannot
 // be read first, the import fails at its end.
 func TestImportRefusesAShortExport(t *testing.T) {
-	src := testEnv(t, nil)
-	seedExportable(t, src, 5)
-	data, err := os.ReadFile(exportTo(t, src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.SplitAfter(string(data), "\n")
+	lines := exportedLines(t, 5)
 	short := strings.Join(lines[:4], "") // the header and 3 of 5 documents, no history
-	file := filepath.Join(t.TempDir(), "short.jsonl")
-	if err := os.WriteFile(file, []byte(short), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	file := writeLines(t, lines[:4]...)
 	dst := testEnv(t, nil)
 	out, err := runCmd(context.Background(), dst, nil, "import", file)
 	if err == nil || !strings.Contains(err.Error(), "incomplete") || !strings.Contains(err.Error(), "nothing was imported") {
@@ -165,4 +157,62 @@ func TestImportRefusesAShortExport(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "3 of 5 documents and 0 of 5 history entries") {
 		t.Fatalf("import of a short standard input: %v\n%s, want an error counting what was read", err, out)
 	}
+}
+
+// TestImportOfAFileWithAnInvalidLine: the count made of a FILE before
+// anything is written reads lines for their kind only, so a line only the
+// import's checks refuse (here a vector not of unit length) is still
+// caught where the count cannot decide. Into a store that is not empty,
+// the export cannot be compared: refused, nothing written. A short file
+// holding such a line is not refused whole: the import names the line,
+// as for a file of the right length.
+func TestImportOfAFileWithAnInvalidLine(t *testing.T) {
+	lines := exportedLines(t, 5)
+	bad := regexp.MustCompile(`"embedding":\[[^]]*\]`).ReplaceAllString(lines[3], `"embedding":[`+strings.Repeat("0.5,", 767)+`0.5]`)
+	ctx := context.Background()
+
+	dst := testEnv(t, nil)
+	seedExportable(t, dst, 1) // a store that is not empty, and not part of the export
+	before := readStore(t, dst)
+	out, err := runCmd(ctx, dst, nil, "import", "--into-existing", writeLines(t, append(append([]string{}, lines[:3]...), append([]string{bad}, lines[4:]...)...)...))
+	if err == nil || !strings.Contains(err.Error(), "not a valid record") || !strings.Contains(err.Error(), "nothing was imported") {
+		t.Fatalf("import of a file with an invalid line into a store that is not empty: %v\n%s, want it refused", err, out)
+	}
+	sameStore(t, before, readStore(t, dst), true)
+	// A header's counts are not trusted with memory.
+	huge := regexp.MustCompile(`"documents":\d+`).ReplaceAllString(lines[0], `"documents":1099511627776`)
+	out, err = runCmd(ctx, dst, nil, "import", "--into-existing", writeLines(t, huge, "{\n"))
+	if err == nil || !strings.Contains(err.Error(), "not a valid record") {
+		t.Fatalf("import of a file whose header counts 2^40 documents: %v\n%s, want it refused for its invalid line", err, out)
+	}
+
+	dst = testEnv(t, nil)
+	out, err = runCmd(ctx, dst, nil, "import", writeLines(t, lines[0], lines[1], lines[2], bad))
+	if err == nil || !strings.Contains(err.Error(), "line 4: ") || !strings.Contains(err.Error(), "unit length") {
+		t.Fatalf("import of a short file with an invalid line: %v\n%s, want the line named", err, out)
+	}
+	if got := readStore(t, dst); len(got.docs) != 2 {
+		t.Errorf("%d documents imported, want the 2 before the invalid line", len(got.docs))
+	}
+}
+
+// exportedLines is the export of a store of n memories (seedExportable),
+// line by line, each with its newline.
+func exportedLines(t *testing.T, n int) []string {
+	src := testEnv(t, nil)
+	seedExportable(t, src, n)
+	data, err := os.ReadFile(exportTo(t, src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.SplitAfter(string(data), "\n")
+}
+
+// writeLines writes lines into a file of their own and names it.
+func writeLines(t *testing.T, lines ...string) string {
+	file := filepath.Join(t.TempDir(), "export.jsonl")
+	if err := os.WriteFile(file, []byte(strings.Join(lines, "")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return file
 }

@@ -80,10 +80,6 @@ func runMigrateStore(ctx context.Context, cfg *config.Config, log *slog.Logger, 
 		return fmt.Errorf("migrate-store: %w", err)
 	}
 	defer closeSrc()
-	state, err := scanSource(ctx, src)
-	if err != nil {
-		return fmt.Errorf("migrate-store: reading the %s store: %w", from, err)
-	}
 	fmt.Fprintf(stdout, "copying the %s store into the %s store\n", from, *to)
 	pr, pw := io.Pipe()
 	exported := make(chan error, 1)
@@ -92,7 +88,17 @@ func runMigrateStore(ctx context.Context, cfg *config.Config, log *slog.Logger, 
 		pw.CloseWithError(err)
 		exported <- err
 	}()
-	err = importInto(ctx, cfg, log, *to, pr, importPlan{state: func() (*exportState, error) { return state, nil }, into: *into}, stdout, stderr)
+	// The source's fingerprints are read only for a target that is not
+	// empty, from the snapshot the export reads (its queries share the
+	// one connection, which serialises them).
+	state := func() (*exportState, error) {
+		st, err := scanSource(ctx, src)
+		if err != nil {
+			err = fmt.Errorf("reading the %s store: %w", from, err)
+		}
+		return st, err
+	}
+	err = importInto(ctx, cfg, log, *to, pr, importPlan{state: state, into: *into}, stdout, stderr)
 	pr.CloseWithError(errors.New("import ended"))
 	if xerr := <-exported; err == nil && xerr != nil {
 		err = fmt.Errorf("migrate-store: reading the %s store: %w", from, xerr)

@@ -183,6 +183,27 @@ func (r *Reader) Next() (Record, error) {
 	return rec, nil
 }
 
+// NextKind reads the next line for its kind alone (KindDocument,
+// KindHistory or whatever the line says), for a count of what an export
+// holds: it decodes the line without its vector and applies no other
+// rule, so a line Next refuses may pass, but a line Next reads is counted
+// as the kind Next gives it. It returns io.EOF at the end and a
+// *LineError for a line that is not a JSON object.
+func (r *Reader) NextKind() (string, error) {
+	raw, err := r.next()
+	if err != nil {
+		return "", err
+	}
+	rest, _, _ := splitEmbedding(raw)
+	var k struct {
+		Kind string `json:"kind"`
+	}
+	if err := json.Unmarshal(rest, &k); err != nil {
+		return "", &LineError{Line: r.line, Err: fmt.Errorf("not a valid line: %w", err)}
+	}
+	return k.Kind, nil
+}
+
 func (r *Reader) parse(raw []byte) (Record, error) {
 	var l line
 	rest, nums, split := splitEmbedding(raw)

@@ -93,3 +93,59 @@ func TestReaderNamesTheBadLine(t *testing.T) {
 		})
 	}
 }
+
+// TestNextKindCountsWhatNextReads: the kinds NextKind gives are those of
+// the records Next reads, for lines as Writer writes them and as a person
+// might (fields in another order, the key's case changed, a vector not
+// last); a line that is not JSON is a *LineError naming it.
+func TestNextKindCountsWhatNextReads(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, Header{Embedder: "hash:v1", Dimensions: core.Dim, Vectors: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := testDoc(storagetest.EveryKindOfFloat32(rand.New(rand.NewPCG(1, 2))))
+	w.WriteDocument(d)
+	w.WriteHistory(core.HistoryEntry{MemoryID: d.ID, Event: core.HistoryCreate, Time: d.Meta.Timestamp, Text: d.Text, Meta: d.Meta})
+	w.Flush()
+	lines := strings.SplitAfter(buf.String(), "\n")
+	vec := lines[1][strings.Index(lines[1], `"embedding":`):strings.LastIndex(lines[1], "}")]
+	reordered := `{` + vec + `,"id":"` + d.ID + `","metadata":` + lines[1][strings.Index(lines[1], `"metadata":`)+len(`"metadata":`):strings.Index(lines[1], `,"embedding":`)] + `,"text":"x","KIND":"document"}` + "\n"
+	input := lines[0] + lines[1] + "\n" + lines[2] + reordered
+	full, err := NewReader(strings.NewReader(input))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds, err := NewReader(strings.NewReader(input))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; ; i++ {
+		rec, err := full.Next()
+		kind, kerr := kinds.NextKind()
+		if err == io.EOF {
+			if kerr != io.EOF {
+				t.Fatalf("NextKind after the last record: %q, %v, want io.EOF", kind, kerr)
+			}
+			break
+		}
+		if err != nil {
+			t.Fatalf("record %d: %v", i, err)
+		}
+		want := KindHistory
+		if rec.Document != nil {
+			want = KindDocument
+		}
+		if kerr != nil || kind != want {
+			t.Errorf("record %d (line %d): NextKind %q, %v, want %q", i, rec.Line, kind, kerr, want)
+		}
+	}
+
+	cut, err := NewReader(strings.NewReader(lines[0] + lines[1][:len(lines[1])/2] + "\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cut.NextKind(); err == nil || !strings.Contains(err.Error(), "line 2: not a valid line") {
+		t.Errorf("NextKind of a line cut in half: %v, want a line error", err)
+	}
+}
