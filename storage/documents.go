@@ -46,7 +46,6 @@ func (db *DB) Apply(ctx context.Context, c core.Change) (core.Deleted, error) {
 	}
 	var orphans []string
 	err := db.inTx(ctx, func(tx *writeTx) error {
-		defer func() { orphans = tx.orphans }()
 		tx.cascadeReason, tx.putting = c.Reason, putting(c.Put)
 		for _, id := range c.Delete {
 			if err := deleteByID(ctx, tx, id, ""); err != nil && core.KindOf(err) != core.KindNotFound {
@@ -71,6 +70,7 @@ func (db *DB) Apply(ctx context.Context, c core.Change) (core.Deleted, error) {
 				return err
 			}
 		}
+		orphans = tx.orphans
 		return nil
 	})
 	if err != nil {
