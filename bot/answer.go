@@ -87,8 +87,9 @@ func (a *answerer) recoverBackground(ctx context.Context, name string) {
 }
 
 // request builds the chat request, in the room's job: the room's context
-// is read there; members are the room's members as they are now.
-func (a *answerer) request(ctx context.Context, evt *event.Event, s storage.BridgeRoom, prompt string, asker core.Speaker, members core.Roster) core.ChatRequest {
+// is read there; members are the room's members as they are now, labels
+// their names.
+func (a *answerer) request(ctx context.Context, evt *event.Event, s storage.BridgeRoom, prompt string, asker core.Speaker, members core.Roster, labels core.Labels) core.ChatRequest {
 	// The room is the memory scope (entity:<room id>): the chat retrieves
 	// the room's memories and the global ones, and what is learned here stays
 	// here. The speaker is named, so that the model knows who asks and the
@@ -100,7 +101,7 @@ func (a *answerer) request(ctx context.Context, evt *event.Event, s storage.Brid
 		Speaker:         &asker,
 		UserTimestamp:   time.UnixMilli(evt.Timestamp),
 		Store:           a.window.storageOn(s),
-		ContextMessages: a.window.contextFor(ctx, s, evt.ID, members, a.threadEvents(ctx, evt)),
+		ContextMessages: a.window.contextFor(ctx, s, evt.ID, labels, a.threadEvents(ctx, evt)),
 		RoomID:          evt.RoomID.String(),
 		EventID:         evt.ID.String(),
 		Members:         members,

@@ -82,11 +82,12 @@ func (a *answerer) answer(ctx context.Context, evt *event.Event, q question, s s
 	// !ada why says whose question it was.
 	// The room's members are read once for all of it (roster.go).
 	members := a.mx.roster(ctx, evt.RoomID)
-	p.asker = core.Speaker{Name: a.mx.labelIn(ctx, members, evt.RoomID, evt.Sender), UserID: evt.Sender.String()}
-	p.req = a.request(ctx, evt, s, q.prompt, p.asker, members)
+	labels := members.Labels()
+	p.asker = core.Speaker{Name: a.mx.labelIn(ctx, labels, evt.RoomID, evt.Sender), UserID: evt.Sender.String()}
+	p.req = a.request(ctx, evt, s, q.prompt, p.asker, members, labels)
 	p.settings = a.settings.forAnswer(ctx, evt.RoomID)
 	p.settings.applyTo(&p.req)
-	p.req.ReplyChain = a.replyChain(ctx, evt, p.settings.context, members)
+	p.req.ReplyChain = a.replyChain(ctx, evt, p.settings.context, labels)
 	waiting := a.lines.Pending(evt.RoomID) > 0
 	queued := a.lines.Enqueue(evt.RoomID, roomqueue.Job{
 		Name: "answer", Ctx: p.ctx,

@@ -46,7 +46,7 @@ func (cs *commands) cmdRemember(ctx context.Context, c *commandEvent) (string, e
 	}
 	said := text
 	members := cs.mx.roster(ctx, c.evt.RoomID)
-	name := cs.mx.labelIn(ctx, members, c.evt.RoomID, c.evt.Sender)
+	name := cs.mx.labelIn(ctx, members.Labels(), c.evt.RoomID, c.evt.Sender)
 	// A member the text names is its subject, by extraction's rule
 	// (issue 40 item 4): they may forget it, and `!ada forget me` takes it.
 	subject := members.Named(text, c.evt.Sender.String(), cs.mx.cli.UserID.String())
@@ -94,10 +94,10 @@ func (cs *commands) cmdMemories(ctx context.Context, c *commandEvent) (string, e
 	if len(listed) == 0 {
 		return "I keep no memories for this room. Tell me something with `!ada remember <text>`" + cs.autoMemoryHint(c.room) + ".", nil
 	}
-	roster := cs.mx.roster(ctx, c.evt.RoomID)
+	labels := cs.mx.roster(ctx, c.evt.RoomID).Labels()
 	var lines []string
 	for i, m := range page.Items {
-		lines = append(lines, fmt.Sprintf("%d. %s — %s · `%s`", i+1, oneLine(listedText(roster, m), 300), memoryOrigin(m), shortID(m.ID)))
+		lines = append(lines, fmt.Sprintf("%d. %s — %s · `%s`", i+1, oneLine(listedText(labels, m), 300), memoryOrigin(m), shortID(m.ID)))
 	}
 	more := ""
 	if page.Next != "" {
@@ -135,8 +135,9 @@ func shortID(docID string) string {
 
 // listedText is a memory's text as `!ada memories` shows it: a remembered
 // one names its teller as the room reads the name now, with the user id
-// if another member has taken the name since (issue 40 item 3).
-func listedText(roster core.Roster, m core.Memory) string {
+// if another member has taken the name since (issue 40 item 3); labels
+// are the room's.
+func listedText(labels core.Labels, m core.Memory) string {
 	if !slices.Contains(m.Meta.Tags, tagRemembered) || m.Meta.UserID == "" {
 		return m.Text
 	}
@@ -144,7 +145,7 @@ func listedText(roster core.Roster, m core.Memory) string {
 	if !ok || strings.HasSuffix(name, ")") { // labelled when it was stored
 		return m.Text
 	}
-	return roster.Label(name, m.Meta.UserID) + ": " + said
+	return labels.Of(name, m.Meta.UserID) + ": " + said
 }
 
 // saidText is a memory's text without the "Name: " that `!ada remember`

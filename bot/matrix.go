@@ -84,7 +84,7 @@ func (mx *matrix) isDM(ctx context.Context, room id.RoomID) bool {
 // displayName is a member's name in the room, for context lines: with
 // the user id where another member goes by the same name (roster.go).
 func (mx *matrix) displayName(ctx context.Context, room id.RoomID, user id.UserID) string {
-	return mx.labelIn(ctx, mx.roster(ctx, room), room, user)
+	return mx.labelIn(ctx, mx.roster(ctx, room).Labels(), room, user)
 }
 
 // powerLevel is user's power level in the room.

@@ -27,8 +27,8 @@ const maxReplyChain = 3
 // Messages among the room's last `window` context messages are already in
 // the prompt and are skipped, but the chain is followed through them. It
 // runs in the room's job; a message that cannot be fetched ends the chain.
-// Senders are named as the room of these members reads the names.
-func (a *answerer) replyChain(ctx context.Context, evt *event.Event, window int, members core.Roster) []core.ContextMessage {
+// Senders are named as the room reads the names (labels).
+func (a *answerer) replyChain(ctx context.Context, evt *event.Event, window int, labels core.Labels) []core.ContextMessage {
 	c, ok := evt.Content.Parsed.(*event.MessageEventContent)
 	if !ok {
 		return nil
@@ -45,7 +45,7 @@ func (a *answerer) replyChain(ctx context.Context, evt *event.Event, window int,
 			break
 		}
 		if !inWindow[target] {
-			chain = append(chain, core.ContextMessage{Sender: a.mx.labelIn(ctx, members, evt.RoomID, replied.Sender),
+			chain = append(chain, core.ContextMessage{Sender: a.mx.labelIn(ctx, labels, evt.RoomID, replied.Sender),
 				Text: chainText(rc), Timestamp: time.UnixMilli(replied.Timestamp)})
 		}
 		target = rc.RelatesTo.GetNonFallbackReplyTo()

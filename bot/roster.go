@@ -14,7 +14,8 @@ import (
 // members as they are now go with each request (core.ChatRequest.Members),
 // so that a fact is about a member only when one member alone goes by the
 // name; and where a name is shared, people and the model read it with the
-// user id (core.Roster.Label).
+// user id (core.Roster.Label), worked out once for all the names of an
+// answer or a listing (core.Labels): in a big room that is costly.
 
 // roster lists the room's joined members with their names; nil (logged)
 // when the room's state cannot be read, which resolves no one.
@@ -49,12 +50,12 @@ func (mx *matrix) nameOf(user id.UserID, m *event.MemberEventContent) string {
 	return user.Localpart()
 }
 
-// labelIn is user's name in a room of these members as people and the
-// model read it: with the user id where another member goes by it.
-func (mx *matrix) labelIn(ctx context.Context, members core.Roster, room id.RoomID, user id.UserID) string {
+// labelIn is user's name in a room as people and the model read it, labels
+// being its members': with the user id where another member goes by it.
+func (mx *matrix) labelIn(ctx context.Context, labels core.Labels, room id.RoomID, user id.UserID) string {
 	m, err := mx.cli.StateStore.TryGetMember(ctx, room, user)
 	if err != nil {
 		m = nil
 	}
-	return members.Label(mx.nameOf(user, m), user.String())
+	return labels.Of(mx.nameOf(user, m), user.String())
 }

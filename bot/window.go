@@ -79,9 +79,9 @@ func (w *window) loadRing(ctx context.Context, rt *roomRuntime, s storage.Bridge
 
 // contextFor returns the window as context for an answer to `asking`: the
 // room's recent messages before it, with sender names, none older than the
-// retention limit, named as the room of these members reads the names.
+// retention limit, named as the room reads the names (labels).
 // Where only is not nil, only the messages it holds are given (a thread's).
-func (w *window) contextFor(ctx context.Context, s storage.BridgeRoom, asking id.EventID, members core.Roster, only map[id.EventID]bool) []core.ContextMessage {
+func (w *window) contextFor(ctx context.Context, s storage.BridgeRoom, asking id.EventID, labels core.Labels, only map[id.EventID]bool) []core.ContextMessage {
 	rt := w.rooms.get(id.RoomID(s.RoomID))
 	w.loadRing(ctx, rt, s)
 	var cutoff time.Time
@@ -93,7 +93,7 @@ func (w *window) contextFor(ctx context.Context, s storage.BridgeRoom, asking id
 		if m.EventID == asking.String() || m.Time.Before(cutoff) || only != nil && !only[id.EventID(m.EventID)] {
 			continue
 		}
-		out = append(out, core.ContextMessage{Sender: w.mx.labelIn(ctx, members, id.RoomID(s.RoomID), id.UserID(m.Sender)), UserID: m.Sender, Text: m.Text, Timestamp: m.Time})
+		out = append(out, core.ContextMessage{Sender: w.mx.labelIn(ctx, labels, id.RoomID(s.RoomID), id.UserID(m.Sender)), UserID: m.Sender, Text: m.Text, Timestamp: m.Time})
 	}
 	return out
 }

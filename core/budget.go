@@ -75,7 +75,7 @@ func (s *Service) fitBudget(req ChatRequest, r *retrieval) {
 	}
 	for _, key := range order {
 		group := groups[key]
-		item := budgetItem{tokens: estimateTokens(s.recalledText(req, group))}
+		item := budgetItem{tokens: estimateTokens(s.recalledText(req, r.labels, group))}
 		for _, d := range group {
 			item.ids = append(item.ids, d.ID)
 			item.relevance = max(item.relevance, d.Relevance)

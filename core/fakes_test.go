@@ -82,9 +82,9 @@ func (f *fakeStore) Put(ctx context.Context, docs ...Document) error {
 	return nil
 }
 
-func (f *fakeStore) Apply(ctx context.Context, c Change) error {
+func (f *fakeStore) Apply(ctx context.Context, c Change) (Deleted, error) {
 	if f.putErr != nil {
-		return f.putErr
+		return Deleted{}, f.putErr
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -96,7 +96,7 @@ func (f *fakeStore) Apply(ctx context.Context, c Change) error {
 	}
 	f.history = append(f.history, c.History...)
 	f.j.add("apply %s", describe(c.Put))
-	return nil
+	return Deleted{IDs: c.Deleting()}, nil
 }
 
 func (f *fakeStore) Replace(ctx context.Context, flt Filter, docs ...Document) error {
@@ -198,8 +198,8 @@ func (f *fakeStore) KeywordSearch(context.Context, KeywordQuery) ([]KeywordHit, 
 	return nil, errNotFaked // the tests run in SearchVector mode
 }
 func (f *fakeStore) Delete(context.Context, string, DocType) error { return errNotFaked }
-func (f *fakeStore) DeleteWhere(context.Context, Filter) (int, error) {
-	return 0, errNotFaked
+func (f *fakeStore) DeleteWhere(context.Context, Filter) (Deleted, error) {
+	return Deleted{}, errNotFaked
 }
 func (f *fakeStore) History(context.Context, string) ([]HistoryEntry, error) {
 	return nil, errNotFaked

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -22,14 +23,26 @@ func newBridgedService(t *testing.T) (*core.Service, *storage.Bridge) {
 // newBridgedServiceDB is newBridgedService with the database.
 func newBridgedServiceDB(t *testing.T) (*core.Service, *storage.DB) {
 	t.Helper()
+	db := openDB(t)
+	return newServiceOn(t, db, db.Bridge()), db
+}
+
+// openDB is a real database of the test's own.
+func openDB(t *testing.T) *storage.DB {
+	t.Helper()
 	db, err := storage.Open(context.Background(), filepath.Join(t.TempDir(), "ada.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	svc := core.New(core.Deps{Store: db, Embedder: embed.Hash{}, Forgotten: db.Bridge()}, core.DefaultOptions())
+	return db
+}
+
+// newServiceOn is a service on store whose deletions forgot hears of.
+func newServiceOn(t *testing.T, store core.Store, forgot core.ForgetListener) *core.Service {
+	svc := core.New(core.Deps{Store: store, Embedder: embed.Hash{}, Forgotten: forgot}, core.DefaultOptions())
 	t.Cleanup(svc.Close)
-	return svc, db
+	return svc
 }
 
 // TestDeletedMemoryLeavesNoWhy: a memory deleted through the API (not a
@@ -162,20 +175,15 @@ func (s *readCountingStore) Get(ctx context.Context, id string) (core.Document, 
 	return s.DB.Get(ctx, id)
 }
 
-// TestDeletingATurnReadsOnlyWhatWasLearnedFromIt: finding the memories a
-// turn's deletion leaves without a source (for the listener) reads the
-// other sources of the memories drawn from that turn only, not of every
-// memory the conversation (a room's, which grows with it) ever learned.
+// TestDeletingATurnReadsOnlyWhatWasLearnedFromIt: the listener hears of
+// the memories a turn's deletion leaves without a source from the store's
+// cascade, without core reading the memories the conversation (a room's,
+// which grows with it) ever learned, or their other sources.
 func TestDeletingATurnReadsOnlyWhatWasLearnedFromIt(t *testing.T) {
 	ctx := context.Background()
-	db, err := storage.Open(ctx, filepath.Join(t.TempDir(), "ada.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db := openDB(t)
 	store := &readCountingStore{DB: db}
-	svc := core.New(core.Deps{Store: store, Embedder: embed.Hash{}, Forgotten: db.Bridge()}, core.DefaultOptions())
-	t.Cleanup(svc.Close)
+	svc := newServiceOn(t, store, db.Bridge())
 	conv := core.NewConversationID()
 	var users []core.Document
 	for i := range 10 {
@@ -200,9 +208,49 @@ func TestDeletingATurnReadsOnlyWhatWasLearnedFromIt(t *testing.T) {
 	if _, err := svc.DeleteTurns(ctx, conv, []string{users[0].ID}, ""); err != nil {
 		t.Fatal(err)
 	}
-	// The turn itself, and the answer the one memory drawn from it was
-	// also drawn from.
-	if store.gets > 2 {
-		t.Errorf("deleting one turn read %d documents one by one, want 2 (the turn, and the other source of the memory drawn from it)", store.gets)
+	// The turn itself.
+	if store.gets > 1 {
+		t.Errorf("deleting one turn read %d documents one by one, want 1 (the turn)", store.gets)
+	}
+}
+
+// forgetRecorder is a ForgetListener that keeps the ids it is told of.
+type forgetRecorder struct{ ids []string }
+
+func (r *forgetRecorder) DocumentsForgotten(_ context.Context, ids []string) error {
+	r.ids = append(r.ids, ids...)
+	return nil
+}
+func (r *forgetRecorder) PersonForgotten(context.Context, string) error { return nil }
+
+// TestRetentionTellsOfTheMemoriesItsCascadeTook: a retention sweep that
+// deletes the last turn a recent automatic memory was learned from takes
+// the memory with it (the store's cascade), and the listener hears of the
+// memory too, not only of the turn retention matched.
+func TestRetentionTellsOfTheMemoriesItsCascadeTook(t *testing.T) {
+	ctx := context.Background()
+	db, heard := openDB(t), &forgetRecorder{}
+	svc := newServiceOn(t, db, heard)
+	const room = "!r:example.org"
+	conv, old, zero := core.NewConversationID(), time.Now().AddDate(0, 0, -40), 0
+	turn := core.Document{ID: core.NewDocID(), Text: "my locker code is 4417", Embedding: embed.HashVector("my locker code is 4417"),
+		Meta: core.Metadata{Type: core.DocTurn, Source: core.SourceChat, Scope: core.ScopeGlobal, Timestamp: old,
+			ConversationID: conv, RoomID: room, Role: "user", TurnIndex: &zero}}
+	if err := db.Put(ctx, turn); err != nil {
+		t.Fatal(err)
+	}
+	m, err := svc.CreateMemory(ctx, core.MemoryInput{Text: "The locker code is 4417", Entity: room, RoomID: room,
+		ConversationID: conv, SourceIDs: []string{turn.ID}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.SweepRetention(ctx, time.Now().AddDate(0, 0, -30)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.GetMemory(ctx, m.ID); core.KindOf(err) != core.KindNotFound {
+		t.Fatalf("the memory learned only from the swept turn stays: %v", err)
+	}
+	if !slices.Contains(heard.ids, turn.ID) || !slices.Contains(heard.ids, m.ID) {
+		t.Errorf("the listener heard of %v, want the swept turn %s and the memory its deletion took, %s", heard.ids, turn.ID, m.ID)
 	}
 }

@@ -2,6 +2,7 @@ package core
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"time"
 )
@@ -38,6 +39,18 @@ type Change struct {
 	// because Delete removed the last of their sources; empty says so in
 	// general words.
 	Reason string
+}
+
+// Deleting are the ids c deletes for good: those of Delete it does not
+// write again (Deleted.IDs).
+func (c Change) Deleting() []string {
+	var out []string
+	for _, id := range c.Delete {
+		if !slices.ContainsFunc(c.Put, func(d Document) bool { return d.ID == id }) {
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 // MarshalJSON writes the entry's time as every time in Ada's answers

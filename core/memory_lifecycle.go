@@ -53,7 +53,7 @@ func (s *Service) saveMemory(ctx context.Context, doc Document, retire []Documen
 		c.Delete = append(c.Delete, old.ID)
 		c.History = append(c.History, historyOf(old, HistoryRetire, now, RetireReason(saved.ID)))
 	}
-	if err := s.store.Apply(ctx, c); err != nil {
+	if _, err := s.store.Apply(ctx, c); err != nil {
 		return Document{}, false, err
 	}
 	return saved, dup != nil, nil
@@ -218,7 +218,7 @@ func (s *Service) PatchMemory(ctx context.Context, id string, p MemoryPatch) (Me
 	}
 	now := s.now().UTC()
 	d.Meta.Timestamp = now
-	if err := s.store.Apply(ctx, Change{Put: []Document{d}, History: []HistoryEntry{historyOf(d, HistoryPatch, now, "")}}); err != nil {
+	if _, err := s.store.Apply(ctx, Change{Put: []Document{d}, History: []HistoryEntry{historyOf(d, HistoryPatch, now, "")}}); err != nil {
 		return Memory{}, err
 	}
 	return memoryFromDoc(d), nil

@@ -50,7 +50,7 @@ func (s *Service) assemble(req ChatRequest, r retrieval, now time.Time) Prompt {
 	add("FAQ", faqText(r.faqs))
 	add(memoriesHeading(req)+" (saved earlier; may be outdated)", memoriesText(r.memories))
 	add("Summaries of earlier parts of this conversation", summariesText(r.summaries))
-	add("Recalled from earlier in this conversation", s.recalledText(req, r.recalled))
+	add("Recalled from earlier in this conversation", s.recalledText(req, r.labels, r.recalled))
 	add("Recent messages in this chat room", roomText(req.ContextMessages))
 	add("Messages this one replies to", roomText(req.ReplyChain))
 	if req.OCRContext != nil {
@@ -65,7 +65,7 @@ func (s *Service) assemble(req ChatRequest, r retrieval, now time.Time) Prompt {
 	}
 	msgs := []Message{{Role: "system", Content: sys.String()}}
 	for _, t := range r.turns {
-		msgs = append(msgs, Message{Role: t.Meta.Role, Content: turnContent(req, t)})
+		msgs = append(msgs, Message{Role: t.Meta.Role, Content: turnContent(req, r.labels, t)})
 	}
 	if r.nextTurn == 0 {
 		msgs = append(msgs, clientHistory(req.History)...)
@@ -85,22 +85,23 @@ func (s *Service) assemble(req ChatRequest, r retrieval, now time.Time) Prompt {
 // named after its speaker, as the room's messages are, with the user id
 // where the name is shared (issue 40 items 3 and 6); an API conversation
 // has one user, and its turns stay as they were said.
-func turnContent(req ChatRequest, t Document) string {
-	if label, ok := roomSpeaker(req, t); ok {
+func turnContent(req ChatRequest, labels Labels, t Document) string {
+	if label, ok := roomSpeaker(req, labels, t); ok {
 		return label + ": " + t.Text
 	}
 	return t.Text
 }
 
-// roomSpeaker is the label of the member who asked turn t in a chat room.
-func roomSpeaker(req ChatRequest, t Document) (string, bool) {
+// roomSpeaker is the label of the member who asked turn t in a chat room,
+// among req.Members (labels are theirs).
+func roomSpeaker(req ChatRequest, labels Labels, t Document) (string, bool) {
 	if req.RoomID == "" || t.Meta.Role != "user" || t.Meta.Speaker == "" {
 		return "", false
 	}
 	if t.Meta.UserID == "" {
 		return t.Meta.Speaker, true
 	}
-	return req.Members.Label(t.Meta.Speaker, t.Meta.UserID), true
+	return labels.Of(t.Meta.Speaker, t.Meta.UserID), true
 }
 
 // whoIsTalking names the speaker: the configured user in an API
@@ -164,14 +165,14 @@ func summariesText(docs []Document) string {
 }
 
 // recalledText shows recalled turns and summaries in time order, dated.
-func (s *Service) recalledText(req ChatRequest, docs []recalledDoc) string {
+func (s *Service) recalledText(req ChatRequest, labels Labels, docs []recalledDoc) string {
 	var b strings.Builder
 	for _, d := range docs {
 		if d.Meta.Type == DocSummary {
 			fmt.Fprintf(&b, "- [%s] summary of turns %s: %s\n", d.Meta.Timestamp.UTC().Format("2006-01-02 15:04"), d.Meta.TurnRange, oneLine(d.Text))
 			continue
 		}
-		who, ok := roomSpeaker(req, d.Document)
+		who, ok := roomSpeaker(req, labels, d.Document)
 		if !ok {
 			who = s.speaker(d.Document)
 		}

@@ -21,6 +21,9 @@ type retrieval struct {
 	promptVec []float32
 	// budgetDropped counts the items the context budget left out.
 	budgetDropped int
+	// labels name the room's members in the turns the prompt shows,
+	// worked out once for all of them (Roster.Labels).
+	labels Labels
 }
 
 // effectiveK resolves a request's *_k against its setting: nil means the
@@ -53,6 +56,7 @@ func (s *Service) retrieve(ctx context.Context, req ChatRequest) (retrieval, err
 func (s *Service) retrieveAll(ctx context.Context, req ChatRequest) (retrieval, error) {
 	var r retrieval
 	r.used = emptyUsedContext(req.Entity)
+	r.labels = req.Members.Labels()
 	if sections, version, mod, ok := s.personaSnapshot(); ok && s.opts.EnablePersona {
 		r.persona = sections
 		r.used.Persona.Included = true

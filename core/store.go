@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"slices"
 	"time"
 )
 
@@ -15,16 +16,31 @@ type DocumentStore interface {
 	Get(ctx context.Context, id string) (Document, error)
 	// Delete removes the document id if it has type t; KindNotFound otherwise.
 	Delete(ctx context.Context, id string, t DocType) error
-	// DeleteWhere removes every document matching f and returns how many.
-	DeleteWhere(ctx context.Context, f Filter) (int, error)
+	// DeleteWhere removes every document matching f and says which went.
+	DeleteWhere(ctx context.Context, f Filter) (Deleted, error)
 	// Replace deletes every document matching f and inserts docs, in one transaction.
 	Replace(ctx context.Context, f Filter, docs ...Document) error
-	// Apply makes every write of c in one transaction.
-	Apply(ctx context.Context, c Change) error
+	// Apply makes every write of c in one transaction and says which
+	// documents its deletions took.
+	Apply(ctx context.Context, c Change) (Deleted, error)
 	// List returns up to limit documents matching f, newest first (ties by
 	// id, descending).
 	List(ctx context.Context, f Filter, limit int) ([]Document, error)
 }
+
+// Deleted is what a deletion took: the documents it was asked to delete
+// (Apply: those of Change.Delete not written again in the same change, an
+// id already gone among them; DeleteWhere: those matching), and the
+// automatic memories the store deleted with them, their last source gone
+// (Orphaned). Only the store knows the latter, and whoever keeps copies
+// (ForgetListener) must hear of both.
+type Deleted struct {
+	IDs     []string
+	Orphans []string
+}
+
+// All are the ids of every document that went.
+func (d Deleted) All() []string { return append(slices.Clip(d.IDs), d.Orphans...) }
 
 // VectorSearcher finds documents by similarity.
 type VectorSearcher interface {

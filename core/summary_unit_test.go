@@ -196,7 +196,7 @@ func TestSummaryDropsTurnDeletedMeanwhile(t *testing.T) {
 	}
 	llm.replies = []reply{
 		{tokens: []string{"Summary quoting turn-002."}, before: func() {
-			if err := u.store.Apply(context.Background(), Change{Delete: []string{gone.ID}}); err != nil {
+			if _, err := u.store.Apply(context.Background(), Change{Delete: []string{gone.ID}}); err != nil {
 				t.Error(err)
 			}
 		}},

@@ -71,11 +71,7 @@ func (s *Service) deleteTurnDocs(ctx context.Context, convID string, turns []Doc
 	for _, sum := range covering {
 		c.Delete = append(c.Delete, sum.ID)
 	}
-	orphans, err := s.orphanedBy(ctx, convID, c.Delete)
-	if err != nil {
-		return 0, err
-	}
-	if err := s.applyDeletionOf(ctx, c, orphans); err != nil {
+	if err := s.applyDeletion(ctx, c); err != nil {
 		return 0, err
 	}
 	for _, sum := range covering {

@@ -33,17 +33,19 @@ const (
 
 // Put inserts or replaces docs in one transaction.
 func (db *DB) Put(ctx context.Context, docs ...core.Document) error {
-	return db.Apply(ctx, core.Change{Put: docs})
+	_, err := db.Apply(ctx, core.Change{Put: docs})
+	return err
 }
 
 // Apply makes the deletions, insertions and history entries of c in one
 // transaction. A missing id to delete is skipped: it is already gone.
-func (db *DB) Apply(ctx context.Context, c core.Change) error {
+func (db *DB) Apply(ctx context.Context, c core.Change) (core.Deleted, error) {
 	put := encodeDocuments(c.Put)
 	if err := put.firstErr(); err != nil {
-		return err
+		return core.Deleted{}, err
 	}
-	return db.inTx(ctx, func(tx *writeTx) error {
+	var orphans []string
+	err := db.inTx(ctx, func(tx *writeTx) error {
 		tx.cascadeReason, tx.putting = c.Reason, putting(c.Put)
 		for _, id := range c.Delete {
 			if err := deleteByID(ctx, tx, id, ""); err != nil && core.KindOf(err) != core.KindNotFound {
@@ -68,8 +70,13 @@ func (db *DB) Apply(ctx context.Context, c core.Change) error {
 				return err
 			}
 		}
+		orphans = tx.orphans
 		return nil
 	})
+	if err != nil {
+		return core.Deleted{}, err
+	}
+	return core.Deleted{IDs: c.Deleting(), Orphans: orphans}, nil
 }
 
 // encodedDoc is a document ready to be written: its metadata as JSON, its
@@ -324,24 +331,31 @@ func deleteByID(ctx context.Context, tx *writeTx, id string, t core.DocType) err
 	return deleteRowids(ctx, tx, []int64{rowid}, true)
 }
 
-// DeleteWhere removes every document matching f.
-func (db *DB) DeleteWhere(ctx context.Context, f core.Filter) (int, error) {
-	var n int
+// DeleteWhere removes every document matching f, with the memories the
+// cascade takes.
+func (db *DB) DeleteWhere(ctx context.Context, f core.Filter) (core.Deleted, error) {
+	var gone core.Deleted
 	err := db.inTx(ctx, func(tx *writeTx) error {
 		var err error
-		n, err = deleteMatching(ctx, tx, f)
+		gone.IDs, err = deleteMatching(ctx, tx, f)
+		gone.Orphans = tx.orphans
 		return err
 	})
-	return n, err
+	if err != nil {
+		return core.Deleted{}, err
+	}
+	return gone, nil
 }
 
-func deleteMatching(ctx context.Context, tx *writeTx, f core.Filter) (int, error) {
+// deleteMatching deletes the documents matching f and returns their ids.
+func deleteMatching(ctx context.Context, tx *writeTx, f core.Filter) ([]string, error) {
 	where, args := filterSQL(f)
 	rows, err := tx.QueryContext(ctx, "SELECT rowid, id, type, metadata FROM documents"+where, args...)
 	if err != nil {
-		return 0, storeErr(err)
+		return nil, storeErr(err)
 	}
 	var rowids []int64
+	var ids []string
 	var memories []core.HistoryEntry // the record of each memory that goes
 	for rows.Next() {
 		var (
@@ -350,37 +364,37 @@ func deleteMatching(ctx context.Context, tx *writeTx, f core.Filter) (int, error
 		)
 		if err := rows.Scan(&r, &id, &typ, &raw); err != nil {
 			rows.Close()
-			return 0, storeErr(err)
+			return nil, storeErr(err)
 		}
-		rowids = append(rowids, r)
+		rowids, ids = append(rowids, r), append(ids, id)
 		if core.DocType(typ) == core.DocMemory {
 			var m core.Metadata
 			if err := json.Unmarshal([]byte(raw), &m); err != nil {
 				rows.Close()
-				return 0, storeErr(err)
+				return nil, storeErr(err)
 			}
 			memories = append(memories, core.HistoryEntry{MemoryID: id, Event: core.HistoryDelete, Meta: m, Reason: core.DeletionReason(f)})
 		}
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return 0, storeErr(err)
+		return nil, storeErr(err)
 	}
 	if err := deleteRowids(ctx, tx, rowids, true); err != nil {
-		return 0, err
+		return nil, err
 	}
 	now := time.Now().UTC()
 	for _, h := range memories {
 		h.Time = now
 		meta, err := json.Marshal(h.Meta)
 		if err != nil {
-			return 0, storeErr(err)
+			return nil, storeErr(err)
 		}
 		if err := insertHistory(ctx, tx, h, string(meta)); err != nil {
-			return 0, err
+			return nil, err
 		}
 	}
-	return len(rowids), nil
+	return ids, nil
 }
 
 // Replace deletes every document matching f and inserts docs, atomically.

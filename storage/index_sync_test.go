@@ -156,8 +156,8 @@ func TestCodeIndexFollowsWrites(t *testing.T) {
 	checkIndex(t, db, queries)
 
 	// Turns 0 and 1 are the only sources of two memories: they go too.
-	if n, err := db.DeleteWhere(ctx, core.Filter{Type: core.DocTurn, AfterTurn: nil, UpToTurn: ptr(1)}); err != nil || n != 2 {
-		t.Fatalf("delete where: %d, %v", n, err)
+	if gone, err := db.DeleteWhere(ctx, core.Filter{Type: core.DocTurn, AfterTurn: nil, UpToTurn: ptr(1)}); err != nil || len(gone.IDs) != 2 {
+		t.Fatalf("delete where: %d, %v", len(gone.IDs), err)
 	}
 	if _, err := db.Get(ctx, mems[1].ID); core.KindOf(err) != core.KindNotFound {
 		t.Fatalf("the cascade kept memory 1: %v", err)

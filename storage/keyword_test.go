@@ -82,8 +82,8 @@ func TestKeywordIndexFollowsEveryWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkKeywordIndex(t, db, "reindex")
-	if n, err := db.DeleteWhere(ctx, core.Filter{AnyRoom: true, OlderThan: time.Now().Add(-time.Hour)}); err != nil || n != 1 {
-		t.Fatalf("retention: %d, %v", n, err)
+	if gone, err := db.DeleteWhere(ctx, core.Filter{AnyRoom: true, OlderThan: time.Now().Add(-time.Hour)}); err != nil || len(gone.IDs) != 1 {
+		t.Fatalf("retention: %d, %v", len(gone.IDs), err)
 	}
 	checkKeywordIndex(t, db, "retention and its cascade")
 	if got := keywordIDs(t, db, "Bartholomew", core.Filter{}); len(got) != 0 {

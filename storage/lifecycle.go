@@ -108,6 +108,7 @@ func deleteOrphans(ctx context.Context, tx *writeTx, sources []any) error {
 		if err := deleteRowids(ctx, tx, []int64{rowid}, false); err != nil {
 			return err
 		}
+		tx.orphans = append(tx.orphans, id)
 		metaJSON, err := json.Marshal(m)
 		if err != nil {
 			return storeErr(err)

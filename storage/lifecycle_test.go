@@ -29,15 +29,15 @@ func TestMemoryGoesWithTheLastOfItsSources(t *testing.T) {
 	m := memoryDoc("Sam lives in Paris", core.ScopeGlobal, 3)
 	m.Meta.SourceIDs = []string{t1.ID, t2.ID}
 	m.Meta.RoomID = room
-	if err := db.Apply(ctx, core.Change{Put: []core.Document{t1, t2, m},
+	if _, err := db.Apply(ctx, core.Change{Put: []core.Document{t1, t2, m},
 		History: []core.HistoryEntry{{MemoryID: m.ID, Event: core.HistoryCreate, Time: now, Text: m.Text, Meta: m.Meta}}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.Put(ctx, t2); err != nil { // a replacement, not a deletion
 		t.Fatal(err)
 	}
-	if n, err := db.DeleteWhere(ctx, core.Filter{Type: core.DocTurn, OlderThan: now.Add(-time.Hour)}); err != nil || n != 1 {
-		t.Fatalf("deleting the old turn: %d, %v", n, err)
+	if gone, err := db.DeleteWhere(ctx, core.Filter{Type: core.DocTurn, OlderThan: now.Add(-time.Hour)}); err != nil || len(gone.IDs) != 1 {
+		t.Fatalf("deleting the old turn: %d, %v", len(gone.IDs), err)
 	}
 	if _, err := db.Get(ctx, m.ID); err != nil {
 		t.Fatalf("the memory must survive while one source remains: %v", err)
@@ -74,7 +74,7 @@ func TestMemoryOfDeletedSourcesIsRefused(t *testing.T) {
 	late := memoryDoc("Sam's PIN is 4711", core.ScopeGlobal, 3)
 	late.Meta.SourceIDs = []string{t2.ID} // never stored, as if deleted
 	other := memoryDoc("Sam likes tea", core.ScopeGlobal, 2)
-	err := db.Apply(ctx, core.Change{Put: []core.Document{other, late}})
+	_, err := db.Apply(ctx, core.Change{Put: []core.Document{other, late}})
 	if core.KindOf(err) != core.KindNotFound {
 		t.Fatalf("a memory whose sources are gone: %v, want not found", err)
 	}
@@ -100,7 +100,7 @@ func TestApplyIsAtomic(t *testing.T) {
 	}
 	bad := memoryDoc("broken", core.ScopeGlobal, 3)
 	bad.Meta.Importance = 9
-	err := db.Apply(ctx, core.Change{Delete: []string{keep.ID}, Put: []core.Document{memoryDoc("fine", core.ScopeGlobal, 3), bad},
+	_, err := db.Apply(ctx, core.Change{Delete: []string{keep.ID}, Put: []core.Document{memoryDoc("fine", core.ScopeGlobal, 3), bad},
 		History: []core.HistoryEntry{{MemoryID: keep.ID, Event: core.HistoryRetire, Time: time.Now(), Text: keep.Text, Meta: keep.Meta}}})
 	if core.KindOf(err) != core.KindInvalid {
 		t.Fatalf("apply with an invalid document: %v", err)
@@ -138,12 +138,12 @@ func TestRetentionLeavesARecordWithoutTheText(t *testing.T) {
 	room, old := "!room:example.org", time.Now().Add(-48*time.Hour)
 	m := memoryDoc("the locker code is 4417", core.EntityScope(room), 3)
 	m.Meta.RoomID, m.Meta.Timestamp, m.Meta.Tags = room, old, []string{"locker 4417"}
-	if err := db.Apply(ctx, core.Change{Put: []core.Document{m},
+	if _, err := db.Apply(ctx, core.Change{Put: []core.Document{m},
 		History: []core.HistoryEntry{{MemoryID: m.ID, Event: core.HistoryCreate, Time: old, Text: m.Text, Meta: m.Meta}}}); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := db.DeleteWhere(ctx, core.Filter{AnyRoom: true, OlderThan: time.Now().Add(-time.Hour)}); err != nil || n != 1 {
-		t.Fatalf("retention deleted %d: %v", n, err)
+	if gone, err := db.DeleteWhere(ctx, core.Filter{AnyRoom: true, OlderThan: time.Now().Add(-time.Hour)}); err != nil || len(gone.IDs) != 1 {
+		t.Fatalf("retention deleted %d: %v", len(gone.IDs), err)
 	}
 	hist, err := db.History(ctx, m.ID)
 	if err != nil || len(hist) != 2 || hist[1].Event != core.HistoryDelete || !strings.Contains(hist[1].Reason, "retention") {

@@ -18,6 +18,8 @@ type writeTx struct {
 	// putting are the ids of the documents the write puts, when one of
 	// them has sources: they count as stored (checkSourcesRemain).
 	putting map[string]bool
+	// orphans are the memories the write's cascade deleted (core.Deleted).
+	orphans []string
 	// prepared are the writer's statements prepared at Open (DB.prepared);
 	// stmts, those bound to this transaction so far, by query.
 	prepared map[string]*sql.Stmt

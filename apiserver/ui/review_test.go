@@ -133,7 +133,7 @@ func TestMemberLearnsNothingOfHiddenForgottenMemories(t *testing.T) {
 	retire := core.HistoryEntry{MemoryID: old.ID, Event: core.HistoryRetire, Time: time.Now(), Text: old.Text,
 		Meta:   core.Metadata{Type: core.DocMemory, Scope: old.Meta.Scope, RoomID: roomA, UserID: alice},
 		Reason: "replaced by doc-x: Bob says Alice moved to Bergen for the Falcon project"}
-	if err := s.db.Apply(ctx, core.Change{Delete: []string{old.ID}, History: []core.HistoryEntry{retire}}); err != nil {
+	if _, err := s.db.Apply(ctx, core.Change{Delete: []string{old.ID}, History: []core.HistoryEntry{retire}}); err != nil {
 		t.Fatal(err)
 	}
 	b := s.browser()

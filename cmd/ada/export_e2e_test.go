@@ -286,7 +286,7 @@ func seedExportable(t *testing.T, env map[string]string, n int) {
 		c.Put = append(c.Put, d)
 		c.History = append(c.History, core.HistoryEntry{MemoryID: d.ID, Event: core.HistoryCreate, Time: d.Meta.Timestamp, Text: d.Text, Meta: d.Meta})
 	}
-	if err := db.Apply(ctx, c); err != nil {
+	if _, err := db.Apply(ctx, c); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -179,11 +179,11 @@ func (s *store) Delete(ctx context.Context, id string, t core.DocType) error {
 	return err
 }
 
-func (s *store) DeleteWhere(ctx context.Context, f core.Filter) (int, error) {
+func (s *store) DeleteWhere(ctx context.Context, f core.Filter) (core.Deleted, error) {
 	start := time.Now()
-	n, err := s.Store.DeleteWhere(ctx, f)
+	gone, err := s.Store.DeleteWhere(ctx, f)
 	s.write("delete_where", start, err)
-	return n, err
+	return gone, err
 }
 
 func (s *store) Replace(ctx context.Context, f core.Filter, docs ...core.Document) error {
@@ -193,9 +193,9 @@ func (s *store) Replace(ctx context.Context, f core.Filter, docs ...core.Documen
 	return err
 }
 
-func (s *store) Apply(ctx context.Context, c core.Change) error {
+func (s *store) Apply(ctx context.Context, c core.Change) (core.Deleted, error) {
 	start := time.Now()
-	err := s.Store.Apply(ctx, c)
+	gone, err := s.Store.Apply(ctx, c)
 	s.write("apply", start, err)
-	return err
+	return gone, err
 }

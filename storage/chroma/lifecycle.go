@@ -13,13 +13,14 @@ import (
 )
 
 // deleteDocs deletes ids, then the memories left without any of the turns
-// they were learned from (the cascade), recording why in their history.
-func (s *Store) deleteDocs(ctx context.Context, ids []string, reason string) error {
+// they were learned from (the cascade), recording why in their history,
+// and returns the latter.
+func (s *Store) deleteDocs(ctx context.Context, ids []string, reason string) ([]string, error) {
 	if len(ids) == 0 {
-		return nil
+		return nil, nil
 	}
 	if err := s.c.deleteIDs(ctx, s.docs, ids); err != nil {
-		return err
+		return nil, err
 	}
 	return s.sweepOrphans(ctx, reason)
 }
@@ -27,15 +28,16 @@ func (s *Store) deleteDocs(ctx context.Context, ids []string, reason string) err
 // sweepOrphans deletes every automatic memory none of whose sources is
 // stored any more (core.Orphaned). It runs after each deletion and at Open, so a cascade
 // a failure cut short is completed. It reads every memory with sources:
-// the price of a store without joins, paid by deletions only.
-func (s *Store) sweepOrphans(ctx context.Context, reason string) error {
+// the price of a store without joins, paid by deletions only. It returns
+// the ids of the memories it deleted.
+func (s *Store) sweepOrphans(ctx context.Context, reason string) ([]string, error) {
 	got, err := s.c.get(ctx, s.docs, getRequest{Where: map[string]any{"has_sources": true}, Include: []string{"metadatas"}})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	mems, err := documents(got)
 	if err != nil || len(mems) == 0 {
-		return err
+		return nil, err
 	}
 	var sources []string
 	for _, m := range mems {
@@ -47,7 +49,7 @@ func (s *Store) sweepOrphans(ctx context.Context, reason string) error {
 	for start := 0; start < len(sources); start += getPage {
 		have, err := s.c.get(ctx, s.docs, getRequest{IDs: sources[start:min(start+getPage, len(sources))], Include: []string{}})
 		if err != nil {
-			return err
+			return nil, err
 		}
 		for _, id := range have.IDs {
 			present[id] = true
@@ -63,12 +65,12 @@ func (s *Store) sweepOrphans(ctx context.Context, reason string) error {
 		}
 	}
 	if len(orphans) == 0 {
-		return nil
+		return nil, nil
 	}
 	if err := s.c.deleteIDs(ctx, s.docs, orphans); err != nil {
-		return err
+		return nil, err
 	}
-	return s.appendHistory(ctx, history...)
+	return orphans, s.appendHistory(ctx, history...)
 }
 
 // unitVector is the embedding of every record of the side collections,

@@ -97,7 +97,7 @@ func benchPageReads(b *testing.B, s *Store, n int) {
 		gone.Delete = append(gone.Delete, d.ID)
 		gone.History = append(gone.History, core.HistoryEntry{MemoryID: d.ID, Event: core.HistoryDelete, Time: time.Now().UTC(), Meta: d.Meta, Reason: "bench"})
 	}
-	if err := s.Apply(ctx, gone); err != nil {
+	if _, err := s.Apply(ctx, gone); err != nil {
 		b.Fatal(err)
 	}
 	b.Run(fmt.Sprintf("Forgotten50of%d", len(docs)), func(b *testing.B) {

@@ -58,7 +58,7 @@ func Open(ctx context.Context, rawURL string, opts ...Option) (*Store, error) {
 			return nil, err
 		}
 	}
-	if err := s.sweepOrphans(ctx, ""); err != nil {
+	if _, err := s.sweepOrphans(ctx, ""); err != nil {
 		return nil, err
 	}
 	if err := s.scrubRetireReasons(ctx); err != nil {
@@ -99,16 +99,17 @@ func encode(docs []core.Document) (records, error) {
 
 // Put inserts or replaces docs (see Apply).
 func (s *Store) Put(ctx context.Context, docs ...core.Document) error {
-	return s.Apply(ctx, core.Change{Put: docs})
+	_, err := s.Apply(ctx, core.Change{Put: docs})
+	return err
 }
 
 // Apply writes c in the order doc.go explains: the documents (upserted),
 // then the deletions with their cascade, then the history. A retry of a
 // failed Apply makes the same writes again, harmlessly.
-func (s *Store) Apply(ctx context.Context, c core.Change) error {
+func (s *Store) Apply(ctx context.Context, c core.Change) (core.Deleted, error) {
 	r, err := encode(c.Put)
 	if err != nil {
-		return err
+		return core.Deleted{}, err
 	}
 	batch := make(map[string]bool, len(r.IDs))
 	for _, id := range r.IDs {
@@ -116,22 +117,20 @@ func (s *Store) Apply(ctx context.Context, c core.Change) error {
 	}
 	for _, d := range c.Put {
 		if err := s.checkSourcesRemain(ctx, d, batch); err != nil {
-			return err
+			return core.Deleted{}, err
 		}
 	}
 	if err := s.upsertDocs(ctx, r); err != nil {
-		return err
+		return core.Deleted{}, err
 	}
-	var gone []string
-	for _, id := range c.Delete {
-		if !batch[id] {
-			gone = append(gone, id)
-		}
+	gone := core.Deleted{IDs: c.Deleting()}
+	if gone.Orphans, err = s.deleteDocs(ctx, gone.IDs, c.Reason); err != nil {
+		return core.Deleted{}, err
 	}
-	if err := s.deleteDocs(ctx, gone, c.Reason); err != nil {
-		return err
+	if err := s.appendHistory(ctx, c.History...); err != nil {
+		return core.Deleted{}, err
 	}
-	return s.appendHistory(ctx, c.History...)
+	return gone, nil
 }
 
 // upsertDocs writes r in pages.
@@ -189,15 +188,16 @@ func (s *Store) Delete(ctx context.Context, id string, t core.DocType) error {
 	if err != nil {
 		return err
 	}
-	return s.deleteDocs(ctx, []string{id}, "")
+	_, err = s.deleteDocs(ctx, []string{id}, "")
+	return err
 }
 
 // DeleteWhere removes every document matching f; the memories among them
 // get a history entry saying why, after they are gone.
-func (s *Store) DeleteWhere(ctx context.Context, f core.Filter) (int, error) {
+func (s *Store) DeleteWhere(ctx context.Context, f core.Filter) (core.Deleted, error) {
 	docs, err := s.find(ctx, f, []string{"metadatas"})
 	if err != nil {
-		return 0, err
+		return core.Deleted{}, err
 	}
 	ids := make([]string, len(docs))
 	var history []core.HistoryEntry
@@ -208,10 +208,14 @@ func (s *Store) DeleteWhere(ctx context.Context, f core.Filter) (int, error) {
 			history = append(history, core.HistoryEntry{MemoryID: d.ID, Event: core.HistoryDelete, Time: now, Meta: d.Meta, Reason: core.DeletionReason(f)})
 		}
 	}
-	if err := s.deleteDocs(ctx, ids, ""); err != nil {
-		return 0, err
+	orphans, err := s.deleteDocs(ctx, ids, "")
+	if err != nil {
+		return core.Deleted{}, err
 	}
-	return len(ids), s.appendHistory(ctx, history...)
+	if err := s.appendHistory(ctx, history...); err != nil {
+		return core.Deleted{}, err
+	}
+	return core.Deleted{IDs: ids, Orphans: orphans}, nil
 }
 
 // Replace inserts docs, then deletes what else matches f: a reader sees the
@@ -247,7 +251,7 @@ func (s *Store) Replace(ctx context.Context, f core.Filter, docs ...core.Documen
 			history = append(history, core.HistoryEntry{MemoryID: d.ID, Event: core.HistoryDelete, Time: now, Meta: d.Meta, Reason: core.DeletionReason(f)})
 		}
 	}
-	if err := s.deleteDocs(ctx, gone, ""); err != nil {
+	if _, err := s.deleteDocs(ctx, gone, ""); err != nil {
 		return err
 	}
 	return s.appendHistory(ctx, history...)

@@ -95,7 +95,7 @@ func TestRetriedApplyWritesOnce(t *testing.T) {
 	m := testMemory("Sam likes tea", time.Now().UTC())
 	c := core.Change{Put: []core.Document{m}, History: []core.HistoryEntry{{MemoryID: m.ID, Event: core.HistoryCreate, Time: m.Meta.Timestamp, Text: m.Text, Meta: m.Meta}}}
 	for range 2 {
-		if err := s.Apply(ctx, c); err != nil {
+		if _, err := s.Apply(ctx, c); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -92,7 +92,7 @@ func testForgotten(t *testing.T, s Backend) {
 			Time: base.Add(6 * time.Hour), Text: p.room.Text, Meta: p.room.Meta, Reason: "expires_at passed"}}},
 	}
 	for _, c := range changes {
-		if err := s.Apply(ctx, c); err != nil {
+		if _, err := s.Apply(ctx, c); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -47,6 +47,7 @@ var conformanceCases = []struct {
 	{"CorrectionChainForgotten", testCorrectionChainForgotten},
 	{"FilterMeaning", testFilterMeaning},
 	{"LastSource", testLastSource},
+	{"DeletedSaysWhatWent", testDeletedSaysWhatWent},
 }
 
 // base is a fixed time, so that orders are known.
@@ -247,9 +248,9 @@ func testCascade(t *testing.T, s Backend) {
 	if _, err := s.Get(ctx, learned.ID); err != nil {
 		t.Fatalf("one source remains, the memory must stay: %v", err)
 	}
-	n, err := s.DeleteWhere(ctx, core.Filter{ConversationID: conv})
-	if err != nil || n != 1 {
-		t.Fatalf("delete where = %d, %v", n, err)
+	gone, err := s.DeleteWhere(ctx, core.Filter{ConversationID: conv})
+	if err != nil || !slices.Equal(gone.IDs, []string{t1.ID}) || !slices.Equal(gone.Orphans, []string{learned.ID}) {
+		t.Fatalf("delete where = %+v, %v", gone, err)
 	}
 	if _, err := s.Get(ctx, learned.ID); core.KindOf(err) != core.KindNotFound {
 		t.Fatalf("the memory of deleted turns must go: %v", err)
@@ -296,12 +297,12 @@ func testRetention(t *testing.T, s Backend) {
 	recent.Meta.RoomID = "!room:x"
 	put(t, s, old, recent)
 	created := core.HistoryEntry{MemoryID: old.ID, Event: core.HistoryCreate, Time: old.Meta.Timestamp, Text: old.Text, Meta: old.Meta}
-	if err := s.Apply(ctx, core.Change{History: []core.HistoryEntry{created}}); err != nil {
+	if _, err := s.Apply(ctx, core.Change{History: []core.HistoryEntry{created}}); err != nil {
 		t.Fatal(err)
 	}
-	n, err := s.DeleteWhere(ctx, core.Filter{OlderThan: base.Add(-time.Hour), AnyRoom: true})
-	if err != nil || n != 1 {
-		t.Fatalf("retention delete = %d, %v", n, err)
+	gone, err := s.DeleteWhere(ctx, core.Filter{OlderThan: base.Add(-time.Hour), AnyRoom: true})
+	if err != nil || len(gone.IDs) != 1 {
+		t.Fatalf("retention delete = %d, %v", len(gone.IDs), err)
 	}
 	h, _ := s.History(ctx, old.ID)
 	if len(h) != 2 || h[0].Text != "" || len(h[0].Meta.Tags) != 0 || h[1].Event != core.HistoryDelete ||
@@ -309,7 +310,7 @@ func testRetention(t *testing.T, s Backend) {
 		t.Fatalf("history after the retention delete = %+v", h)
 	}
 	kept := core.HistoryEntry{MemoryID: recent.ID, Event: core.HistoryCreate, Time: base.Add(-24 * time.Hour), Text: recent.Text, Meta: recent.Meta}
-	if err := s.Apply(ctx, core.Change{History: []core.HistoryEntry{kept}}); err != nil {
+	if _, err := s.Apply(ctx, core.Change{History: []core.HistoryEntry{kept}}); err != nil {
 		t.Fatal(err)
 	}
 	if n, err := s.PruneHistory(ctx, base.Add(-time.Hour)); err != nil || n != 1 {
@@ -325,13 +326,13 @@ func testHistory(t *testing.T, s Backend) {
 	m := memory("Sam likes coffee", base)
 	m.Meta.Tags = []string{"drinks"}
 	create := core.HistoryEntry{MemoryID: m.ID, Event: core.HistoryCreate, Time: base, Text: m.Text, Meta: m.Meta}
-	if err := s.Apply(ctx, core.Change{Put: []core.Document{m}, History: []core.HistoryEntry{create}}); err != nil {
+	if _, err := s.Apply(ctx, core.Change{Put: []core.Document{m}, History: []core.HistoryEntry{create}}); err != nil {
 		t.Fatal(err)
 	}
 	patched := m
 	patched.Text = "Sam likes tea"
 	patch := core.HistoryEntry{MemoryID: m.ID, Event: core.HistoryPatch, Time: base.Add(time.Nanosecond), Text: patched.Text, Meta: patched.Meta}
-	if err := s.Apply(ctx, core.Change{Put: []core.Document{patched}, History: []core.HistoryEntry{patch}}); err != nil {
+	if _, err := s.Apply(ctx, core.Change{Put: []core.Document{patched}, History: []core.HistoryEntry{patch}}); err != nil {
 		t.Fatal(err)
 	}
 	h, err := s.History(ctx, m.ID)
@@ -340,7 +341,7 @@ func testHistory(t *testing.T, s Backend) {
 		t.Fatalf("history = %+v, %v", h, err)
 	}
 	gone := core.HistoryEntry{MemoryID: m.ID, Event: core.HistoryDelete, Time: base.Add(time.Hour), Meta: m.Meta, Reason: "asked"}
-	if err := s.Apply(ctx, core.Change{Delete: []string{m.ID}, History: []core.HistoryEntry{gone}}); err != nil {
+	if _, err := s.Apply(ctx, core.Change{Delete: []string{m.ID}, History: []core.HistoryEntry{gone}}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Get(ctx, m.ID); core.KindOf(err) != core.KindNotFound {

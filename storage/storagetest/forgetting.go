@@ -26,7 +26,7 @@ func testCorrectionChainForgotten(t *testing.T, s Backend) {
 			c.History = append(c.History, core.HistoryEntry{MemoryID: old.ID, Event: core.HistoryRetire, Time: at,
 				Text: old.Text, Meta: old.Meta, Reason: core.RetireReason(next.ID)})
 		}
-		if err := s.Apply(ctx, c); err != nil {
+		if _, err := s.Apply(ctx, c); err != nil {
 			t.Fatal(err)
 		}
 		return next
@@ -41,7 +41,7 @@ func testCorrectionChainForgotten(t *testing.T, s Backend) {
 		t.Fatalf("a retired version's history while its correction lives: %+v %v", h, err)
 	}
 	gone := core.HistoryEntry{MemoryID: third.ID, Event: core.HistoryDelete, Time: base.Add(time.Hour), Meta: third.Meta, Reason: "asked"}
-	if err := s.Apply(ctx, core.Change{Delete: []string{third.ID}, History: []core.HistoryEntry{gone}}); err != nil {
+	if _, err := s.Apply(ctx, core.Change{Delete: []string{third.ID}, History: []core.HistoryEntry{gone}}); err != nil {
 		t.Fatal(err)
 	}
 	for _, m := range []core.Document{first, second, third} {
