@@ -2,6 +2,7 @@ package chroma
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -26,5 +27,56 @@ func TestKeywordSearchCommonnessWithinFilter(t *testing.T) {
 	hits, err := s.KeywordSearch(ctx, core.KeywordQuery{Text: "zeppelin", K: 5, Filter: core.Filter{Type: core.DocMemory}})
 	if err != nil || len(hits) != 1 || hits[0].ID != memory.ID || len(hits[0].Embedding) != core.Dim {
 		t.Fatalf("hits = %d (%v), want the memory", len(hits), err)
+	}
+}
+
+// The candidates of every term come in one get; when it is cut, the
+// terms too common among what it returned go, or, when none shows as
+// common there, each term's matches are counted. Either way the search
+// finds what the terms kept match, and nothing a common term alone does.
+func TestKeywordSearchCutCandidates(t *testing.T) {
+	ctx := context.Background()
+	s := openTestStore(t, "cut")
+	s.kw = keywordLimits{termDocs: 3, candidates: 6}
+	now := time.Now().UTC()
+	var docs []core.Document
+	add := func(n int, text string) []string {
+		var ids []string
+		for range n {
+			d := testMemory(text, now)
+			docs, ids = append(docs, d), append(ids, d.ID)
+		}
+		return ids
+	}
+	add(8, "coffee in the morning")
+	rare := add(1, "coffee in zanzibar")
+	var spread []string
+	for _, w := range []string{"kettle", "saucer", "teapot"} {
+		spread = append(spread, add(3, "the "+w+" on the shelf")...)
+	}
+	if err := s.Put(ctx, docs...); err != nil {
+		t.Fatal(err)
+	}
+	ids := func(hits []core.KeywordHit) []string {
+		var out []string
+		for _, h := range hits {
+			out = append(out, h.ID)
+		}
+		slices.Sort(out)
+		return out
+	}
+	// 9 documents hold a term: the get is cut at 6, and "coffee" shows in
+	// more than 3 of them.
+	hits, err := s.KeywordSearch(ctx, core.KeywordQuery{Text: "coffee zanzibar", K: 10})
+	if err != nil || !slices.Equal(ids(hits), rare) || len(hits[0].Embedding) != core.Dim {
+		t.Fatalf("hits = %v (%v), want the zanzibar memory alone", ids(hits), err)
+	}
+	// Three rare terms, 9 documents together: none shows as common in
+	// the 7 returned, the terms are counted one by one, and every match
+	// is ranked.
+	hits, err = s.KeywordSearch(ctx, core.KeywordQuery{Text: "kettle saucer teapot", K: 10})
+	slices.Sort(spread)
+	if err != nil || !slices.Equal(ids(hits), spread) {
+		t.Fatalf("hits = %v (%v), want the 9 kitchen memories", ids(hits), err)
 	}
 }

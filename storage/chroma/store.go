@@ -27,6 +27,7 @@ type Store struct {
 	// read every match at once rather than back in time (readBack;
 	// metaPage; tests lower it to test the spans on a few documents).
 	readWhole int
+	kw        keywordLimits
 }
 
 var _ core.Store = (*Store)(nil)
@@ -49,7 +50,7 @@ func Open(ctx context.Context, rawURL string, opts ...Option) (*Store, error) {
 	if err := c.ensureDatabase(ctx, tenant, database); err != nil {
 		return nil, err
 	}
-	s := &Store{c: c, url: c.root, readWhole: metaPage}
+	s := &Store{c: c, url: c.root, readWhole: metaPage, kw: keywordLimits{termDocs: maxTermDocs, candidates: maxCandidates}}
 	for _, x := range []struct {
 		name string
 		id   *string

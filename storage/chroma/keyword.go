@@ -1,0 +1,231 @@
+package chroma
+
+import (
+	"cmp"
+	"context"
+	"math"
+	"slices"
+	"strings"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/ada-chat/ada/core"
+	"github.com/ada-chat/ada/storage"
+)
+
+// The keyword search. Chroma has no BM25 of its own: its where_document
+// $contains finds the candidates of a term (a substring, in lower case or
+// capitalised) within the query's filter (its where), and they are ranked
+// here with BM25 as SQLite's FTS5 computes it (k1 1.2, b 0.75), over Ada's
+// own tokens. A term matched by more than maxTermDocs documents of the
+// filter is too common to weigh much and is left out, as SQLite leaves out
+// common terms; a word common among turns but rare among memories is kept
+// by a memory search.
+//
+// The candidates of every term come in one get (an $or of the terms'
+// $contains, with their texts and metadata), at most maxCandidates of
+// them: a request costs Chroma a scan of its full-text index whether it
+// holds one term or eight, so one request per term cost a chat a second
+// at 100k documents. When the get is cut at maxCandidates, the terms
+// already matched by more than maxTermDocs of the documents it returned
+// are too common and go; when none is, each term's own matches are
+// counted (termFetches gets at a time, ids only), and the get is made
+// again without the common ones.
+const (
+	bm25K1        = 1.2
+	bm25B         = 0.75
+	maxTermDocs   = 500
+	maxCandidates = 2000
+	termFetches   = 4
+)
+
+// KeywordSearch returns up to q.K documents within q's filter that match
+// q.Text's words, best BM25 first.
+func (s *Store) KeywordSearch(ctx context.Context, q core.KeywordQuery) ([]core.KeywordHit, error) {
+	var stems []string // each term's stem, as often as the query says it
+	for _, t := range storage.KeywordTerms(q.Text) {
+		stems = append(stems, stemOf(t))
+	}
+	if len(stems) == 0 || q.K <= 0 {
+		return nil, nil
+	}
+	var total int
+	var cands []core.Document
+	var kept []string
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() (err error) {
+		total, err = s.c.count(gctx, s.docs)
+		return err
+	})
+	g.Go(func() (err error) {
+		cands, kept, err = s.keywordCandidates(gctx, whereOf(q.Filter), stems)
+		return err
+	})
+	if err := g.Wait(); err != nil || total == 0 || len(cands) == 0 {
+		return nil, err
+	}
+	hits := rankBM25(cands, kept, total, q.Filter)
+	hits = hits[:min(q.K, len(hits))]
+	return hits, s.loadEmbeddings(ctx, hits)
+}
+
+// keywordCandidates returns the documents of where holding any of the
+// terms that are not too common (by $contains), and those terms, each as
+// often as stems holds it.
+func (s *Store) keywordCandidates(ctx context.Context, where map[string]any, stems []string) ([]core.Document, []string, error) {
+	unique := slices.Compact(slices.Sorted(slices.Values(stems)))
+	probed := false
+	for len(unique) > 0 {
+		limit := s.kw.candidates + 1
+		got, err := s.c.get(ctx, s.docs, getRequest{Where: where, WhereDocument: containsAny(unique), Limit: &limit,
+			Include: []string{"documents", "metadatas"}})
+		if err != nil {
+			return nil, nil, err
+		}
+		docs, err := documents(got)
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(docs) <= s.kw.candidates {
+			return docs, slices.DeleteFunc(slices.Clone(stems), func(st string) bool { return !slices.Contains(unique, st) }), nil
+		}
+		common := func(st string) bool { return containing(docs, st) > s.kw.termDocs }
+		if !slices.ContainsFunc(unique, common) {
+			if probed {
+				// Every term is rare, yet together they hold more than
+				// maxCandidates: all of them, whatever their number.
+				got, err := s.c.get(ctx, s.docs, getRequest{Where: where, WhereDocument: containsAny(unique), Include: []string{"documents", "metadatas"}})
+				if err != nil {
+					return nil, nil, err
+				}
+				docs, err := documents(got)
+				return docs, slices.DeleteFunc(slices.Clone(stems), func(st string) bool { return !slices.Contains(unique, st) }), err
+			}
+			probed = true
+			if common, err = s.commonTerms(ctx, where, unique); err != nil {
+				return nil, nil, err
+			}
+		}
+		unique = slices.DeleteFunc(unique, common)
+	}
+	return nil, nil, nil
+}
+
+// keywordLimits are maxTermDocs and maxCandidates (tests lower them).
+type keywordLimits struct{ termDocs, candidates int }
+
+// commonTerms asks Chroma, term by term, which of stems more than
+// maxTermDocs documents of where hold.
+func (s *Store) commonTerms(ctx context.Context, where map[string]any, stems []string) (func(string) bool, error) {
+	isCommon := make([]bool, len(stems))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(termFetches)
+	for i, st := range stems {
+		g.Go(func() error {
+			limit := s.kw.termDocs + 1
+			got, err := s.c.get(gctx, s.docs, getRequest{Where: where, Limit: &limit, Include: []string{}, WhereDocument: containsAny([]string{st})})
+			isCommon[i] = err == nil && len(got.IDs) > s.kw.termDocs
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	return func(st string) bool {
+		i := slices.Index(stems, st)
+		return i >= 0 && isCommon[i]
+	}, nil
+}
+
+// containsAny is the where_document clause of the texts holding any of
+// stems, in lower case or capitalised.
+func containsAny(stems []string) map[string]any {
+	var clauses []any
+	for _, st := range stems {
+		for _, form := range slices.Compact([]string{st, capitalised(st)}) {
+			clauses = append(clauses, map[string]any{"$contains": form})
+		}
+	}
+	if len(clauses) == 1 {
+		return clauses[0].(map[string]any)
+	}
+	return map[string]any{"$or": clauses}
+}
+
+// containing counts the documents of docs that $contains would match
+// with st.
+func containing(docs []core.Document, st string) int {
+	n := 0
+	for _, d := range docs {
+		if hasForm(d.Text, st) {
+			n++
+		}
+	}
+	return n
+}
+
+func hasForm(text, st string) bool {
+	return strings.Contains(text, st) || strings.Contains(text, capitalised(st))
+}
+
+// rankBM25 scores the candidates of filter f that hold any of stems. FTS5
+// counts N (documents) and df (those holding the term) over the whole
+// store; here N is the whole store too (total), but df is counted among
+// the filter's documents only (the candidates), which is all a filtered
+// get sees. It is the store's df when the filter holds every document
+// holding the term, and otherwise smaller: every term's idf, log((N-df)/df)
+// or about log N - log df, rises by about the same amount, so the order of
+// the filter's documents, which is all the search returns, hardly moves.
+// Lengths and frequencies are over Ada's tokens (a $contains match is a
+// substring, not always a word).
+func rankBM25(cands []core.Document, stems []string, total int, f core.Filter) []core.KeywordHit {
+	// The candidates of the terms kept only: a document matched by a
+	// common term alone does not count in the average length.
+	cands = slices.DeleteFunc(cands, func(d core.Document) bool {
+		return !slices.ContainsFunc(stems, func(st string) bool { return hasForm(d.Text, st) })
+	})
+	if len(cands) == 0 {
+		return nil
+	}
+	tokens := make([]map[string]int, len(cands))
+	df := map[string]int{}
+	var totalLen int
+	for i, d := range cands {
+		tf := map[string]int{}
+		n := 0
+		for _, w := range words(d.Text) {
+			tf[stemOf(w)]++
+			n++
+		}
+		tf[""] = n
+		totalLen += n
+		tokens[i] = tf
+		for _, st := range slices.Compact(slices.Sorted(slices.Values(stems))) {
+			if tf[st] > 0 {
+				df[st]++
+			}
+		}
+	}
+	avgLen := float64(totalLen) / float64(len(cands))
+	var hits []core.KeywordHit
+	for i, d := range cands {
+		if !matches(f, d) {
+			continue
+		}
+		tf := tokens[i]
+		var score float64
+		for _, st := range stems {
+			tfs := float64(tf[st])
+			if tfs == 0 {
+				continue
+			}
+			idf := math.Max(math.Log((float64(total)-float64(df[st])+0.5)/(float64(df[st])+0.5)), 1e-6)
+			score += idf * tfs * (bm25K1 + 1) / (tfs + bm25K1*(1-bm25B+bm25B*float64(tf[""])/avgLen))
+		}
+		if score > 0 {
+			hits = append(hits, core.KeywordHit{Document: d, BM25: score})
+		}
+	}
+	slices.SortFunc(hits, func(a, b core.KeywordHit) int { return cmp.Or(cmp.Compare(b.BM25, a.BM25), cmp.Compare(a.ID, b.ID)) })
+	return hits
+}
