@@ -23,14 +23,15 @@ import (
 // by a memory search.
 //
 // The candidates of every term come in one get (an $or of the terms'
-// $contains, with their texts and metadata), at most maxCandidates of
-// them: a request costs Chroma a scan of its full-text index whether it
-// holds one term or eight, so one request per term cost a chat a second
-// at 100k documents. When the get is cut at maxCandidates, the terms
+// $contains, with their texts only), at most maxCandidates of them,
+// rather than one get per term and one more for the texts: a memory
+// search costs three requests (the count, the candidates, the metadata
+// and embeddings of the K chosen) instead of a term's count plus three.
+// When the get is cut at maxCandidates, the terms
 // already matched by more than maxTermDocs of the documents it returned
-// are too common and go; when none is, each term's own matches are
-// counted (termFetches gets at a time, ids only), and the get is made
-// again without the common ones.
+// are too common and go, the others' own matches are counted
+// (termFetches gets at a time, ids only), and the get is made again
+// without the common ones.
 const (
 	bm25K1        = 1.2
 	bm25B         = 0.75
@@ -64,9 +65,45 @@ func (s *Store) KeywordSearch(ctx context.Context, q core.KeywordQuery) ([]core.
 	if err := g.Wait(); err != nil || total == 0 || len(cands) == 0 {
 		return nil, err
 	}
-	hits := rankBM25(cands, kept, total, q.Filter)
-	hits = hits[:min(q.K, len(hits))]
-	return hits, s.loadEmbeddings(ctx, hits)
+	return s.completeHits(ctx, rankBM25(cands, kept, total), q.Filter, q.K)
+}
+
+// completeHits reads the metadata and embeddings of the best-ranked hits
+// (a get of K at a time, until K of them pass matches) and returns the
+// first K within f: only those chosen cross the wire with their metadata
+// and their 768 numbers each (as JSON). The where clause held f but for
+// the conditions matches alone checks, so one get is the rule.
+func (s *Store) completeHits(ctx context.Context, ranked []core.KeywordHit, f core.Filter, k int) ([]core.KeywordHit, error) {
+	var out []core.KeywordHit
+	for len(ranked) > 0 && len(out) < k {
+		next := ranked[:min(k, len(ranked))]
+		ranked = ranked[len(next):]
+		ids := make([]string, len(next))
+		for i, h := range next {
+			ids[i] = h.ID
+		}
+		got, err := s.c.get(ctx, s.docs, getRequest{IDs: ids, Include: []string{"metadatas", "embeddings"}})
+		if err != nil {
+			return nil, err
+		}
+		docs, err := documents(got)
+		if err != nil {
+			return nil, err
+		}
+		byID := make(map[string]core.Document, len(docs))
+		for _, d := range docs {
+			byID[d.ID] = d
+		}
+		for _, h := range next {
+			d, ok := byID[h.ID] // absent: another replica deleted it meanwhile
+			if !ok || !matches(f, d) || len(out) == k {
+				continue
+			}
+			d.Text = h.Text
+			out = append(out, core.KeywordHit{Document: d, BM25: h.BM25})
+		}
+	}
+	return out, nil
 }
 
 // keywordCandidates returns the documents of where holding any of the
@@ -74,41 +111,43 @@ func (s *Store) KeywordSearch(ctx context.Context, q core.KeywordQuery) ([]core.
 // often as stems holds it.
 func (s *Store) keywordCandidates(ctx context.Context, where map[string]any, stems []string) ([]core.Document, []string, error) {
 	unique := slices.Compact(slices.Sorted(slices.Values(stems)))
-	probed := false
-	for len(unique) > 0 {
-		limit := s.kw.candidates + 1
-		got, err := s.c.get(ctx, s.docs, getRequest{Where: where, WhereDocument: containsAny(unique), Limit: &limit,
-			Include: []string{"documents", "metadatas"}})
+	keptOnly := func() []string {
+		return slices.DeleteFunc(slices.Clone(stems), func(st string) bool { return !slices.Contains(unique, st) })
+	}
+	limit := s.kw.candidates + 1
+	got, err := s.c.get(ctx, s.docs, getRequest{Where: where, WhereDocument: containsAny(unique), Limit: &limit, Include: []string{"documents"}})
+	if err != nil {
+		return nil, nil, err
+	}
+	docs := idTexts(got)
+	if len(docs) <= s.kw.candidates {
+		return docs, keptOnly(), nil
+	}
+	unique = slices.DeleteFunc(unique, func(st string) bool { return containing(docs, st) > s.kw.termDocs })
+	// Cut: the terms not yet seen to be common are counted one by one,
+	// and the candidates of the rare ones read whole (at most
+	// maxTermDocs each).
+	if len(unique) > 0 {
+		common, err := s.commonTerms(ctx, where, unique)
 		if err != nil {
 			return nil, nil, err
-		}
-		docs, err := documents(got)
-		if err != nil {
-			return nil, nil, err
-		}
-		if len(docs) <= s.kw.candidates {
-			return docs, slices.DeleteFunc(slices.Clone(stems), func(st string) bool { return !slices.Contains(unique, st) }), nil
-		}
-		common := func(st string) bool { return containing(docs, st) > s.kw.termDocs }
-		if !slices.ContainsFunc(unique, common) {
-			if probed {
-				// Every term is rare, yet together they hold more than
-				// maxCandidates: all of them, whatever their number.
-				got, err := s.c.get(ctx, s.docs, getRequest{Where: where, WhereDocument: containsAny(unique), Include: []string{"documents", "metadatas"}})
-				if err != nil {
-					return nil, nil, err
-				}
-				docs, err := documents(got)
-				return docs, slices.DeleteFunc(slices.Clone(stems), func(st string) bool { return !slices.Contains(unique, st) }), err
-			}
-			probed = true
-			if common, err = s.commonTerms(ctx, where, unique); err != nil {
-				return nil, nil, err
-			}
 		}
 		unique = slices.DeleteFunc(unique, common)
 	}
-	return nil, nil, nil
+	if len(unique) == 0 {
+		return nil, nil, nil
+	}
+	got, err = s.c.get(ctx, s.docs, getRequest{Where: where, WhereDocument: containsAny(unique), Include: []string{"documents"}})
+	return idTexts(got), keptOnly(), err
+}
+
+// idTexts are the documents of r with their ids and texts only.
+func idTexts(r records) []core.Document {
+	out := make([]core.Document, len(r.IDs))
+	for i, id := range r.IDs {
+		out[i] = core.Document{ID: id, Text: r.Documents[i]}
+	}
+	return out
 }
 
 // keywordLimits are maxTermDocs and maxCandidates (tests lower them).
@@ -168,7 +207,7 @@ func hasForm(text, st string) bool {
 	return strings.Contains(text, st) || strings.Contains(text, capitalised(st))
 }
 
-// rankBM25 scores the candidates of filter f that hold any of stems. FTS5
+// rankBM25 scores the candidates of a filter that hold any of stems. FTS5
 // counts N (documents) and df (those holding the term) over the whole
 // store; here N is the whole store too (total), but df is counted among
 // the filter's documents only (the candidates), which is all a filtered
@@ -177,8 +216,9 @@ func hasForm(text, st string) bool {
 // or about log N - log df, rises by about the same amount, so the order of
 // the filter's documents, which is all the search returns, hardly moves.
 // Lengths and frequencies are over Ada's tokens (a $contains match is a
-// substring, not always a word).
-func rankBM25(cands []core.Document, stems []string, total int, f core.Filter) []core.KeywordHit {
+// substring, not always a word). The candidates have no metadata yet: f's
+// conditions beyond the where clause are checked after (completeHits).
+func rankBM25(cands []core.Document, stems []string, total int) []core.KeywordHit {
 	// The candidates of the terms kept only: a document matched by a
 	// common term alone does not count in the average length.
 	cands = slices.DeleteFunc(cands, func(d core.Document) bool {
@@ -209,9 +249,6 @@ func rankBM25(cands []core.Document, stems []string, total int, f core.Filter) [
 	avgLen := float64(totalLen) / float64(len(cands))
 	var hits []core.KeywordHit
 	for i, d := range cands {
-		if !matches(f, d) {
-			continue
-		}
 		tf := tokens[i]
 		var score float64
 		for _, st := range stems {

@@ -46,31 +46,6 @@ func (s *Store) Search(ctx context.Context, q core.VectorQuery) ([]core.Hit, err
 	return hits[:min(q.K, len(hits))], nil
 }
 
-// loadEmbeddings fills in the embeddings of the hits, as SQLite's keyword
-// search returns them: only the K chosen, not every candidate, cross the
-// wire (768 numbers each, as JSON).
-func (s *Store) loadEmbeddings(ctx context.Context, hits []core.KeywordHit) error {
-	if len(hits) == 0 {
-		return nil
-	}
-	ids := make([]string, len(hits))
-	for i, h := range hits {
-		ids[i] = h.ID
-	}
-	got, err := s.c.get(ctx, s.docs, getRequest{IDs: ids, Include: []string{"embeddings"}})
-	if err != nil {
-		return err
-	}
-	byID := make(map[string][]float32, len(got.IDs))
-	for i, id := range got.IDs {
-		byID[id] = got.Embeddings[i]
-	}
-	for i := range hits {
-		hits[i].Embedding = byID[hits[i].ID]
-	}
-	return nil
-}
-
 // words splits text as KeywordTerms does: lower-cased letters and digits.
 func words(text string) []string {
 	return strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
