@@ -55,7 +55,7 @@ func Open(ctx context.Context, rawURL string, opts ...Option) (*Store, error) {
 		name string
 		id   *string
 	}{{docsName, &s.docs}, {historyName, &s.history}, {metaName, &s.stmeta}} {
-		if *x.id, err = c.collection(ctx, x.name); err != nil {
+		if *x.id, err = c.collection(ctx, x.name, x.name == docsName); err != nil {
 			return nil, err
 		}
 	}
