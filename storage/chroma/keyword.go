@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -31,7 +32,8 @@ import (
 // already matched by more than maxTermDocs of the documents it returned
 // are too common and go, the others' own matches are counted
 // (termFetches gets at a time, ids only), and the get is made again
-// without the common ones.
+// without the common ones. The terms found common are remembered for a
+// while (commonCache), so that the next search leaves them out at once.
 const (
 	bm25K1        = 1.2
 	bm25B         = 0.75
@@ -110,9 +112,13 @@ func (s *Store) completeHits(ctx context.Context, ranked []core.KeywordHit, f co
 // terms that are not too common (by $contains), and those terms, each as
 // often as stems holds it.
 func (s *Store) keywordCandidates(ctx context.Context, where map[string]any, stems []string) ([]core.Document, []string, error) {
-	unique := slices.Compact(slices.Sorted(slices.Values(stems)))
+	now := time.Now()
+	unique := slices.DeleteFunc(slices.Compact(slices.Sorted(slices.Values(stems))), func(st string) bool { return s.common.known(where, st, now) })
 	keptOnly := func() []string {
 		return slices.DeleteFunc(slices.Clone(stems), func(st string) bool { return !slices.Contains(unique, st) })
+	}
+	if len(unique) == 0 {
+		return nil, nil, nil
 	}
 	limit := s.kw.candidates + 1
 	got, err := s.c.get(ctx, s.docs, getRequest{Where: where, WhereDocument: containsAny(unique), Limit: &limit, Include: []string{"documents"}})
@@ -123,17 +129,24 @@ func (s *Store) keywordCandidates(ctx context.Context, where map[string]any, ste
 	if len(docs) <= s.kw.candidates {
 		return docs, keptOnly(), nil
 	}
-	unique = slices.DeleteFunc(unique, func(st string) bool { return containing(docs, st) > s.kw.termDocs })
-	// Cut: the terms not yet seen to be common are counted one by one,
-	// and the candidates of the rare ones read whole (at most
-	// maxTermDocs each).
-	if len(unique) > 0 {
-		common, err := s.commonTerms(ctx, where, unique)
+	// Cut: the terms seen to be common in what came go; the others are
+	// counted one by one, and the candidates of the rare ones read whole
+	// (at most maxTermDocs each).
+	var common []string
+	for _, st := range unique {
+		if containing(docs, st) > s.kw.termDocs {
+			common = append(common, st)
+		}
+	}
+	if rest := slices.DeleteFunc(slices.Clone(unique), func(st string) bool { return slices.Contains(common, st) }); len(rest) > 0 {
+		counted, err := s.countTerms(ctx, where, rest)
 		if err != nil {
 			return nil, nil, err
 		}
-		unique = slices.DeleteFunc(unique, common)
+		common = append(common, counted...)
 	}
+	s.common.add(where, common, now)
+	unique = slices.DeleteFunc(unique, func(st string) bool { return slices.Contains(common, st) })
 	if len(unique) == 0 {
 		return nil, nil, nil
 	}
@@ -153,9 +166,9 @@ func idTexts(r records) []core.Document {
 // keywordLimits are maxTermDocs and maxCandidates (tests lower them).
 type keywordLimits struct{ termDocs, candidates int }
 
-// commonTerms asks Chroma, term by term, which of stems more than
-// maxTermDocs documents of where hold.
-func (s *Store) commonTerms(ctx context.Context, where map[string]any, stems []string) (func(string) bool, error) {
+// countTerms asks Chroma, term by term, which of stems more than
+// maxTermDocs documents of where hold, and returns those.
+func (s *Store) countTerms(ctx context.Context, where map[string]any, stems []string) ([]string, error) {
 	isCommon := make([]bool, len(stems))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(termFetches)
@@ -170,10 +183,13 @@ func (s *Store) commonTerms(ctx context.Context, where map[string]any, stems []s
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	return func(st string) bool {
-		i := slices.Index(stems, st)
-		return i >= 0 && isCommon[i]
-	}, nil
+	var common []string
+	for i, st := range stems {
+		if isCommon[i] {
+			common = append(common, st)
+		}
+	}
+	return common, nil
 }
 
 // containsAny is the where_document clause of the texts holding any of

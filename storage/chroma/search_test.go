@@ -71,6 +71,14 @@ func TestKeywordSearchCutCandidates(t *testing.T) {
 	if err != nil || !slices.Equal(ids(hits), rare) || len(hits[0].Embedding) != core.Dim {
 		t.Fatalf("hits = %v (%v), want the zanzibar memory alone", ids(hits), err)
 	}
+	// "coffee" is now known to be common: left out before asking.
+	if !s.common.known(nil, "coffee", time.Now()) || s.common.known(nil, "zanzibar", time.Now()) {
+		t.Fatal("coffee should be remembered as common, zanzibar not")
+	}
+	hits, err = s.KeywordSearch(ctx, core.KeywordQuery{Text: "zanzibar coffee", K: 10})
+	if err != nil || !slices.Equal(ids(hits), rare) {
+		t.Fatalf("again: hits = %v (%v), want the zanzibar memory alone", ids(hits), err)
+	}
 	// Three rare terms, 9 documents together: none shows as common in
 	// the 7 returned, the terms are counted one by one, and every match
 	// is ranked.

@@ -28,6 +28,7 @@ type Store struct {
 	// metaPage; tests lower it to test the spans on a few documents).
 	readWhole int
 	kw        keywordLimits
+	common    *commonCache // the keyword terms found too common lately
 }
 
 var _ core.Store = (*Store)(nil)
@@ -50,7 +51,8 @@ func Open(ctx context.Context, rawURL string, opts ...Option) (*Store, error) {
 	if err := c.ensureDatabase(ctx, tenant, database); err != nil {
 		return nil, err
 	}
-	s := &Store{c: c, url: c.root, readWhole: metaPage, kw: keywordLimits{termDocs: maxTermDocs, candidates: maxCandidates}}
+	s := &Store{c: c, url: c.root, readWhole: metaPage, kw: keywordLimits{termDocs: maxTermDocs, candidates: maxCandidates},
+		common: &commonCache{}}
 	for _, x := range []struct {
 		name string
 		id   *string
