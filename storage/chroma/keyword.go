@@ -23,17 +23,15 @@ import (
 // common terms; a word common among turns but rare among memories is kept
 // by a memory search.
 //
-// The candidates of every term come in one get (an $or of the terms'
-// $contains, with their texts only), at most maxCandidates of them,
-// rather than one get per term and one more for the texts: a memory
-// search costs three requests (the count, the candidates, the metadata
-// and embeddings of the K chosen) instead of a term's count plus three.
-// When the get is cut at maxCandidates, the terms
-// already matched by more than maxTermDocs of the documents it returned
-// are too common and go, the others' own matches are counted
-// (termFetches gets at a time, ids only), and the get is made again
-// without the common ones. The terms found common are remembered for a
-// while (commonCache), so that the next search leaves them out at once.
+// Each term is first counted (a get of its ids, at most maxTermDocs+1,
+// termFetches at a time), and whether it is too common is remembered for
+// an hour per where clause (termCache); then the candidates of the rare
+// terms come in one get (an $or of their $contains, texts only), and the
+// metadata and embeddings of the K chosen in another. A search whose
+// terms are all known thus makes three requests (Chroma's count, the
+// candidates, the K chosen) instead of one per term plus three. When the
+// candidates' get holds more than maxCandidates (a rare term became
+// common), its terms are counted again.
 const (
 	bm25K1        = 1.2
 	bm25B         = 0.75
@@ -113,7 +111,21 @@ func (s *Store) completeHits(ctx context.Context, ranked []core.KeywordHit, f co
 // often as stems holds it.
 func (s *Store) keywordCandidates(ctx context.Context, where map[string]any, stems []string) ([]core.Document, []string, error) {
 	now := time.Now()
-	unique := slices.DeleteFunc(slices.Compact(slices.Sorted(slices.Values(stems))), func(st string) bool { return s.common.known(where, st, now) })
+	unique := slices.Compact(slices.Sorted(slices.Values(stems)))
+	var unknown []string
+	rare := func(st string) bool {
+		common, known := s.terms.verdict(where, st, now)
+		return known && !common
+	}
+	for _, st := range unique {
+		if _, known := s.terms.verdict(where, st, now); !known {
+			unknown = append(unknown, st)
+		}
+	}
+	if err := s.countTerms(ctx, where, unknown, now); err != nil {
+		return nil, nil, err
+	}
+	unique = slices.DeleteFunc(unique, func(st string) bool { return !rare(st) })
 	keptOnly := func() []string {
 		return slices.DeleteFunc(slices.Clone(stems), func(st string) bool { return !slices.Contains(unique, st) })
 	}
@@ -125,29 +137,15 @@ func (s *Store) keywordCandidates(ctx context.Context, where map[string]any, ste
 	if err != nil {
 		return nil, nil, err
 	}
-	docs := idTexts(got)
-	if len(docs) <= s.kw.candidates {
+	if docs := idTexts(got); len(docs) <= s.kw.candidates {
 		return docs, keptOnly(), nil
 	}
-	// Cut: the terms seen to be common in what came go; the others are
-	// counted one by one, and the candidates of the rare ones read whole
-	// (at most maxTermDocs each).
-	var common []string
-	for _, st := range unique {
-		if containing(docs, st) > s.kw.termDocs {
-			common = append(common, st)
-		}
+	// Cut: a verdict was out of date. The terms are counted again, and
+	// the rare ones' candidates read whole (at most maxTermDocs each).
+	if err := s.countTerms(ctx, where, unique, now); err != nil {
+		return nil, nil, err
 	}
-	if rest := slices.DeleteFunc(slices.Clone(unique), func(st string) bool { return slices.Contains(common, st) }); len(rest) > 0 {
-		counted, err := s.countTerms(ctx, where, rest)
-		if err != nil {
-			return nil, nil, err
-		}
-		common = append(common, counted...)
-	}
-	s.common.add(where, common, now)
-	unique = slices.DeleteFunc(unique, func(st string) bool { return slices.Contains(common, st) })
-	if len(unique) == 0 {
+	if unique = slices.DeleteFunc(unique, func(st string) bool { return !rare(st) }); len(unique) == 0 {
 		return nil, nil, nil
 	}
 	got, err = s.c.get(ctx, s.docs, getRequest{Where: where, WhereDocument: containsAny(unique), Include: []string{"documents"}})
@@ -166,9 +164,13 @@ func idTexts(r records) []core.Document {
 // keywordLimits are maxTermDocs and maxCandidates (tests lower them).
 type keywordLimits struct{ termDocs, candidates int }
 
-// countTerms asks Chroma, term by term, which of stems more than
-// maxTermDocs documents of where hold, and returns those.
-func (s *Store) countTerms(ctx context.Context, where map[string]any, stems []string) ([]string, error) {
+// countTerms asks Chroma, term by term (termFetches at a time, ids only),
+// whether more than maxTermDocs documents of where hold each of stems,
+// and records the verdicts.
+func (s *Store) countTerms(ctx context.Context, where map[string]any, stems []string, now time.Time) error {
+	if len(stems) == 0 {
+		return nil
+	}
 	isCommon := make([]bool, len(stems))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(termFetches)
@@ -181,15 +183,10 @@ func (s *Store) countTerms(ctx context.Context, where map[string]any, stems []st
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return nil, err
+		return err
 	}
-	var common []string
-	for i, st := range stems {
-		if isCommon[i] {
-			common = append(common, st)
-		}
-	}
-	return common, nil
+	s.terms.set(where, stems, func(st string) bool { return isCommon[slices.Index(stems, st)] }, now)
+	return nil
 }
 
 // containsAny is the where_document clause of the texts holding any of

@@ -6,43 +6,55 @@ import (
 	"time"
 )
 
-// commonCache remembers, per where clause, the terms a keyword search found
-// too common (more than maxTermDocs documents), so that the next search
-// leaves them out before asking Chroma: a common word would otherwise cut
-// the candidates' get every time and cost two more requests. A term's
-// documents only grow but by deletions, so an entry is believed for
-// commonFor, then asked again; at most commonMax entries are kept (when
-// full, the set starts again).
-type commonCache struct {
-	mu    sync.Mutex
-	until map[string]time.Time
+// termCache remembers, per where clause, whether a keyword term was found
+// too common (more than maxTermDocs documents) or not, so that the next
+// search asks Chroma for the rare terms' candidates at once, without
+// counting each term again: counting is one request per term, and a
+// request whose $or holds a common term costs the server a scan of every
+// document holding it. A term's documents grow and shrink slowly, so a
+// verdict is believed for termVerdictFor (a verdict proved wrong by a cut
+// get is corrected then); at most termCacheMax are kept (when full, the
+// cache starts again).
+type termCache struct {
+	mu       sync.Mutex
+	verdicts map[string]termVerdict
+}
+
+type termVerdict struct {
+	common bool
+	until  time.Time
 }
 
 const (
-	commonFor = 10 * time.Minute
-	commonMax = 10000
+	termVerdictFor = time.Hour
+	termCacheMax   = 20000
 )
 
-func commonKey(where map[string]any, stem string) string {
+func termKey(where map[string]any, stem string) string {
 	w, _ := json.Marshal(where) // sorted keys: the same clause, the same key
 	return string(w) + "\x00" + stem
 }
 
-// known reports whether stem was found common within where lately.
-func (c *commonCache) known(where map[string]any, stem string, now time.Time) bool {
+// verdict reports whether stem is common within where, and whether that
+// is known (lately).
+func (c *termCache) verdict(where map[string]any, stem string, now time.Time) (common, known bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return now.Before(c.until[commonKey(where, stem)])
+	v, ok := c.verdicts[termKey(where, stem)]
+	if !ok || !now.Before(v.until) {
+		return false, false
+	}
+	return v.common, true
 }
 
-// add records that stems are common within where.
-func (c *commonCache) add(where map[string]any, stems []string, now time.Time) {
+// set records whether each of stems is common within where.
+func (c *termCache) set(where map[string]any, stems []string, common func(string) bool, now time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.until == nil || len(c.until)+len(stems) > commonMax {
-		c.until = map[string]time.Time{}
+	if c.verdicts == nil || len(c.verdicts)+len(stems) > termCacheMax {
+		c.verdicts = map[string]termVerdict{}
 	}
 	for _, st := range stems {
-		c.until[commonKey(where, st)] = now.Add(commonFor)
+		c.verdicts[termKey(where, st)] = termVerdict{common: common(st), until: now.Add(termVerdictFor)}
 	}
 }

@@ -30,9 +30,9 @@ func TestKeywordSearchCommonnessWithinFilter(t *testing.T) {
 	}
 }
 
-// The candidates of every term come in one get; when it is cut, the
-// terms too common among what it returned go, or, when none shows as
-// common there, each term's matches are counted. Either way the search
+// Each term is counted once, and the rare terms' candidates come in one
+// get; when that get is cut (more than the cap), the terms are counted
+// again and the rare ones' candidates read whole. Either way the search
 // finds what the terms kept match, and nothing a common term alone does.
 func TestKeywordSearchCutCandidates(t *testing.T) {
 	ctx := context.Background()
@@ -65,23 +65,24 @@ func TestKeywordSearchCutCandidates(t *testing.T) {
 		slices.Sort(out)
 		return out
 	}
-	// 9 documents hold a term: the get is cut at 6, and "coffee" shows in
-	// more than 3 of them.
+	// "coffee" is in 9 documents, more than 3: left out.
 	hits, err := s.KeywordSearch(ctx, core.KeywordQuery{Text: "coffee zanzibar", K: 10})
 	if err != nil || !slices.Equal(ids(hits), rare) || len(hits[0].Embedding) != core.Dim {
 		t.Fatalf("hits = %v (%v), want the zanzibar memory alone", ids(hits), err)
 	}
-	// "coffee" is now known to be common: left out before asking.
-	if !s.common.known(nil, "coffee", time.Now()) || s.common.known(nil, "zanzibar", time.Now()) {
-		t.Fatal("coffee should be remembered as common, zanzibar not")
+	// The verdicts are remembered: the next search counts nothing.
+	if common, known := s.terms.verdict(nil, "coffee", time.Now()); !common || !known {
+		t.Fatal("coffee should be remembered as common")
+	}
+	if common, known := s.terms.verdict(nil, "zanzibar", time.Now()); common || !known {
+		t.Fatal("zanzibar should be remembered as rare")
 	}
 	hits, err = s.KeywordSearch(ctx, core.KeywordQuery{Text: "zanzibar coffee", K: 10})
 	if err != nil || !slices.Equal(ids(hits), rare) {
 		t.Fatalf("again: hits = %v (%v), want the zanzibar memory alone", ids(hits), err)
 	}
-	// Three rare terms, 9 documents together: none shows as common in
-	// the 7 returned, the terms are counted one by one, and every match
-	// is ranked.
+	// Three rare terms, 9 documents together: the get is cut at 6, the
+	// terms are counted again, and every match is ranked.
 	hits, err = s.KeywordSearch(ctx, core.KeywordQuery{Text: "kettle saucer teapot", K: 10})
 	slices.Sort(spread)
 	if err != nil || !slices.Equal(ids(hits), spread) {

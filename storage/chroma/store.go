@@ -28,7 +28,7 @@ type Store struct {
 	// metaPage; tests lower it to test the spans on a few documents).
 	readWhole int
 	kw        keywordLimits
-	common    *commonCache // the keyword terms found too common lately
+	terms     *termCache // whether keyword terms are too common, lately
 }
 
 var _ core.Store = (*Store)(nil)
@@ -52,7 +52,7 @@ func Open(ctx context.Context, rawURL string, opts ...Option) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{c: c, url: c.root, readWhole: metaPage, kw: keywordLimits{termDocs: maxTermDocs, candidates: maxCandidates},
-		common: &commonCache{}}
+		terms: &termCache{}}
 	for _, x := range []struct {
 		name string
 		id   *string
