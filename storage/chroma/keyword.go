@@ -28,8 +28,9 @@ import (
 // an hour per where clause (termCache); then the candidates of the rare
 // terms come in one get (an $or of their $contains, texts only), and the
 // metadata and embeddings of the K chosen in another. A search whose
-// terms are all known thus makes three requests (Chroma's count, the
-// candidates, the K chosen) instead of one per term plus three. When the
+// terms are all known thus makes two requests (the candidates, the K
+// chosen; Chroma's count, BM25's N, is reused for a minute, storeSize)
+// instead of one per term plus three. When the
 // candidates' get holds more than maxCandidates (a rare term became
 // common), its terms are counted again.
 const (
@@ -55,16 +56,17 @@ func (s *Store) KeywordSearch(ctx context.Context, q core.KeywordQuery) ([]core.
 	var kept []string
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() (err error) {
-		total, err = s.c.count(gctx, s.docs)
+		total, err = s.size.get(time.Now(), func() (int, error) { return s.c.count(gctx, s.docs) })
 		return err
 	})
 	g.Go(func() (err error) {
 		cands, kept, err = s.keywordCandidates(gctx, whereOf(q.Filter), stems)
 		return err
 	})
-	if err := g.Wait(); err != nil || total == 0 || len(cands) == 0 {
+	if err := g.Wait(); err != nil || len(cands) == 0 {
 		return nil, err
 	}
+	total = max(total, len(cands)) // a count a minute old may be short
 	return s.completeHits(ctx, rankBM25(cands, kept, total), q.Filter, q.K)
 }
 

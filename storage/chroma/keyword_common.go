@@ -58,3 +58,35 @@ func (c *termCache) set(where map[string]any, stems []string, common func(string
 		c.verdicts[termKey(where, st)] = termVerdict{common: common(st), until: now.Add(termVerdictFor)}
 	}
 }
+
+// storeSize is the collection's count (BM25's N), reused for
+// storeSizeFor: a request saved per keyword search, and N moves the
+// scores little while the store grows by a minute's writes.
+type storeSize struct {
+	mu    sync.Mutex
+	n     int
+	until time.Time
+}
+
+const storeSizeFor = time.Minute
+
+// get returns the count, asking count when the one known is older than
+// storeSizeFor.
+func (c *storeSize) get(now time.Time, count func() (int, error)) (int, error) {
+	c.mu.Lock()
+	n, fresh := c.n, now.Before(c.until)
+	c.mu.Unlock()
+	if fresh {
+		return n, nil
+	}
+	n, err := count()
+	if err != nil {
+		return 0, err
+	}
+	if n > 0 { // an empty store fills fast: its count is asked again
+		c.mu.Lock()
+		c.n, c.until = n, now.Add(storeSizeFor)
+		c.mu.Unlock()
+	}
+	return n, nil
+}

@@ -89,3 +89,21 @@ func TestKeywordSearchCutCandidates(t *testing.T) {
 		t.Fatalf("hits = %v (%v), want the 9 kitchen memories", ids(hits), err)
 	}
 }
+
+// The store's count is reused for a minute, but not an empty store's:
+// a memory written after a search of the empty store is found at once.
+func TestKeywordSearchAfterFirstWrite(t *testing.T) {
+	ctx := context.Background()
+	s := openTestStore(t, "firstwrite")
+	if hits, err := s.KeywordSearch(ctx, core.KeywordQuery{Text: "zeppelin", K: 5}); err != nil || len(hits) != 0 {
+		t.Fatalf("empty store: hits = %d (%v)", len(hits), err)
+	}
+	memory := testMemory("The user flew in a zeppelin once", time.Now().UTC())
+	if err := s.Put(ctx, memory); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := s.KeywordSearch(ctx, core.KeywordQuery{Text: "zeppelin", K: 5})
+	if err != nil || len(hits) != 1 || hits[0].ID != memory.ID {
+		t.Fatalf("hits = %d (%v), want the memory", len(hits), err)
+	}
+}

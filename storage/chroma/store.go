@@ -29,6 +29,7 @@ type Store struct {
 	readWhole int
 	kw        keywordLimits
 	terms     *termCache // whether keyword terms are too common, lately
+	size      *storeSize // the documents' count, lately
 }
 
 var _ core.Store = (*Store)(nil)
@@ -52,7 +53,7 @@ func Open(ctx context.Context, rawURL string, opts ...Option) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{c: c, url: c.root, readWhole: metaPage, kw: keywordLimits{termDocs: maxTermDocs, candidates: maxCandidates},
-		terms: &termCache{}}
+		terms: &termCache{}, size: &storeSize{}}
 	for _, x := range []struct {
 		name string
 		id   *string
