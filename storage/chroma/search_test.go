@@ -2,6 +2,7 @@ package chroma
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -25,6 +26,84 @@ func TestKeywordSearchCommonnessWithinFilter(t *testing.T) {
 	}
 	hits, err := s.KeywordSearch(ctx, core.KeywordQuery{Text: "zeppelin", K: 5, Filter: core.Filter{Type: core.DocMemory}})
 	if err != nil || len(hits) != 1 || hits[0].ID != memory.ID || len(hits[0].Embedding) != core.Dim {
+		t.Fatalf("hits = %d (%v), want the memory", len(hits), err)
+	}
+}
+
+// Each term is counted once, and the rare terms' candidates come in one
+// get; when that get is cut (more than the cap), the terms are counted
+// again and the rare ones' candidates read whole. Either way the search
+// finds what the terms kept match, and nothing a common term alone does.
+func TestKeywordSearchCutCandidates(t *testing.T) {
+	ctx := context.Background()
+	s := openTestStore(t, "cut")
+	s.kw = keywordLimits{termDocs: 3, candidates: 6}
+	now := time.Now().UTC()
+	var docs []core.Document
+	add := func(n int, text string) []string {
+		var ids []string
+		for range n {
+			d := testMemory(text, now)
+			docs, ids = append(docs, d), append(ids, d.ID)
+		}
+		return ids
+	}
+	add(8, "coffee in the morning")
+	rare := add(1, "coffee in zanzibar")
+	var spread []string
+	for _, w := range []string{"kettle", "saucer", "teapot"} {
+		spread = append(spread, add(3, "the "+w+" on the shelf")...)
+	}
+	if err := s.Put(ctx, docs...); err != nil {
+		t.Fatal(err)
+	}
+	ids := func(hits []core.KeywordHit) []string {
+		var out []string
+		for _, h := range hits {
+			out = append(out, h.ID)
+		}
+		slices.Sort(out)
+		return out
+	}
+	// "coffee" is in 9 documents, more than 3: left out.
+	hits, err := s.KeywordSearch(ctx, core.KeywordQuery{Text: "coffee zanzibar", K: 10})
+	if err != nil || !slices.Equal(ids(hits), rare) || len(hits[0].Embedding) != core.Dim {
+		t.Fatalf("hits = %v (%v), want the zanzibar memory alone", ids(hits), err)
+	}
+	// The verdicts are remembered: the next search counts nothing.
+	if common, known := s.terms.verdict(nil, "coffee", time.Now()); !common || !known {
+		t.Fatal("coffee should be remembered as common")
+	}
+	if common, known := s.terms.verdict(nil, "zanzibar", time.Now()); common || !known {
+		t.Fatal("zanzibar should be remembered as rare")
+	}
+	hits, err = s.KeywordSearch(ctx, core.KeywordQuery{Text: "zanzibar coffee", K: 10})
+	if err != nil || !slices.Equal(ids(hits), rare) {
+		t.Fatalf("again: hits = %v (%v), want the zanzibar memory alone", ids(hits), err)
+	}
+	// Three rare terms, 9 documents together: the get is cut at 6, the
+	// terms are counted again, and every match is ranked.
+	hits, err = s.KeywordSearch(ctx, core.KeywordQuery{Text: "kettle saucer teapot", K: 10})
+	slices.Sort(spread)
+	if err != nil || !slices.Equal(ids(hits), spread) {
+		t.Fatalf("hits = %v (%v), want the 9 kitchen memories", ids(hits), err)
+	}
+}
+
+// The store's count is reused for a minute, but not an empty store's:
+// a memory written after a search of the empty store is found at once.
+func TestKeywordSearchAfterFirstWrite(t *testing.T) {
+	ctx := context.Background()
+	s := openTestStore(t, "firstwrite")
+	if hits, err := s.KeywordSearch(ctx, core.KeywordQuery{Text: "zeppelin", K: 5}); err != nil || len(hits) != 0 {
+		t.Fatalf("empty store: hits = %d (%v)", len(hits), err)
+	}
+	memory := testMemory("The user flew in a zeppelin once", time.Now().UTC())
+	if err := s.Put(ctx, memory); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := s.KeywordSearch(ctx, core.KeywordQuery{Text: "zeppelin", K: 5})
+	if err != nil || len(hits) != 1 || hits[0].ID != memory.ID {
 		t.Fatalf("hits = %d (%v), want the memory", len(hits), err)
 	}
 }

@@ -27,6 +27,9 @@ type Store struct {
 	// read every match at once rather than back in time (readBack;
 	// metaPage; tests lower it to test the spans on a few documents).
 	readWhole int
+	kw        keywordLimits
+	terms     *termCache // whether keyword terms are too common, lately
+	size      *storeSize // the documents' count, lately
 }
 
 var _ core.Store = (*Store)(nil)
@@ -49,12 +52,13 @@ func Open(ctx context.Context, rawURL string, opts ...Option) (*Store, error) {
 	if err := c.ensureDatabase(ctx, tenant, database); err != nil {
 		return nil, err
 	}
-	s := &Store{c: c, url: c.root, readWhole: metaPage}
+	s := &Store{c: c, url: c.root, readWhole: metaPage, kw: keywordLimits{termDocs: maxTermDocs, candidates: maxCandidates},
+		terms: &termCache{}, size: &storeSize{}}
 	for _, x := range []struct {
 		name string
 		id   *string
 	}{{docsName, &s.docs}, {historyName, &s.history}, {metaName, &s.stmeta}} {
-		if *x.id, err = c.collection(ctx, x.name); err != nil {
+		if *x.id, err = c.collection(ctx, x.name, x.name == docsName); err != nil {
 			return nil, err
 		}
 	}

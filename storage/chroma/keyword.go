@@ -1,0 +1,284 @@
+package chroma
+
+import (
+	"cmp"
+	"context"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/ada-chat/ada/core"
+	"github.com/ada-chat/ada/storage"
+)
+
+// The keyword search. Chroma has no BM25 of its own: its where_document
+// $contains finds the candidates of a term (a substring, in lower case or
+// capitalised) within the query's filter (its where), and they are ranked
+// here with BM25 as SQLite's FTS5 computes it (k1 1.2, b 0.75), over Ada's
+// own tokens. A term matched by more than maxTermDocs documents of the
+// filter is too common to weigh much and is left out, as SQLite leaves out
+// common terms; a word common among turns but rare among memories is kept
+// by a memory search.
+//
+// Each term is first counted (a get of its ids, at most maxTermDocs+1,
+// termFetches at a time), and whether it is too common is remembered for
+// an hour per where clause (termCache); then the candidates of the rare
+// terms come in one get (an $or of their $contains, texts only), and the
+// metadata and embeddings of the K chosen in another. A search whose
+// terms are all known thus makes two requests (the candidates, the K
+// chosen; Chroma's count, BM25's N, is reused for a minute, storeSize)
+// instead of one per term plus three. When the
+// candidates' get holds more than maxCandidates (a rare term became
+// common), its terms are counted again.
+const (
+	bm25K1        = 1.2
+	bm25B         = 0.75
+	maxTermDocs   = 500
+	maxCandidates = 2000
+	termFetches   = 4
+)
+
+// KeywordSearch returns up to q.K documents within q's filter that match
+// q.Text's words, best BM25 first.
+func (s *Store) KeywordSearch(ctx context.Context, q core.KeywordQuery) ([]core.KeywordHit, error) {
+	var stems []string // each term's stem, as often as the query says it
+	for _, t := range storage.KeywordTerms(q.Text) {
+		stems = append(stems, stemOf(t))
+	}
+	if len(stems) == 0 || q.K <= 0 {
+		return nil, nil
+	}
+	var total int
+	var cands []core.Document
+	var kept []string
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() (err error) {
+		total, err = s.size.get(time.Now(), func() (int, error) { return s.c.count(gctx, s.docs) })
+		return err
+	})
+	g.Go(func() (err error) {
+		cands, kept, err = s.keywordCandidates(gctx, whereOf(q.Filter), stems)
+		return err
+	})
+	if err := g.Wait(); err != nil || len(cands) == 0 {
+		return nil, err
+	}
+	total = max(total, len(cands)) // a count a minute old may be short
+	return s.completeHits(ctx, rankBM25(cands, kept, total), q.Filter, q.K)
+}
+
+// completeHits reads the metadata and embeddings of the best-ranked hits
+// (a get of K at a time, until K of them are within f) and returns the
+// first K within f: only those chosen cross the wire with their metadata
+// and their 768 numbers each (as JSON). The where clause held f but for
+// the conditions only Go checks, so one get is the rule.
+func (s *Store) completeHits(ctx context.Context, ranked []core.KeywordHit, f core.Filter, k int) ([]core.KeywordHit, error) {
+	var out []core.KeywordHit
+	conds := f.Conds()
+	for len(ranked) > 0 && len(out) < k {
+		next := ranked[:min(k, len(ranked))]
+		ranked = ranked[len(next):]
+		ids := make([]string, len(next))
+		for i, h := range next {
+			ids[i] = h.ID
+		}
+		got, err := s.c.get(ctx, s.docs, getRequest{IDs: ids, Include: []string{"metadatas", "embeddings"}})
+		if err != nil {
+			return nil, err
+		}
+		docs, err := documents(got)
+		if err != nil {
+			return nil, err
+		}
+		byID := make(map[string]core.Document, len(docs))
+		for _, d := range docs {
+			byID[d.ID] = d
+		}
+		for _, h := range next {
+			d, ok := byID[h.ID] // absent: another replica deleted it meanwhile
+			if !ok || !core.AdmitsAll(conds, &d) || len(out) == k {
+				continue
+			}
+			d.Text = h.Text
+			out = append(out, core.KeywordHit{Document: d, BM25: h.BM25})
+		}
+	}
+	return out, nil
+}
+
+// keywordCandidates returns the documents of where holding any of the
+// terms that are not too common (by $contains), and those terms, each as
+// often as stems holds it.
+func (s *Store) keywordCandidates(ctx context.Context, where map[string]any, stems []string) ([]core.Document, []string, error) {
+	now := time.Now()
+	unique := slices.Compact(slices.Sorted(slices.Values(stems)))
+	var unknown []string
+	rare := func(st string) bool {
+		common, known := s.terms.verdict(where, st, now)
+		return known && !common
+	}
+	for _, st := range unique {
+		if _, known := s.terms.verdict(where, st, now); !known {
+			unknown = append(unknown, st)
+		}
+	}
+	if err := s.countTerms(ctx, where, unknown, now); err != nil {
+		return nil, nil, err
+	}
+	unique = slices.DeleteFunc(unique, func(st string) bool { return !rare(st) })
+	keptOnly := func() []string {
+		return slices.DeleteFunc(slices.Clone(stems), func(st string) bool { return !slices.Contains(unique, st) })
+	}
+	if len(unique) == 0 {
+		return nil, nil, nil
+	}
+	limit := s.kw.candidates + 1
+	got, err := s.c.get(ctx, s.docs, getRequest{Where: where, WhereDocument: containsAny(unique), Limit: &limit, Include: []string{"documents"}})
+	if err != nil {
+		return nil, nil, err
+	}
+	if docs := idTexts(got); len(docs) <= s.kw.candidates {
+		return docs, keptOnly(), nil
+	}
+	// Cut: a verdict was out of date. The terms are counted again, and
+	// the rare ones' candidates read whole (at most maxTermDocs each).
+	if err := s.countTerms(ctx, where, unique, now); err != nil {
+		return nil, nil, err
+	}
+	if unique = slices.DeleteFunc(unique, func(st string) bool { return !rare(st) }); len(unique) == 0 {
+		return nil, nil, nil
+	}
+	got, err = s.c.get(ctx, s.docs, getRequest{Where: where, WhereDocument: containsAny(unique), Include: []string{"documents"}})
+	return idTexts(got), keptOnly(), err
+}
+
+// idTexts are the documents of r with their ids and texts only.
+func idTexts(r records) []core.Document {
+	out := make([]core.Document, len(r.IDs))
+	for i, id := range r.IDs {
+		out[i] = core.Document{ID: id, Text: r.Documents[i]}
+	}
+	return out
+}
+
+// keywordLimits are maxTermDocs and maxCandidates (tests lower them).
+type keywordLimits struct{ termDocs, candidates int }
+
+// countTerms asks Chroma, term by term (termFetches at a time, ids only),
+// whether more than maxTermDocs documents of where hold each of stems,
+// and records the verdicts.
+func (s *Store) countTerms(ctx context.Context, where map[string]any, stems []string, now time.Time) error {
+	if len(stems) == 0 {
+		return nil
+	}
+	isCommon := make([]bool, len(stems))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(termFetches)
+	for i, st := range stems {
+		g.Go(func() error {
+			limit := s.kw.termDocs + 1
+			got, err := s.c.get(gctx, s.docs, getRequest{Where: where, Limit: &limit, Include: []string{}, WhereDocument: containsAny([]string{st})})
+			isCommon[i] = err == nil && len(got.IDs) > s.kw.termDocs
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	s.terms.set(where, stems, func(st string) bool { return isCommon[slices.Index(stems, st)] }, now)
+	return nil
+}
+
+// containsAny is the where_document clause of the texts holding any of
+// stems, in lower case or capitalised.
+func containsAny(stems []string) map[string]any {
+	var clauses []any
+	for _, st := range stems {
+		for _, form := range slices.Compact([]string{st, capitalised(st)}) {
+			clauses = append(clauses, map[string]any{"$contains": form})
+		}
+	}
+	if len(clauses) == 1 {
+		return clauses[0].(map[string]any)
+	}
+	return map[string]any{"$or": clauses}
+}
+
+// containing counts the documents of docs that $contains would match
+// with st.
+func containing(docs []core.Document, st string) int {
+	n := 0
+	for _, d := range docs {
+		if hasForm(d.Text, st) {
+			n++
+		}
+	}
+	return n
+}
+
+func hasForm(text, st string) bool {
+	return strings.Contains(text, st) || strings.Contains(text, capitalised(st))
+}
+
+// rankBM25 scores the candidates of a filter that hold any of stems. FTS5
+// counts N (documents) and df (those holding the term) over the whole
+// store; here N is the whole store too (total), but df is counted among
+// the filter's documents only (the candidates), which is all a filtered
+// get sees. It is the store's df when the filter holds every document
+// holding the term, and otherwise smaller: every term's idf, log((N-df)/df)
+// or about log N - log df, rises by about the same amount, so the order of
+// the filter's documents, which is all the search returns, hardly moves.
+// Lengths and frequencies are over Ada's tokens (a $contains match is a
+// substring, not always a word). The candidates have no metadata yet: f's
+// conditions beyond the where clause are checked after (completeHits).
+func rankBM25(cands []core.Document, stems []string, total int) []core.KeywordHit {
+	// The candidates of the terms kept only: a document matched by a
+	// common term alone does not count in the average length.
+	cands = slices.DeleteFunc(cands, func(d core.Document) bool {
+		return !slices.ContainsFunc(stems, func(st string) bool { return hasForm(d.Text, st) })
+	})
+	if len(cands) == 0 {
+		return nil
+	}
+	tokens := make([]map[string]int, len(cands))
+	df := map[string]int{}
+	var totalLen int
+	for i, d := range cands {
+		tf := map[string]int{}
+		n := 0
+		for _, w := range words(d.Text) {
+			tf[stemOf(w)]++
+			n++
+		}
+		tf[""] = n
+		totalLen += n
+		tokens[i] = tf
+		for _, st := range slices.Compact(slices.Sorted(slices.Values(stems))) {
+			if tf[st] > 0 {
+				df[st]++
+			}
+		}
+	}
+	avgLen := float64(totalLen) / float64(len(cands))
+	var hits []core.KeywordHit
+	for i, d := range cands {
+		tf := tokens[i]
+		var score float64
+		for _, st := range stems {
+			tfs := float64(tf[st])
+			if tfs == 0 {
+				continue
+			}
+			idf := math.Max(math.Log((float64(total)-float64(df[st])+0.5)/(float64(df[st])+0.5)), 1e-6)
+			score += idf * tfs * (bm25K1 + 1) / (tfs + bm25K1*(1-bm25B+bm25B*float64(tf[""])/avgLen))
+		}
+		if score > 0 {
+			hits = append(hits, core.KeywordHit{Document: d, BM25: score})
+		}
+	}
+	slices.SortFunc(hits, func(a, b core.KeywordHit) int { return cmp.Or(cmp.Compare(b.BM25, a.BM25), cmp.Compare(a.ID, b.ID)) })
+	return hits
+}
