@@ -45,3 +45,32 @@ func TestExtractionPromptCarriesTheDate(t *testing.T) {
 		}
 	}
 }
+
+// TestMemoryKeepsItsTimes: a memory keeps the times its text mentions,
+// resolved against when it was written (the clock, 14 March 2026), and a
+// corrected text gets the times of the new words.
+func TestMemoryKeepsItsTimes(t *testing.T) {
+	u := newUnit(t, unitOptions(), &fakeLLM{})
+	ctx := context.Background()
+	m, err := u.svc.CreateMemory(ctx, MemoryInput{Text: "Sam moved to Lisbon last month"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	times := func() []TimeMention {
+		d, err := u.store.Get(ctx, m.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d.Meta.Times
+	}
+	if got := times(); len(got) != 1 || got[0].Text != "last month" || !got[0].Start.Equal(time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)) {
+		t.Errorf("times %+v, want last month = February 2026", got)
+	}
+	text := "Sam moved to Porto yesterday"
+	if _, err := u.svc.PatchMemory(ctx, m.ID, MemoryPatch{Text: &text}); err != nil {
+		t.Fatal(err)
+	}
+	if got := times(); len(got) != 1 || got[0].Text != "yesterday" || !got[0].Start.Equal(time.Date(2026, 3, 13, 0, 0, 0, 0, time.UTC)) {
+		t.Errorf("after the correction: times %+v, want yesterday = 13 March 2026", got)
+	}
+}
