@@ -60,7 +60,10 @@ func (r *Resolver) mention(toks []token, i int, ref time.Time) ([]Span, int) {
 	if slices.Contains(l.On, w(0)) {
 		on = 1
 	}
-	// today, tomorrow, yesterday, tonight [morning|night…]
+	if slices.Contains(l.Tonight, w(on)) {
+		return []Span{day(midnight)}, on + 1
+	}
+	// today, tomorrow, yesterday [morning|night…]
 	if off, ok := l.Days[w(on)]; ok {
 		n := on + 1
 		if slices.Contains(l.DayParts, w(n)) {

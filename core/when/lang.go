@@ -33,8 +33,11 @@ type Lang struct {
 	// Periods are the calendar periods by name, singular and plural.
 	Periods map[string]Period
 	// DayParts are the parts of a day ("morning", "night"): "this
-	// morning" is today, "last night" yesterday.
+	// morning" is today, "last night" yesterday. Tonight are the words
+	// for this evening (Find reads them as today; a reminder needs a
+	// time of day, so Prefix does not).
 	DayParts []string
+	Tonight  []string
 	// Vague are counts without a number ("few", "couple"), after one of
 	// Articles and before an optional Of ("a couple of weeks ago").
 	Vague        map[string]int
@@ -55,7 +58,7 @@ var English = Lang{
 	In:   []string{"in"},
 	At:   []string{"at"},
 	On:   []string{"on"},
-	Days: map[string]int{"today": 0, "tonight": 0, "tomorrow": 1, "yesterday": -1},
+	Days: map[string]int{"today": 0, "tomorrow": 1, "yesterday": -1},
 	Weekdays: map[string]time.Weekday{
 		"sunday": time.Sunday, "sun": time.Sunday, "monday": time.Monday, "mon": time.Monday,
 		"tuesday": time.Tuesday, "tue": time.Tuesday, "tues": time.Tuesday,
@@ -81,6 +84,7 @@ var English = Lang{
 	Periods: map[string]Period{"week": Week, "weeks": Week, "weekend": Weekend, "month": Month, "months": Month,
 		"year": Year, "years": Year},
 	DayParts:  []string{"morning", "afternoon", "evening", "night"},
+	Tonight:   []string{"tonight"},
 	Vague:     map[string]int{"few": 3, "couple": 2, "several": 3},
 	Articles:  []string{"a"},
 	Of:        []string{"of"},
