@@ -71,7 +71,7 @@ func (s *Server) debugRetrieval(r *request) (core.Prompt, error) {
 	body := wire.ChatRequest{}
 	for name, dst := range map[string]**string{"prompt": &body.Prompt, "message": &body.Message,
 		"conversation_id": &body.ConversationID, "entity": &body.Entity,
-		"user_timestamp": &body.UserTimestamp, "room_id": &body.RoomID} {
+		"user_timestamp": &body.UserTimestamp, "timezone": &body.TimeZone, "room_id": &body.RoomID} {
 		if v := strParam(r, name); v != "" {
 			*dst = &v
 		}

@@ -29,6 +29,9 @@ type answerer struct {
 	media   *media
 	bridge  *storage.Bridge
 	rooms   *roomStates
+	// location is a room's time zone (reminders.location): the times a
+	// question mentions are its days there.
+	location func(context.Context, id.RoomID) *time.Location
 	// slots bounds the answers being made at once (BOT_WORKERS).
 	slots chan struct{}
 	tails roomTails
@@ -100,6 +103,7 @@ func (a *answerer) request(ctx context.Context, evt *event.Event, s storage.Brid
 		Entity:          evt.RoomID.String(),
 		Speaker:         &asker,
 		UserTimestamp:   time.UnixMilli(evt.Timestamp),
+		Location:        a.location(ctx, evt.RoomID),
 		Store:           a.window.storageOn(s),
 		ContextMessages: a.window.contextFor(ctx, s, evt.ID, labels, a.threadEvents(ctx, evt)),
 		RoomID:          evt.RoomID.String(),

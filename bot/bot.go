@@ -137,7 +137,8 @@ func (b *Bot) build() {
 		respondToDMs: opts.RespondToDMs, log: log}
 	settings := newRoomSettings(opts, b.bridge, log)
 	quota := &quotas{limits: opts.Quotas, bridge: b.bridge, mx: mx, now: now, log: log}
-	answers := &answerer{mx: mx, backend: backend, window: win, media: med, bridge: b.bridge, rooms: b.rooms,
+	b.reminders = newReminders(opts, b.bridge, mx, now, log)
+	answers := &answerer{mx: mx, backend: backend, window: win, media: med, bridge: b.bridge, rooms: b.rooms, location: b.reminders.location,
 		slots: make(chan struct{}, opts.Workers), timeout: opts.ChatTimeout, health: &chatHealth{}, settings: settings,
 		quota: quota,
 		streams: &streams{opts: opts.Stream, mx: mx, link: func(ctx context.Context, q *event.Event, kind string, posted id.EventID) {
@@ -146,7 +147,6 @@ func (b *Bot) build() {
 	cmds := &commands{mx: mx, backend: backend, bridge: b.bridge, window: win, rooms: b.rooms, opts: opts,
 		health: answers.health, waiting: answers.waiting, inFlight: &answers.inFlight, settings: settings, quota: quota, now: now, log: log,
 		web: &webLinks{mx: mx, bridge: b.bridge, publicURL: opts.PublicURL, pageServed: opts.WebPage, now: now, log: log}}
-	b.reminders = newReminders(opts, b.bridge, mx, now, log)
 	cmds.reminders = b.reminders
 	cmds.table = cmds.commandTable()
 	b.forget = &forgetting{mx: mx, backend: backend, bridge: b.bridge, window: win, rooms: b.rooms, retention: b.deps.Retention,

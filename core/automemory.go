@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -32,6 +33,8 @@ const extractionInstructions = `You extract durable facts worth remembering from
 Write each fact as one short sentence that stands alone and names who it is about (the person writing to the assistant is called %s; never write "the user" or "I"). Give each an importance from 1 (trivia) to 5 (essential). At most %d facts; none is a fine answer.
 
 Existing memories are listed with ids only so that you can tell when a fact corrects or replaces one of them (for example a new address): then put that id in "replaces". Never repeat an existing memory as a new fact unless the exchange states it again.
+
+State times as absolute dates: the exchange's own date is given below, and a time it says relative to it ("yesterday", "next Monday", "in two weeks") is written as the date it means ("Sam starts the new job on 9 March 2026", not "next Monday"). The dates such times mean are listed with the exchange when they are known.
 
 Put in "about" the name of the one person the fact is about, as it is written in the exchange or the conversation (%[1]s for the person writing); "" when it is about no one person.
 
@@ -117,7 +120,7 @@ func (s *Service) extractMemories(ctx context.Context, req ChatRequest, user, as
 	var out strings.Builder
 	err = s.llm.Chat(ctx, LLMRequest{Format: extractionSchema, Messages: []Message{
 		{Role: "system", Content: fmt.Sprintf(extractionInstructions, name, maxFactsPerExchange)},
-		{Role: "user", Content: "Existing memories:\n" + existing.String() + "\nThe exchange:\n" + exchange},
+		{Role: "user", Content: "Existing memories:\n" + existing.String() + "\n" + exchangeTime(user, assistant, req.Location) + "The exchange:\n" + exchange},
 	}}, func(ev LLMEvent) error {
 		if ev.Kind == LLMToken {
 			out.WriteString(ev.Text)
@@ -220,4 +223,31 @@ func firstJSONObject(s string) (string, bool) {
 		start += 1 + next
 	}
 	return "", false
+}
+
+// exchangeTime says when the exchange was written, in its time zone (UTC
+// when unknown), and the dates its relative times mean (the turns' times,
+// resolved when they were stored), so that extracted facts state absolute
+// dates.
+func exchangeTime(user, assistant Document, loc *time.Location) string {
+	if loc == nil {
+		loc = time.UTC
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "The exchange was written on %s.\n", user.Meta.Timestamp.In(loc).Format("Monday 2 January 2006, 15:04 MST"))
+	for _, m := range append(slices.Clone(user.Meta.Times), assistant.Meta.Times...) {
+		fmt.Fprintf(&b, "%q means %s.\n", m.Text, spanWords(m.Start, m.End))
+	}
+	return b.String()
+}
+
+// spanWords writes [start, end) for the model: a day by its date, a longer
+// span by its first and last days.
+func spanWords(start, end time.Time) string {
+	const day = "Monday 2 January 2006"
+	last := end.AddDate(0, 0, -1)
+	if !last.After(start) {
+		return start.Format(day)
+	}
+	return "from " + start.Format(day) + " to " + last.Format(day)
 }

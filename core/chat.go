@@ -348,6 +348,8 @@ func (s *Service) saveTurns(ctx context.Context, req ChatRequest, answer string,
 			d.Meta.Scope, d.Meta.Entity = EntityScope(e), e
 		}
 	}
+	user.Meta.Times = mentionedTimes(req.Prompt, userTime, req.Location)
+	assistant.Meta.Times = mentionedTimes(answer, now, req.Location)
 	if req.Speaker != nil {
 		user.Meta.Speaker, user.Meta.UserID = req.Speaker.Name, req.Speaker.UserID
 	}

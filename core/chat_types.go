@@ -26,6 +26,9 @@ type ChatRequest struct {
 	AutoMemory *bool
 	// UserTimestamp is when the user wrote the prompt; zero means now.
 	UserTimestamp time.Time
+	// Location is the time zone the prompt was written in (a room's): the
+	// times it mentions ("yesterday") are its days. Nil means UTC.
+	Location *time.Location
 	// Store false writes nothing about this turn: no turns, summary or memory.
 	Store bool
 	// OCRContext is text read from an image the user sent.

@@ -78,6 +78,9 @@ type Metadata struct {
 	// turn
 	Role      string `json:"role,omitempty"`
 	TurnIndex *int   `json:"turn_index,omitempty"`
+	// Times are the times a turn or memory mentions ("yesterday", "next
+	// month"), resolved against the time its text was written.
+	Times []TimeMention `json:"times,omitempty"`
 	// summary
 	TurnRange    string `json:"turn_range,omitempty"`
 	SummaryIndex *int   `json:"summary_index,omitempty"`

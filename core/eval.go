@@ -55,6 +55,7 @@ func (s *Service) ImportTurns(ctx context.Context, convID string, turns []Import
 				role = "user"
 			}
 			docs[i] = turnDocument(id, convID, role, t.Text, vecs[i], t.Time, idx, SourceImport)
+			docs[i].Meta.Times = mentionedTimes(t.Text, t.Time, nil)
 			ids = append(ids, id)
 		}
 		if err := s.store.Put(ctx, docs...); err != nil {
@@ -83,7 +84,7 @@ func (s *Service) RecallTurns(ctx context.Context, convID, question string, k in
 	if err != nil {
 		return nil, err
 	}
-	ranked := rankRecall(docs, question)
+	ranked := rankRecall(docs, timesAsked(question, s.now(), nil))
 	found, err := s.withNeighbours(ctx, convID, ranked[:min(k, len(ranked))], math.MaxInt)
 	if err != nil {
 		return nil, err

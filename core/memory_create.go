@@ -40,7 +40,7 @@ func (s *Service) memoryDocument(ctx context.Context, in MemoryInput) (Document,
 			Type: DocMemory, Timestamp: s.now().UTC(), Source: in.Source, Scope: f.scope,
 			Importance: f.importance, Tags: cleanTags(f.tags), Entity: f.entity,
 			ConversationID: in.ConversationID, RoomID: in.RoomID, ExpiresAt: f.expiresAt, SourceIDs: in.SourceIDs,
-			UserID: in.UserID, SubjectUserID: in.SubjectUserID,
+			UserID: in.UserID, SubjectUserID: in.SubjectUserID, Times: mentionedTimes(f.text, s.now(), nil),
 		},
 	}, nil
 }

@@ -215,6 +215,7 @@ func (s *Service) PatchMemory(ctx context.Context, id string, p MemoryPatch) (Me
 			return Memory{}, err
 		}
 		d.Text, d.Embedding = text, vec
+		d.Meta.Times = mentionedTimes(text, s.now(), nil)
 	}
 	now := s.now().UTC()
 	d.Meta.Timestamp = now

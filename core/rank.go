@@ -49,10 +49,13 @@ type Explanation struct {
 	// SessionBonus is a recalled turn's share of the best relevance in its
 	// session (see rankRecall); its score is relevance plus this.
 	SessionBonus *float64 `json:"session_bonus,omitempty"`
-	// TimeBonus is set on a recalled turn from the time the prompt names
-	// ("in June", "on 13 October 2023"): half the best relevance among the
-	// candidates (see rankRecall), added to its score.
+	// TimeBonus is set on a recalled turn of a time the prompt names ("in
+	// June", "on 13 October 2023", "last week"): half the best relevance
+	// among the candidates (see rankRecall), added to its score. TimeMatch
+	// says which time matched and why (the turn was written then, or
+	// mentions it: "says \"yesterday\" (2023-05-07) …").
 	TimeBonus *float64 `json:"time_bonus,omitempty"`
+	TimeMatch string   `json:"time_match,omitempty"`
 }
 
 // keywordScale is the BM25 score from which a match counts as fully
@@ -213,8 +216,9 @@ const (
 	// turn of the same relevance elsewhere.
 	sessionWeight = 0.5
 	// namedTimeWeight is the share of the best relevance among the
-	// candidates added to a turn from the time the prompt names: a
-	// question about "June" asks about what was said in June.
+	// candidates added to a turn of a time the prompt names: a question
+	// about "June" or "last week" asks about what was said then, or about
+	// then.
 	namedTimeWeight = 0.5
 )
 
@@ -222,9 +226,10 @@ const (
 // their relevance to query) and sorts them best first. A turn's score is
 // its relevance plus sessionWeight times the best relevance among the
 // turns of its session, plus namedTimeWeight times the best relevance of
-// all when the turn is from a time the query names (namedPeriods) and
-// relevant itself; a summary is a session of its own.
-func rankRecall(docs []relevantDoc, query string) []recalledDoc {
+// all when the turn is relevant itself and of a time the query names
+// (askedTimes.match: written then, or mentioning it); a summary is a
+// session of its own.
+func rankRecall(docs []relevantDoc, asked askedTimes) []recalledDoc {
 	out := make([]recalledDoc, len(docs))
 	top := 0.0
 	for i, d := range docs {
@@ -254,12 +259,15 @@ func rankRecall(docs []relevantDoc, query string) []recalledDoc {
 		}
 		start = end
 	}
-	if periods := namedPeriods(query); len(periods) > 0 {
+	if !asked.empty() {
 		bonus := round4(namedTimeWeight * top)
 		for _, i := range turns {
-			if out[i].Relevance > 0 && inNamedPeriod(out[i].Meta.Timestamp, periods) {
+			if out[i].Relevance <= 0 {
+				continue
+			}
+			if why := asked.match(out[i].Document); why != "" {
 				out[i].Score = round4(out[i].Score + bonus)
-				out[i].Explain.TimeBonus = &bonus
+				out[i].Explain.TimeBonus, out[i].Explain.TimeMatch = &bonus, why
 			}
 		}
 	}

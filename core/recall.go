@@ -57,7 +57,11 @@ func (s *Service) recall(ctx context.Context, req ChatRequest, vec []float32, k 
 		cands = append(cands, docs...)
 	}
 	var hits []recalledDoc
-	for _, d := range rankRecall(cands, req.Prompt) {
+	asked := req.UserTimestamp
+	if asked.IsZero() {
+		asked = s.now()
+	}
+	for _, d := range rankRecall(cands, timesAsked(req.Prompt, asked, req.Location)) {
 		if len(hits) == k {
 			break
 		}

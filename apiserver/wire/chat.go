@@ -2,6 +2,7 @@ package wire
 
 import (
 	"strings"
+	"time"
 
 	"github.com/ada-chat/ada/core"
 )
@@ -25,6 +26,7 @@ type ChatRequest struct {
 	RecallK          *int                  `json:"recall_k,omitempty"`
 	AutoMemory       *bool                 `json:"auto_memory,omitempty"`
 	UserTimestamp    *string               `json:"user_timestamp,omitempty"`
+	TimeZone         *string               `json:"timezone,omitempty"`
 	Store            *bool                 `json:"store,omitempty"`
 	OCRContext       *core.OCRResult       `json:"ocr_context,omitempty"`
 	ContextMessages  []core.ContextMessage `json:"context_messages,omitempty"`
@@ -91,6 +93,13 @@ func (b *ChatRequest) ToCore() (core.ChatRequest, error) {
 			return req, err
 		}
 	}
+	if tz := strings.TrimSpace(deref(b.TimeZone)); tz != "" {
+		loc, err := time.LoadLocation(tz)
+		if err != nil || tz == "Local" || len(tz) > 100 {
+			return req, core.Errorf(core.KindInvalid, "timezone: not an IANA time zone name")
+		}
+		req.Location = loc
+	}
 	return req, nil
 }
 
@@ -116,6 +125,9 @@ func ChatRequestOf(r core.ChatRequest) ChatRequest {
 	}
 	if !r.UserTimestamp.IsZero() {
 		b.UserTimestamp = ref(formatTime(r.UserTimestamp))
+	}
+	if r.Location != nil {
+		b.TimeZone = ref(r.Location.String())
 	}
 	return b
 }

@@ -21,7 +21,8 @@ func TestChatRequestRoundTrip(t *testing.T) {
 			RecallK: new(4), AutoMemory: new(false), UserTimestamp: ts, Store: true, OCRContext: &core.OCRResult{Text: "ocr"},
 			ContextMessages: []core.ContextMessage{{Sender: "alice", Text: "hey", Timestamp: ts}}, RoomID: "!room:x",
 			ReplyChain: []core.ContextMessage{{Sender: "bob", Text: "older", Timestamp: ts}}, Model: "big-model", Instructions: "Be terse.",
-			Speaker: &core.Speaker{Name: "Alice", UserID: "@alice:x"}, MCPTools: []string{"everything.echo", "wiki"}},
+			Speaker: &core.Speaker{Name: "Alice", UserID: "@alice:x"}, MCPTools: []string{"everything.echo", "wiki"},
+			Location: mustLoad(t, "Europe/Berlin")},
 		"all tools": {Prompt: "hi", Store: true, MCPTools: []string{core.AllTools}},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -162,5 +163,25 @@ func TestChatRequestTools(t *testing.T) {
 	}
 	if _, err := b.ToCore(); err == nil || !strings.HasPrefix(err.Error(), "tools:") {
 		t.Errorf("an empty entry: %v", err)
+	}
+}
+
+func mustLoad(t *testing.T, name string) *time.Location {
+	t.Helper()
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return loc
+}
+
+// TestChatRequestTimeZone: a time zone that is no IANA name is refused,
+// naming the field.
+func TestChatRequestTimeZone(t *testing.T) {
+	for _, tz := range []string{"Mars/Olympus", "Local", "../../etc/passwd"} {
+		b := ChatRequest{Prompt: new("hi"), TimeZone: &tz}
+		if _, err := b.ToCore(); core.KindOf(err) != core.KindInvalid || !strings.Contains(err.Error(), "timezone") {
+			t.Errorf("%q: %v, want invalid timezone", tz, err)
+		}
 	}
 }

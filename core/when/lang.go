@@ -23,6 +23,27 @@ type Lang struct {
 	AM, PM []string
 	// Noon and Midnight are times of day by name.
 	Noon, Midnight []string
+
+	// What Find reads besides the above (times a message mentions).
+	// Last, Next and This give a weekday, a part of a day or a Period a
+	// direction ("last Saturday", "next month", "this morning").
+	Last, Next, This []string
+	// Ago follows a quantity of the past ("two weeks ago").
+	Ago []string
+	// Periods are the calendar periods by name, singular and plural.
+	Periods map[string]Period
+	// DayParts are the parts of a day ("morning", "night"): "this
+	// morning" is today, "last night" yesterday. Tonight are the words
+	// for this evening (Find reads them as today; a reminder needs a
+	// time of day, so Prefix does not).
+	DayParts []string
+	Tonight  []string
+	// Vague are counts without a number ("few", "couple"), after one of
+	// Articles and before an optional Of ("a couple of weeks ago").
+	Vague        map[string]int
+	Articles, Of []string
+	// WeekStart is the first day of a week ("last week").
+	WeekStart time.Weekday
 }
 
 // Unit is one unit of a duration: a fixed length (seconds to hours), or
@@ -37,7 +58,7 @@ var English = Lang{
 	In:   []string{"in"},
 	At:   []string{"at"},
 	On:   []string{"on"},
-	Days: map[string]int{"today": 0, "tomorrow": 1},
+	Days: map[string]int{"today": 0, "tomorrow": 1, "yesterday": -1},
 	Weekdays: map[string]time.Weekday{
 		"sunday": time.Sunday, "sun": time.Sunday, "monday": time.Monday, "mon": time.Monday,
 		"tuesday": time.Tuesday, "tue": time.Tuesday, "tues": time.Tuesday,
@@ -56,4 +77,16 @@ var English = Lang{
 	PM:       []string{"pm", "p.m."},
 	Noon:     []string{"noon", "midday"},
 	Midnight: []string{"midnight"},
+	Last:     []string{"last"},
+	Next:     []string{"next"},
+	This:     []string{"this"},
+	Ago:      []string{"ago"},
+	Periods: map[string]Period{"week": Week, "weeks": Week, "weekend": Weekend, "month": Month, "months": Month,
+		"year": Year, "years": Year},
+	DayParts:  []string{"morning", "afternoon", "evening", "night"},
+	Tonight:   []string{"tonight"},
+	Vague:     map[string]int{"few": 3, "couple": 2, "several": 3},
+	Articles:  []string{"a"},
+	Of:        []string{"of"},
+	WeekStart: time.Monday,
 }

@@ -28,23 +28,28 @@ func New(l Lang) *Resolver { return &Resolver{l: l} }
 // token is one whitespace-separated word: its normalised form and where it
 // ends in the text.
 type token struct {
-	w   string
-	end int
+	w          string
+	start, end int
 }
 
 var wordRE = regexp.MustCompile(`\S+`)
 
-func (r *Resolver) tokens(text string) []token {
+// tokens reads the first limit words of text (all when limit < 0).
+func (r *Resolver) tokens(text string, limit int) []token {
 	var out []token
-	for _, loc := range wordRE.FindAllStringIndex(text, 12) {
+	for _, loc := range wordRE.FindAllStringIndex(text, limit) {
 		w := strings.ToLower(text[loc[0]:loc[1]])
-		end := loc[1]
+		start, end := loc[0], loc[1]
+		if trimmed := strings.TrimLeft(w, "(\"'"); len(trimmed) < len(w) {
+			start += len(w) - len(trimmed)
+			w = trimmed
+		}
 		if !slices.Contains(r.l.AM, w) && !slices.Contains(r.l.PM, w) {
 			trimmed := strings.TrimRight(w, ",;:.!?")
 			end -= len(w) - len(trimmed)
 			w = trimmed
 		}
-		out = append(out, token{w: w, end: end})
+		out = append(out, token{w: w, start: start, end: end})
 	}
 	return out
 }
@@ -55,7 +60,7 @@ func (r *Resolver) tokens(text string) []token {
 // future: "at 9" when it is 10 is tomorrow at 9, "on Friday" on a Friday is
 // the next one unless its time of day is still to come.
 func (r *Resolver) Prefix(text string, ref time.Time) (span Span, rest string, ok bool) {
-	toks := r.tokens(text)
+	toks := r.tokens(text, 12)
 	p := parser{r: r, toks: toks, ref: ref}
 	n, ok := p.phrase()
 	if !ok || n == 0 {

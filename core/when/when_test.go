@@ -97,7 +97,7 @@ func TestNotAPhrase(t *testing.T) {
 	r := New(English)
 	ref := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
 	for _, text := range []string{"", "send the report", "9 bottles", "in the morning", "at home", "at 25:00", "at 9x",
-		"at 13pm", "in ten years", "2026-13-01 at 9", "on time"} {
+		"at 13pm", "in ten years", "2026-13-01 at 9", "on time", "tonight take out the bins"} {
 		if span, rest, ok := r.Prefix(text, ref); ok {
 			t.Errorf("%q: found %q (%s), rest %q", text, span.Text, span.Start, rest)
 		}

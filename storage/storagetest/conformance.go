@@ -98,7 +98,9 @@ func testPutGetDelete(t *testing.T, s Backend) {
 	ctx := context.Background()
 	m := memory("Sam likes black coffee", base)
 	m.Meta.Tags = []string{"food"}
-	tu := turn(core.NewConversationID(), 0, "user", "hello")
+	tu := turn(core.NewConversationID(), 0, "user", "hello, back since yesterday")
+	yesterday := base.In(time.FixedZone("UTC+9", 9*3600)).AddDate(0, 0, -1)
+	tu.Meta.Times = []core.TimeMention{{Start: yesterday, End: yesterday.AddDate(0, 0, 1), Text: "yesterday"}}
 	put(t, s, m, tu)
 	got, err := s.Get(ctx, m.ID)
 	if err != nil || got.Text != m.Text || got.Meta.Importance != 3 || !got.Meta.Timestamp.Equal(base) ||
@@ -119,8 +121,13 @@ func testPutGetDelete(t *testing.T, s Backend) {
 	if _, err := s.Get(ctx, m.ID); core.KindOf(err) != core.KindNotFound {
 		t.Fatalf("after delete: %v", err)
 	}
-	if _, err := s.Get(ctx, tu.ID); err != nil {
+	got, err = s.Get(ctx, tu.ID)
+	if err != nil {
 		t.Fatalf("the turn must stay: %v", err)
+	}
+	if ts := got.Meta.Times; len(ts) != 1 || ts[0].Text != "yesterday" || !ts[0].Start.Equal(yesterday) ||
+		!ts[0].End.Equal(yesterday.AddDate(0, 0, 1)) {
+		t.Fatalf("the turn's times came back as %+v, want %+v", ts, tu.Meta.Times)
 	}
 }
 

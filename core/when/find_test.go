@@ -1,0 +1,95 @@
+package when
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestFind resolves the times a message mentions against its own time, in
+// its time zone, across month and year ends. want lists each span as
+// "start/end" (dates in the reference's zone, end exclusive), joined by
+// spaces; texts are the phrases as written, joined by "|".
+func TestFind(t *testing.T) {
+	r := New(English)
+	cases := []struct{ zone, ref, text, want, texts string }{
+		// 2026-11-27 is a Friday.
+		{"UTC", "2026-11-27 10:00", "I went to the group yesterday, it was great", "2026-11-26/2026-11-27", "yesterday"},
+		{"UTC", "2027-01-01 09:00", "Yesterday we had a party", "2026-12-31/2027-01-01", "Yesterday"},
+		{"UTC", "2026-03-01 09:00", "yesterday morning I ran", "2026-02-28/2026-03-01", "yesterday morning"},
+		{"UTC", "2026-11-27 10:00", "see you tomorrow!", "2026-11-28/2026-11-29", "tomorrow"},
+		{"UTC", "2026-11-30 10:00", "this morning I painted", "2026-11-30/2026-12-01", "this morning"},
+		{"UTC", "2026-11-30 10:00", "we go out tonight", "2026-11-30/2026-12-01", "tonight"},
+		{"UTC", "2026-12-01 08:00", "last night was fun", "2026-11-30/2026-12-01", "last night"},
+		{"UTC", "2026-11-27 10:00", "last Saturday we hiked", "2026-11-21/2026-11-22", "last Saturday"},
+		{"UTC", "2026-11-27 10:00", "last Friday", "2026-11-20/2026-11-21", "last Friday"},
+		{"UTC", "2026-11-27 10:00", "next Friday we ship", "2026-12-04/2026-12-05", "next Friday"},
+		{"UTC", "2026-12-29 10:00", "next Monday", "2027-01-04/2027-01-05", "next Monday"},
+		{"UTC", "2026-11-27 10:00", "this Sunday", "2026-11-29/2026-11-30", "this Sunday"},
+		// A weekday without a direction: the one before and the one after.
+		{"UTC", "2026-11-27 10:00", "let's ship on Tuesday", "2026-11-24/2026-11-25 2026-12-01/2026-12-02", "on Tuesday|on Tuesday"},
+		{"UTC", "2026-11-27 10:00", "friday it is", "2026-11-27/2026-11-28", "friday"},
+		// Weeks start on Monday; weekends are Saturday and Sunday.
+		{"UTC", "2026-11-27 10:00", "last week was busy", "2026-11-16/2026-11-23", "last week"},
+		{"UTC", "2027-01-02 10:00", "next week", "2027-01-04/2027-01-11", "next week"},
+		{"UTC", "2026-11-27 10:00", "this weekend", "2026-11-28/2026-11-30", "this weekend"},
+		{"UTC", "2026-11-29 10:00", "last weekend", "2026-11-21/2026-11-23", "last weekend"},
+		// Months and years.
+		{"UTC", "2026-12-15 10:00", "next month I move", "2027-01-01/2027-02-01", "next month"},
+		{"UTC", "2026-01-31 10:00", "last month", "2025-12-01/2026-01-01", "last month"},
+		{"UTC", "2026-05-31 10:00", "this month", "2026-05-01/2026-06-01", "this month"},
+		{"UTC", "2026-01-10 10:00", "last year we met", "2025-01-01/2026-01-01", "last year"},
+		// Quantities ago and ahead.
+		{"UTC", "2026-03-02 10:00", "I started two days ago", "2026-02-28/2026-03-01", "two days ago"},
+		{"UTC", "2026-01-05 10:00", "two weeks ago", "2025-12-22/2025-12-29", "two weeks ago"},
+		{"UTC", "2026-01-05 10:00", "a few days ago", "2026-01-02/2026-01-03", "a few days ago"},
+		{"UTC", "2026-01-05 10:00", "a couple of months ago", "2025-11-01/2025-12-01", "a couple of months ago"},
+		{"UTC", "2026-03-15 10:00", "3 years ago", "2023-01-01/2024-01-01", "3 years ago"},
+		{"UTC", "2026-12-30 10:00", "in three days we fly", "2027-01-02/2027-01-03", "in three days"},
+		{"UTC", "2026-12-30 10:00", "in 2 weeks", "2027-01-11/2027-01-18", "in 2 weeks"},
+		{"UTC", "2026-11-27 23:30", "in 2 hours", "2026-11-28/2026-11-29", "in 2 hours"},
+		// Time zones: the message's own day, not UTC's.
+		{"Asia/Tokyo", "2027-01-01 01:00", "yesterday", "2026-12-31/2027-01-01", "yesterday"},
+		{"America/New_York", "2026-12-31 22:00", "tomorrow", "2027-01-01/2027-01-02", "tomorrow"},
+		{"Europe/Berlin", "2026-10-26 10:00", "yesterday", "2026-10-25/2026-10-26", "yesterday"},
+		// Several in one message.
+		{"UTC", "2026-11-27 10:00", "Yesterday I said we'd meet next week.", "2026-11-26/2026-11-27 2026-11-30/2026-12-07", "Yesterday|next week"},
+		// Nothing.
+		{"UTC", "2026-11-27 10:00", "the sun was out, at home, in the morning, last of all", "", ""},
+	}
+	for _, c := range cases {
+		loc := mustLoc(t, c.zone)
+		ref, err := time.ParseInLocation("2006-01-02 15:04", c.ref, loc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got, texts []string
+		for _, s := range r.Find(c.text, ref) {
+			if s.Start.Location() != loc {
+				t.Errorf("%q: span in %s, not %s", c.text, s.Start.Location(), loc)
+			}
+			got = append(got, s.Start.Format("2006-01-02")+"/"+s.End.Format("2006-01-02"))
+			texts = append(texts, s.Text)
+		}
+		if strings.Join(got, " ") != c.want || strings.Join(texts, "|") != c.texts {
+			t.Errorf("%s %s %q: got %q %q; want %q %q", c.zone, c.ref, c.text, got, texts, c.want, c.texts)
+		}
+	}
+}
+
+// TestFindCutShort: a phrase cut short anywhere is read as far as it
+// goes, never past the text's end.
+func TestFindCutShort(t *testing.T) {
+	r := New(English)
+	ref := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
+	for _, text := range []string{"in a couple of weeks", "a couple of months ago", "last Saturday", "on Friday",
+		"yesterday morning", "in three days", "two weeks ago"} {
+		words := strings.Fields(text)
+		for n := 1; n <= len(words); n++ {
+			r.Find(strings.Join(words[:n], " "), ref) // must not panic
+		}
+	}
+	if got := r.Find("see you in a few", ref); len(got) != 0 {
+		t.Errorf("\"in a few\" without a unit: %v", got)
+	}
+}
