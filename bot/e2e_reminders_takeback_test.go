@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"testing"
+	"time"
 
 	"maunium.net/go/mautrix/event"
 
@@ -14,6 +15,7 @@ import (
 // reminder specialist posts quotes the reminder's words as a reply to the
 // question; taking the question back (its redaction) takes the
 // confirmation back with the answer and the reminder, in a room of three.
+// A posted reminder goes with its author's `!ada forget me`.
 func TestReminderConfirmationGoesWithItsQuestion(t *testing.T) {
 	hs := bottest.StartHomeserver(t)
 	llm := llmtest.New(t)
@@ -39,4 +41,12 @@ func TestReminderConfirmationGoesWithItsQuestion(t *testing.T) {
 	if _, ok, err := f.bot.db.Bridge().Reminder(ctx, room.String(), 1); err != nil || ok {
 		t.Errorf("the redacted question's reminder is still pending: %v, %v", ok, err)
 	}
+
+	// A posted reminder quotes its author too: their `!ada forget me`
+	// takes it back with Ada's other replies to them.
+	asked := f.bob.Say(room, "!ada remind me in 2 seconds to call the clinic")
+	f.bob.Wait("confirmation", noticeReplyTo(f.botID, asked, "Reminder #2"))
+	posted := waitLong(t, f.alice, "the 2-second reminder", reminderPosted(room, f.botID, "call the clinic"), 2*time.Second+bottest.Timeout)
+	f.command(t, f.bob, room, "!ada forget me")
+	f.alice.Wait("the posted reminder taken back by forget me", bottest.RedactionOf(posted.ID))
 }
