@@ -102,13 +102,18 @@ func (r *reminders) postDue(ctx context.Context, started time.Time) time.Duratio
 func (r *reminders) post(ctx context.Context, rem storage.BridgeReminder, started, now time.Time) error {
 	room, member := id.RoomID(rem.RoomID), id.UserID(rem.Member)
 	c := r.content(ctx, rem, started, now)
-	_, err := r.mx.sendContent(ctx, room, c)
+	sent, err := r.mx.sendContent(ctx, room, c)
 	if errors.Is(err, mautrix.MForbidden) || errors.Is(err, mautrix.MNotFound) {
 		r.log.Warn("dropping a reminder of a room the bot cannot post in", "room_id", rem.RoomID, "number", rem.Number, "error", err)
 		err = nil
 	}
 	if err != nil {
 		return err
+	}
+	// It quotes its author's words: a redaction of the request or their
+	// `!ada forget me` takes it back, as Ada's replies to them.
+	if sent != "" && rem.EventID != "" {
+		linkReplies(ctx, r.bridge, r.log, &event.Event{ID: id.EventID(rem.EventID), RoomID: room, Sender: member}, []id.EventID{sent}, now)
 	}
 	if _, err := r.bridge.DeleteReminder(ctx, rem.ID); err != nil {
 		return fmt.Errorf("delete the posted reminder: %w", err)

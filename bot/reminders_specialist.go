@@ -70,9 +70,15 @@ func (s reminderSpecialist) Run(ctx context.Context, call core.SpecialistCall) (
 		c.RelatesTo = (&event.RelatesTo{}).SetReplyTo(rq.event)
 	}
 	c.Mentions = &event.Mentions{UserIDs: []id.UserID{rq.asker}}
-	if _, err := s.r.mx.sendContent(ctx, rq.room, c); err != nil {
+	sent, err := s.r.mx.sendContent(ctx, rq.room, c)
+	if err != nil {
 		logFrom(ctx, s.r.log).Warn("could not post a reminder's confirmation", "error", err)
 		return fmt.Sprintf("Set, but the confirmation could not be posted; tell the member: %s", reply), nil
+	}
+	// It quotes the reminder: taking the question back (its redaction,
+	// the asker's `!ada forget me`) takes it back with the answer.
+	if rq.event != "" {
+		linkReplies(ctx, s.r.bridge, s.r.log, &event.Event{ID: rq.event, RoomID: rq.room, Sender: rq.asker}, []id.EventID{sent}, s.r.now())
 	}
 	return fmt.Sprintf("Set; the room was shown this confirmation: %s Tell the member briefly, without repeating all of it.", reply), nil
 }

@@ -53,7 +53,9 @@ func (s *Service) saveMemory(ctx context.Context, doc Document, retire []Documen
 		c.Delete = append(c.Delete, old.ID)
 		c.History = append(c.History, historyOf(old, HistoryRetire, now, RetireReason(saved.ID)))
 	}
-	if _, err := s.store.Apply(ctx, c); err != nil {
+	// The retired memories leave the documents: the listener hears of them
+	// as of any deletion, so that no copy quoting them outlives them.
+	if err := s.applyDeletion(ctx, c); err != nil {
 		return Document{}, false, err
 	}
 	return saved, dup != nil, nil

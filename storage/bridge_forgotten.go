@@ -20,6 +20,7 @@ const (
 	deleteWhyAskedBySQL = `DELETE FROM bridge_why WHERE question_event IN (
 		SELECT event_id FROM bridge_messages WHERE sender = ?1 UNION SELECT event_id FROM bridge_links WHERE sender = ?1)`
 	deleteAllMessagesFromSQL = `DELETE FROM bridge_messages WHERE sender = ?`
+	deleteAllRemindersOfSQL  = `DELETE FROM bridge_reminders WHERE member = ?`
 )
 
 // DocumentsForgotten deletes the rooms' last answers (`!ada why`) that
@@ -38,14 +39,15 @@ func (b *Bridge) DocumentsForgotten(ctx context.Context, ids []string) error {
 
 // PersonForgotten deletes what the bridge holds from a member in every
 // room: the last answers to their questions, their stored room messages,
-// and their ways into the memory page (tokens and sessions).
+// their pending reminders (their words) and their ways into the memory
+// page (tokens and sessions).
 func (b *Bridge) PersonForgotten(ctx context.Context, userID string) error {
 	tx, err := b.w.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	for _, q := range []string{deleteWhyAskedBySQL, deleteAllMessagesFromSQL} {
+	for _, q := range []string{deleteWhyAskedBySQL, deleteAllMessagesFromSQL, deleteAllRemindersOfSQL} {
 		if _, err := tx.ExecContext(ctx, q, userID); err != nil {
 			return err
 		}

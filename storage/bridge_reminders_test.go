@@ -100,3 +100,28 @@ func TestReminders(t *testing.T) {
 		t.Fatalf("another room's reminders after leaving: %+v", list)
 	}
 }
+
+// TestPersonForgottenTakesTheirReminders: forgetting a member everywhere
+// (core's ForgetPerson, through the API or MCP) takes their pending
+// reminders in every room, as `!ada forget me` does in one: their text is
+// what they said. Other members' reminders stay.
+func TestPersonForgottenTakesTheirReminders(t *testing.T) {
+	ctx := context.Background()
+	b := openTestDB(t).Bridge()
+	now := time.UnixMilli(1_700_000_000_000)
+	for _, r := range []BridgeReminder{{RoomID: "!a:x", Member: "@u:x"}, {RoomID: "!b:x", Member: "@u:x"}, {RoomID: "!a:x", Member: "@v:x"}} {
+		r.Text, r.Due, r.EventID, r.Created = "see the oncologist", now.Add(time.Hour), "$e", now
+		if _, err := b.AddReminder(ctx, r, 10, 10); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b.PersonForgotten(ctx, "@u:x"); err != nil {
+		t.Fatal(err)
+	}
+	for room, want := range map[string]int{"!a:x": 1, "!b:x": 0} {
+		rs, err := b.RoomReminders(ctx, room)
+		if err != nil || len(rs) != want || (want == 1 && rs[0].Member != "@v:x") {
+			t.Errorf("%s's reminders after forgetting @u:x: %+v, %v; want %d (@v:x's)", room, rs, err, want)
+		}
+	}
+}

@@ -130,11 +130,15 @@ func execChunks(ctx context.Context, tx *writeTx, stmtIn string, ids []any) erro
 	return nil
 }
 
-// forgetWords blanks the words of history entries (their text and tags):
+// forgetWords blanks the words of history entries (their text, tags and
+// the times they mention, whose text quotes the message):
 // what is forgotten leaves a record of when and why, never its words
 // (DECISIONS.md, Forgetting). Every path that forgets uses it: a memory's
 // end (insertHistory) and retention (PruneHistory).
-const forgetWords = `UPDATE memory_history SET text = '', metadata = json_remove(metadata, '$.tags')`
+const forgetWords = `UPDATE memory_history SET text = '', metadata = json_remove(metadata, '$.tags', '$.times')`
+
+// holdsWords selects the history entries forgetWords would change.
+const holdsWords = `(text != '' OR json_extract(metadata, '$.tags') IS NOT NULL OR json_extract(metadata, '$.times') IS NOT NULL)`
 
 // forgetChainSQL blanks the words of a memory's history and of the
 // versions it replaced by corrections, and theirs in turn: a retire
@@ -146,7 +150,7 @@ const forgetChainSQL = `WITH RECURSIVE chain(id) AS (
 		UNION
 		SELECT h.memory_id FROM memory_history h JOIN chain c ON h.event = 'retire' AND h.reason = ? || c.id
 	)
-	` + forgetWords + ` WHERE memory_id IN (SELECT id FROM chain) AND (text != '' OR json_extract(metadata, '$.tags') IS NOT NULL)`
+	` + forgetWords + ` WHERE memory_id IN (SELECT id FROM chain) AND ` + holdsWords
 
 // insertHistory appends h. A memory's end (deletion, expiry, whoever
 // causes it) is recorded without its words, and blanks those of its earlier
@@ -191,7 +195,7 @@ func (db *DB) PruneHistory(ctx context.Context, cutoff time.Time) (int, error) {
 	var n int64
 	err := db.inTx(ctx, func(tx *writeTx) error {
 		res, err := tx.ExecContext(ctx, forgetWords+`
-			WHERE room_id IS NOT NULL AND ts < ? AND (text != '' OR json_extract(metadata, '$.tags') IS NOT NULL)`, cutoff.UnixNano())
+			WHERE room_id IS NOT NULL AND ts < ? AND `+holdsWords, cutoff.UnixNano())
 		if err != nil {
 			return storeErr(err)
 		}

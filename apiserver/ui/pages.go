@@ -100,7 +100,7 @@ func (p *page) memories(w http.ResponseWriter, r *http.Request, v viewer) {
 	}
 	out := p.view(v, "Memories")
 	out.Filters, out.Items, out.Total, out.AtLeast, out.Notice = f, res.Items, res.Total, res.AtLeast, noticeOf(r)
-	out.Rooms = p.roomNames(r.Context(), roomsOf(res.Items...))
+	out.Rooms = p.roomNames(r.Context(), v, roomsOf(res.Items...))
 	if res.Next != "" {
 		next := f.values()
 		next.Set("cursor", res.Next)
@@ -124,7 +124,7 @@ func (p *page) memory(w http.ResponseWriter, r *http.Request, v viewer) {
 	out := p.view(v, "Memory")
 	out.Memory, out.History, out.Notice, out.MayEdit, out.MayForget = &m, hist, noticeOf(r), v.mayEdit(m), v.mayForget(m)
 	out.Permalink = p.permalink(r.Context(), m)
-	out.Rooms = p.roomNames(r.Context(), roomsOf(m))
+	out.Rooms = p.roomNames(r.Context(), v, roomsOf(m))
 	p.render(w, http.StatusOK, "memory", out)
 }
 

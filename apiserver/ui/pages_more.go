@@ -38,7 +38,7 @@ func (p *page) conversations(w http.ResponseWriter, r *http.Request, v viewer) {
 			rooms = append(rooms, c.RoomID)
 		}
 	}
-	out.Rooms = p.roomNames(r.Context(), rooms)
+	out.Rooms = p.roomNames(r.Context(), v, rooms)
 	p.render(w, http.StatusOK, "conversations", out)
 }
 
@@ -63,7 +63,7 @@ func (p *page) conversation(w http.ResponseWriter, r *http.Request, v viewer) {
 	out.ConversationID, out.Turns, out.ConversationRoom = id, turns, room
 	out.ConversationTitle = core.FirstWords(firstAsked(turns))
 	if room != "" {
-		out.Rooms = p.roomNames(r.Context(), []string{room})
+		out.Rooms = p.roomNames(r.Context(), v, []string{room})
 	}
 	p.render(w, http.StatusOK, "conversation", out)
 }

@@ -130,8 +130,14 @@ func inWords(now, t time.Time) string {
 }
 
 // roomNames names the rooms for the page, through the bridge; none
-// without one.
-func (p *page) roomNames(ctx context.Context, rooms []string) map[string]string {
+// without one. A member's page names only the rooms they are in now: a
+// room's name and its members' names (a room without a name goes by them)
+// are the room's, and a member sees memories of rooms they left or are
+// not in (what they told there, what is about them), which keep its id.
+func (p *page) roomNames(ctx context.Context, v viewer, rooms []string) map[string]string {
+	if v.member() {
+		rooms = slices.DeleteFunc(slices.Clone(rooms), func(r string) bool { return !slices.Contains(v.vis.Rooms, r) })
+	}
 	if p.opt.Members == nil || len(rooms) == 0 {
 		return nil
 	}

@@ -91,3 +91,24 @@ func (s *site) speakerTurn(conv, room, user, speaker, role string, idx int, text
 		s.t.Fatal(err)
 	}
 }
+
+// TestPageNamesOnlyTheMembersRooms: a member sees what they told in a room
+// they have left, but the page does not name that room for them (its name,
+// or its members' names for a room without one, are the room's own): it
+// names only the rooms they are in now.
+func TestPageNamesOnlyTheMembersRooms(t *testing.T) {
+	tok := linkToken("alice-left-a-room")
+	mem := &members{tokens: map[string]string{tok: alice}, rooms: map[string][]string{alice: {roomA}},
+		names: map[string]string{roomA: "Book club", roomB: "Layoffs planning"}}
+	s := newSiteWith(t, func(*storage.DB) ui.Options { return ui.Options{APIKey: testKey, Members: mem} })
+	told := s.remember(core.MemoryInput{Text: "Alice prefers tea", RoomID: roomB, Entity: roomB, UserID: alice, Source: core.SourceChat})
+	b := s.browser()
+	if p := b.post("/ui/login/"+tok, nil); p.status != http.StatusSeeOther {
+		t.Fatalf("member link: %d", p.status)
+	}
+	for _, path := range []string{"/ui/memories", "/ui/memories/" + told.ID} {
+		if page := want2(t, b.get(path), http.StatusOK, told.Text); strings.Contains(page, "Layoffs planning") {
+			t.Errorf("%s names a room alice is not in:\n%.3000s", path, page)
+		}
+	}
+}

@@ -150,12 +150,12 @@ func historyRecords(hs []core.HistoryEntry) (records, error) {
 		r.Embeddings, r.Documents = append(r.Embeddings, unitVector), append(r.Documents, h.Text)
 		r.Metadatas = append(r.Metadatas, map[string]any{"memory_id": h.MemoryID, "event": h.Event,
 			"ts": h.Time.UnixNano(), "seq": seq + int64(i), "reason": h.Reason, metaKey: string(meta),
-			"has_room": h.Meta.RoomID != "", "forgotten": h.Text == "" && len(h.Meta.Tags) == 0})
+			"has_room": h.Meta.RoomID != "", "forgotten": h.Text == "" && len(h.Meta.Tags) == 0 && len(h.Meta.Times) == 0})
 	}
 	return r, nil
 }
 
-// forget blanks the words (text and tags) of the history entries where
+// forget blanks the words (text, tags and times) of the history entries where
 // selects, and returns how many it changed.
 func (s *Store) forget(ctx context.Context, where map[string]any) error {
 	_, err := s.forgetCount(ctx, where)
@@ -178,7 +178,7 @@ func (s *Store) forgetCount(ctx context.Context, where map[string]any) (int, err
 		if err := json.Unmarshal([]byte(raw), &meta); err != nil {
 			return 0, core.Wrap(core.KindInternal, err, "history %s: corrupt metadata", id)
 		}
-		meta.Tags = nil
+		meta.Tags, meta.Times = nil, nil // a time mention's text quotes the message
 		blank, _ := json.Marshal(meta)
 		m[metaKey], m["forgotten"] = string(blank), true
 		r.IDs, r.Embeddings = append(r.IDs, id), append(r.Embeddings, unitVector)

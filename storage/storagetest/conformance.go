@@ -70,6 +70,12 @@ func memory(text string, at time.Time) core.Document {
 	return doc(text, core.Metadata{Type: core.DocMemory, Timestamp: at})
 }
 
+// timesOf is a time mention whose text holds words of a message, as
+// core/when reads them: forgetting must take them with the text.
+func timesOf(words string) []core.TimeMention {
+	return []core.TimeMention{{Start: base.Add(-24 * time.Hour), End: base, Text: words}}
+}
+
 func turn(conv string, i int, role, text string) core.Document {
 	return doc(text, core.Metadata{Type: core.DocTurn, Timestamp: base.Add(time.Duration(i) * time.Minute),
 		ConversationID: conv, Role: role, TurnIndex: &i})
@@ -299,9 +305,9 @@ func testStats(t *testing.T, s Backend) {
 func testRetention(t *testing.T, s Backend) {
 	ctx := context.Background()
 	old := memory("An old room memory", base.Add(-48*time.Hour))
-	old.Meta.RoomID, old.Meta.Tags = "!room:x", []string{"secret"}
+	old.Meta.RoomID, old.Meta.Tags, old.Meta.Times = "!room:x", []string{"secret"}, timesOf("yesterday")
 	recent := memory("A recent room memory", base)
-	recent.Meta.RoomID = "!room:x"
+	recent.Meta.RoomID, recent.Meta.Times = "!room:x", timesOf("last Friday")
 	put(t, s, old, recent)
 	created := core.HistoryEntry{MemoryID: old.ID, Event: core.HistoryCreate, Time: old.Meta.Timestamp, Text: old.Text, Meta: old.Meta}
 	if _, err := s.Apply(ctx, core.Change{History: []core.HistoryEntry{created}}); err != nil {
@@ -312,7 +318,7 @@ func testRetention(t *testing.T, s Backend) {
 		t.Fatalf("retention delete = %d, %v", len(gone.IDs), err)
 	}
 	h, _ := s.History(ctx, old.ID)
-	if len(h) != 2 || h[0].Text != "" || len(h[0].Meta.Tags) != 0 || h[1].Event != core.HistoryDelete ||
+	if len(h) != 2 || h[0].Text != "" || len(h[0].Meta.Tags) != 0 || len(h[0].Meta.Times) != 0 || h[1].Event != core.HistoryDelete ||
 		h[1].Reason != core.DeletionReason(core.Filter{OlderThan: base}) {
 		t.Fatalf("history after the retention delete = %+v", h)
 	}
@@ -323,7 +329,7 @@ func testRetention(t *testing.T, s Backend) {
 	if n, err := s.PruneHistory(ctx, base.Add(-time.Hour)); err != nil || n != 1 {
 		t.Fatalf("prune = %d, %v", n, err)
 	}
-	if h, _ := s.History(ctx, recent.ID); len(h) != 1 || h[0].Text != "" || h[0].Event != core.HistoryCreate {
+	if h, _ := s.History(ctx, recent.ID); len(h) != 1 || h[0].Text != "" || len(h[0].Meta.Times) != 0 || h[0].Event != core.HistoryCreate {
 		t.Fatalf("pruned history = %+v", h)
 	}
 }
@@ -331,7 +337,7 @@ func testRetention(t *testing.T, s Backend) {
 func testHistory(t *testing.T, s Backend) {
 	ctx := context.Background()
 	m := memory("Sam likes coffee", base)
-	m.Meta.Tags = []string{"drinks"}
+	m.Meta.Tags, m.Meta.Times = []string{"drinks"}, timesOf("since last summer")
 	create := core.HistoryEntry{MemoryID: m.ID, Event: core.HistoryCreate, Time: base, Text: m.Text, Meta: m.Meta}
 	if _, err := s.Apply(ctx, core.Change{Put: []core.Document{m}, History: []core.HistoryEntry{create}}); err != nil {
 		t.Fatal(err)
@@ -359,7 +365,7 @@ func testHistory(t *testing.T, s Backend) {
 		t.Fatalf("history after delete = %+v", h)
 	}
 	for _, e := range h {
-		if e.Text != "" || len(e.Meta.Tags) != 0 {
+		if e.Text != "" || len(e.Meta.Tags) != 0 || len(e.Meta.Times) != 0 {
 			t.Fatalf("a deleted memory's words stay in its history: %+v", e)
 		}
 	}

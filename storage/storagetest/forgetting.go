@@ -18,7 +18,7 @@ func testCorrectionChainForgotten(t *testing.T, s Backend) {
 	correct := func(old core.Document, text string, at time.Time) core.Document {
 		t.Helper()
 		next := memory(text, at)
-		next.Meta.Tags = []string{text}
+		next.Meta.Tags, next.Meta.Times = []string{text}, timesOf(text)
 		c := core.Change{Put: []core.Document{next},
 			History: []core.HistoryEntry{{MemoryID: next.ID, Event: core.HistoryCreate, Time: at, Text: next.Text, Meta: next.Meta}}}
 		if old.ID != "" {
@@ -50,7 +50,7 @@ func testCorrectionChainForgotten(t *testing.T, s Backend) {
 			t.Fatalf("history of %s after its newest version went: %+v %v", m.Text, h, err)
 		}
 		for _, e := range h {
-			if e.Text != "" || len(e.Meta.Tags) != 0 {
+			if e.Text != "" || len(e.Meta.Tags) != 0 || len(e.Meta.Times) != 0 {
 				t.Errorf("%s's history keeps words after the newest version went: %+v", m.Text, e)
 			}
 		}
@@ -76,7 +76,7 @@ func testCorrectionChainForgotten(t *testing.T, s Backend) {
 	if err := s.ForgetHistory(ctx, []string{otherOld.ID}); err != nil {
 		t.Fatal(err)
 	}
-	if h, _ := s.History(ctx, otherOld.ID); len(h) != 2 || h[0].Text != "" || h[1].Text != "" || len(h[1].Meta.Tags) != 0 ||
+	if h, _ := s.History(ctx, otherOld.ID); len(h) != 2 || h[0].Text != "" || h[1].Text != "" || len(h[1].Meta.Tags) != 0 || len(h[1].Meta.Times) != 0 ||
 		h[1].Reason != core.RetireReason(otherNew.ID) {
 		t.Errorf("history after ForgetHistory = %+v", h)
 	}
