@@ -211,9 +211,9 @@ func (x *Index) add(rowid int64, key segmentKey, scope uint32, c *Code) {
 	switch {
 	case x.deferTrain:
 	case s.ivf == nil && len(s.rowids) >= x.listMin, s.ivf != nil && len(s.rowids) >= retrainGrowth*s.ivf.trained:
-		s.ivf = trainLists(s.heads)
+		s.ivf = trainLists(s.heads, s.scopes)
 	case s.ivf != nil:
-		s.ivf.add(last, &s.heads[last])
+		s.ivf.add(last, &s.heads[last], scope)
 	}
 }
 
@@ -262,7 +262,7 @@ func (x *Index) Load(n int, next func(*RawRow) (bool, error)) error {
 	}
 	for _, s := range fresh.segs {
 		if len(s.rowids) >= x.listMin {
-			s.ivf = trainLists(s.heads)
+			s.ivf = trainLists(s.heads, s.scopes)
 		}
 	}
 	x.mu.Lock()

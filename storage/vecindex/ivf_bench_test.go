@@ -18,7 +18,7 @@ func BenchmarkTrainLists(b *testing.B) {
 		}
 	}
 	for b.Loop() {
-		trainLists(heads)
+		trainLists(heads, make([]uint32, len(heads)))
 	}
 }
 

@@ -128,6 +128,8 @@ func TestInvertedFileRecall(t *testing.T) {
 		{Filter{Type: string(core.DocMemory), Scopes: []string{core.ScopeGlobal}}, func(i int) bool { return alive(i) && scopeOf(i) == core.ScopeGlobal }},
 		{Filter{Type: string(core.DocMemory), Scopes: []string{"entity:tenth"}}, func(i int) bool { return alive(i) && scopeOf(i) == "entity:tenth" }},
 		{Filter{Scopes: []string{"entity:small"}}, func(i int) bool { return alive(i) && scopeOf(i) == "entity:small" }},
+		// Scopes that hold every row: no row's scope needs checking.
+		{Filter{Scopes: []string{core.ScopeGlobal, "entity:tenth", "entity:small"}}, alive},
 	}
 	for _, tc := range filters {
 		admitted := 0

@@ -30,12 +30,19 @@ func (x *Index) Nearest(q *Code, f Filter, n int) []int64 {
 	picks := make([][]int32, len(segs))
 	probed := make([][]uint16, len(segs)) // the picks' head distances, when known
 	for si, s := range segs {
+		srf, admitted := rf, s.admits(rf)
+		if admitted == len(s.rowids) {
+			// The scopes hold every row of the segment (a member's
+			// memories, global and their own, when no other entity has
+			// any): no row needs its scope checked.
+			srf.scopes = nil
+		}
 		switch {
-		case s.ivf != nil && s.admits(rf) > x.exactMax && 2*s.admits(rf) > len(s.rowids):
-			picks[si], probed[si] = s.probe(q, rf, n)
-		case rf.scopes != nil:
+		case s.ivf != nil && admitted > x.exactMax && 2*admitted > len(s.rowids):
+			picks[si], probed[si] = s.probe(q, srf, n)
+		case srf.scopes != nil:
 			picks[si] = []int32{}
-			for _, sc := range rf.scopes {
+			for _, sc := range srf.scopes {
 				picks[si] = append(picks[si], s.scopeRows[sc]...)
 			}
 		}

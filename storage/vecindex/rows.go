@@ -87,6 +87,9 @@ func (s *codeSegment) checkLists(listMin int) error {
 			if len(v.heads[l]) != len(list) || v.heads[l][i] != s.heads[row] {
 				return fmt.Errorf("row %d at %d/%d of the lists: its head there is not its own", row, l, i)
 			}
+			if len(v.scopes[l]) != len(list) || v.scopes[l][i] != s.scopes[row] {
+				return fmt.Errorf("row %d at %d/%d of the lists: its scope there is not its own", row, l, i)
+			}
 			seen++
 		}
 	}
