@@ -24,8 +24,12 @@ func (r *forgetRelay) DocumentsForgotten(ctx context.Context, ids []string) erro
 	return errors.Join(r.bridge.DocumentsForgotten(ctx, ids), r.bot.DocumentsForgotten(ctx, ids))
 }
 
-func (r *forgetRelay) PersonForgotten(ctx context.Context, userID string) error {
-	return errors.Join(r.bridge.PersonForgotten(ctx, userID), r.bot.PersonForgotten(ctx, userID))
+func (r *forgetRelay) PersonForgotten(ctx context.Context, userID, roomID string) error {
+	return errors.Join(r.bridge.PersonForgotten(ctx, userID, roomID), r.bot.PersonForgotten(ctx, userID, roomID))
+}
+
+func (r *forgetRelay) RoomForgotten(ctx context.Context, roomID string) error {
+	return errors.Join(r.bridge.RoomForgotten(ctx, roomID), r.bot.RoomForgotten(ctx, roomID))
 }
 
 // testForgottenElsewhere: a memory deleted, or a member forgotten, through
