@@ -61,6 +61,13 @@ func (cs *commands) forgetPerson(ctx context.Context, c *commandEvent, arg strin
 	if err != nil {
 		return "", err
 	}
+	// Their pending reminders here are what they said too. They go before
+	// the core's forgetting, whose listener deletes them as well when the
+	// core runs in this process, so that the answer counts them.
+	reminders, err := cs.reminders.forgetMember(ctx, room, who)
+	if err != nil {
+		return "", err
+	}
 	res, err := cs.backend.Forget(ctx, core.ForgetRequest{Entity: who.String(), RoomID: room.String(), Reason: forgetMeReason})
 	if err != nil {
 		return "", err
@@ -68,11 +75,6 @@ func (cs *commands) forgetPerson(ctx context.Context, c *commandEvent, arg strin
 	// Their links to the memory page are data about them too, and their
 	// open page sessions end.
 	if err := cs.bridge.EndWebSessions(ctx, who.String()); err != nil {
-		return "", err
-	}
-	// Their pending reminders here are what they said too.
-	reminders, err := cs.reminders.forgetMember(ctx, room, who)
-	if err != nil {
 		return "", err
 	}
 	// What the last answer used, and the members' listings, may hold it.

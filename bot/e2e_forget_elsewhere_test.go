@@ -24,13 +24,18 @@ func (r *forgetRelay) DocumentsForgotten(ctx context.Context, ids []string) erro
 	return errors.Join(r.bridge.DocumentsForgotten(ctx, ids), r.bot.DocumentsForgotten(ctx, ids))
 }
 
-func (r *forgetRelay) PersonForgotten(ctx context.Context, userID string) error {
-	return errors.Join(r.bridge.PersonForgotten(ctx, userID), r.bot.PersonForgotten(ctx, userID))
+func (r *forgetRelay) PersonForgotten(ctx context.Context, userID, roomID string) error {
+	return errors.Join(r.bridge.PersonForgotten(ctx, userID, roomID), r.bot.PersonForgotten(ctx, userID, roomID))
 }
 
-// testForgottenElsewhere: a memory deleted, or a member forgotten, through
-// another door than the bridge's commands (the API, MCP, the memory page:
-// the same core calls) leaves nothing in the running bridge's memory:
+func (r *forgetRelay) RoomForgotten(ctx context.Context, roomID string) error {
+	return errors.Join(r.bridge.RoomForgotten(ctx, roomID), r.bot.RoomForgotten(ctx, roomID))
+}
+
+// testForgottenElsewhere: a memory deleted, a member forgotten (in one
+// room or everywhere) or a room forgotten, through another door than the bridge's commands
+// (the API, MCP, the memory page: the same core calls) leaves nothing in
+// the running bridge's memory:
 // `!ada why` no longer quotes the memory, and the member's messages no
 // longer reach the model as the room's recent messages.
 func (f *roomsFixture) testForgottenElsewhere(t *testing.T) {
@@ -50,12 +55,31 @@ func (f *roomsFixture) testForgottenElsewhere(t *testing.T) {
 		t.Errorf("!ada why quotes the deleted memory:\n%s", why)
 	}
 
+	// Forgotten in this room only (entity=@bob&room_id=!room): the same.
+	f.ask(t, f.bob, room, &event.MessageEventContent{MsgType: event.MsgText, Body: "Ada, my bike lock code is zorblequack"})
+	if _, err := f.bot.svc.Forget(ctx, core.ForgetRequest{Entity: f.bob.Client.UserID.String(), RoomID: room.String()}); err != nil {
+		t.Fatal(err)
+	}
+	f.ask(t, f.alice, room, &event.MessageEventContent{MsgType: event.MsgText, Body: "Ada, what a grey day"})
+	if p := lastPrompt(t, f.llm); strings.Contains(p, "zorblequack") {
+		t.Errorf("the member forgotten in the room still has messages reaching the model:\n%s", p)
+	}
+
 	if _, err := f.bot.svc.Forget(ctx, core.ForgetRequest{Entity: f.alice.Client.UserID.String()}); err != nil {
 		t.Fatal(err)
 	}
 	f.ask(t, f.bob, room, &event.MessageEventContent{MsgType: event.MsgText, Body: "Ada, what a nice day"})
 	if p := lastPrompt(t, f.llm); strings.Contains(p, "wibblesnortch") {
 		t.Errorf("the forgotten member's messages still reach the model:\n%s", p)
+	}
+
+	// The whole room forgotten (entity=!room): none of its messages stay.
+	if _, err := f.bot.svc.Forget(ctx, core.ForgetRequest{Entity: room.String()}); err != nil {
+		t.Fatal(err)
+	}
+	f.ask(t, f.alice, room, &event.MessageEventContent{MsgType: event.MsgText, Body: "Ada, anything new?"})
+	if p := lastPrompt(t, f.llm); strings.Contains(p, "what a nice day") {
+		t.Errorf("the forgotten room's messages still reach the model:\n%s", p)
 	}
 }
 

@@ -23,11 +23,15 @@ func (b *Bot) DocumentsForgotten(ctx context.Context, ids []string) error {
 	return nil
 }
 
-// PersonForgotten drops the member's messages from every room's context
-// window in memory, and the last answers to their questions: by the
-// recorded asker, or for one kept without it, by the window.
-func (b *Bot) PersonForgotten(ctx context.Context, userID string) error {
-	b.inEachRoom(ctx, "forgotten member", func(_ id.RoomID, rt *roomRuntime) {
+// PersonForgotten drops the member's messages from the room's context
+// window in memory (every room's when roomID is ""), and the last answers
+// to their questions: by the recorded asker, or for one kept without it,
+// by the window.
+func (b *Bot) PersonForgotten(ctx context.Context, userID, roomID string) error {
+	b.inEachRoom(ctx, "forgotten member", func(room id.RoomID, rt *roomRuntime) {
+		if roomID != "" && room != id.RoomID(roomID) {
+			return
+		}
 		if la := rt.lastAnswer; la != nil && la.askerID == id.UserID(userID) {
 			rt.lastAnswer = nil
 		}
@@ -37,6 +41,17 @@ func (b *Bot) PersonForgotten(ctx context.Context, userID string) error {
 			}
 		}
 		rt.ring = slices.DeleteFunc(rt.ring, func(m storage.BridgeMessage) bool { return m.Sender == userID })
+	})
+	return nil
+}
+
+// RoomForgotten drops the room's context window, last answer and members'
+// listings held in memory.
+func (b *Bot) RoomForgotten(ctx context.Context, roomID string) error {
+	b.inEachRoom(ctx, "forgotten room", func(room id.RoomID, rt *roomRuntime) {
+		if room == id.RoomID(roomID) {
+			rt.ring, rt.lastAnswer, rt.listed = nil, nil, nil
+		}
 	})
 	return nil
 }

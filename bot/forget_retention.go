@@ -33,8 +33,9 @@ func (f *forgetting) retentionLoop(ctx context.Context) {
 	}
 }
 
-// sweep deletes the bridge's room messages and the room documents older
-// than the retention limit, and logs what it removed.
+// sweep deletes the bridge's room messages, the pending reminders asked
+// for and the room documents older than the retention limit, and logs
+// what it removed.
 func (f *forgetting) sweep(ctx context.Context) (messages, documents int) {
 	cutoff := f.now().AddDate(0, 0, -f.retentionDays)
 	log := f.log.With("cutoff", cutoff.UTC().Format(time.RFC3339), "retention_days", f.retentionDays)
@@ -45,14 +46,18 @@ func (f *forgetting) sweep(ctx context.Context) (messages, documents int) {
 	if err := f.bridge.DeleteLinksBefore(ctx, cutoff); err != nil && ctx.Err() == nil {
 		log.Error("retention: could not delete old redaction links", "error", err)
 	}
+	reminders, err := f.bridge.DeleteRemindersBefore(ctx, cutoff)
+	if err != nil && ctx.Err() == nil {
+		log.Error("retention: could not delete old reminders", "error", err)
+	}
 	if f.retention != nil {
 		documents, err = f.retention.SweepRetention(ctx, cutoff)
 		if err != nil && ctx.Err() == nil {
 			log.Error("retention: could not delete old room documents", "error", err)
 		}
 	}
-	if messages+documents > 0 {
-		log.Info("retention: deleted old data", "room_messages", messages, "documents", documents)
+	if messages+reminders+documents > 0 {
+		log.Info("retention: deleted old data", "room_messages", messages, "reminders", reminders, "documents", documents)
 	}
 	return messages, documents
 }

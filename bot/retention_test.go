@@ -59,6 +59,14 @@ func TestRetentionSweep(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// A reminder asked for before the limit goes, though due later: its
+	// text is what the member said then.
+	for ev, age := range map[string]time.Duration{"$old-reminder": old, "$recent-reminder": recent} {
+		r := storage.BridgeReminder{RoomID: room.String(), Member: "@a:x", Text: "t", Due: time.Now().Add(time.Hour), EventID: ev, Created: time.Now().Add(age)}
+		if _, err := b.bridge.AddReminder(ctx, r, 10, 10); err != nil {
+			t.Fatal(err)
+		}
+	}
 	chatAt := func(age time.Duration, roomID id.RoomID) {
 		clock.Set(age)
 		_, err := svc.Chat(ctx, core.ChatRequest{Prompt: "hello", RoomID: roomID.String(), Store: true, UserTimestamp: clock.Now()},
@@ -89,6 +97,9 @@ func TestRetentionSweep(t *testing.T) {
 	rows.Close()
 	if len(kept) != 1 || kept[0] != "$recent" {
 		t.Errorf("room messages kept: %v, want [$recent]", kept)
+	}
+	if rs, err := b.bridge.RoomReminders(ctx, room.String()); err != nil || len(rs) != 1 || rs[0].EventID != "$recent-reminder" {
+		t.Errorf("reminders kept: %+v, %v; want only the recent one", rs, err)
 	}
 	var fromRoom, notFromRoom int
 	_ = db.Reader().QueryRowContext(ctx, `SELECT count(*) FROM documents WHERE room_id = ?`, room.String()).Scan(&fromRoom)

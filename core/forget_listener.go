@@ -14,9 +14,13 @@ import (
 type ForgetListener interface {
 	// DocumentsForgotten: the documents with these ids are gone.
 	DocumentsForgotten(ctx context.Context, ids []string) error
-	// PersonForgotten: everything about the Matrix user was forgotten,
-	// in every room.
-	PersonForgotten(ctx context.Context, userID string) error
+	// PersonForgotten: everything about the Matrix user was forgotten in
+	// the room, or in every room when roomID is "".
+	PersonForgotten(ctx context.Context, userID, roomID string) error
+	// RoomForgotten: everything the room caused to be stored was
+	// forgotten (the API's entity=!room, or the bridge leaving it with
+	// ROOM_DATA_ON_LEAVE=purge).
+	RoomForgotten(ctx context.Context, roomID string) error
 }
 
 // applyDeletion applies a change that deletes documents and tells the

@@ -77,12 +77,16 @@ func (s *Service) Forget(ctx context.Context, req ForgetRequest) (ForgetResult, 
 		return res, err
 	case matrixUserID.MatchString(req.Entity):
 		err = s.forgetTurns(ctx, req, &res)
-		if err == nil && req.RoomID == "" && s.forgot != nil {
-			err = s.forgot.PersonForgotten(ctx, req.Entity)
+		if err == nil && s.forgot != nil {
+			err = s.forgot.PersonForgotten(ctx, req.Entity, req.RoomID)
 		}
 		return res, err
 	case matrixRoomID.MatchString(req.Entity):
-		return res, s.forgetRoom(ctx, req.Entity, &res)
+		err = s.forgetRoom(ctx, req.Entity, &res)
+		if err == nil && s.forgot != nil {
+			err = s.forgot.RoomForgotten(ctx, req.Entity)
+		}
+		return res, err
 	}
 	return res, nil
 }

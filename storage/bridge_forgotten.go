@@ -21,6 +21,11 @@ const (
 		SELECT event_id FROM bridge_messages WHERE sender = ?1 UNION SELECT event_id FROM bridge_links WHERE sender = ?1)`
 	deleteAllMessagesFromSQL = `DELETE FROM bridge_messages WHERE sender = ?`
 	deleteAllRemindersOfSQL  = `DELETE FROM bridge_reminders WHERE member = ?`
+	// deleteWhyAskedInRoomSQL is deleteWhyAskedBySQL in one room; like
+	// the other per-room deletions, it takes the room, then the member.
+	deleteWhyAskedInRoomSQL = `DELETE FROM bridge_why WHERE room_id = ?1 AND question_event IN (
+		SELECT event_id FROM bridge_messages WHERE room_id = ?1 AND sender = ?2
+		UNION SELECT event_id FROM bridge_links WHERE room_id = ?1 AND sender = ?2)`
 )
 
 // DocumentsForgotten deletes the rooms' last answers (`!ada why`) that
@@ -37,18 +42,23 @@ func (b *Bridge) DocumentsForgotten(ctx context.Context, ids []string) error {
 	return err
 }
 
-// PersonForgotten deletes what the bridge holds from a member in every
-// room: the last answers to their questions, their stored room messages,
-// their pending reminders (their words) and their ways into the memory
-// page (tokens and sessions).
-func (b *Bridge) PersonForgotten(ctx context.Context, userID string) error {
+// PersonForgotten deletes what the bridge holds from a member in the room,
+// or in every room when roomID is "": the last answers to their questions,
+// their stored room messages, their pending reminders (their words) — as
+// `!ada forget me` does in one room — and their ways into the memory page
+// (tokens and sessions), which are not a room's.
+func (b *Bridge) PersonForgotten(ctx context.Context, userID, roomID string) error {
+	queries, args := []string{deleteWhyAskedBySQL, deleteAllMessagesFromSQL, deleteAllRemindersOfSQL}, []any{userID}
+	if roomID != "" {
+		queries, args = []string{deleteWhyAskedInRoomSQL, deleteMessagesFromSQL, deleteMemberRemSQL}, []any{roomID, userID}
+	}
 	tx, err := b.w.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	for _, q := range []string{deleteWhyAskedBySQL, deleteAllMessagesFromSQL, deleteAllRemindersOfSQL} {
-		if _, err := tx.ExecContext(ctx, q, userID); err != nil {
+	for _, q := range queries {
+		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
 			return err
 		}
 	}
@@ -56,4 +66,22 @@ func (b *Bridge) PersonForgotten(ctx context.Context, userID string) error {
 		return err
 	}
 	return b.EndWebSessions(ctx, userID)
+}
+
+// RoomForgotten deletes what the bridge holds from the room (PurgeRoom:
+// its stored messages, links and last answer) and its pending reminders
+// (its members' words), in one transaction. Its settings and reminder
+// numbering stay: the bridge may still be in the room.
+func (b *Bridge) RoomForgotten(ctx context.Context, roomID string) error {
+	tx, err := b.w.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for _, q := range []string{clearMessagesSQL, deleteRoomLinksSQL, deleteWhySQL, dropRoomRemindersSQL} {
+		if _, err := tx.ExecContext(ctx, q, roomID); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
 }

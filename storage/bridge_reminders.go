@@ -43,15 +43,16 @@ const (
 		ON CONFLICT (room_id) DO UPDATE SET last = last + 1 RETURNING last`
 	addReminderSQL = `INSERT INTO bridge_reminders (room_id, number, member, mention, text, due_at, event_id, created_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
-	roomRemindersSQL     = `SELECT ` + reminderCols + ` FROM bridge_reminders WHERE room_id = ? ORDER BY due_at, number`
-	reminderSQL          = `SELECT ` + reminderCols + ` FROM bridge_reminders WHERE room_id = ? AND number = ?`
-	dueRemindersSQL      = `SELECT ` + reminderCols + ` FROM bridge_reminders WHERE due_at <= ? ORDER BY due_at, id LIMIT ?`
-	nextReminderDueSQL   = `SELECT min(due_at) FROM bridge_reminders`
-	deleteReminderSQL    = `DELETE FROM bridge_reminders WHERE id = ?`
-	deleteMemberRemSQL   = `DELETE FROM bridge_reminders WHERE room_id = ? AND member = ?`
-	deleteEventRemSQL    = `DELETE FROM bridge_reminders WHERE room_id = ? AND event_id = ?`
-	dropRoomRemindersSQL = `DELETE FROM bridge_reminders WHERE room_id = ?`
-	dropRoomNumbersSQL   = `DELETE FROM bridge_reminder_numbers WHERE room_id = ?`
+	roomRemindersSQL      = `SELECT ` + reminderCols + ` FROM bridge_reminders WHERE room_id = ? ORDER BY due_at, number`
+	reminderSQL           = `SELECT ` + reminderCols + ` FROM bridge_reminders WHERE room_id = ? AND number = ?`
+	dueRemindersSQL       = `SELECT ` + reminderCols + ` FROM bridge_reminders WHERE due_at <= ? ORDER BY due_at, id LIMIT ?`
+	nextReminderDueSQL    = `SELECT min(due_at) FROM bridge_reminders`
+	deleteReminderSQL     = `DELETE FROM bridge_reminders WHERE id = ?`
+	deleteMemberRemSQL    = `DELETE FROM bridge_reminders WHERE room_id = ? AND member = ?`
+	deleteEventRemSQL     = `DELETE FROM bridge_reminders WHERE room_id = ? AND event_id = ?`
+	dropRoomRemindersSQL  = `DELETE FROM bridge_reminders WHERE room_id = ?`
+	deleteOldRemindersSQL = `DELETE FROM bridge_reminders WHERE created_at < ?`
+	dropRoomNumbersSQL    = `DELETE FROM bridge_reminder_numbers WHERE room_id = ?`
 )
 
 // AddReminder stores r with the room's next number, unless the member
@@ -147,6 +148,19 @@ func (b *Bridge) DeleteMemberReminders(ctx context.Context, roomID, member strin
 // (it was redacted, or edited and runs again) and returns how many.
 func (b *Bridge) DeleteEventReminders(ctx context.Context, roomID, eventID string) (int, error) {
 	res, err := b.w.ExecContext(ctx, deleteEventRemSQL, roomID, eventID)
+	if err != nil {
+		return 0, err
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
+}
+
+// DeleteRemindersBefore deletes the pending reminders asked for before
+// cutoff (retention: their text is what a member said then, like the
+// room's messages of that time, whenever they are due) and returns how
+// many went.
+func (b *Bridge) DeleteRemindersBefore(ctx context.Context, cutoff time.Time) (int, error) {
+	res, err := b.w.ExecContext(ctx, deleteOldRemindersSQL, cutoff.UnixMilli())
 	if err != nil {
 		return 0, err
 	}

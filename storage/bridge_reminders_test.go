@@ -115,7 +115,7 @@ func TestPersonForgottenTakesTheirReminders(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := b.PersonForgotten(ctx, "@u:x"); err != nil {
+	if err := b.PersonForgotten(ctx, "@u:x", ""); err != nil {
 		t.Fatal(err)
 	}
 	for room, want := range map[string]int{"!a:x": 1, "!b:x": 0} {
@@ -123,5 +123,28 @@ func TestPersonForgottenTakesTheirReminders(t *testing.T) {
 		if err != nil || len(rs) != want || (want == 1 && rs[0].Member != "@v:x") {
 			t.Errorf("%s's reminders after forgetting @u:x: %+v, %v; want %d (@v:x's)", room, rs, err, want)
 		}
+	}
+}
+
+// TestRetentionTakesOldReminders: a reminder asked for before the
+// retention cutoff goes, however far off it is due (its text is what a
+// member said then); one asked for after the cutoff stays.
+func TestRetentionTakesOldReminders(t *testing.T) {
+	ctx := context.Background()
+	b := openTestDB(t).Bridge()
+	now := time.UnixMilli(1_700_000_000_000)
+	cutoff := now.AddDate(0, 0, -30)
+	for _, created := range []time.Time{cutoff.Add(-time.Minute), cutoff.Add(time.Minute)} {
+		r := BridgeReminder{RoomID: "!a:x", Member: "@u:x", Text: "see the oncologist", Due: now.AddDate(1, 0, 0), EventID: "$e", Created: created}
+		if _, err := b.AddReminder(ctx, r, 10, 10); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, err := b.DeleteRemindersBefore(ctx, cutoff); err != nil || n != 1 {
+		t.Fatalf("DeleteRemindersBefore = %d, %v; want 1", n, err)
+	}
+	rs, err := b.RoomReminders(ctx, "!a:x")
+	if err != nil || len(rs) != 1 || !rs[0].Created.After(cutoff) {
+		t.Errorf("reminders after the sweep: %+v, %v; want only the one asked for after the cutoff", rs, err)
 	}
 }

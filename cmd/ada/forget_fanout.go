@@ -30,10 +30,18 @@ func (f *forgetFanout) DocumentsForgotten(ctx context.Context, ids []string) err
 	return err
 }
 
-func (f *forgetFanout) PersonForgotten(ctx context.Context, userID string) error {
-	err := f.bridge.PersonForgotten(ctx, userID)
+func (f *forgetFanout) PersonForgotten(ctx context.Context, userID, roomID string) error {
+	err := f.bridge.PersonForgotten(ctx, userID, roomID)
 	if b := f.bot.Load(); b != nil {
-		err = errors.Join(err, (*b).PersonForgotten(ctx, userID))
+		err = errors.Join(err, (*b).PersonForgotten(ctx, userID, roomID))
+	}
+	return err
+}
+
+func (f *forgetFanout) RoomForgotten(ctx context.Context, roomID string) error {
+	err := f.bridge.RoomForgotten(ctx, roomID)
+	if b := f.bot.Load(); b != nil {
+		err = errors.Join(err, (*b).RoomForgotten(ctx, roomID))
 	}
 	return err
 }
