@@ -14,7 +14,7 @@ import (
 // members as they are now go with each request (core.ChatRequest.Members),
 // so that a fact is about a member only when one member alone goes by the
 // name; and where a name is shared, people and the model read it with the
-// user id (core.Roster.Label), worked out once for all the names of an
+// user id (core.Labels.Of), worked out once for all the names of an
 // answer or a listing (core.Labels): in a big room that is costly.
 
 // roster lists the room's joined members with their names; nil (logged)

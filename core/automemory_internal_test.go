@@ -188,16 +188,12 @@ func TestSubjectNeverByASharedName(t *testing.T) {
 	if got := subjectOf("bob", members); got != "" {
 		t.Errorf("a name that is one member's localpart and another's display name resolved to %q", got)
 	}
-	// Labels: the user id where the name is shared or shaped like one,
-	// one at a time or worked out once for many.
+	// Labels: the user id where the name is shared or shaped like one.
 	labels := room.Labels()
 	for _, c := range []struct{ name, id, want string }{
 		{"Bob", mallory, "Bob (" + mallory + ")"}, {"Bob", bob, "Bob (" + bob + ")"}, {"Alice", alice, "Alice"},
 		{"Bob (" + bob + ")", mallory, "Bob (" + bob + ") (" + mallory + ")"}, {"", mallory, mallory},
 	} {
-		if got := room.Label(c.name, c.id); got != c.want {
-			t.Errorf("Label(%q, %q) = %q, want %q", c.name, c.id, got, c.want)
-		}
 		if got := labels.Of(c.name, c.id); got != c.want {
 			t.Errorf("Labels().Of(%q, %q) = %q, want %q", c.name, c.id, got, c.want)
 		}

@@ -16,7 +16,7 @@ import (
 // anyone can take another member's name. A name resolves to a member only
 // when exactly one member of the room goes by it; otherwise the fact has no
 // subject. Where a name is shared, people and the model read it with the
-// user id (Roster.Label), which no one else can take.
+// user id (Labels.Of), which no one else can take.
 
 // Roster is who is in a room now, as the bridge knows them: each member's
 // user id and display name.
@@ -66,13 +66,6 @@ func (r Roster) names() map[string][]string {
 	return ids
 }
 
-// Label is how people and the model read a member called name: the name
-// alone where no other member of the room goes by it, else with the user
-// id; a name shaped like a user id always with the real one. It works out
-// the room's names anew at each call; for the many names of one answer,
-// Labels works them out once.
-func (r Roster) Label(name, userID string) string { return labelOf(name, userID, r.names()) }
-
 // Labels are the room's names worked out once, for the many labels of one
 // answer or listing: in a room of a thousand members that is a millisecond
 // and some seven thousand allocations each time.
@@ -81,8 +74,11 @@ type Labels struct{ names map[string][]string }
 // Labels works out the room's names for Labels.Of.
 func (r Roster) Labels() Labels { return Labels{names: r.names()} }
 
-// Of is Roster.Label of the roster l was worked out from. The zero Labels
-// is an empty room's: every name alone, unless shaped like a user id.
+// Of is how people and the model read a member called name: the name
+// alone where no other member of the room goes by it, else with the user
+// id; a name shaped like a user id always with the real one. The zero
+// Labels is an empty room's: every name alone, unless shaped like a user
+// id.
 func (l Labels) Of(name, userID string) string { return labelOf(name, userID, l.names) }
 
 func labelOf(name, userID string, names map[string][]string) string {

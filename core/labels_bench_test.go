@@ -27,8 +27,8 @@ func benchRoom(n int) core.Roster {
 
 // BenchmarkRoomLabels is the cost of naming one answer's senders in rooms
 // of 10 and 1,000 members: each name working out the room's names anew
-// (Roster.Label, as every caller did) against working them out once for
-// the answer (Roster.Labels). One op is one answer of labelledLines names.
+// (as every caller once did) against working them out once for the
+// answer. One op is one answer of labelledLines names.
 func BenchmarkRoomLabels(b *testing.B) {
 	for _, n := range []int{10, 1000} {
 		room := benchRoom(n)
@@ -37,7 +37,7 @@ func BenchmarkRoomLabels(b *testing.B) {
 			for b.Loop() {
 				for i := range labelledLines {
 					m := room[i%n]
-					_ = room.Label(m.Name, m.UserID)
+					_ = room.Labels().Of(m.Name, m.UserID)
 				}
 			}
 		})
