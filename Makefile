@@ -62,6 +62,8 @@ bench: deps chroma
 	$(GO) run ./cmd/adabench
 	$(GO) test -run '^$$' -bench 'ChatService|MemorySearchModes|LoadStreamsAndWrites|MemoryWriteSync|OpenAIOverhead|MetricsOverhead|MCPSearch|ExportImport|MemoryPage' -benchtime 1x ./cmd/ada
 	$(GO) test -run '^$$' -bench 'BridgeLatency|BridgeFirstText' -benchtime 1x ./bot
+	$(GO) test -run '^$$' -bench 'RoomLabels' ./core
+	$(GO) test -run '^$$' -bench 'Find' -benchmem ./core/when
 
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || (gofmt -l . ; echo "gofmt needed"; exit 1)
