@@ -120,17 +120,18 @@ func stopped(ctx context.Context, err error) (deadline, ok bool) {
 }
 
 // withoutQueryIn is err with the URL of a *url.Error in its chain replaced
-// by withoutQuery's.
+// by WithoutQuery's.
 func withoutQueryIn(err error) error {
 	var ue *url.Error
 	if errors.As(err, &ue) {
-		return fmt.Errorf("%s %s: %w", ue.Op, withoutQuery(ue.URL), ue.Err)
+		return fmt.Errorf("%s %s: %w", ue.Op, WithoutQuery(ue.URL), ue.Err)
 	}
 	return err
 }
 
-// withoutQuery is raw without its query string, fragment and user info.
-func withoutQuery(raw string) string {
+// WithoutQuery is raw without its query string, fragment and user info,
+// which may carry a key: an address as logs, health and errors show it.
+func WithoutQuery(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return "(the service)"

@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/ada-chat/ada/core/internal/remote"
 )
 
 // Server is one entry of the servers file: a stdio server (Command, Args,
@@ -32,18 +34,7 @@ func (s Server) String() string {
 	if s.Stdio() {
 		return fmt.Sprintf("%s (stdio: %s)", s.Name, s.Command)
 	}
-	return fmt.Sprintf("%s (http: %s)", s.Name, redactURL(s.URL))
-}
-
-// redactURL drops the query, which may carry a key, from an address shown
-// in logs and health.
-func redactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "(invalid address)"
-	}
-	u.RawQuery, u.Fragment, u.User = "", "", nil
-	return u.String()
+	return fmt.Sprintf("%s (http: %s)", s.Name, remote.WithoutQuery(s.URL))
 }
 
 // GoString keeps %#v as safe as %v.

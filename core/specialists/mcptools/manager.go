@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ada-chat/ada/core"
+	"github.com/ada-chat/ada/core/internal/remote"
 )
 
 // Options configures the manager.
@@ -193,7 +194,7 @@ func (c *conn) redact(err error) error {
 	if err == nil || c.spec.Stdio() || !strings.Contains(err.Error(), c.spec.URL) {
 		return err
 	}
-	return errors.New(strings.ReplaceAll(err.Error(), c.spec.URL, redactURL(c.spec.URL)))
+	return errors.New(strings.ReplaceAll(err.Error(), c.spec.URL, remote.WithoutQuery(c.spec.URL)))
 }
 
 func (c *conn) openRaw(ctx context.Context) (*mcp.ClientSession, []*mcp.Tool, error) {
