@@ -150,15 +150,14 @@ func (s *Service) SpecialistsEnabled() bool {
 // timeout, and returns the text given back to the model. Every failure
 // becomes an error result the model may explain; it never fails the chat.
 func (s *Service) runSpecialist(ctx context.Context, name string, call SpecialistCall) (string, bool) {
-	args := call.Args
 	e, ok := s.specialists.lookup(name)
 	if !ok || !s.opts.SpecialistsEnabled {
 		return fmt.Sprintf("error: there is no available specialist named %q", name), false
 	}
-	if len(bytes.TrimSpace(args)) == 0 {
-		args = json.RawMessage("{}")
+	if len(bytes.TrimSpace(call.Args)) == 0 {
+		call.Args = json.RawMessage("{}")
 	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(call.Args))
 	if err != nil {
 		return fmt.Sprintf("error: the arguments for %s are not valid JSON", name), false
 	}
@@ -168,7 +167,6 @@ func (s *Service) runSpecialist(ctx context.Context, name string, call Specialis
 	ctx, cancel := context.WithTimeout(ctx, s.opts.SpecialistTimeout)
 	defer cancel()
 	start := time.Now()
-	call.Args = args
 	out, err := e.sp.Run(ctx, call)
 	s.logger(ctx).Debug("specialist ran", "specialist", name, "ok", err == nil, "chars", len(out),
 		"ms", float64(time.Since(start).Microseconds())/1000)
