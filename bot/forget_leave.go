@@ -27,11 +27,13 @@ func (f *forgetting) leftRoom(ctx context.Context, room id.RoomID, leave id.Even
 	f.schedule(ctx, room, leave, storage.RedactionPurge, 0)
 }
 
-// purgeRoom deletes everything the room caused to be stored: its turns,
-// summaries and memories in the core (each memory's history says why),
-// and, through the core's ForgetListener (RoomForgotten), its messages,
-// links, last answer and pending reminders in the bridge.
+// purgeRoom deletes everything the room caused to be stored: its messages,
+// links and last answer in the bridge, and its turns, summaries and
+// memories in the core (each memory's history says why).
 func (f *forgetting) purgeRoom(ctx context.Context, room id.RoomID) error {
+	if err := f.bridge.PurgeRoom(ctx, room.String()); err != nil {
+		return err
+	}
 	res, err := f.backend.Forget(ctx, core.ForgetRequest{Entity: room.String(), Reason: purgeReason})
 	if err != nil {
 		return err

@@ -68,11 +68,10 @@ func (b *Bridge) PersonForgotten(ctx context.Context, userID, roomID string) err
 	return b.EndWebSessions(ctx, userID)
 }
 
-// RoomForgotten deletes what the bridge holds from the room (its stored
-// messages, links and last answer) and its pending reminders (its
-// members' words), in one transaction. Its settings (privacy mode, the
-// introduction sent) and reminder numbering stay: the bridge may still be
-// in the room.
+// RoomForgotten deletes what the bridge holds from the room (PurgeRoom:
+// its stored messages, links and last answer) and its pending reminders
+// (its members' words), in one transaction. Its settings and reminder
+// numbering stay: the bridge may still be in the room.
 func (b *Bridge) RoomForgotten(ctx context.Context, roomID string) error {
 	tx, err := b.w.BeginTx(ctx, nil)
 	if err != nil {

@@ -49,7 +49,7 @@ func TestWhyGoesWithWhatItQuotes(t *testing.T) {
 		}
 	}
 	save("$q3")
-	if err := b.RoomForgotten(ctx, room); err != nil || kept() {
-		t.Errorf("forgetting the room takes its last answer (%v)", err)
+	if err := b.PurgeRoom(ctx, room); err != nil || kept() {
+		t.Errorf("a purge takes the room's last answer (%v)", err)
 	}
 }
