@@ -30,6 +30,10 @@ func (f *forgetting) leftRoom(ctx context.Context, room id.RoomID, leave id.Even
 // purgeRoom deletes everything the room caused to be stored: its messages,
 // links and last answer in the bridge, and its turns, summaries and
 // memories in the core (each memory's history says why).
+//
+// The bridge's part is done here although the core's ForgetListener does it
+// again in-process (RoomForgotten): over ADA_API_URL the core runs in
+// another process, whose listener cannot reach this bridge's tables.
 func (f *forgetting) purgeRoom(ctx context.Context, room id.RoomID) error {
 	if err := f.bridge.PurgeRoom(ctx, room.String()); err != nil {
 		return err
