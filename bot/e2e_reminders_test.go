@@ -62,16 +62,9 @@ func pendingReminder(t *testing.T, e *botEnv, room id.RoomID, n int) storage.Bri
 // posted at start, saying it is late; an edited request sets it again, a
 // redacted one cancels it.
 func TestBridgeReminders(t *testing.T) {
-	hs := bottest.StartHomeserver(t)
-	llm := llmtest.New(t)
-	acct := bottest.RegisterAccount(t, hs, "ada")
-	dataDir := t.TempDir()
-	setup := botSettings(hs, llm, acct, dataDir, func(s *botSetup) {
+	f, setup := startRooms(t, func(s *botSetup) {
 		s.Reminders = ReminderOptions{MemberPending: 2, RoomPending: 3}
 	})
-	f := &roomsFixture{hs: hs, llm: llm, bot: startBot(t, setup), botID: acct.UserID}
-	f.alice = bottest.NewMember(t, hs, "alice", false)
-	f.bob = bottest.NewMember(t, hs, "bob", false)
 	room := f.groupRoom(t, "reminders")
 	ctx := context.Background()
 

@@ -105,15 +105,10 @@ func TestBridgeStreamTakeBack(t *testing.T) {
 // newStreamRooms starts a bridge that streams its answers in edits (every
 // 50 ms, up to 50), with alice and bob to make rooms of three.
 func newStreamRooms(t *testing.T) *roomsFixture {
-	hs := bottest.StartHomeserver(t)
-	llm := llmtest.New(t)
-	acct := bottest.RegisterAccount(t, hs, "ada")
-	bot := startBot(t, botSettings(hs, llm, acct, t.TempDir(), func(s *botSetup) {
+	f, _ := startRooms(t, func(s *botSetup) {
 		s.Stream = StreamOptions{On: true, Interval: 50 * time.Millisecond, MaxEdits: 50}
-	}))
-	alice := bottest.NewMember(t, hs, "alice", false)
-	bob := bottest.NewMember(t, hs, "bob", false)
-	return &roomsFixture{hs: hs, llm: llm, bot: bot, botID: acct.UserID, alice: alice, bob: bob}
+	})
+	return f
 }
 
 // waitRedacted waits until alice sees each of the bot's events redacted by
