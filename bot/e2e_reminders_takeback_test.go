@@ -17,15 +17,9 @@ import (
 // confirmation back with the answer and the reminder, in a room of three.
 // A posted reminder goes with its author's `!ada forget me`.
 func TestReminderConfirmationGoesWithItsQuestion(t *testing.T) {
-	hs := bottest.StartHomeserver(t)
-	llm := llmtest.New(t)
-	acct := bottest.RegisterAccount(t, hs, "ada")
-	setup := botSettings(hs, llm, acct, t.TempDir(), func(s *botSetup) {
+	f, _ := startRooms(t, func(s *botSetup) {
 		s.Reminders = ReminderOptions{MemberPending: 2, RoomPending: 3}
 	})
-	f := &roomsFixture{hs: hs, llm: llm, bot: startBot(t, setup), botID: acct.UserID}
-	f.alice = bottest.NewMember(t, hs, "alice", false)
-	f.bob = bottest.NewMember(t, hs, "bob", false)
 	room := f.groupRoom(t, "reminder take-back")
 	ctx := context.Background()
 

@@ -62,16 +62,9 @@ func pendingReminder(t *testing.T, e *botEnv, room id.RoomID, n int) storage.Bri
 // posted at start, saying it is late; an edited request sets it again, a
 // redacted one cancels it.
 func TestBridgeReminders(t *testing.T) {
-	hs := bottest.StartHomeserver(t)
-	llm := llmtest.New(t)
-	acct := bottest.RegisterAccount(t, hs, "ada")
-	dataDir := t.TempDir()
-	setup := botSettings(hs, llm, acct, dataDir, func(s *botSetup) {
+	f, setup := startRooms(t, func(s *botSetup) {
 		s.Reminders = ReminderOptions{MemberPending: 2, RoomPending: 3}
 	})
-	f := &roomsFixture{hs: hs, llm: llm, bot: startBot(t, setup), botID: acct.UserID}
-	f.alice = bottest.NewMember(t, hs, "alice", false)
-	f.bob = bottest.NewMember(t, hs, "bob", false)
 	room := f.groupRoom(t, "reminders")
 	ctx := context.Background()
 
@@ -94,40 +87,33 @@ func TestBridgeReminders(t *testing.T) {
 	}
 
 	// Listing and cancelling; the limits (2 per member, 3 per room).
-	if got := f.command(t, f.alice, room, "!ada remind room tomorrow at 9 water the plants"); !strings.Contains(got, "#2") || !strings.Contains(got, "at 09:00 (UTC)") {
-		t.Errorf("room reminder: %q", got)
-	}
-	if got := f.command(t, f.bob, room, "!ada remind me on Friday at 10 send the report"); !strings.Contains(got, "#3") || !strings.Contains(got, "at 10:00 (UTC)") {
-		t.Errorf("bob's reminder: %q", got)
-	}
-	list := f.command(t, f.bob, room, "!ada reminders")
-	if !strings.Contains(list, "#2") || !strings.Contains(list, "water the plants") || !strings.Contains(list, "for the room") ||
-		!strings.Contains(list, "#3") || !strings.Contains(list, "send the report") || strings.Contains(list, "stretch") {
-		t.Errorf("listing %q", list)
-	}
-	if got := f.command(t, f.bob, room, "!ada reminders cancel 2"); !strings.Contains(got, "Only its author or a room moderator") {
-		t.Errorf("bob cancelling alice's: %q", got)
-	}
-	if got := f.command(t, f.bob, room, "!ada reminders cancel 3"); !strings.Contains(got, "Cancelled reminder #3") {
-		t.Errorf("bob cancelling his own: %q", got)
-	}
-	if got := f.command(t, f.bob, room, "!ada reminders cancel 3"); !strings.Contains(got, "no reminder #3") {
-		t.Errorf("cancelling twice: %q", got)
-	}
-	if got := f.command(t, f.alice, room, "!ada remind me in 2 hours call the bank"); !strings.Contains(got, "#4") {
-		t.Errorf("alice's second: %q", got)
-	}
-	if got := f.command(t, f.alice, room, "!ada remind me in 3 hours one too many"); !strings.Contains(got, "You have 2 reminders waiting") {
-		t.Errorf("over the member's limit: %q", got)
-	}
-	if got := f.command(t, f.bob, room, "!ada remind me in 3 hours lunch"); !strings.Contains(got, "#5") {
-		t.Errorf("bob's second: %q", got)
-	}
-	if got := f.command(t, f.bob, room, "!ada remind me in 4 hours one too many"); !strings.Contains(got, "This room has 3 reminders waiting") {
-		t.Errorf("over the room's limit: %q", got)
-	}
-	if got := f.command(t, f.bob, room, "!ada remind me yesterday at 9 too late"); !strings.Contains(got, "has passed already") {
-		t.Errorf("a past phrase: %q", got)
+	for _, step := range []struct {
+		who  *bottest.Member
+		cmd  string
+		want []string
+		not  string // nor this
+	}{
+		{f.alice, "!ada remind room tomorrow at 9 water the plants", []string{"#2", "at 09:00 (UTC)"}, ""},
+		{f.bob, "!ada remind me on Friday at 10 send the report", []string{"#3", "at 10:00 (UTC)"}, ""},
+		{f.bob, "!ada reminders", []string{"#2", "water the plants", "for the room", "#3", "send the report"}, "stretch"},
+		{f.bob, "!ada reminders cancel 2", []string{"Only its author or a room moderator"}, ""}, // alice's
+		{f.bob, "!ada reminders cancel 3", []string{"Cancelled reminder #3"}, ""},
+		{f.bob, "!ada reminders cancel 3", []string{"no reminder #3"}, ""},
+		{f.alice, "!ada remind me in 2 hours call the bank", []string{"#4"}, ""},
+		{f.alice, "!ada remind me in 3 hours one too many", []string{"You have 2 reminders waiting"}, ""},
+		{f.bob, "!ada remind me in 3 hours lunch", []string{"#5"}, ""},
+		{f.bob, "!ada remind me in 4 hours one too many", []string{"This room has 3 reminders waiting"}, ""},
+		{f.bob, "!ada remind me yesterday at 9 too late", []string{"has passed already"}, ""},
+	} {
+		got := f.command(t, step.who, room, step.cmd)
+		for _, w := range step.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s: %q, want %q in it", step.cmd, got, w)
+			}
+		}
+		if step.not != "" && strings.Contains(got, step.not) {
+			t.Errorf("%s: %q, want no %q in it", step.cmd, got, step.not)
+		}
 	}
 
 	// Forget me takes alice's reminders (#2, #4), not bob's.

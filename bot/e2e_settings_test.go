@@ -21,17 +21,12 @@ import (
 // hour gets one notice and no model call, another member is still
 // answered, an exempt moderator too.
 func TestBridgeRoomSettings(t *testing.T) {
-	hs := bottest.StartHomeserver(t)
-	llm := llmtest.New(t)
-	acct := bottest.RegisterAccount(t, hs, "ada")
-	setup := botSettings(hs, llm, acct, t.TempDir(), func(s *botSetup) {
+	f, setup := startRooms(t, func(s *botSetup) {
 		s.DefaultModel, s.RoomModels = llmtest.ModelName, []string{"big-model"}
 		s.MaxContextMessages = 5
 		s.Quotas = Quotas{MemberAnswersPerHour: 2, ExemptModerators: true}
 	})
-	f := &roomsFixture{hs: hs, llm: llm, bot: startBot(t, setup), botID: acct.UserID}
-	f.alice = bottest.NewMember(t, hs, "alice", false)
-	f.bob = bottest.NewMember(t, hs, "bob", false)
+	hs, llm := f.hs, f.llm
 	room := f.groupRoom(t, "settings")
 
 	if got := f.command(t, f.bob, room, "!ada set model big-model"); !strings.Contains(got, "Only room moderators") {

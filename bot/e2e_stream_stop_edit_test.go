@@ -20,15 +20,8 @@ import (
 // more is posted for the old question; an edited question is then answered
 // afresh.
 func TestBridgeStreamStoppedByItsAsker(t *testing.T) {
-	hs := bottest.StartHomeserver(t)
-	llm := llmtest.New(t)
-	acct := bottest.RegisterAccount(t, hs, "ada")
-	bot := startBot(t, botSettings(hs, llm, acct, t.TempDir(), func(s *botSetup) {
-		s.Stream = StreamOptions{On: true, Interval: 50 * time.Millisecond, MaxEdits: 50}
-	}))
-	alice := bottest.NewMember(t, hs, "alice", false)
-	bob := bottest.NewMember(t, hs, "bob", false)
-	f := &roomsFixture{hs: hs, llm: llm, bot: bot, botID: acct.UserID, alice: alice, bob: bob}
+	f := newStreamRooms(t)
+	llm, ada, alice, bob := f.llm, f.botID, f.alice, f.bob
 	cancelled := 0
 
 	// streaming asks the question as asker and waits until its answer is
@@ -41,7 +34,7 @@ func TestBridgeStreamStoppedByItsAsker(t *testing.T) {
 		llm.Script(llmtest.Reply{Tokens: []string{"Your code is 7723. ", "It opens ", "the back gate", " and more."},
 			Hold: hold, HoldAfter: 3, ChunkDelay: 80 * time.Millisecond})
 		asked := asker.Say(room, question)
-		reply := alice.Wait("the first sentence", bottest.ReplyTo(acct.UserID, asked, event.MsgText))
+		reply := alice.Wait("the first sentence", bottest.ReplyTo(ada, asked, event.MsgText))
 		// Everything the model wrote before it was held is shown: in an
 		// edit, or already in the reply when 🧠 came late.
 		if !strings.Contains(reply.Content.AsMessage().Body, "the back gate") {
@@ -52,7 +45,7 @@ func TestBridgeStreamStoppedByItsAsker(t *testing.T) {
 		}
 		alice.Wait("🧠", bottest.ReactionTo(asked, reactThinking))
 		events := append([]*event.Event{reply}, alice.Find(editsOf(reply.ID))...)
-		events = append(events, alice.Find(func(e *event.Event) bool { return e.Sender == acct.UserID && bottest.AnyReactionTo(asked)(e) })...)
+		events = append(events, alice.Find(func(e *event.Event) bool { return e.Sender == ada && bottest.AnyReactionTo(asked)(e) })...)
 		return asked, reply, events
 	}
 	// stopped waits until the model of the answer was stopped and each of
@@ -65,11 +58,7 @@ func TestBridgeStreamStoppedByItsAsker(t *testing.T) {
 		if err := llm.WaitCancelled(ctx, cancelled); err != nil {
 			t.Fatalf("the model of the old answer was not stopped: %v", err)
 		}
-		for _, e := range events {
-			alice.Wait("Ada's "+e.Type.Type+" "+e.ID.String()+" is redacted", func(r *event.Event) bool {
-				return r.Sender == acct.UserID && bottest.RedactionOf(e.ID)(r)
-			})
-		}
+		f.waitRedacted(t, events)
 	}
 
 	t.Run("QuestionEdited", func(t *testing.T) {
@@ -79,13 +68,13 @@ func TestBridgeStreamStoppedByItsAsker(t *testing.T) {
 		edited := edit(alice, room, asked, "Ada, what grows in the garden?")
 		stopped(t, events)
 		alice.Wait("the edited question answered afresh", func(e *event.Event) bool {
-			return bottest.ReplyTo(acct.UserID, asked, event.MsgText)(e) && strings.Contains(e.Content.AsMessage().Body, "Fresh answer")
+			return bottest.ReplyTo(ada, asked, event.MsgText)(e) && strings.Contains(e.Content.AsMessage().Body, "Fresh answer")
 		})
 		alice.Wait("✅ for the new answer", bottest.ReactionTo(asked, reactDone))
 		all := alice.Find(func(*event.Event) bool { return true })
 		after := bottest.IndexOf(all, func(e *event.Event) bool { return e.ID == edited })
 		for _, e := range all[after+1:] {
-			if e.Sender == acct.UserID && editsOf(reply.ID)(e) {
+			if e.Sender == ada && editsOf(reply.ID)(e) {
 				t.Errorf("Ada edited the old answer after its question was edited: %s", bottest.Describe(e))
 			}
 		}
@@ -95,16 +84,16 @@ func TestBridgeStreamStoppedByItsAsker(t *testing.T) {
 		room := f.groupRoom(t, "forget me mid-stream")
 		asked, reply, events := streaming(t, bob, room, "Ada, my gate code is 7723, what does it open?")
 		forget := bob.Say(room, "!ada forget me")
-		bob.Wait("forget me", bottest.ReplyTo(acct.UserID, forget, event.MsgNotice))
+		bob.Wait("forget me", bottest.ReplyTo(ada, forget, event.MsgNotice))
 		stopped(t, events)
 		// The room's work is in order: anything more about the answer
 		// would have come before this.
 		status := alice.Say(room, "!ada status")
-		alice.Wait("status", bottest.ReplyTo(acct.UserID, status, event.MsgNotice))
+		alice.Wait("status", bottest.ReplyTo(ada, status, event.MsgNotice))
 		all := alice.Find(func(*event.Event) bool { return true })
 		after := bottest.IndexOf(all, func(e *event.Event) bool { return e.ID == forget })
 		for _, e := range all[after+1:] {
-			if answeredOrReacted(asked, acct.UserID)(e) || e.Sender == acct.UserID && editsOf(reply.ID)(e) {
+			if answeredOrReacted(asked, ada)(e) || e.Sender == ada && editsOf(reply.ID)(e) {
 				t.Errorf("Ada posted for the question after its author's forget me: %s", bottest.Describe(e))
 			}
 		}

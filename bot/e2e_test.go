@@ -48,6 +48,19 @@ func newRoomsFixture(t *testing.T) *roomsFixture {
 	return f
 }
 
+// startRooms starts a bridge set up as change says, with alice and bob to
+// make rooms of three; the setup it returns starts the bridge again.
+func startRooms(t *testing.T, change func(*botSetup)) (*roomsFixture, botSetup) {
+	hs := bottest.StartHomeserver(t)
+	llm := llmtest.New(t)
+	acct := bottest.RegisterAccount(t, hs, "ada")
+	setup := botSettings(hs, llm, acct, t.TempDir(), change)
+	f := &roomsFixture{hs: hs, llm: llm, bot: startBot(t, setup), botID: acct.UserID}
+	f.alice = bottest.NewMember(t, hs, "alice", false)
+	f.bob = bottest.NewMember(t, hs, "bob", false)
+	return f, setup
+}
+
 // groupRoom makes a room of alice, bob and the bot, and waits for the bot's
 // join and intro.
 func (f *roomsFixture) groupRoom(t *testing.T, name string) id.RoomID {

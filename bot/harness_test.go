@@ -1,7 +1,6 @@
 package bot
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"log/slog"
@@ -25,22 +24,7 @@ import (
 )
 
 // syncBuffer collects log output from several goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+type syncBuffer = bottest.LogBuffer
 
 // testClock is an injectable clock for the core and the bot.
 type testClock struct {
@@ -175,16 +159,16 @@ func startBot(t testing.TB, s botSetup) *botEnv {
 	t.Cleanup(func() {
 		e.stop()
 		if t.Failed() {
-			t.Logf("bot log (tail):\n%s", tailLines(e.logs.String(), 80))
+			t.Logf("bot log (tail):\n%s", e.logs.Tail(80))
 		}
 	})
 	select {
 	case <-e.bot.Ready():
 	case err := <-e.done:
 		e.done <- err
-		t.Fatalf("bot exited before it was ready: %v\n%s", err, tailLines(e.logs.String(), 60))
+		t.Fatalf("bot exited before it was ready: %v\n%s", err, e.logs.Tail(60))
 	case <-time.After(bottest.Timeout):
-		t.Fatalf("bot not ready after %s\n%s", bottest.Timeout, tailLines(e.logs.String(), 60))
+		t.Fatalf("bot not ready after %s\n%s", bottest.Timeout, e.logs.Tail(60))
 	}
 	return e
 }
@@ -226,14 +210,6 @@ func (e *botEnv) storedFromRoom(room id.RoomID) (messages, documents int) {
 }
 
 func (e *botEnv) reader() *sql.DB { return e.db.Reader() }
-
-func tailLines(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
-}
 
 // fmtMessages flattens an LLM conversation for substring checks.
 func fmtMessages(msgs []core.Message) string {

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
+	"slices"
 
 	"maunium.net/go/mautrix"
 	"maunium.net/go/mautrix/crypto/cryptohelper"
@@ -55,6 +57,13 @@ func (mx *matrix) prepareRoom(ctx context.Context, room id.RoomID) error {
 
 // joinedMembers lists the room's joined members from the state store.
 func (mx *matrix) joinedMembers(ctx context.Context, room id.RoomID) ([]id.UserID, error) {
+	joined, err := mx.joined(ctx, room)
+	return slices.Collect(maps.Keys(joined)), err
+}
+
+// joined are the member events of the room's joined members, from the
+// state store.
+func (mx *matrix) joined(ctx context.Context, room id.RoomID) (map[id.UserID]*event.MemberEventContent, error) {
 	if err := mx.prepareRoom(ctx, room); err != nil {
 		return nil, err
 	}
@@ -62,10 +71,10 @@ func (mx *matrix) joinedMembers(ctx context.Context, room id.RoomID) ([]id.UserI
 	if err != nil {
 		return nil, err
 	}
-	var out []id.UserID
+	out := make(map[id.UserID]*event.MemberEventContent, len(all))
 	for user, m := range all {
 		if m != nil && m.Membership == event.MembershipJoin {
-			out = append(out, user)
+			out[user] = m
 		}
 	}
 	return out, nil

@@ -20,20 +20,14 @@ import (
 // roster lists the room's joined members with their names; nil (logged)
 // when the room's state cannot be read, which resolves no one.
 func (mx *matrix) roster(ctx context.Context, room id.RoomID) core.Roster {
-	if err := mx.prepareRoom(ctx, room); err != nil {
-		logFrom(ctx, mx.log).Warn("could not read the room's members", "error", err)
-		return nil
-	}
-	all, err := mx.cli.StateStore.GetAllMembers(ctx, room)
+	joined, err := mx.joined(ctx, room)
 	if err != nil {
 		logFrom(ctx, mx.log).Warn("could not read the room's members", "error", err)
 		return nil
 	}
-	out := core.Roster{}
-	for user, m := range all {
-		if m != nil && m.Membership == event.MembershipJoin {
-			out = append(out, core.Speaker{UserID: user.String(), Name: mx.nameOf(user, m)})
-		}
+	out := make(core.Roster, 0, len(joined))
+	for user, m := range joined {
+		out = append(out, core.Speaker{UserID: user.String(), Name: mx.nameOf(user, m)})
 	}
 	return out
 }

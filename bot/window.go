@@ -89,11 +89,18 @@ func (w *window) contextFor(ctx context.Context, s storage.BridgeRoom, asking id
 		cutoff = w.now().AddDate(0, 0, -w.retentionDays)
 	}
 	out := make([]core.ContextMessage, 0, len(rt.ring))
+	// A label reads the state store (a query): once per sender, not per line.
+	senders := map[string]string{}
 	for _, m := range rt.ring {
 		if m.EventID == asking.String() || m.Time.Before(cutoff) || only != nil && !only[id.EventID(m.EventID)] {
 			continue
 		}
-		out = append(out, core.ContextMessage{Sender: w.mx.labelIn(ctx, labels, id.RoomID(s.RoomID), id.UserID(m.Sender)), UserID: m.Sender, Text: m.Text, Timestamp: m.Time})
+		name, ok := senders[m.Sender]
+		if !ok {
+			name = w.mx.labelIn(ctx, labels, id.RoomID(s.RoomID), id.UserID(m.Sender))
+			senders[m.Sender] = name
+		}
+		out = append(out, core.ContextMessage{Sender: name, UserID: m.Sender, Text: m.Text, Timestamp: m.Time})
 	}
 	return out
 }

@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -30,7 +29,7 @@ type Element struct {
 type elementProcess struct {
 	UserID id.UserID
 	stdin  io.WriteCloser
-	stderr *lockedBuffer
+	stderr *LogBuffer
 
 	mu      sync.Mutex
 	events  []ElementEvent // every report, in order: an event again at each decryption or redaction
@@ -92,7 +91,7 @@ func StartElement(t testing.TB, hs *Homeserver, localpart string) *Element {
 	acct := RegisterAccount(t, hs, localpart)
 	cmd := exec.Command(node, "client.mjs", hs.URL(), acct.UserID.String(), acct.Password)
 	cmd.Dir = dir
-	e := &Element{t: t, elementProcess: &elementProcess{UserID: acct.UserID, stderr: &lockedBuffer{},
+	e := &Element{t: t, elementProcess: &elementProcess{UserID: acct.UserID, stderr: &LogBuffer{},
 		answers: map[int]elementAnswer{}, changed: make(chan struct{})}}
 	cmd.Stderr = e.stderr
 	var err error
@@ -122,7 +121,7 @@ func StartElement(t testing.TB, hs *Homeserver, localpart string) *Element {
 			<-exited
 		}
 		if t.Failed() {
-			t.Logf("element client %s stderr (tail):\n%s", localpart, e.stderr.tail(40))
+			t.Logf("element client %s stderr (tail):\n%s", localpart, e.stderr.Tail(40))
 		}
 	})
 	// Starting takes a few seconds (the crypto's WebAssembly, a first sync,
@@ -352,26 +351,4 @@ func (e *Element) Seen(pred func(ElementEvent) bool) []ElementEvent {
 		}
 	}
 	return out
-}
-
-// lockedBuffer collects a process's output.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) tail(n int) string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	lines := strings.Split(strings.TrimRight(l.b.String(), "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }
