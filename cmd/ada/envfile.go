@@ -50,8 +50,8 @@ func withEnvFile(lookup func(string) (string, bool)) (func(string) string, envFi
 		return nil, info, err
 	}
 	vals, err := godotenv.UnmarshalBytes(src)
-	if err != nil {
-		return nil, info, envFileError(path, src, err)
+	if err != nil { // envStatements refuses all godotenv does; its message shows values
+		return nil, info, fmt.Errorf("read %s: cannot be parsed (the file is not shown)", path)
 	}
 	for name := range vals {
 		info.names = append(info.names, name)
@@ -92,8 +92,10 @@ var statement = regexp.MustCompile(`^\s*([A-Za-z_][A-Za-z0-9_]*)=(.*)$`)
 // the further lines of a quoted value). godotenv alone also takes `NAME: value`,
 // `NAME value` and `export NAME=value`; those forms are refused so that one file
 // means the same to Ada, to a shell and to systemd's EnvironmentFile (which
-// knows neither ':' nor 'export'). The error names the line, never its text:
-// the text may be a secret. It returns the line of each name.
+// knows neither ':' nor 'export'). A quoted value with no closing quote is
+// refused here too, so that godotenv, whose message quotes the value, has
+// nothing left to refuse. The error names the line, never its text: the text
+// may be a secret. It returns the line of each name.
 func envStatements(path string, src []byte) (map[string]int, error) {
 	lines := strings.Split(strings.ReplaceAll(string(src), "\r\n", "\n"), "\n")
 	at := make(map[string]int)
@@ -108,35 +110,40 @@ func envStatements(path string, src []byte) (map[string]int, error) {
 				path, i+1, lenientForm(t))
 		}
 		at[m[1]] = i + 1
-		i = endOfValue(lines, i, strings.TrimSpace(m[2]))
+		end, ok := endOfValue(lines, i, strings.TrimSpace(m[2]))
+		if !ok {
+			return nil, fmt.Errorf("read %s: line %d, %s: the quoted value has no closing quote (the value is not shown)",
+				path, i+1, m[1])
+		}
+		i = end
 	}
 	return at, nil
 }
 
 // endOfValue is the last line of a value that starts on line i: a quoted
-// value may go on over further lines until its closing quote.
-func endOfValue(lines []string, i int, value string) int {
+// value may go on over further lines until its closing quote. It is false when
+// the quote is never closed.
+func endOfValue(lines []string, i int, value string) (int, bool) {
 	if value == "" || (value[0] != '"' && value[0] != '\'') {
-		return i
+		return i, true
 	}
-	q, rest := value[0], value[1:]
-	for {
-		if closes(rest, q) || i+1 >= len(lines) {
-			return i // an unclosed quote is godotenv's error, with its line
+	q, rest := value[0], value
+	for !closes(rest, q) {
+		if i+1 >= len(lines) {
+			return i, false
 		}
 		i++
-		rest = lines[i]
+		rest = "\n" + lines[i]
 	}
+	return i, true
 }
 
-// closes reports whether s holds the quote q that ends a value; inside double
-// quotes a backslash escapes the next character.
+// closes reports whether s, after its first byte, holds the quote q that ends
+// a value. As godotenv reads it, a quote right after a backslash never ends
+// one, in either kind of quotes.
 func closes(s string, q byte) bool {
-	for j := 0; j < len(s); j++ {
-		switch {
-		case q == '"' && s[j] == '\\':
-			j++
-		case s[j] == q:
+	for j := 1; j < len(s); j++ {
+		if s[j] == q && s[j-1] != '\\' {
 			return true
 		}
 	}
@@ -162,49 +169,4 @@ func lenientForm(line string) string {
 		return "write NAME=value, not NAME value"
 	}
 	return "expected NAME=value"
-}
-
-// envFileError names the file, the line and the setting godotenv could not
-// parse. godotenv's own message is never shown: it quotes the value, and the
-// value is often a password.
-func envFileError(file string, src []byte, err error) error {
-	reason := "cannot be parsed"
-	if strings.HasPrefix(err.Error(), "unterminated quoted value") {
-		reason = "the quoted value has no closing quote"
-	}
-	n, name := badEnvLine(src)
-	if name == "" {
-		return fmt.Errorf("read %s: line %d is not a NAME=value setting (the line is not shown)", file, n)
-	}
-	return fmt.Errorf("read %s: line %d, %s: %s (the value is not shown)", file, n, name, reason)
-}
-
-// badEnvLine finds the statement that does not parse: the first one after
-// the longest run of leading lines that does. Parsing prefixes, rather than
-// single lines, keeps quoted values that span lines working.
-func badEnvLine(src []byte) (line int, name string) {
-	lines := strings.SplitAfter(strings.ReplaceAll(string(src), "\r\n", "\n"), "\n")
-	good := 0
-	for k := 1; k <= len(lines); k++ {
-		if _, err := godotenv.Unmarshal(strings.Join(lines[:k], "")); err == nil {
-			good = k
-		}
-	}
-	for i := good; i < len(lines); i++ {
-		if t := strings.TrimSpace(lines[i]); t != "" && !strings.HasPrefix(t, "#") {
-			return i + 1, settingName(t)
-		}
-	}
-	return len(lines), ""
-}
-
-var envName = regexp.MustCompile(`^(?:export\s+)?([A-Za-z_][A-Za-z0-9_.]*)\s*[=:]`)
-
-// settingName is the name a line sets, or "" when it does not start like a
-// setting (then the line may be a pasted secret, and is not named at all).
-func settingName(line string) string {
-	if m := envName.FindStringSubmatch(line); m != nil {
-		return m[1]
-	}
-	return ""
 }
