@@ -46,12 +46,17 @@ func withEnvFile(lookup func(string) (string, bool)) (func(string) string, envFi
 		return nil, info, fmt.Errorf("read %s (ADA_ENV_FILE): %w", path, err)
 	}
 	info.found = true
-	if info.lines, err = envStatements(path, src); err != nil {
+	lines, stmts, err := envStatements(path, src)
+	if err != nil {
 		return nil, info, err
 	}
+	info.lines = make(map[string]int, len(stmts))
+	for _, st := range stmts {
+		info.lines[st.name] = st.first + 1
+	}
 	vals, err := godotenv.UnmarshalBytes(src)
-	if err != nil { // envStatements refuses all godotenv does; its message shows values
-		return nil, info, fmt.Errorf("read %s: cannot be parsed (the file is not shown)", path)
+	if err != nil {
+		return nil, info, unparsedStatement(path, lines, stmts)
 	}
 	for name := range vals {
 		info.names = append(info.names, name)
@@ -95,10 +100,10 @@ var statement = regexp.MustCompile(`^\s*([A-Za-z_][A-Za-z0-9_]*)=(.*)$`)
 // knows neither ':' nor 'export'). A quoted value with no closing quote is
 // refused here too, so that godotenv, whose message quotes the value, has
 // nothing left to refuse. The error names the line, never its text: the text
-// may be a secret. It returns the line of each name.
-func envStatements(path string, src []byte) (map[string]int, error) {
+// may be a secret. It returns the file's lines and its statements.
+func envStatements(path string, src []byte) ([]string, []envStatement, error) {
 	lines := strings.Split(strings.ReplaceAll(string(src), "\r\n", "\n"), "\n")
-	at := make(map[string]int)
+	var stmts []envStatement
 	for i := 0; i < len(lines); i++ {
 		t := strings.TrimSpace(lines[i])
 		if t == "" || strings.HasPrefix(t, "#") {
@@ -106,18 +111,38 @@ func envStatements(path string, src []byte) (map[string]int, error) {
 		}
 		m := statement.FindStringSubmatch(lines[i])
 		if m == nil {
-			return nil, fmt.Errorf("read %s: line %d is not a NAME=value setting (%s; the line is not shown)",
+			return nil, nil, fmt.Errorf("read %s: line %d is not a NAME=value setting (%s; the line is not shown)",
 				path, i+1, lenientForm(t))
 		}
-		at[m[1]] = i + 1
 		end, ok := endOfValue(lines, i, strings.TrimSpace(m[2]))
 		if !ok {
-			return nil, fmt.Errorf("read %s: line %d, %s: the quoted value has no closing quote (the value is not shown)",
+			return nil, nil, fmt.Errorf("read %s: line %d, %s: the quoted value has no closing quote (the value is not shown)",
 				path, i+1, m[1])
 		}
+		stmts = append(stmts, envStatement{name: m[1], first: i, last: end})
 		i = end
 	}
-	return at, nil
+	return lines, stmts, nil
+}
+
+// envStatement is one NAME=value setting: its name and its first and last
+// lines (0-based), more than one for a quoted value over several.
+type envStatement struct {
+	name        string
+	first, last int
+}
+
+// unparsedStatement names the first statement godotenv does not read on its
+// own, such as `A="x" -y`, whose quoted value is followed by what is no
+// setting: each statement is parsed once. godotenv's own message is never
+// shown: it quotes the value, and the value is often a password.
+func unparsedStatement(path string, lines []string, stmts []envStatement) error {
+	for _, st := range stmts {
+		if _, err := godotenv.Unmarshal(strings.Join(lines[st.first:st.last+1], "\n")); err != nil {
+			return fmt.Errorf("read %s: line %d, %s: cannot be parsed (the value is not shown)", path, st.first+1, st.name)
+		}
+	}
+	return fmt.Errorf("read %s: cannot be parsed (the file is not shown)", path)
 }
 
 // endOfValue is the last line of a value that starts on line i: a quoted

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -26,7 +29,7 @@ func TestEnvStatementsNameTheBadLine(t *testing.T) {
 		{"a bad name", "A=1\nMY-KEY=" + secret + "\n", "line 2 is not a NAME=value setting"},
 	}
 	for _, tc := range cases {
-		_, err := envStatements("f", []byte(tc.src))
+		_, _, err := envStatements("f", []byte(tc.src))
 		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), secret) {
 			t.Errorf("%s: err = %v; want %q, without the value", tc.name, err, tc.want)
 			continue
@@ -35,8 +38,24 @@ func TestEnvStatementsNameTheBadLine(t *testing.T) {
 			t.Errorf("%s: godotenv reads it; the scan must not refuse more than it", tc.name)
 		}
 	}
-	at, err := envStatements("f", []byte("A=\"one\n\\\"two\"\nC=3\n"))
-	if err != nil || at["A"] != 1 || at["C"] != 3 {
-		t.Errorf("lines = %v, err = %v; want A on line 1 and C on line 3", at, err)
+	_, stmts, err := envStatements("f", []byte("A=\"one\n\\\"two\"\nC=3\n"))
+	want := []envStatement{{"A", 0, 1}, {"C", 2, 2}}
+	if err != nil || !slices.Equal(stmts, want) {
+		t.Errorf("statements = %v, err = %v; want %v", stmts, err, want)
+	}
+}
+
+// TestEnvFileGodotenvRefusesNamesTheStatement: a file the strict scan
+// passes but godotenv does not (what follows a closed quote) is refused
+// with the statement's line and name, never its value.
+func TestEnvFileGodotenvRefusesNamesTheStatement(t *testing.T) {
+	const secret = "hunter2"
+	file := filepath.Join(t.TempDir(), "env")
+	if err := os.WriteFile(file, []byte("A=1\nB=\"two\nlines\"\nPASSWORD=\""+secret+"\" -y=1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := withEnvFile(mapEnv(map[string]string{"ADA_ENV_FILE": file}))
+	if err == nil || !strings.Contains(err.Error(), "line 4, PASSWORD: cannot be parsed") || strings.Contains(err.Error(), secret) {
+		t.Errorf("err = %v; want line 4 and PASSWORD named, without the value", err)
 	}
 }
