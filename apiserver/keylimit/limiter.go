@@ -58,7 +58,7 @@ type failures struct {
 }
 
 // New builds a Limiter. A bad entry in o.Trusted is an error (config
-// validates TRUSTED_PROXIES with ParseNetworks first).
+// refuses one at load, by the same rule: config's checkProxy).
 func New(o Options) (*Limiter, error) {
 	if o.Max <= 0 {
 		o.Max = DefaultMax

@@ -37,7 +37,7 @@ const locomoDev = "../../../shared/bench/locomo/locomo-dev.json"
 // names another). Run it with
 // `make bench`.
 func BenchmarkBackends(b *testing.B) {
-	sizes := benchSizes(b, os.Getenv("ADA_BENCH_BACKEND_SIZES"), []int{10_000, 100_000})
+	sizes := benchSizes(b, "ADA_BENCH_BACKEND_SIZES", []int{10_000, 100_000})
 	// Fewer timed searches (searches) than recall queries (nq) and few
 	// POSTs and chats: on Chroma a hybrid search took 0.2 s at 1k and
 	// 3.4 s at 100k (its keyword candidates), and a chat makes three, so

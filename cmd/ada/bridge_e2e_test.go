@@ -26,11 +26,9 @@ func TestBridgeOverHTTP(t *testing.T) {
 	llm := llmtest.New(t)
 	acct := bottest.RegisterAccount(t, hs, "ada")
 	addr := freeAddr(t)
-	env := testEnv(t, map[string]string{
+	env := bridgeEnv(t, hs, acct, llm, map[string]string{
 		"LISTEN_ADDR": addr, "ADA_API_URL": "http://" + addr, "API_KEY": "bridge-test-key-16",
-		"LLM_BACKEND": "ollama", "LLM_BASE_URL": llm.URL(), "LLM_MODEL": llmtest.ModelName,
 		"RAG_SUMMARY_EVERY_N": "100", "ROOM_MODELS": "big-model", "MEMBER_TOKENS_PER_DAY": "1000000",
-		"MATRIX_HOMESERVER": hs.URL(), "MATRIX_USER_ID": acct.UserID.String(), "MATRIX_PASSWORD": acct.Password,
 	})
 	p := startAda(t, "up", env)
 

@@ -46,12 +46,17 @@ func withEnvFile(lookup func(string) (string, bool)) (func(string) string, envFi
 		return nil, info, fmt.Errorf("read %s (ADA_ENV_FILE): %w", path, err)
 	}
 	info.found = true
-	if info.lines, err = envStatements(path, src); err != nil {
+	lines, stmts, err := envStatements(path, src)
+	if err != nil {
 		return nil, info, err
+	}
+	info.lines = make(map[string]int, len(stmts))
+	for _, st := range stmts {
+		info.lines[st.name] = st.first + 1
 	}
 	vals, err := godotenv.UnmarshalBytes(src)
 	if err != nil {
-		return nil, info, envFileError(path, src, err)
+		return nil, info, unparsedStatement(path, lines, stmts)
 	}
 	for name := range vals {
 		info.names = append(info.names, name)
@@ -92,11 +97,13 @@ var statement = regexp.MustCompile(`^\s*([A-Za-z_][A-Za-z0-9_]*)=(.*)$`)
 // the further lines of a quoted value). godotenv alone also takes `NAME: value`,
 // `NAME value` and `export NAME=value`; those forms are refused so that one file
 // means the same to Ada, to a shell and to systemd's EnvironmentFile (which
-// knows neither ':' nor 'export'). The error names the line, never its text:
-// the text may be a secret. It returns the line of each name.
-func envStatements(path string, src []byte) (map[string]int, error) {
+// knows neither ':' nor 'export'). A quoted value with no closing quote is
+// refused here too, so that godotenv, whose message quotes the value, has
+// nothing left to refuse. The error names the line, never its text: the text
+// may be a secret. It returns the file's lines and its statements.
+func envStatements(path string, src []byte) ([]string, []envStatement, error) {
 	lines := strings.Split(strings.ReplaceAll(string(src), "\r\n", "\n"), "\n")
-	at := make(map[string]int)
+	var stmts []envStatement
 	for i := 0; i < len(lines); i++ {
 		t := strings.TrimSpace(lines[i])
 		if t == "" || strings.HasPrefix(t, "#") {
@@ -104,39 +111,64 @@ func envStatements(path string, src []byte) (map[string]int, error) {
 		}
 		m := statement.FindStringSubmatch(lines[i])
 		if m == nil {
-			return nil, fmt.Errorf("read %s: line %d is not a NAME=value setting (%s; the line is not shown)",
+			return nil, nil, fmt.Errorf("read %s: line %d is not a NAME=value setting (%s; the line is not shown)",
 				path, i+1, lenientForm(t))
 		}
-		at[m[1]] = i + 1
-		i = endOfValue(lines, i, strings.TrimSpace(m[2]))
+		end, ok := endOfValue(lines, i, strings.TrimSpace(m[2]))
+		if !ok {
+			return nil, nil, fmt.Errorf("read %s: line %d, %s: the quoted value has no closing quote (the value is not shown)",
+				path, i+1, m[1])
+		}
+		stmts = append(stmts, envStatement{name: m[1], first: i, last: end})
+		i = end
 	}
-	return at, nil
+	return lines, stmts, nil
+}
+
+// envStatement is one NAME=value setting: its name and its first and last
+// lines (0-based), more than one for a quoted value over several.
+type envStatement struct {
+	name        string
+	first, last int
+}
+
+// unparsedStatement names the first statement godotenv does not read on its
+// own, such as `A="x" -y`, whose quoted value is followed by what is no
+// setting: each statement is parsed once. godotenv's own message is never
+// shown: it quotes the value, and the value is often a password.
+func unparsedStatement(path string, lines []string, stmts []envStatement) error {
+	for _, st := range stmts {
+		if _, err := godotenv.Unmarshal(strings.Join(lines[st.first:st.last+1], "\n")); err != nil {
+			return fmt.Errorf("read %s: line %d, %s: cannot be parsed (the value is not shown)", path, st.first+1, st.name)
+		}
+	}
+	return fmt.Errorf("read %s: cannot be parsed (the file is not shown)", path)
 }
 
 // endOfValue is the last line of a value that starts on line i: a quoted
-// value may go on over further lines until its closing quote.
-func endOfValue(lines []string, i int, value string) int {
+// value may go on over further lines until its closing quote. It is false when
+// the quote is never closed.
+func endOfValue(lines []string, i int, value string) (int, bool) {
 	if value == "" || (value[0] != '"' && value[0] != '\'') {
-		return i
+		return i, true
 	}
-	q, rest := value[0], value[1:]
-	for {
-		if closes(rest, q) || i+1 >= len(lines) {
-			return i // an unclosed quote is godotenv's error, with its line
+	q, rest := value[0], value
+	for !closes(rest, q) {
+		if i+1 >= len(lines) {
+			return i, false
 		}
 		i++
-		rest = lines[i]
+		rest = "\n" + lines[i]
 	}
+	return i, true
 }
 
-// closes reports whether s holds the quote q that ends a value; inside double
-// quotes a backslash escapes the next character.
+// closes reports whether s, after its first byte, holds the quote q that ends
+// a value. As godotenv reads it, a quote right after a backslash never ends
+// one, in either kind of quotes.
 func closes(s string, q byte) bool {
-	for j := 0; j < len(s); j++ {
-		switch {
-		case q == '"' && s[j] == '\\':
-			j++
-		case s[j] == q:
+	for j := 1; j < len(s); j++ {
+		if s[j] == q && s[j-1] != '\\' {
 			return true
 		}
 	}
@@ -162,49 +194,4 @@ func lenientForm(line string) string {
 		return "write NAME=value, not NAME value"
 	}
 	return "expected NAME=value"
-}
-
-// envFileError names the file, the line and the setting godotenv could not
-// parse. godotenv's own message is never shown: it quotes the value, and the
-// value is often a password.
-func envFileError(file string, src []byte, err error) error {
-	reason := "cannot be parsed"
-	if strings.HasPrefix(err.Error(), "unterminated quoted value") {
-		reason = "the quoted value has no closing quote"
-	}
-	n, name := badEnvLine(src)
-	if name == "" {
-		return fmt.Errorf("read %s: line %d is not a NAME=value setting (the line is not shown)", file, n)
-	}
-	return fmt.Errorf("read %s: line %d, %s: %s (the value is not shown)", file, n, name, reason)
-}
-
-// badEnvLine finds the statement that does not parse: the first one after
-// the longest run of leading lines that does. Parsing prefixes, rather than
-// single lines, keeps quoted values that span lines working.
-func badEnvLine(src []byte) (line int, name string) {
-	lines := strings.SplitAfter(strings.ReplaceAll(string(src), "\r\n", "\n"), "\n")
-	good := 0
-	for k := 1; k <= len(lines); k++ {
-		if _, err := godotenv.Unmarshal(strings.Join(lines[:k], "")); err == nil {
-			good = k
-		}
-	}
-	for i := good; i < len(lines); i++ {
-		if t := strings.TrimSpace(lines[i]); t != "" && !strings.HasPrefix(t, "#") {
-			return i + 1, settingName(t)
-		}
-	}
-	return len(lines), ""
-}
-
-var envName = regexp.MustCompile(`^(?:export\s+)?([A-Za-z_][A-Za-z0-9_.]*)\s*[=:]`)
-
-// settingName is the name a line sets, or "" when it does not start like a
-// setting (then the line may be a pasted secret, and is not named at all).
-func settingName(line string) string {
-	if m := envName.FindStringSubmatch(line); m != nil {
-		return m[1]
-	}
-	return ""
 }

@@ -22,26 +22,24 @@ type forgetFanout struct {
 // setBot makes the bridge of this process hear what core deletes.
 func (f *forgetFanout) setBot(l core.ForgetListener) { f.bot.Store(&l) }
 
-func (f *forgetFanout) DocumentsForgotten(ctx context.Context, ids []string) error {
-	err := f.bridge.DocumentsForgotten(ctx, ids)
+// each tells the bridge's tables, then the bridge of this process if any,
+// and joins their errors: one failing does not keep the other from hearing.
+func (f *forgetFanout) each(tell func(core.ForgetListener) error) error {
+	err := tell(f.bridge)
 	if b := f.bot.Load(); b != nil {
-		err = errors.Join(err, (*b).DocumentsForgotten(ctx, ids))
+		err = errors.Join(err, tell(*b))
 	}
 	return err
+}
+
+func (f *forgetFanout) DocumentsForgotten(ctx context.Context, ids []string) error {
+	return f.each(func(l core.ForgetListener) error { return l.DocumentsForgotten(ctx, ids) })
 }
 
 func (f *forgetFanout) PersonForgotten(ctx context.Context, userID, roomID string) error {
-	err := f.bridge.PersonForgotten(ctx, userID, roomID)
-	if b := f.bot.Load(); b != nil {
-		err = errors.Join(err, (*b).PersonForgotten(ctx, userID, roomID))
-	}
-	return err
+	return f.each(func(l core.ForgetListener) error { return l.PersonForgotten(ctx, userID, roomID) })
 }
 
 func (f *forgetFanout) RoomForgotten(ctx context.Context, roomID string) error {
-	err := f.bridge.RoomForgotten(ctx, roomID)
-	if b := f.bot.Load(); b != nil {
-		err = errors.Join(err, (*b).RoomForgotten(ctx, roomID))
-	}
-	return err
+	return f.each(func(l core.ForgetListener) error { return l.RoomForgotten(ctx, roomID) })
 }

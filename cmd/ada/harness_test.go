@@ -12,7 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ada-chat/ada/bot/bottest"
 	"github.com/ada-chat/ada/core"
+	"github.com/ada-chat/ada/core/llm/llmtest"
 )
 
 // adaProc is the real program, started through run() on a free port.
@@ -58,6 +60,15 @@ func testEnv(t testing.TB, extra map[string]string) map[string]string {
 		env[k] = v
 	}
 	return env
+}
+
+// bridgeEnv is testEnv for `ada up` with the bridge logged in as acct on
+// hs and the scripted model llm, and extra on top.
+func bridgeEnv(t testing.TB, hs *bottest.Homeserver, acct bottest.Account, llm *llmtest.Server, extra map[string]string) map[string]string {
+	return testEnv(t, maps(map[string]string{
+		"LLM_BACKEND": "ollama", "LLM_BASE_URL": llm.URL(), "LLM_MODEL": llmtest.ModelName,
+		"MATRIX_HOMESERVER": hs.URL(), "MATRIX_USER_ID": acct.UserID.String(), "MATRIX_PASSWORD": acct.Password,
+	}, extra))
 }
 
 // mapEnv is the environment of a test instance: the variables in env are

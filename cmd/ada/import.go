@@ -172,12 +172,9 @@ type importer struct {
 // are written.
 func (im *importer) run(ctx context.Context, rd *jsonl.Reader) error {
 	for {
-		rec, err := rd.Next()
+		rec, err := nextChecked(rd)
 		if err == io.EOF {
 			break
-		}
-		if err == nil {
-			err = checkRecord(rec)
 		}
 		if err != nil {
 			if ferr := im.flush(ctx); ferr != nil {

@@ -322,10 +322,7 @@ func TestMetricsCountABotAnswer(t *testing.T) {
 	llm := llmtest.New(t)
 	acct := bottest.RegisterAccount(t, hs, "ada")
 	const key = "metrics-bot-key-16"
-	env := testEnv(t, map[string]string{"API_KEY": key,
-		"LLM_BACKEND": "ollama", "LLM_BASE_URL": llm.URL(), "LLM_MODEL": llmtest.ModelName,
-		"MATRIX_HOMESERVER": hs.URL(), "MATRIX_USER_ID": acct.UserID.String(), "MATRIX_PASSWORD": acct.Password,
-	})
+	env := bridgeEnv(t, hs, acct, llm, map[string]string{"API_KEY": key})
 	ada := startAda(t, "up", env)
 	alice := bottest.NewMember(t, hs, "alice", false)
 	room := alice.CreateRoom(&mautrix.ReqCreateRoom{Name: "metrics", Invite: []id.UserID{acct.UserID}})

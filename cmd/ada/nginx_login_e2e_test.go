@@ -31,10 +31,8 @@ func TestNginxMemoryPageLogin(t *testing.T) {
 	proxyAddr := freeAddr(t)
 	public := "http://" + proxyAddr
 	const key = "nginx-login-key-0123"
-	ada := startAda(t, "up", testEnv(t, map[string]string{
+	ada := startAda(t, "up", bridgeEnv(t, hs, acct, llm, map[string]string{
 		"PUBLIC_URL": public, "API_KEY": key, "TRUSTED_PROXIES": "127.0.0.1,::1",
-		"LLM_BACKEND": "ollama", "LLM_BASE_URL": llm.URL(), "LLM_MODEL": llmtest.ModelName,
-		"MATRIX_HOMESERVER": hs.URL(), "MATRIX_USER_ID": acct.UserID.String(), "MATRIX_PASSWORD": acct.Password,
 	}))
 	px := startNginxAt(t, bin, proxyAddr, ada, nginxExtra{})
 

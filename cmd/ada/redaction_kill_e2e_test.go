@@ -36,10 +36,8 @@ func TestRedactionSurvivesSIGKILL(t *testing.T) {
 	hs := bottest.StartHomeserver(t)
 	llm := llmtest.New(t)
 	acct := bottest.RegisterAccount(t, hs, "ada")
-	env := testEnv(t, map[string]string{
-		"LLM_BACKEND": "ollama", "LLM_BASE_URL": llm.URL(), "LLM_MODEL": llmtest.ModelName,
+	env := bridgeEnv(t, hs, acct, llm, map[string]string{
 		"EMBED_BACKEND": "ollama", "EMBED_MODEL": "nomic-embed-text", "RAG_DEBUG": "true", "RAG_SUMMARY_EVERY_N": "1",
-		"MATRIX_HOMESERVER": hs.URL(), "MATRIX_USER_ID": acct.UserID.String(), "MATRIX_PASSWORD": acct.Password,
 	})
 	proc, firstAPI := startBinaryCmd(t, bin, "up", env)
 

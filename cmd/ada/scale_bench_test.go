@@ -38,11 +38,8 @@ import (
 // lives under TMPDIR (4.5 GB at 1M): set it to a roomy disk. Run it with
 // `make bench`; TestScaleTable runs the same code small.
 func BenchmarkScale(b *testing.B) {
-	sizes := benchSizes(b, os.Getenv("ADA_BENCH_SCALE_SIZES"), []int{20_000, 100_000, 1_000_000})
-	chromaUpTo := 100_000
-	if v := os.Getenv("ADA_BENCH_SCALE_CHROMA"); v != "" {
-		chromaUpTo, _ = strconv.Atoi(v)
-	}
+	sizes := benchSizes(b, "ADA_BENCH_SCALE_SIZES", []int{20_000, 100_000, 1_000_000})
+	chromaUpTo := benchInt(b, "ADA_BENCH_SCALE_CHROMA", 100_000)
 	// Chroma's hybrid search took seconds at 100k (issue 23), hence fewer
 	// timed requests there.
 	counts := map[bool]scaleCounts{false: {searches: 200, ownText: 100, chats: 50}, true: {searches: 20, ownText: 20, chats: 10}}

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strconv"
 	"testing"
 
 	"github.com/ada-chat/ada/core"
@@ -20,10 +19,7 @@ import (
 //
 //	go test -run '^$' -bench MemorySearchLoop -cpuprofile cpu.out ./cmd/ada
 func BenchmarkMemorySearchLoop(b *testing.B) {
-	n := 1000
-	if v := os.Getenv("ADA_BENCH_MEMORIES"); v != "" {
-		n, _ = strconv.Atoi(v)
-	}
+	n := benchInt(b, "ADA_BENCH_MEMORIES", 1000)
 	ctx := context.Background()
 	db, err := storage.Open(ctx, filepath.Join(b.TempDir(), "ada.db"))
 	if err != nil {
@@ -54,10 +50,7 @@ func BenchmarkMemorySearchLoop(b *testing.B) {
 //
 //	go test -run '^$' -bench MemorySearchHTTPLoop -cpuprofile cpu.out ./cmd/ada
 func BenchmarkMemorySearchHTTPLoop(b *testing.B) {
-	n := 1000
-	if v := os.Getenv("ADA_BENCH_MEMORIES"); v != "" {
-		n, _ = strconv.Atoi(v)
-	}
+	n := benchInt(b, "ADA_BENCH_MEMORIES", 1000)
 	env := testEnv(b, map[string]string{"LOG_LEVEL": "INFO"})
 	db := openSeedStore(b, env["DATA_DIR"])
 	queries := benchQueries

@@ -33,11 +33,8 @@ import (
 // (default 20000), measured in turns with Ada; and the share of time per
 // stage at the smallest and largest size. Run it with `make bench`.
 func BenchmarkSearchTargets(b *testing.B) {
-	sizes := benchSizes(b, os.Getenv("ADA_BENCH_SIZES"), []int{1000, 20000, 100000})
-	chromaAt := 20000
-	if v := os.Getenv("ADA_BENCH_CHROMA_SIZE"); v != "" {
-		chromaAt, _ = strconv.Atoi(v)
-	}
+	sizes := benchSizes(b, "ADA_BENCH_SIZES", []int{1000, 20000, 100000})
+	chromaAt := benchInt(b, "ADA_BENCH_CHROMA_SIZE", 20000)
 	const nq, k, rounds = 200, 10, 3
 	corpus := benchCorpus(sizes[len(sizes)-1], nq, 7)
 	llm := llmtest.New(b)
@@ -156,7 +153,8 @@ func printTargets(rows []targetRow, k int) {
 func msf(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // benchSizes parses a comma-separated list of increasing sizes.
-func benchSizes(b *testing.B, v string, def []int) []int {
+func benchSizes(b *testing.B, name string, def []int) []int {
+	v := os.Getenv(name)
 	if v == "" {
 		return def
 	}
@@ -164,11 +162,24 @@ func benchSizes(b *testing.B, v string, def []int) []int {
 	for _, s := range strings.Split(v, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || n < 100 || (len(out) > 0 && n <= out[len(out)-1]) {
-			b.Fatalf("ADA_BENCH_SIZES: %q: want increasing sizes of at least 100", v)
+			b.Fatalf("%s: %q: want increasing sizes of at least 100", name, v)
 		}
 		out = append(out, n)
 	}
 	return out
+}
+
+// benchInt is the number the environment variable name gives, else def.
+func benchInt(b *testing.B, name string, def int) int {
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		b.Fatalf("%s: %q: want a number", name, v)
+	}
+	return n
 }
 
 // corpus is the bench's memories and queries. Texts are sentences of words

@@ -38,10 +38,8 @@ func TestMemoryPageMemberPath(t *testing.T) {
 	addr := freeAddr(t)
 	public := "http://" + addr
 	const key = "member-path-key-16"
-	p := startAda(t, "up", testEnv(t, map[string]string{
+	p := startAda(t, "up", bridgeEnv(t, hs, acct, llm, map[string]string{
 		"LISTEN_ADDR": addr, "PUBLIC_URL": public, "API_KEY": key,
-		"LLM_BACKEND": "ollama", "LLM_BASE_URL": llm.URL(), "LLM_MODEL": llmtest.ModelName,
-		"MATRIX_HOMESERVER": hs.URL(), "MATRIX_USER_ID": acct.UserID.String(), "MATRIX_PASSWORD": acct.Password,
 	}))
 
 	alice := bottest.NewMember(t, hs, "alice", true)
@@ -201,10 +199,8 @@ func TestMemoryPageMemberLogout(t *testing.T) {
 	acct := bottest.RegisterAccount(t, hs, "ada")
 	addr := freeAddr(t)
 	public := "http://" + addr
-	startAda(t, "up", testEnv(t, map[string]string{
+	startAda(t, "up", bridgeEnv(t, hs, acct, llm, map[string]string{
 		"LISTEN_ADDR": addr, "PUBLIC_URL": public, "API_KEY": "member-logout-key-0123",
-		"LLM_BACKEND": "ollama", "LLM_BASE_URL": llm.URL(), "LLM_MODEL": llmtest.ModelName,
-		"MATRIX_HOMESERVER": hs.URL(), "MATRIX_USER_ID": acct.UserID.String(), "MATRIX_PASSWORD": acct.Password,
 	}))
 	r := newPageRoom(t, hs, acct.UserID, public, "logout")
 	command, login := r.command, r.login

@@ -24,10 +24,8 @@ func TestMemoryPageMemberSessionOverRestart(t *testing.T) {
 	acct := bottest.RegisterAccount(t, hs, "ada")
 	addr := freeAddr(t)
 	public := "http://" + addr
-	env := testEnv(t, map[string]string{
+	env := bridgeEnv(t, hs, acct, llm, map[string]string{
 		"LISTEN_ADDR": addr, "PUBLIC_URL": public, "API_KEY": "member-restart-key-0123",
-		"LLM_BACKEND": "ollama", "LLM_BASE_URL": llm.URL(), "LLM_MODEL": llmtest.ModelName,
-		"MATRIX_HOMESERVER": hs.URL(), "MATRIX_USER_ID": acct.UserID.String(), "MATRIX_PASSWORD": acct.Password,
 	})
 	p := startAda(t, "up", env)
 	r := newPageRoom(t, hs, acct.UserID, public, "restart")
