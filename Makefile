@@ -53,16 +53,24 @@ fuzz:
 ## bench: print the benchmark tables (search targets beside a real Chroma
 ## server, both backends side by side, the scale table at 20k, 100k and 1M
 ## memories (ADA_BENCH_SCALE_SIZES; its data under TMPDIR, 4.5 GB at 1M),
-## vector search, chat overhead, bridge)
+## vector search, chat overhead, bridge; then the benchmarks behind the
+## performance claims in CHANGELOG.md and docs/operators.md: migrate-store's
+## fingerprints, the memory search loop, room labels, the quota index, the
+## keyword half as the store grows (ADA_BENCH_SIZES, ADA_BENCH_DIR), reading
+## export lines, and the vector index's inverted file and code scans)
 bench: deps chroma
 	ADA_CHROMA_BIN=$(CHROMA_BIN) $(GO) test -run '^$$' -bench 'SearchTargets' -benchtime 1x -timeout 30m ./cmd/ada
 	ADA_CHROMA_BIN=$(CHROMA_BIN) $(GO) test -run '^$$' -bench 'Backends' -benchtime 1x -timeout 60m ./cmd/ada
 	ADA_CHROMA_BIN=$(CHROMA_BIN) $(GO) test -run '^$$' -bench 'Scale' -benchtime 1x -timeout 120m ./cmd/ada
 	ADA_CHROMA_BIN=$(CHROMA_BIN) $(GO) test -run '^$$' -bench 'Reads|Search' -benchtime 10x -timeout 30m ./storage/chroma
 	$(GO) run ./cmd/adabench
-	$(GO) test -run '^$$' -bench 'ChatService|MemorySearchModes|LoadStreamsAndWrites|MemoryWriteSync|OpenAIOverhead|MetricsOverhead|MCPSearch|ExportImport|MemoryPage' -benchtime 1x ./cmd/ada
+	$(GO) test -run '^$$' -bench 'ChatService|MemorySearchModes|LoadStreamsAndWrites|MemoryWriteSync|OpenAIOverhead|MetricsOverhead|MCPSearch|ExportImport|ScanSource|MemoryPage' -benchtime 1x ./cmd/ada
 	$(GO) test -run '^$$' -bench 'BridgeLatency|BridgeFirstText' -benchtime 1x ./bot
+	$(GO) test -run '^$$' -bench 'MemorySearchLoop|MemorySearchHTTPLoop' -benchtime 200x ./cmd/ada
 	$(GO) test -run '^$$' -bench 'RoomLabels' ./core
+	$(GO) test -run '^$$' -bench 'MemberUsageSince|KeywordScale' -benchtime 200x -timeout 30m ./storage
+	$(GO) test -run '^$$' -bench 'ReadDocument|ReadKind' ./storage/jsonl
+	$(GO) test -run '^$$' -bench 'TrainLists|Nearest|Quantize|CodeScan' ./storage/vecindex
 	$(GO) test -run '^$$' -bench 'Find' -benchmem ./core/when
 
 lint:

@@ -705,6 +705,14 @@ func TestOpenAPIResponsesMatchServer(t *testing.T) {
 		a.do(jsonCall("GET", "/v1/conversations/{conversation_id}", "/v1/conversations/"+convID, nil, 200))
 		a.do(jsonCall("GET", "/v1/conversations/{conversation_id}", "/v1/conversations/conv-00000000-0000-4000-8000-000000000000", nil, 404))
 
+		// A room's user turn carries its speaker's name and user id.
+		room := decode[core.ChatResult](t, a.do(jsonCall("POST", "/v1/chat", "/v1/chat", map[string]any{"prompt": "Which tea?", "auto_memory": false,
+			"room_id": "!tea:example.org", "speaker": map[string]any{"name": "Sam", "user_id": "@sam:example.org"}}, 200)))
+		got := decode[struct{ Turns []core.ConversationTurn }](t, a.do(jsonCall("GET", "/v1/conversations/{conversation_id}", "/v1/conversations/"+room.ConversationID, nil, 200)))
+		if len(got.Turns) == 0 || got.Turns[0].Role != "user" || got.Turns[0].Speaker != "Sam" || got.Turns[0].UserID != "@sam:example.org" {
+			t.Errorf("a room conversation's turns %+v: want the user turn's speaker Sam, @sam:example.org", got.Turns)
+		}
+
 		// A conversation of its own to delete: convID stays for the debug calls.
 		gone := decode[core.ChatResult](t, a.do(jsonCall("POST", "/v1/chat", "/v1/chat", map[string]any{"prompt": "Forget this chat", "auto_memory": false}, 200)))
 		path := "/v1/conversations/" + gone.ConversationID

@@ -164,10 +164,18 @@ func TestDeletedTurnLeavesNoWhyOfWhatWasLearnedFromIt(t *testing.T) {
 	}
 }
 
-// readCountingStore counts the documents read one by one.
+// readCountingStore counts the documents read one by one, and the lists
+// asked for documents older than a time (retention's filter).
 type readCountingStore struct {
 	*storage.DB
-	gets int
+	gets, olderLists int
+}
+
+func (s *readCountingStore) List(ctx context.Context, f core.Filter, limit int) ([]core.Document, error) {
+	if !f.OlderThan.IsZero() {
+		s.olderLists++
+	}
+	return s.DB.List(ctx, f, limit)
 }
 
 func (s *readCountingStore) Get(ctx context.Context, id string) (core.Document, error) {
@@ -227,11 +235,13 @@ func (r *forgetRecorder) RoomForgotten(context.Context, string) error           
 // TestRetentionTellsOfTheMemoriesItsCascadeTook: a retention sweep that
 // deletes the last turn a recent automatic memory was learned from takes
 // the memory with it (the store's cascade), and the listener hears of the
-// memory too, not only of the turn retention matched.
+// memory too, not only of the turn retention matched, without core
+// reading the documents it deletes to list them (the store says).
 func TestRetentionTellsOfTheMemoriesItsCascadeTook(t *testing.T) {
 	ctx := context.Background()
 	db, heard := openDB(t), &forgetRecorder{}
-	svc := newServiceOn(t, db, heard)
+	store := &readCountingStore{DB: db}
+	svc := newServiceOn(t, store, heard)
 	const room = "!r:example.org"
 	conv, old, zero := core.NewConversationID(), time.Now().AddDate(0, 0, -40), 0
 	turn := core.Document{ID: core.NewDocID(), Text: "my locker code is 4417", Embedding: embed.HashVector("my locker code is 4417"),
@@ -245,13 +255,18 @@ func TestRetentionTellsOfTheMemoriesItsCascadeTook(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	store.gets = 0
 	if _, err := svc.SweepRetention(ctx, time.Now().AddDate(0, 0, -30)); err != nil {
 		t.Fatal(err)
 	}
+	gets := store.gets
 	if _, err := svc.GetMemory(ctx, m.ID); core.KindOf(err) != core.KindNotFound {
 		t.Fatalf("the memory learned only from the swept turn stays: %v", err)
 	}
 	if !slices.Contains(heard.ids, turn.ID) || !slices.Contains(heard.ids, m.ID) {
 		t.Errorf("the listener heard of %v, want the swept turn %s and the memory its deletion took, %s", heard.ids, turn.ID, m.ID)
+	}
+	if store.olderLists != 0 || gets != 0 {
+		t.Errorf("the sweep listed what it deletes %d times and read %d documents one by one, want neither", store.olderLists, gets)
 	}
 }

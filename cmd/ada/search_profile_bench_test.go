@@ -15,26 +15,22 @@ import (
 
 // BenchmarkMemorySearchLoop runs one memory search per iteration through
 // the core over ADA_BENCH_MEMORIES memories (default 1000), in the default
-// (hybrid) mode, for profiling:
+// (hybrid) mode; with ADA_BENCH_SCALE_DATA set, on the scale bench's
+// memories and queries (the in-process numbers of docs/operators.md's
+// "Where a search's time goes at 1M"). For profiling:
 //
 //	go test -run '^$' -bench MemorySearchLoop -cpuprofile cpu.out ./cmd/ada
 func BenchmarkMemorySearchLoop(b *testing.B) {
-	n := benchInt(b, "ADA_BENCH_MEMORIES", 1000)
 	ctx := context.Background()
-	db, err := storage.Open(ctx, filepath.Join(b.TempDir(), "ada.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
+	db := openSeedStore(b, b.TempDir())
 	defer db.Close()
-	putGenerated(b, db, n, func(i int, d *core.Document) { d.Meta.Type, d.Meta.Importance = core.DocMemory, 1+i%5 })
+	queries := seedSearchLoop(b, db)
 	opts := core.DefaultOptions()
 	if m := os.Getenv("ADA_BENCH_MODE"); m != "" {
 		opts.SearchMode = m
 	}
 	svc := core.New(core.Deps{Store: db, Embedder: embed.Hash{}}, opts)
 	defer svc.Close()
-	queries := []string{"what about the coffee meeting", "remind me of the project deadline", "any news on the berlin train",
-		"what music do I like", "note 4711", "doctor birthday in paris", "invoice for the garden", "flight to berlin on friday"}
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
 		if _, err := svc.MemoryPage(ctx, core.MemoryQuery{Text: queries[i%len(queries)], Limit: 10}); err != nil {
@@ -50,19 +46,9 @@ func BenchmarkMemorySearchLoop(b *testing.B) {
 //
 //	go test -run '^$' -bench MemorySearchHTTPLoop -cpuprofile cpu.out ./cmd/ada
 func BenchmarkMemorySearchHTTPLoop(b *testing.B) {
-	n := benchInt(b, "ADA_BENCH_MEMORIES", 1000)
 	env := testEnv(b, map[string]string{"LOG_LEVEL": "INFO"})
 	db := openSeedStore(b, env["DATA_DIR"])
-	queries := benchQueries
-	if os.Getenv("ADA_BENCH_SCALE_DATA") != "" {
-		// The scale bench's memories and queries: 8 to 16 words each.
-		data := newScaleData(n, 100, 7)
-		grow := &growingPair{db: db, plain: storagetest.OpenPlainVec0(b, filepath.Join(b.TempDir(), "plain.db"))}
-		grow.to(b, data, 0, n)
-		queries = data.queries
-	} else {
-		putGenerated(b, db, n, func(i int, d *core.Document) { d.Meta.Type, d.Meta.Importance = core.DocMemory, 1+i%5 })
-	}
+	queries := seedSearchLoop(b, db)
 	db.Close()
 	ada := startAda(b, "serve", env)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
@@ -71,4 +57,20 @@ func BenchmarkMemorySearchHTTPLoop(b *testing.B) {
 	for i := 0; b.Loop(); i++ {
 		searchOverHTTP(b, client, ada.URL, queries[i%len(queries)], 10)
 	}
+}
+
+// seedSearchLoop writes the search loops' ADA_BENCH_MEMORIES memories
+// (default 1000) into db and returns the queries to ask: generated
+// memories and benchQueries, or with ADA_BENCH_SCALE_DATA set the scale
+// bench's memories and queries (8 to 16 words each).
+func seedSearchLoop(b *testing.B, db *storage.DB) []string {
+	n := benchInt(b, "ADA_BENCH_MEMORIES", 1000)
+	if os.Getenv("ADA_BENCH_SCALE_DATA") == "" {
+		putGenerated(b, db, n, func(i int, d *core.Document) { d.Meta.Type, d.Meta.Importance = core.DocMemory, 1+i%5 })
+		return benchQueries
+	}
+	data := newScaleData(n, 100, 7)
+	grow := &growingPair{db: db, plain: storagetest.OpenPlainVec0(b, filepath.Join(b.TempDir(), "plain.db"))}
+	grow.to(b, data, 0, n)
+	return data.queries
 }

@@ -2,7 +2,9 @@ package chroma
 
 import (
 	"context"
+	"net/http"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -77,9 +79,21 @@ func TestKeywordSearchCutCandidates(t *testing.T) {
 	if common, known := s.terms.verdict(nil, "zanzibar", time.Now()); common || !known {
 		t.Fatal("zanzibar should be remembered as rare")
 	}
+	log := &requestLog{next: s.c.http.Transport}
+	if log.next == nil {
+		log.next = http.DefaultTransport
+	}
+	s.c.http.Transport = log
 	hits, err = s.KeywordSearch(ctx, core.KeywordQuery{Text: "zanzibar coffee", K: 10})
 	if err != nil || !slices.Equal(ids(hits), rare) {
 		t.Fatalf("again: hits = %v (%v), want the zanzibar memory alone", ids(hits), err)
+	}
+	// With the verdicts known: one get of the rare terms' candidates, one
+	// of the chosen hits' metadata and vectors, whatever the query's words
+	// (the store's count, kept a minute, is not a get).
+	paths := log.take()
+	if gets := slices.DeleteFunc(paths, func(p string) bool { return !strings.HasSuffix(p, "/get") }); len(gets) > 2 {
+		t.Errorf("a search with remembered verdicts sent %d gets, want 2: %v", len(gets), gets)
 	}
 	// Three rare terms, 9 documents together: the get is cut at 6, the
 	// terms are counted again, and every match is ranked.
