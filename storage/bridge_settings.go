@@ -62,11 +62,7 @@ func (b *Bridge) SetRoomSetting(ctx context.Context, roomID, name, value string,
 // UnsetRoomSetting returns one setting to the operator's default; it
 // reports whether the room had chosen it.
 func (b *Bridge) UnsetRoomSetting(ctx context.Context, roomID, name string) (bool, error) {
-	res, err := b.w.ExecContext(ctx, unsetRoomSettingSQL, roomID, name)
-	if err != nil {
-		return false, err
-	}
-	n, err := res.RowsAffected()
+	n, err := b.execCount(ctx, unsetRoomSettingSQL, roomID, name)
 	return n > 0, err
 }
 
