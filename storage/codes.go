@@ -24,7 +24,7 @@ const insertCodeSQL = `INSERT INTO documents_codes (rowid, doc_type, scope, conv
 // is ready in the time its migrations take, not in the seconds a pass over
 // 300 MB of codes (and the training of the inverted files) takes. Until
 // the index is loaded, vector searches run exactly in SQLite (Search), and
-// the keyword search's uses of the index wait for it. The writes committed
+// keyword searches filter in SQL (KeywordSearch). The writes committed
 // meanwhile are queued by the index and replayed over what the load read
 // (vecindex.NewLoading), so none is lost and no deleted row comes back. A
 // failed load (an I/O error) is tried again until Close.

@@ -378,6 +378,12 @@ func TestCodeIndexLoadKeepsTheWritesMadeMeanwhile(t *testing.T) {
 	if got := search(docs[7].Text); slices.Contains(got, docs[7].ID) {
 		t.Fatalf("while loading, a deleted document is found: %v", got)
 	}
+	// A keyword search filtered by type does not wait for the load either:
+	// SQL applies its filter, as when there is no index.
+	kw, err := db.KeywordSearch(ctx, core.KeywordQuery{Filter: core.Filter{Type: core.DocMemory}, Text: "written while the index loads", K: 3})
+	if err != nil || len(kw) == 0 || kw[0].ID != fresh.ID {
+		t.Fatalf("while loading, a keyword search found %v (%v)", kw, err)
+	}
 	if err := readCodes(ctx, tx, db.codes); err != nil {
 		t.Fatal(err)
 	}

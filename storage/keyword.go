@@ -59,9 +59,11 @@ func (db *DB) keywordSearch(ctx context.Context, q core.KeywordQuery, choose fun
 	f := indexFilter(q.Filter)
 	var rowids []int64
 	switch {
-	case !cacheable(q.Filter) || db.codes == nil:
+	case !cacheable(q.Filter) || db.codes == nil || !db.codes.Ready():
 		// A filter the code index does not hold, or no index
-		// (WithoutSearchIndex): SQL applies it.
+		// (WithoutSearchIndex) or not yet (it loads in the background,
+		// and would make the search wait, for ever if the load keeps
+		// failing): SQL applies it.
 	case f.Type == "" && len(f.Scopes) == 0 && f.Conversation == "":
 		plan = planOverfetch
 	default:
