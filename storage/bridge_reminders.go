@@ -149,16 +149,6 @@ func (b *Bridge) DeleteRemindersBefore(ctx context.Context, cutoff time.Time) (i
 	return b.execCount(ctx, deleteOldRemindersSQL, cutoff.UnixMilli())
 }
 
-// dropRoomReminders deletes the room's reminders and its numbering, within
-// the transaction of leaving the room (DropRoomSettings).
-func dropRoomReminders(ctx context.Context, tx *sql.Tx, roomID string) error {
-	if _, err := tx.ExecContext(ctx, dropRoomRemindersSQL, roomID); err != nil {
-		return err
-	}
-	_, err := tx.ExecContext(ctx, dropRoomNumbersSQL, roomID)
-	return err
-}
-
 // reminders reads from the writer: a reminder set or cancelled a moment ago
 // is listed (or not) at once.
 func (b *Bridge) reminders(ctx context.Context, query string, args ...any) ([]BridgeReminder, error) {
