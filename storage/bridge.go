@@ -152,11 +152,7 @@ func (b *Bridge) SetConversation(ctx context.Context, roomID, conversationID str
 // call did it, so that two deliveries of one invite, or a restart, send it
 // once.
 func (b *Bridge) ClaimIntro(ctx context.Context, roomID string, at time.Time) (bool, error) {
-	res, err := b.w.ExecContext(ctx, claimIntroSQL, at.UnixMilli(), roomID)
-	if err != nil {
-		return false, err
-	}
-	n, err := res.RowsAffected()
+	n, err := b.execCount(ctx, claimIntroSQL, at.UnixMilli(), roomID)
 	return n == 1, err
 }
 
@@ -216,12 +212,7 @@ func (b *Bridge) DeleteMessage(ctx context.Context, roomID, eventID string) erro
 // DeleteMessagesBefore deletes every stored room message older than cutoff
 // and reports how many went.
 func (b *Bridge) DeleteMessagesBefore(ctx context.Context, cutoff time.Time) (int, error) {
-	res, err := b.w.ExecContext(ctx, deleteOldMessagesSQL, cutoff.UnixMilli())
-	if err != nil {
-		return 0, err
-	}
-	n, err := res.RowsAffected()
-	return int(n), err
+	return b.execCount(ctx, deleteOldMessagesSQL, cutoff.UnixMilli())
 }
 
 // AddLinks links documents to the room events they came from, in one
@@ -296,4 +287,31 @@ func (b *Bridge) DeleteLinksBefore(ctx context.Context, cutoff time.Time) error 
 	}
 	_, err := b.w.ExecContext(ctx, deleteOldWhySQL, cutoff.UnixMilli())
 	return err
+}
+
+// execCount runs one statement on the writer and returns how many rows it
+// changed.
+func (b *Bridge) execCount(ctx context.Context, query string, args ...any) (int, error) {
+	res, err := b.w.ExecContext(ctx, query, args...)
+	if err != nil {
+		return 0, err
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
+}
+
+// execAll runs the statements, each with args, in one transaction: a
+// deletion that spans tables leaves none of them half done.
+func (b *Bridge) execAll(ctx context.Context, queries []string, args ...any) error {
+	tx, err := b.w.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for _, q := range queries {
+		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
 }

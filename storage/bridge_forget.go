@@ -10,26 +10,17 @@ const (
 )
 
 // PurgeRoom deletes the room's stored messages, its links and its last
-// answer (`!ada why`): what the bridge itself holds from a room it left.
-// Its settings row stays (privacy mode, the introduction sent).
+// answer (`!ada why`), in one transaction: what the bridge itself holds
+// from a room it left. Its settings row stays (privacy mode, the
+// introduction sent).
 func (b *Bridge) PurgeRoom(ctx context.Context, roomID string) error {
-	for _, q := range []string{clearMessagesSQL, deleteRoomLinksSQL, deleteWhySQL} {
-		if _, err := b.w.ExecContext(ctx, q, roomID); err != nil {
-			return err
-		}
-	}
-	return nil
+	return b.execAll(ctx, []string{clearMessagesSQL, deleteRoomLinksSQL, deleteWhySQL}, roomID)
 }
 
 // DeleteMessagesFrom deletes the room's stored messages of one sender
 // (`!ada forget me`) and reports how many went.
 func (b *Bridge) DeleteMessagesFrom(ctx context.Context, roomID, sender string) (int, error) {
-	res, err := b.w.ExecContext(ctx, deleteMessagesFromSQL, roomID, sender)
-	if err != nil {
-		return 0, err
-	}
-	n, err := res.RowsAffected()
-	return int(n), err
+	return b.execCount(ctx, deleteMessagesFromSQL, roomID, sender)
 }
 
 // ReplyLinksTo returns the links of what Ada posted for the member's

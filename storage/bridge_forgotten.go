@@ -52,17 +52,7 @@ func (b *Bridge) PersonForgotten(ctx context.Context, userID, roomID string) err
 	if roomID != "" {
 		queries, args = []string{deleteWhyAskedInRoomSQL, deleteMessagesFromSQL, deleteMemberRemSQL}, []any{roomID, userID}
 	}
-	tx, err := b.w.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	for _, q := range queries {
-		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
-			return err
-		}
-	}
-	if err := tx.Commit(); err != nil {
+	if err := b.execAll(ctx, queries, args...); err != nil {
 		return err
 	}
 	return b.EndWebSessions(ctx, userID)
@@ -73,15 +63,5 @@ func (b *Bridge) PersonForgotten(ctx context.Context, userID, roomID string) err
 // (its members' words), in one transaction. Its settings and reminder
 // numbering stay: the bridge may still be in the room.
 func (b *Bridge) RoomForgotten(ctx context.Context, roomID string) error {
-	tx, err := b.w.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	for _, q := range []string{clearMessagesSQL, deleteRoomLinksSQL, deleteWhySQL, dropRoomRemindersSQL} {
-		if _, err := tx.ExecContext(ctx, q, roomID); err != nil {
-			return err
-		}
-	}
-	return tx.Commit()
+	return b.execAll(ctx, []string{clearMessagesSQL, deleteRoomLinksSQL, deleteWhySQL, dropRoomRemindersSQL}, roomID)
 }

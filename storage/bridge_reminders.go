@@ -125,34 +125,20 @@ func (b *Bridge) NextReminderDue(ctx context.Context) (time.Time, bool, error) {
 // DeleteReminder deletes one reminder (posted or cancelled); it reports
 // whether it was still there.
 func (b *Bridge) DeleteReminder(ctx context.Context, id int64) (bool, error) {
-	res, err := b.w.ExecContext(ctx, deleteReminderSQL, id)
-	if err != nil {
-		return false, err
-	}
-	n, err := res.RowsAffected()
+	n, err := b.execCount(ctx, deleteReminderSQL, id)
 	return n > 0, err
 }
 
 // DeleteMemberReminders deletes the member's pending reminders in the room
 // (`!ada forget me`) and returns how many there were.
 func (b *Bridge) DeleteMemberReminders(ctx context.Context, roomID, member string) (int, error) {
-	res, err := b.w.ExecContext(ctx, deleteMemberRemSQL, roomID, member)
-	if err != nil {
-		return 0, err
-	}
-	n, err := res.RowsAffected()
-	return int(n), err
+	return b.execCount(ctx, deleteMemberRemSQL, roomID, member)
 }
 
 // DeleteEventReminders deletes the reminders that the event asked for
 // (it was redacted, or edited and runs again) and returns how many.
 func (b *Bridge) DeleteEventReminders(ctx context.Context, roomID, eventID string) (int, error) {
-	res, err := b.w.ExecContext(ctx, deleteEventRemSQL, roomID, eventID)
-	if err != nil {
-		return 0, err
-	}
-	n, err := res.RowsAffected()
-	return int(n), err
+	return b.execCount(ctx, deleteEventRemSQL, roomID, eventID)
 }
 
 // DeleteRemindersBefore deletes the pending reminders asked for before
@@ -160,22 +146,7 @@ func (b *Bridge) DeleteEventReminders(ctx context.Context, roomID, eventID strin
 // room's messages of that time, whenever they are due) and returns how
 // many went.
 func (b *Bridge) DeleteRemindersBefore(ctx context.Context, cutoff time.Time) (int, error) {
-	res, err := b.w.ExecContext(ctx, deleteOldRemindersSQL, cutoff.UnixMilli())
-	if err != nil {
-		return 0, err
-	}
-	n, err := res.RowsAffected()
-	return int(n), err
-}
-
-// dropRoomReminders deletes the room's reminders and its numbering, within
-// the transaction of leaving the room (DropRoomSettings).
-func dropRoomReminders(ctx context.Context, tx *sql.Tx, roomID string) error {
-	if _, err := tx.ExecContext(ctx, dropRoomRemindersSQL, roomID); err != nil {
-		return err
-	}
-	_, err := tx.ExecContext(ctx, dropRoomNumbersSQL, roomID)
-	return err
+	return b.execCount(ctx, deleteOldRemindersSQL, cutoff.UnixMilli())
 }
 
 // reminders reads from the writer: a reminder set or cancelled a moment ago

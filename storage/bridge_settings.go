@@ -62,33 +62,15 @@ func (b *Bridge) SetRoomSetting(ctx context.Context, roomID, name, value string,
 // UnsetRoomSetting returns one setting to the operator's default; it
 // reports whether the room had chosen it.
 func (b *Bridge) UnsetRoomSetting(ctx context.Context, roomID, name string) (bool, error) {
-	res, err := b.w.ExecContext(ctx, unsetRoomSettingSQL, roomID, name)
-	if err != nil {
-		return false, err
-	}
-	n, err := res.RowsAffected()
+	n, err := b.execCount(ctx, unsetRoomSettingSQL, roomID, name)
 	return n > 0, err
 }
 
-// DropRoomSettings deletes the room's settings, its quota counters and its
-// reminders, in one transaction: the bot left the room, and a new
-// invitation starts from the operator's defaults.
+// DropRoomSettings deletes the room's settings, its quota counters, its
+// reminders and their numbering, in one transaction: the bot left the
+// room, and a new invitation starts from the operator's defaults.
 func (b *Bridge) DropRoomSettings(ctx context.Context, roomID string) error {
-	tx, err := b.w.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, dropSettingsSQL, roomID); err != nil {
-		return err
-	}
-	if _, err := tx.ExecContext(ctx, dropRoomUseSQL, roomID); err != nil {
-		return err
-	}
-	if err := dropRoomReminders(ctx, tx, roomID); err != nil {
-		return err
-	}
-	return tx.Commit()
+	return b.execAll(ctx, []string{dropSettingsSQL, dropRoomUseSQL, dropRoomRemindersSQL, dropRoomNumbersSQL}, roomID)
 }
 
 // AddUsage counts one answer for member in the room, with no tokens yet,

@@ -24,11 +24,12 @@ const insertCodeSQL = `INSERT INTO documents_codes (rowid, doc_type, scope, conv
 // is ready in the time its migrations take, not in the seconds a pass over
 // 300 MB of codes (and the training of the inverted files) takes. Until
 // the index is loaded, vector searches run exactly in SQLite (Search), and
-// the keyword search's uses of the index wait for it. The writes committed
+// keyword searches filter in SQL (KeywordSearch). The writes committed
 // meanwhile are queued by the index and replayed over what the load read
 // (vecindex.NewLoading), so none is lost and no deleted row comes back. A
-// failed load (an I/O error) is tried again until Close.
-func (db *DB) loadCodesInBackground() {
+// failed load (an I/O error) is reported to failed, if set, and tried
+// again until Close.
+func (db *DB) loadCodesInBackground(failed func(error)) {
 	db.codes = vecindex.NewLoading()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -44,8 +45,12 @@ func (db *DB) loadCodesInBackground() {
 	go func() {
 		defer close(done)
 		for wait := time.Second; ; wait = min(2*wait, 30*time.Second) {
-			if loadCodes(ctx, db.read, db.codes) == nil {
+			err := loadCodes(ctx, db.read, db.codes)
+			if err == nil {
 				return
+			}
+			if failed != nil && ctx.Err() == nil {
+				failed(err)
 			}
 			select {
 			case <-ctx.Done():

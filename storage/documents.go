@@ -220,7 +220,7 @@ func checkSourcesRemain(ctx context.Context, tx *writeTx, d *encodedDoc) error {
 	if len(d.Meta.SourceIDs) == 0 || slices.ContainsFunc(d.Meta.SourceIDs, func(id string) bool { return tx.putting[id] }) {
 		return nil
 	}
-	stored, err := storedIDs(ctx, tx, d.Meta.SourceIDs)
+	stored, err := storedIDs(ctx, tx.Tx, d.Meta.SourceIDs)
 	if err != nil {
 		return err
 	}
@@ -243,20 +243,26 @@ func putting(docs []core.Document) map[string]bool {
 	return ids
 }
 
-// storedIDs returns which of ids (a memory's few sources) are stored.
-func storedIDs(ctx context.Context, tx *writeTx, ids []string) (map[string]bool, error) {
-	args := make([]any, len(ids))
-	for i, id := range ids {
-		args[i] = id
-	}
+// storedIDs returns which of ids are stored, as tx sees them.
+func storedIDs(ctx context.Context, tx *sql.Tx, ids []string) (map[string]bool, error) {
 	stored := make(map[string]bool, len(ids))
-	err := queryRows(ctx, tx.Tx, "SELECT id FROM documents WHERE id IN ("+placeholders(len(args))+")", args, func(rows *sql.Rows) error {
-		var id string
-		err := rows.Scan(&id)
-		stored[id] = true
-		return err
-	})
-	return stored, err
+	for start := 0; start < len(ids); start += sqlChunk {
+		chunk := ids[start:min(start+sqlChunk, len(ids))]
+		args := make([]any, len(chunk))
+		for i, id := range chunk {
+			args[i] = id
+		}
+		err := queryRows(ctx, tx, "SELECT id FROM documents WHERE id IN ("+placeholders(len(args))+")", args, func(rows *sql.Rows) error {
+			var id string
+			err := rows.Scan(&id)
+			stored[id] = true
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return stored, nil
 }
 
 // insertDocument inserts d, its keyword index row, its code and its

@@ -90,29 +90,10 @@ func importHistory(ctx context.Context, tx *writeTx, h core.HistoryEntry) (bool,
 
 // Stored returns which of ids are stored.
 func (db *DB) Stored(ctx context.Context, ids []string) (map[string]bool, error) {
-	found := make(map[string]bool)
-	for start := 0; start < len(ids); start += sqlChunk {
-		chunk := ids[start:min(start+sqlChunk, len(ids))]
-		args := make([]any, len(chunk))
-		for i, id := range chunk {
-			args[i] = id
-		}
-		rows, err := db.read.QueryContext(ctx, "SELECT id FROM documents WHERE id IN ("+placeholders(len(args))+")", args...)
-		if err != nil {
-			return nil, storeErr(err)
-		}
-		for rows.Next() {
-			var id string
-			if err := rows.Scan(&id); err != nil {
-				rows.Close()
-				return nil, storeErr(err)
-			}
-			found[id] = true
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, storeErr(err)
-		}
+	tx, err := db.read.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, storeErr(err)
 	}
-	return found, nil
+	defer tx.Rollback()
+	return storedIDs(ctx, tx, ids)
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -378,6 +379,12 @@ func TestCodeIndexLoadKeepsTheWritesMadeMeanwhile(t *testing.T) {
 	if got := search(docs[7].Text); slices.Contains(got, docs[7].ID) {
 		t.Fatalf("while loading, a deleted document is found: %v", got)
 	}
+	// A keyword search filtered by type does not wait for the load either:
+	// SQL applies its filter, as when there is no index.
+	kw, err := db.KeywordSearch(ctx, core.KeywordQuery{Filter: core.Filter{Type: core.DocMemory}, Text: "written while the index loads", K: 3})
+	if err != nil || len(kw) == 0 || kw[0].ID != fresh.ID {
+		t.Fatalf("while loading, a keyword search found %v (%v)", kw, err)
+	}
 	if err := readCodes(ctx, tx, db.codes); err != nil {
 		t.Fatal(err)
 	}
@@ -388,4 +395,40 @@ func TestCodeIndexLoadKeepsTheWritesMadeMeanwhile(t *testing.T) {
 		t.Fatalf("after the load, a document written meanwhile is not found: %v", got)
 	}
 	checkIndex(t, db, []string{docs[7].Text, fresh.Text})
+}
+
+// A load of the code index that fails is reported (WithLoadErrors), not
+// only tried again: vector searches would otherwise scan SQLite for good
+// with nothing in the log to say why.
+func TestCodeIndexLoadFailureIsReported(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "ada.db")
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Put(ctx, memoryDoc("a fact whose code is damaged", core.ScopeGlobal, 3)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.write.ExecContext(ctx, "UPDATE documents_codes SET code = x'00'"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	failed := make(chan error, 1)
+	db, err = Open(ctx, path, WithLoadErrors(func(err error) {
+		select {
+		case failed <- err:
+		default:
+		}
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := <-failed; !strings.Contains(err.Error(), "code of 1 bytes") {
+		t.Fatalf("reported %v", err)
+	}
+	if !db.VectorIndexLoading() {
+		t.Fatal("the index is loaded from a damaged code")
+	}
 }

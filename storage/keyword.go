@@ -59,9 +59,11 @@ func (db *DB) keywordSearch(ctx context.Context, q core.KeywordQuery, choose fun
 	f := indexFilter(q.Filter)
 	var rowids []int64
 	switch {
-	case !cacheable(q.Filter) || db.codes == nil:
+	case !cacheable(q.Filter) || db.codes == nil || !db.codes.Ready():
 		// A filter the code index does not hold, or no index
-		// (WithoutSearchIndex): SQL applies it.
+		// (WithoutSearchIndex) or not yet (it loads in the background,
+		// and would make the search wait, for ever if the load keeps
+		// failing): SQL applies it.
 	case f.Type == "" && len(f.Scopes) == 0 && f.Conversation == "":
 		plan = planOverfetch
 	default:
@@ -76,9 +78,13 @@ func (db *DB) keywordSearch(ctx context.Context, q core.KeywordQuery, choose fun
 			plan = planOverfetch // more rowids than were listed (a test's choice)
 		}
 	}
+	// Every plan reads the best matches of the FTS index (from), as the
+	// rowid column col, with the conditions cond and their arguments.
 	var (
-		query func(match string, limit int, newest bool) ([]scored, error)
-		keep  func([]scored) []scored
+		from, col = "documents_fts", "rowid"
+		cond      string
+		condArgs  []any
+		keep      func([]scored) []scored
 	)
 	switch plan {
 	case planRestrict, planPrefilter:
@@ -89,28 +95,20 @@ func (db *DB) keywordSearch(ctx context.Context, q core.KeywordQuery, choose fun
 				return nil, err
 			}
 		}
-		set := rowidSet(rowids)
-		query = func(match string, limit int, newest bool) ([]scored, error) {
-			return bm25Rows(ctx, tx, restrictedBM25SQL+keywordOrder(newest, "rowid")+" LIMIT ?", []any{match, set, limit})
-		}
+		cond, condArgs = restrictedBM25Cond, []any{rowidSet(rowids)}
 	case planOverfetch:
 		// The filter selects most documents: the best matches are read
 		// from the FTS index alone, more than k of them, and filtered in
 		// memory (rankKeyword reads more while too few pass).
-		query = func(match string, limit int, newest bool) ([]scored, error) {
-			return bm25Rows(ctx, tx, `SELECT rowid, bm25(documents_fts) FROM documents_fts
-				WHERE documents_fts MATCH ?`+keywordOrder(newest, "rowid")+" LIMIT ?", []any{match, limit})
-		}
 		keep = func(cands []scored) []scored { return vecindex.Keep(db.codes, cands, f, scoredRowid) }
 	default:
-		where, args := filterSQL(q.Filter)
-		where = strings.Replace(where, " WHERE ", " AND ", 1)
-		query = func(match string, limit int, newest bool) ([]scored, error) {
-			return bm25Rows(ctx, tx, `SELECT documents.rowid, bm25(documents_fts) FROM documents_fts
-				JOIN documents ON documents.rowid = documents_fts.rowid
-				WHERE documents_fts MATCH ?`+where+keywordOrder(newest, "documents_fts.rowid")+" LIMIT ?",
-				append(append([]any{match}, args...), limit))
-		}
+		from, col = "documents_fts JOIN documents ON documents.rowid = documents_fts.rowid", "documents_fts.rowid"
+		cond, condArgs = filterSQL(q.Filter)
+		cond = strings.Replace(cond, " WHERE ", " AND ", 1)
+	}
+	query := func(match string, limit int, newest bool) ([]scored, error) {
+		return bm25Rows(ctx, tx, "SELECT "+col+", bm25(documents_fts) FROM "+from+" WHERE documents_fts MATCH ?"+cond+
+			keywordOrder(newest, col)+" LIMIT ?", append(append([]any{match}, condArgs...), limit))
 	}
 	cands, err := rankKeyword(kt, q.K, limit, db.scoredRows, query, keep)
 	if err != nil {
@@ -147,7 +145,7 @@ const (
 	// filters them in memory, and reads them all if too few pass.
 	planOverfetch keywordPlan = iota
 	// planRestrict restricts the query to the filter's rowids
-	// (restrictedBM25SQL).
+	// (restrictedBM25Cond).
 	planRestrict
 	// planJoin joins every match to its document row and filters in SQL.
 	planJoin
@@ -189,14 +187,13 @@ func keywordPlanFor(within, total int, matches int64, limit, k int) keywordPlan 
 // joining a match, and half of what scoring one does).
 const restrictFactor = 2
 
-// restrictedBM25SQL selects the best matches among a set of rowids, given
-// as a JSON array. The unary + keeps SQLite from giving FTS5 the rowids as
+// restrictedBM25Cond keeps the matches among a set of rowids, given as a
+// JSON array. The unary + keeps SQLite from giving FTS5 the rowids as
 // a constraint: FTS5 would then run the query once per rowid, computing
 // BM25's document frequencies each time. As a filter on the matches, the
 // set is one lookup in a temporary index per match, and only the matches
 // within it are scored.
-const restrictedBM25SQL = `SELECT rowid, bm25(documents_fts) FROM documents_fts
-	WHERE documents_fts MATCH ? AND +rowid IN (SELECT value FROM json_each(?))`
+const restrictedBM25Cond = ` AND +rowid IN (SELECT value FROM json_each(?))`
 
 // keywordOrder orders a keyword query's matches: best BM25 first, ties by
 // rowid, or newest first (rankKeyword).
@@ -224,7 +221,7 @@ func (db *DB) matchesWithin(ctx context.Context, tx *sql.Tx, terms []string, f v
 	return vecindex.Keep(db.codes, rowids, f, func(r *int64) int64 { return *r }), nil
 }
 
-// rowidSet is rowids as a JSON array, for restrictedBM25SQL.
+// rowidSet is rowids as a JSON array, for restrictedBM25Cond.
 func rowidSet(rowids []int64) string {
 	set := make([]byte, 0, 8*len(rowids)+2)
 	set = append(set, '[')

@@ -98,7 +98,7 @@ func deleteOrphans(ctx context.Context, tx *writeTx, sources []any) error {
 		if err := json.Unmarshal([]byte(meta), &m); err != nil {
 			return storeErr(err)
 		}
-		stored, err := storedIDs(ctx, tx, m.SourceIDs)
+		stored, err := storedIDs(ctx, tx.Tx, m.SourceIDs)
 		if err != nil {
 			return err
 		}

@@ -96,8 +96,9 @@ const (
 type Option func(*options)
 
 type options struct {
-	sync     Sync
-	noSearch bool
+	sync       Sync
+	noSearch   bool
+	loadFailed func(error)
 }
 
 // WithSync sets the commit durability; SyncFull when not given.
@@ -111,6 +112,13 @@ func WithSync(s Sync) Option { return func(o *options) { o.sync = s } }
 // index whole. A search that comes anyway reads SQLite alone (an exact
 // scan; a keyword search joined in SQL): the same answers, slower.
 func WithoutSearchIndex() Option { return func(o *options) { o.noSearch = true } }
+
+// WithLoadErrors has f told of each failed attempt to load the in-memory
+// vector index (an I/O error, a damaged code): the load is tried again,
+// and vector searches scan SQLite meanwhile, slower but with the same
+// answers, so only the operator's log would say why. f runs on the
+// loading goroutine.
+func WithLoadErrors(f func(error)) Option { return func(o *options) { o.loadFailed = f } }
 
 // dsn puts every per-connection setting in the connection string, so that
 // each pooled connection gets them (a PRAGMA run once would reach only one).
@@ -195,7 +203,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 	if o.noSearch {
 		return db, nil
 	}
-	db.loadCodesInBackground()
+	db.loadCodesInBackground(o.loadFailed)
 	return db, nil
 }
 

@@ -112,7 +112,10 @@ func coreOptions(cfg *config.Config) core.Options {
 // openApp opens the store, checks the embedder against it, and builds core;
 // adjust, if set, may replace core's dependencies first (runEnv.deps).
 func openApp(ctx context.Context, cfg *config.Config, log *slog.Logger, adjust func(*core.Deps)) (*app, error) {
-	db, unlock, err := openStore(ctx, cfg, localStoreOptions(cfg)...)
+	loadFailed := storage.WithLoadErrors(func(err error) {
+		log.Error("vector index could not be loaded; vector searches scan the database until it is (tried again)", "error", err)
+	})
+	db, unlock, err := openStore(ctx, cfg, append(localStoreOptions(cfg), loadFailed)...)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package vecindex
 
 import (
 	"fmt"
+	"math"
 	"sync"
 )
 
@@ -40,14 +41,11 @@ type Index struct {
 	// row) between scans: a slice as long as the index, kept by the index
 	// it measures rather than shared by every index of the process.
 	headDists sync.Pool
-	// loaded is closed once the index holds what it was loaded from (at
-	// once for New); until then (NewLoading) Apply queues its ops in
-	// pending, and every read waits. deferTrain leaves the segments'
-	// inverted files to the end of a Load.
-	loaded     chan struct{}
-	loading    bool
-	pending    []Op
-	deferTrain bool
+	// loaded is closed (under mu) once the index holds what it was loaded
+	// from (at once for New); until then (NewLoading) Apply queues its ops
+	// in pending, and every read waits.
+	loaded  chan struct{}
+	pending []Op
 	// listMin and exactMax are ivfMinRows and exactMaxRows, smaller in
 	// tests, which run the same code on fewer rows.
 	listMin, exactMax int
@@ -90,7 +88,6 @@ type Op struct {
 // New returns an empty index.
 func New() *Index {
 	x := NewLoading()
-	x.loading = false
 	close(x.loaded)
 	return x
 }
@@ -100,7 +97,7 @@ func New() *Index {
 // meanwhile, Ready is false and reads wait.
 func NewLoading() *Index {
 	return &Index{bySegment: make(map[segmentKey]int32), pos: make(map[int64]rowRef), names: make(map[string]uint32),
-		loaded: make(chan struct{}), loading: true, listMin: ivfMinRows, exactMax: exactMaxRows}
+		loaded: make(chan struct{}), listMin: ivfMinRows, exactMax: exactMaxRows}
 }
 
 // Ready reports whether the index is loaded: its reads do not wait.
@@ -132,7 +129,7 @@ func (x *Index) Apply(ops []Op) {
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if x.loading {
+	if !x.Ready() {
 		// Replayed over the loaded rows: an op is idempotent (the last
 		// one for a row wins), so those the load also read do no harm.
 		x.pending = append(x.pending, ops...)
@@ -209,7 +206,6 @@ func (x *Index) add(rowid int64, key segmentKey, scope uint32, c *Code) {
 	x.rows++
 	last := int32(len(s.rowids) - 1)
 	switch {
-	case x.deferTrain:
 	case s.ivf == nil && len(s.rowids) >= x.listMin, s.ivf != nil && len(s.rowids) >= retrainGrowth*s.ivf.trained:
 		s.ivf = trainLists(s.heads, s.scopes)
 	case s.ivf != nil:
@@ -243,8 +239,10 @@ type RawRow struct {
 // during a Load. The strings are interned and the code copied, so nothing
 // is allocated per row. On failure x is left as it was.
 func (x *Index) Load(n int, next func(*RawRow) (bool, error)) error {
+	// The fresh index never trains as it grows (listMin): its segments'
+	// inverted files are trained once, when every row is read.
 	fresh := &Index{bySegment: make(map[segmentKey]int32), pos: make(map[int64]rowRef, n),
-		names: make(map[string]uint32), deferTrain: true, listMin: x.listMin}
+		names: make(map[string]uint32), listMin: math.MaxInt}
 	var r RawRow
 	for {
 		ok, err := next(&r)
@@ -272,8 +270,7 @@ func (x *Index) Load(n int, next func(*RawRow) (bool, error)) error {
 		x.applyOne(&x.pending[i])
 	}
 	x.pending = nil
-	if x.loading {
-		x.loading = false
+	if !x.Ready() {
 		close(x.loaded)
 	}
 	return nil
