@@ -15,10 +15,10 @@ import (
 )
 
 // The keyword search. Chroma has no BM25 of its own: its where_document
-// $contains finds the candidates of a term (a substring, in lower case or
-// capitalised) within the query's filter (its where), and they are ranked
-// here with BM25 as SQLite's FTS5 computes it (k1 1.2, b 0.75), over Ada's
-// own tokens. A term matched by more than maxTermDocs documents of the
+// $contains finds the candidates of a term (a substring, in lower case,
+// capitalised or in capitals: $contains is case-sensitive) within the
+// query's filter (its where), and they are ranked here with BM25 as
+// SQLite's FTS5 computes it (k1 1.2, b 0.75), over Ada's own tokens. A term matched by more than maxTermDocs documents of the
 // filter is too common to weigh much and is left out, as SQLite leaves out
 // common terms; a word common among turns but rare among memories is kept
 // by a memory search.
@@ -193,11 +193,11 @@ func (s *Store) countTerms(ctx context.Context, where map[string]any, stems []st
 }
 
 // containsAny is the where_document clause of the texts holding any of
-// stems, in lower case or capitalised.
+// stems, in any of their forms.
 func containsAny(stems []string) map[string]any {
 	var clauses []any
 	for _, st := range stems {
-		for _, form := range slices.Compact([]string{st, capitalised(st)}) {
+		for _, form := range forms(st) {
 			clauses = append(clauses, map[string]any{"$contains": form})
 		}
 	}
@@ -220,7 +220,14 @@ func containing(docs []core.Document, st string) int {
 }
 
 func hasForm(text, st string) bool {
-	return strings.Contains(text, st) || strings.Contains(text, capitalised(st))
+	return slices.ContainsFunc(forms(st), func(form string) bool { return strings.Contains(text, form) })
+}
+
+// forms are the cases $contains (case-sensitive) is asked for a stem:
+// lower case, capitalised and in capitals; a word in mixed case
+// ("ZePPelin") is not found.
+func forms(st string) []string {
+	return slices.Compact(slices.Sorted(slices.Values([]string{st, capitalised(st), strings.ToUpper(st)})))
 }
 
 // rankBM25 scores the candidates of a filter that hold any of stems. FTS5
