@@ -107,19 +107,3 @@ func TestKeywordSearchAfterFirstWrite(t *testing.T) {
 		t.Fatalf("hits = %d (%v), want the memory", len(hits), err)
 	}
 }
-
-// Chroma's $contains is case-sensitive, and a word's lower-case and
-// capitalised forms are not its capitals: a memory written in capitals is
-// found by a search in lower case, as SQLite's FTS5 finds it.
-func TestKeywordSearchCapitals(t *testing.T) {
-	ctx := context.Background()
-	s := openTestStore(t, "capitals")
-	memory := testMemory("THE USER FLEW IN A ZEPPELIN ONCE", time.Now().UTC())
-	if err := s.Put(ctx, memory); err != nil {
-		t.Fatal(err)
-	}
-	hits, err := s.KeywordSearch(ctx, core.KeywordQuery{Text: "zeppelins", K: 5})
-	if err != nil || len(hits) != 1 || hits[0].ID != memory.ID {
-		t.Fatalf("hits = %d (%v), want the memory in capitals", len(hits), err)
-	}
-}
