@@ -207,18 +207,7 @@ func containsAny(stems []string) map[string]any {
 	return map[string]any{"$or": clauses}
 }
 
-// containing counts the documents of docs that $contains would match
-// with st.
-func containing(docs []core.Document, st string) int {
-	n := 0
-	for _, d := range docs {
-		if hasForm(d.Text, st) {
-			n++
-		}
-	}
-	return n
-}
-
+// hasForm reports whether text holds st in a form $contains is asked for.
 func hasForm(text, st string) bool {
 	return slices.ContainsFunc(forms(st), func(form string) bool { return strings.Contains(text, form) })
 }
