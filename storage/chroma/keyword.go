@@ -113,19 +113,19 @@ func (s *Store) completeHits(ctx context.Context, ranked []core.KeywordHit, f co
 // terms that are not too common (by $contains), and those terms, each as
 // often as stems holds it.
 func (s *Store) keywordCandidates(ctx context.Context, where map[string]any, stems []string) ([]core.Document, []string, error) {
-	now := time.Now()
+	now, scope := time.Now(), termScope(where)
 	unique := slices.Compact(slices.Sorted(slices.Values(stems)))
 	var unknown []string
 	rare := func(st string) bool {
-		common, known := s.terms.verdict(where, st, now)
+		common, known := s.terms.verdict(scope, st, now)
 		return known && !common
 	}
 	for _, st := range unique {
-		if _, known := s.terms.verdict(where, st, now); !known {
+		if _, known := s.terms.verdict(scope, st, now); !known {
 			unknown = append(unknown, st)
 		}
 	}
-	if err := s.countTerms(ctx, where, unknown, now); err != nil {
+	if err := s.countTerms(ctx, where, scope, unknown, now); err != nil {
 		return nil, nil, err
 	}
 	unique = slices.DeleteFunc(unique, func(st string) bool { return !rare(st) })
@@ -145,7 +145,7 @@ func (s *Store) keywordCandidates(ctx context.Context, where map[string]any, ste
 	}
 	// Cut: a verdict was out of date. The terms are counted again, and
 	// the rare ones' candidates read whole (at most maxTermDocs each).
-	if err := s.countTerms(ctx, where, unique, now); err != nil {
+	if err := s.countTerms(ctx, where, scope, unique, now); err != nil {
 		return nil, nil, err
 	}
 	if unique = slices.DeleteFunc(unique, func(st string) bool { return !rare(st) }); len(unique) == 0 {
@@ -169,8 +169,8 @@ type keywordLimits struct{ termDocs, candidates int }
 
 // countTerms asks Chroma, term by term (termFetches at a time, ids only),
 // whether more than maxTermDocs documents of where hold each of stems,
-// and records the verdicts.
-func (s *Store) countTerms(ctx context.Context, where map[string]any, stems []string, now time.Time) error {
+// and records the verdicts under scope (termScope(where)).
+func (s *Store) countTerms(ctx context.Context, where map[string]any, scope string, stems []string, now time.Time) error {
 	if len(stems) == 0 {
 		return nil
 	}
@@ -188,7 +188,7 @@ func (s *Store) countTerms(ctx context.Context, where map[string]any, stems []st
 	if err := g.Wait(); err != nil {
 		return err
 	}
-	s.terms.set(where, stems, func(st string) bool { return isCommon[slices.Index(stems, st)] }, now)
+	s.terms.set(scope, stems, isCommon, now)
 	return nil
 }
 
