@@ -18,8 +18,8 @@ import (
 // kept in metaKey's JSON (source, importance, entity, a member's view)
 // reads the metadata, page by page, until limit of them match.
 func (s *Store) Count(ctx context.Context, f core.Filter, limit int) (int, error) {
-	where := whereOf(f)
-	narrowed := postFiltered(f) || pageNarrowed(f)
+	where, inexact := translate(f)
+	narrowed := len(inexact) > 0
 	if where == nil && !narrowed {
 		n, err := s.c.count(ctx, s.docs)
 		if limit > 0 {

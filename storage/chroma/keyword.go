@@ -15,10 +15,10 @@ import (
 )
 
 // The keyword search. Chroma has no BM25 of its own: its where_document
-// $contains finds the candidates of a term (a substring, in lower case or
-// capitalised) within the query's filter (its where), and they are ranked
-// here with BM25 as SQLite's FTS5 computes it (k1 1.2, b 0.75), over Ada's
-// own tokens. A term matched by more than maxTermDocs documents of the
+// $contains finds the candidates of a term (a substring, in lower case,
+// capitalised or in capitals: $contains is case-sensitive) within the
+// query's filter (its where), and they are ranked here with BM25 as
+// SQLite's FTS5 computes it (k1 1.2, b 0.75), over Ada's own tokens. A term matched by more than maxTermDocs documents of the
 // filter is too common to weigh much and is left out, as SQLite leaves out
 // common terms; a word common among turns but rare among memories is kept
 // by a memory search.
@@ -113,19 +113,19 @@ func (s *Store) completeHits(ctx context.Context, ranked []core.KeywordHit, f co
 // terms that are not too common (by $contains), and those terms, each as
 // often as stems holds it.
 func (s *Store) keywordCandidates(ctx context.Context, where map[string]any, stems []string) ([]core.Document, []string, error) {
-	now := time.Now()
+	now, scope := time.Now(), termScope(where)
 	unique := slices.Compact(slices.Sorted(slices.Values(stems)))
 	var unknown []string
 	rare := func(st string) bool {
-		common, known := s.terms.verdict(where, st, now)
+		common, known := s.terms.verdict(scope, st, now)
 		return known && !common
 	}
 	for _, st := range unique {
-		if _, known := s.terms.verdict(where, st, now); !known {
+		if _, known := s.terms.verdict(scope, st, now); !known {
 			unknown = append(unknown, st)
 		}
 	}
-	if err := s.countTerms(ctx, where, unknown, now); err != nil {
+	if err := s.countTerms(ctx, where, scope, unknown, now); err != nil {
 		return nil, nil, err
 	}
 	unique = slices.DeleteFunc(unique, func(st string) bool { return !rare(st) })
@@ -145,7 +145,7 @@ func (s *Store) keywordCandidates(ctx context.Context, where map[string]any, ste
 	}
 	// Cut: a verdict was out of date. The terms are counted again, and
 	// the rare ones' candidates read whole (at most maxTermDocs each).
-	if err := s.countTerms(ctx, where, unique, now); err != nil {
+	if err := s.countTerms(ctx, where, scope, unique, now); err != nil {
 		return nil, nil, err
 	}
 	if unique = slices.DeleteFunc(unique, func(st string) bool { return !rare(st) }); len(unique) == 0 {
@@ -169,8 +169,8 @@ type keywordLimits struct{ termDocs, candidates int }
 
 // countTerms asks Chroma, term by term (termFetches at a time, ids only),
 // whether more than maxTermDocs documents of where hold each of stems,
-// and records the verdicts.
-func (s *Store) countTerms(ctx context.Context, where map[string]any, stems []string, now time.Time) error {
+// and records the verdicts under scope (termScope(where)).
+func (s *Store) countTerms(ctx context.Context, where map[string]any, scope string, stems []string, now time.Time) error {
 	if len(stems) == 0 {
 		return nil
 	}
@@ -188,16 +188,16 @@ func (s *Store) countTerms(ctx context.Context, where map[string]any, stems []st
 	if err := g.Wait(); err != nil {
 		return err
 	}
-	s.terms.set(where, stems, func(st string) bool { return isCommon[slices.Index(stems, st)] }, now)
+	s.terms.set(scope, stems, isCommon, now)
 	return nil
 }
 
 // containsAny is the where_document clause of the texts holding any of
-// stems, in lower case or capitalised.
+// stems, in any of their forms.
 func containsAny(stems []string) map[string]any {
 	var clauses []any
 	for _, st := range stems {
-		for _, form := range slices.Compact([]string{st, capitalised(st)}) {
+		for _, form := range forms(st) {
 			clauses = append(clauses, map[string]any{"$contains": form})
 		}
 	}
@@ -207,20 +207,16 @@ func containsAny(stems []string) map[string]any {
 	return map[string]any{"$or": clauses}
 }
 
-// containing counts the documents of docs that $contains would match
-// with st.
-func containing(docs []core.Document, st string) int {
-	n := 0
-	for _, d := range docs {
-		if hasForm(d.Text, st) {
-			n++
-		}
-	}
-	return n
+// hasForm reports whether text holds st in a form $contains is asked for.
+func hasForm(text, st string) bool {
+	return slices.ContainsFunc(forms(st), func(form string) bool { return strings.Contains(text, form) })
 }
 
-func hasForm(text, st string) bool {
-	return strings.Contains(text, st) || strings.Contains(text, capitalised(st))
+// forms are the cases $contains (case-sensitive) is asked for a stem:
+// lower case, capitalised and in capitals; a word in mixed case
+// ("ZePPelin") is not found.
+func forms(st string) []string {
+	return slices.Compact(slices.Sorted(slices.Values([]string{st, capitalised(st), strings.ToUpper(st)})))
 }
 
 // rankBM25 scores the candidates of a filter that hold any of stems. FTS5

@@ -30,32 +30,34 @@ const (
 	termCacheMax   = 20000
 )
 
-func termKey(where map[string]any, stem string) string {
+// termScope is the key of where's verdicts, asked once a search.
+func termScope(where map[string]any) string {
 	w, _ := json.Marshal(where) // sorted keys: the same clause, the same key
-	return string(w) + "\x00" + stem
+	return string(w)
 }
 
-// verdict reports whether stem is common within where, and whether that
-// is known (lately).
-func (c *termCache) verdict(where map[string]any, stem string, now time.Time) (common, known bool) {
+// verdict reports whether stem is common within the where clause of
+// scope (termScope), and whether that is known (lately).
+func (c *termCache) verdict(scope, stem string, now time.Time) (common, known bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	v, ok := c.verdicts[termKey(where, stem)]
+	v, ok := c.verdicts[scope+"\x00"+stem]
 	if !ok || !now.Before(v.until) {
 		return false, false
 	}
 	return v.common, true
 }
 
-// set records whether each of stems is common within where.
-func (c *termCache) set(where map[string]any, stems []string, common func(string) bool, now time.Time) {
+// set records whether each of stems is common (common[i]) within the
+// where clause of scope.
+func (c *termCache) set(scope string, stems []string, common []bool, now time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.verdicts == nil || len(c.verdicts)+len(stems) > termCacheMax {
 		c.verdicts = map[string]termVerdict{}
 	}
-	for _, st := range stems {
-		c.verdicts[termKey(where, st)] = termVerdict{common: common(st), until: now.Add(termVerdictFor)}
+	for i, st := range stems {
+		c.verdicts[scope+"\x00"+st] = termVerdict{common: common[i], until: now.Add(termVerdictFor)}
 	}
 }
 

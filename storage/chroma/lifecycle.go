@@ -91,40 +91,51 @@ func (s *Store) appendHistory(ctx context.Context, hs ...core.HistoryEntry) erro
 	if err := s.c.upsert(ctx, s.history, r); err != nil {
 		return err
 	}
+	var ended []string
 	for _, h := range hs {
 		if core.Forgets(h.Event) {
-			if err := s.forgetChain(ctx, h.MemoryID); err != nil {
-				return err
-			}
+			ended = append(ended, h.MemoryID)
 		}
 	}
-	return nil
+	return s.forgetChain(ctx, ended...)
 }
 
-// forgetChain blanks the words of a memory's history and of the versions
-// it replaced by corrections, and theirs in turn: a retire entry's reason
+// forgetChain blanks the words of memoryIDs' history and of the versions
+// they replaced by corrections, and theirs in turn: a retire entry's reason
 // names the newer memory (core.RetireReason), and the old versions' words
-// must not outlive the memory that replaced them.
-func (s *Store) forgetChain(ctx context.Context, memoryID string) error {
-	seen := map[string]bool{memoryID: true}
-	for next := []string{memoryID}; len(next) > 0; {
-		if err := s.forget(ctx, map[string]any{"memory_id": map[string]any{"$in": next}}); err != nil {
-			return err
+// must not outlive the memory that replaced them. The memories go
+// together, getPage at a time: a deletion of many asks as often as one.
+func (s *Store) forgetChain(ctx context.Context, memoryIDs ...string) error {
+	seen := map[string]bool{}
+	var older []string
+	add := func(id string) {
+		if id != "" && !seen[id] {
+			seen[id] = true
+			older = append(older, id)
 		}
-		reasons := make([]string, len(next))
-		for i, id := range next {
-			reasons[i] = core.RetireReason(id)
-		}
-		got, err := s.c.get(ctx, s.history, getRequest{Include: []string{"metadatas"}, Where: map[string]any{"$and": []any{
-			map[string]any{"event": core.HistoryRetire}, map[string]any{"reason": map[string]any{"$in": reasons}}}}})
-		if err != nil {
-			return err
-		}
-		next = nil
-		for _, m := range got.Metadatas {
-			if id, _ := m["memory_id"].(string); id != "" && !seen[id] {
-				seen[id] = true
-				next = append(next, id)
+	}
+	for _, id := range memoryIDs {
+		add(id)
+	}
+	for len(older) > 0 {
+		next := older
+		older = nil
+		for chunk := range slices.Chunk(next, getPage) {
+			if err := s.forget(ctx, map[string]any{"memory_id": map[string]any{"$in": chunk}}); err != nil {
+				return err
+			}
+			reasons := make([]string, len(chunk))
+			for i, id := range chunk {
+				reasons[i] = core.RetireReason(id)
+			}
+			got, err := s.c.get(ctx, s.history, getRequest{Include: []string{"metadatas"}, Where: map[string]any{"$and": []any{
+				map[string]any{"event": core.HistoryRetire}, map[string]any{"reason": map[string]any{"$in": reasons}}}}})
+			if err != nil {
+				return err
+			}
+			for _, m := range got.Metadatas {
+				id, _ := m["memory_id"].(string)
+				add(id)
 			}
 		}
 	}

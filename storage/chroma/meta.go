@@ -148,20 +148,12 @@ func condWhere(c core.Cond) (map[string]any, bool) {
 	return nil, false
 }
 
-// postFiltered reports whether f has conditions whereOf does not say
-// exactly, beyond the memory page's narrowing, for which a vector search
-// scans exactly (as SQLite's does).
-func postFiltered(f core.Filter) bool {
-	_, inexact := translate(f)
+// postFiltered reports whether the conditions whereOf does not say
+// exactly (translate's inexact) go beyond the memory page's narrowing, for
+// which a vector search scans exactly (as SQLite's does). The page's
+// narrowing (source, importance, an entity's scope, a member's view: kept
+// only in metaKey's JSON) a vector search leaves to core, as SQLite's
+// approximate search does, and needs no exact scan for it.
+func postFiltered(inexact []core.Cond) bool {
 	return slices.ContainsFunc(inexact, func(c core.Cond) bool { return !c.Narrowing })
-}
-
-// pageNarrowed reports whether f has the memory page's conditions that
-// whereOf does not say exactly (source, importance, an entity's scope, a
-// member's view: kept only in metaKey's JSON). A vector search leaves them
-// to core, as SQLite's approximate search does, and needs no exact scan
-// for them.
-func pageNarrowed(f core.Filter) bool {
-	_, inexact := translate(f)
-	return slices.ContainsFunc(inexact, func(c core.Cond) bool { return c.Narrowing })
 }

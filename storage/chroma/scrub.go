@@ -2,6 +2,7 @@ package chroma
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/ada-chat/ada/core"
@@ -51,17 +52,18 @@ func (s *Store) scrubRetireReasons(ctx context.Context) error {
 	if err := s.c.upsert(ctx, s.history, r); err != nil {
 		return err
 	}
-	for _, id := range newer {
-		ended, err := s.c.get(ctx, s.history, getRequest{Include: []string{}, Where: map[string]any{"$and": []any{
-			map[string]any{"memory_id": id}, map[string]any{"event": map[string]any{"$in": []string{core.HistoryDelete, core.HistoryExpire}}}}}})
+	var gone []string
+	for chunk := range slices.Chunk(newer, getPage) {
+		ended, err := s.c.get(ctx, s.history, getRequest{Include: []string{"metadatas"}, Where: map[string]any{"$and": []any{
+			map[string]any{"memory_id": map[string]any{"$in": chunk}},
+			map[string]any{"event": map[string]any{"$in": []string{core.HistoryDelete, core.HistoryExpire}}}}}})
 		if err != nil {
 			return err
 		}
-		if len(ended.IDs) > 0 {
-			if err := s.forgetChain(ctx, id); err != nil {
-				return err
-			}
+		for _, m := range ended.Metadatas {
+			id, _ := m["memory_id"].(string)
+			gone = append(gone, id)
 		}
 	}
-	return nil
+	return s.forgetChain(ctx, gone...)
 }

@@ -24,13 +24,13 @@ func (s *Store) Search(ctx context.Context, q core.VectorQuery) ([]core.Hit, err
 		return nil, core.Errorf(core.KindInvalid, "query vector has %d dimensions, want %d", len(q.Vector), core.Dim)
 	}
 	var docs []core.Document
-	if postFiltered(q.Filter) {
+	if where, inexact := translate(q.Filter); postFiltered(inexact) {
 		var err error
 		if docs, err = s.find(ctx, q.Filter, []string{"documents", "embeddings"}); err != nil {
 			return nil, err
 		}
 	} else {
-		got, err := s.c.query(ctx, s.docs, q.Vector, q.K, whereOf(q.Filter))
+		got, err := s.c.query(ctx, s.docs, q.Vector, q.K, where)
 		if err != nil {
 			return nil, err
 		}

@@ -73,10 +73,10 @@ func TestKeywordSearchCutCandidates(t *testing.T) {
 		t.Fatalf("hits = %v (%v), want the zanzibar memory alone", ids(hits), err)
 	}
 	// The verdicts are remembered: the next search counts nothing.
-	if common, known := s.terms.verdict(nil, "coffee", time.Now()); !common || !known {
+	if common, known := s.terms.verdict(termScope(nil), "coffee", time.Now()); !common || !known {
 		t.Fatal("coffee should be remembered as common")
 	}
-	if common, known := s.terms.verdict(nil, "zanzibar", time.Now()); common || !known {
+	if common, known := s.terms.verdict(termScope(nil), "zanzibar", time.Now()); common || !known {
 		t.Fatal("zanzibar should be remembered as rare")
 	}
 	log := &requestLog{next: s.c.http.Transport}

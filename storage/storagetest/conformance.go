@@ -200,6 +200,12 @@ func testKeywordSearch(t *testing.T, s Backend) {
 	if hits, _ := s.KeywordSearch(ctx, core.KeywordQuery{Text: "the and of", K: 10}); len(hits) != 0 {
 		t.Fatalf("stop words only: %v", hits)
 	}
+	// A word matches in capitals too (Chroma's $contains is case-sensitive).
+	shout := memory("WE SAILED TO PEMBA ISLANDS", base)
+	put(t, s, shout)
+	if hits, err := s.KeywordSearch(ctx, core.KeywordQuery{Text: "pemba", K: 10}); err != nil || len(hits) != 1 || hits[0].ID != shout.ID {
+		t.Fatalf("a memory in capitals: hits = %v, %v", hits, err)
+	}
 }
 
 func testList(t *testing.T, s Backend) {
