@@ -322,15 +322,21 @@ func (s *Service) specialistResult(ctx context.Context, m *marker.Request, req C
 // prompt's embedding from retrieval is reused, so only the answer is
 // embedded here when retrieval already had it.
 func (s *Service) saveTurns(ctx context.Context, req ChatRequest, answer string, userTime time.Time, r retrieval) ([]Document, error) {
+	// A named speaker's prompt is stored by "Name: prompt" (SpokenText),
+	// so retrieval's embedding of the bare prompt is reused only without one.
+	promptVec := r.promptVec
+	if spokenPrompt(req) {
+		promptVec = nil
+	}
 	texts := []string{answer}
-	if r.promptVec == nil {
-		texts = append(texts, req.Prompt)
+	if promptVec == nil {
+		texts = append(texts, SpokenText(speakerName(req), req.Prompt))
 	}
 	vecs, err := s.embedder.Embed(ctx, texts)
 	if err != nil {
 		return nil, Wrap(KindUpstream, err, "embedding with %s failed", s.embedder.Name())
 	}
-	answerVec, promptVec := vecs[0], r.promptVec
+	answerVec := vecs[0]
 	if promptVec == nil {
 		promptVec = vecs[1]
 	}

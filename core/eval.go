@@ -21,6 +21,9 @@ type ImportedTurn struct {
 	Role string // user or assistant
 	Text string
 	Time time.Time
+	// Speaker is who said it, as the conversation names them (stored as
+	// the turn's speaker, and embedded with it: SpokenText); may be empty.
+	Speaker string
 	// ID is the document id to use; empty assigns one.
 	ID string
 }
@@ -37,7 +40,7 @@ func (s *Service) ImportTurns(ctx context.Context, convID string, turns []Import
 		part := turns[start:min(start+batch, len(turns))]
 		texts := make([]string, len(part))
 		for i, t := range part {
-			texts[i] = t.Text
+			texts[i] = SpokenText(t.Speaker, t.Text)
 		}
 		vecs, err := s.embedder.Embed(ctx, texts)
 		if err != nil {
@@ -56,6 +59,7 @@ func (s *Service) ImportTurns(ctx context.Context, convID string, turns []Import
 			}
 			docs[i] = turnDocument(id, convID, role, t.Text, vecs[i], t.Time, idx, SourceImport)
 			docs[i].Meta.Times = mentionedTimes(t.Text, t.Time, nil)
+			docs[i].Meta.Speaker = oneLine(t.Speaker)
 			ids = append(ids, id)
 		}
 		if err := s.store.Put(ctx, docs...); err != nil {

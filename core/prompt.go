@@ -84,10 +84,15 @@ func (s *Service) assemble(req ChatRequest, r retrieval, now time.Time) Prompt {
 // several members ask in one conversation, so each earlier question is
 // named after its speaker, as the room's messages are, with the user id
 // where the name is shared (issue 40 items 3 and 6); an API conversation
-// has one user, and its turns stay as they were said.
+// has one user, and its turns stay as they were said, unless the client
+// named their speaker (ChatRequest.Speaker): then the name leads, as the
+// turn was embedded (SpokenText).
 func turnContent(req ChatRequest, labels Labels, t Document) string {
 	if label, ok := roomSpeaker(req, labels, t); ok {
 		return label + ": " + t.Text
+	}
+	if t.Meta.Role == "user" && t.Meta.Speaker != "" {
+		return SpokenText(t.Meta.Speaker, t.Text)
 	}
 	return t.Text
 }

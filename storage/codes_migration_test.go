@@ -2,12 +2,9 @@ package storage
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"path/filepath"
 	"testing"
-
-	sqlite_vec "github.com/asg017/sqlite-vec-go-bindings/cgo"
 
 	"github.com/ada-chat/ada/core"
 	"github.com/ada-chat/ada/storage/vecindex"
@@ -21,21 +18,7 @@ import (
 func TestMigrationMovesCodesOutOfVec0(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "ada.db")
-	registerVec.Do(sqlite_vec.Auto)
-	old, err := sql.Open("sqlite3", dsn(path, false, SyncFull))
-	if err != nil {
-		t.Fatal(err)
-	}
-	old.SetMaxOpenConns(1)
-	ms, err := loadMigrations()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range ms[:5] {
-		if err := applyMigration(ctx, old, m); err != nil {
-			t.Fatalf("%s: %v", m.name, err)
-		}
-	}
+	old := storeAtVersion(t, dsn(path, false, SyncFull), 5)
 	// Documents written as version 5 wrote them (storage/documents.go at
 	// that version): memories, global and of a conversation.
 	conv := core.NewConversationID()

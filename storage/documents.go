@@ -183,7 +183,7 @@ const (
 	deleteCodeSQL      = "DELETE FROM documents_codes WHERE rowid = ?"
 	deleteDocumentSQL  = "DELETE FROM documents WHERE rowid = ?"
 	selectRowidTypeSQL = "SELECT rowid, type FROM documents WHERE id = ?"
-	insertKeywordSQL   = "INSERT INTO documents_fts (rowid, text) VALUES (?, ?)"
+	insertKeywordSQL   = "INSERT INTO documents_fts (rowid, text, speaker) VALUES (?, ?, ?)"
 )
 
 // putDocument inserts d, replacing a document with the same id. A replaced
@@ -280,8 +280,9 @@ func insertDocument(ctx context.Context, tx *writeTx, d *encodedDoc) (rowid int6
 	if rowid, err = res.LastInsertId(); err != nil {
 		return 0, false, storeErr(err)
 	}
-	// The keyword index row, which no trigger writes (migration 7).
-	if _, err := tx.exec(ctx, insertKeywordSQL, rowid, d.Text); err != nil {
+	// The keyword index row, which no trigger writes (migration 7), with
+	// the values of documents.text and documents.speaker (migration 21).
+	if _, err := tx.exec(ctx, insertKeywordSQL, rowid, d.Text, keywordSpeaker(d.Document)); err != nil {
 		return 0, false, storeErr(err)
 	}
 	_, err = tx.exec(ctx, insertCodeSQL, rowid, string(d.Meta.Type), d.Meta.Scope,
@@ -533,3 +534,13 @@ var littleEndian = func() bool {
 	x := uint32(1)
 	return *(*byte)(unsafe.Pointer(&x)) == 1
 }()
+
+// keywordSpeaker is what documents.speaker computes for d (migration 21):
+// a turn's speaker, else NULL. The keyword index is told the same value on
+// insert as its triggers read on delete, or the index would break.
+func keywordSpeaker(d core.Document) any {
+	if d.Meta.Type != core.DocTurn || d.Meta.Speaker == "" {
+		return nil
+	}
+	return d.Meta.Speaker
+}

@@ -3,13 +3,10 @@ package storage
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	sqlite_vec "github.com/asg017/sqlite-vec-go-bindings/cgo"
 )
 
 // A store of schema version 15 quoted the newer memory's text in a
@@ -22,22 +19,8 @@ import (
 func TestMigrationDropsTheWordsOfForgottenCorrections(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "ada.db")
-	registerVec.Do(sqlite_vec.Auto)
 	// As version 15 opened it: without secure_delete.
-	old, err := sql.Open("sqlite3", strings.Replace(dsn(path, false, SyncFull), "_secure_delete=on", "_secure_delete=off", 1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	old.SetMaxOpenConns(1)
-	ms, err := loadMigrations()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range ms[:15] {
-		if err := applyMigration(ctx, old, m); err != nil {
-			t.Fatalf("%s: %v", m.name, err)
-		}
-	}
+	old := storeAtVersion(t, strings.Replace(dsn(path, false, SyncFull), "_secure_delete=on", "_secure_delete=off", 1), 15)
 	const (
 		a1, a2 = "doc-00000000-0000-4000-8000-0000000000a1", "doc-00000000-0000-4000-8000-0000000000a2"
 		b1, b2 = "doc-00000000-0000-4000-8000-0000000000b1", "doc-00000000-0000-4000-8000-0000000000b2"

@@ -51,7 +51,7 @@ func (db *DB) Reindex(ctx context.Context, emb core.Embedder, batch int, progres
 		}
 		texts := make([]string, len(rows))
 		for i, r := range rows {
-			texts[i] = r.text
+			texts[i] = core.SpokenText(r.speaker.String, r.text) // a turn keeps its speaker
 		}
 		vecs, err := core.EmbedEach(ctx, emb, texts)
 		if err != nil {
@@ -76,14 +76,15 @@ func (db *DB) Reindex(ctx context.Context, emb core.Embedder, batch int, progres
 }
 
 type reindexRow struct {
-	rowid                int64
-	text, docType, scope string
-	conversationID       sql.NullString
+	rowid                   int64
+	text, docType, scope    string
+	conversationID, speaker sql.NullString
 }
 
 func (db *DB) batchAfter(ctx context.Context, cursor int64, n int) ([]reindexRow, error) {
 	rows, err := db.read.QueryContext(ctx,
-		"SELECT rowid, text, type, scope, conversation_id FROM documents WHERE rowid > ? ORDER BY rowid LIMIT ?", cursor, n)
+		"SELECT rowid, text, type, scope, conversation_id, CASE type WHEN 'turn' THEN json_extract(metadata, '$.speaker') END "+
+			"FROM documents WHERE rowid > ? ORDER BY rowid LIMIT ?", cursor, n)
 	if err != nil {
 		return nil, storeErr(err)
 	}
@@ -91,7 +92,7 @@ func (db *DB) batchAfter(ctx context.Context, cursor int64, n int) ([]reindexRow
 	var out []reindexRow
 	for rows.Next() {
 		var r reindexRow
-		if err := rows.Scan(&r.rowid, &r.text, &r.docType, &r.scope, &r.conversationID); err != nil {
+		if err := rows.Scan(&r.rowid, &r.text, &r.docType, &r.scope, &r.conversationID, &r.speaker); err != nil {
 			return nil, storeErr(err)
 		}
 		out = append(out, r)

@@ -47,12 +47,18 @@ func (r *chatResult) Mean(c int) float64 {
 type exchange struct {
 	prompt, reply       string
 	userTime, replyTime time.Time
+	// speaker is who says the prompt: the chat request names them, as the
+	// bridge names a room member (their words are stored and embedded as
+	// theirs, core.SpokenText).
+	speaker string
 }
 
 // exchangesOf pairs the sample's lines into exchanges: the user's lines up
 // to the assistant's, then the assistant's lines up to the user's next. A
 // conversation that opens with the assistant gets a greeting as its first
-// prompt, so that no line is left out.
+// prompt, so that no line is left out. The user's speaker is named by the
+// request; the assistant's lines are Ada's answers, which say whose they
+// are ("Mel: ...", core.SpokenText), as Ada has no other name for them.
 func exchangesOf(turns []core.ImportedTurn) []exchange {
 	var out []exchange
 	var user, reply []string
@@ -73,13 +79,13 @@ func exchangesOf(turns []core.ImportedTurn) []exchange {
 			if len(reply) == 0 && len(user) == 0 {
 				ex.userTime = t.Time
 			}
-			reply = append(reply, strings.TrimSpace(t.Text))
+			reply = append(reply, core.SpokenText(t.Speaker, strings.TrimSpace(t.Text)))
 			ex.replyTime = t.Time
 			continue
 		}
 		flush()
 		if len(user) == 0 {
-			ex.userTime = t.Time
+			ex.userTime, ex.speaker = t.Time, t.Speaker
 		}
 		user = append(user, strings.TrimSpace(t.Text))
 	}
@@ -177,8 +183,11 @@ func (e *chatEval) runSample(ctx context.Context, path string, emb core.Embedder
 	for _, ex := range exchanges {
 		clock.set(ex.replyTime)
 		llm.expect(ex.prompt, ex.reply)
-		_, err := svc.Chat(ctx, core.ChatRequest{Prompt: ex.prompt, ConversationID: convID, UserTimestamp: ex.userTime, Store: true},
-			func(core.Event) error { return nil })
+		req := core.ChatRequest{Prompt: ex.prompt, ConversationID: convID, UserTimestamp: ex.userTime, Store: true}
+		if ex.speaker != "" {
+			req.Speaker = &core.Speaker{Name: ex.speaker}
+		}
+		_, err := svc.Chat(ctx, req, func(core.Event) error { return nil })
 		if err != nil {
 			return fmt.Errorf("replaying: %w", err)
 		}
@@ -192,6 +201,8 @@ func (e *chatEval) runSample(ctx context.Context, path string, emb core.Embedder
 	fmt.Fprintf(e.stderr, "eval: %s: %d lines replayed as %d exchanges in %s, %d questions\n",
 		s.ID, len(s.Turns), len(exchanges), replay.Round(time.Millisecond), len(s.Questions))
 
+	// A line is found by what was said: a prompt's lines share one
+	// speaker's name, so only its first is shown after the name.
 	lines := make(map[string]string, len(s.DiaIDs))
 	for i, id := range s.DiaIDs {
 		lines[id] = collapseSpace(s.Turns[i].Text)

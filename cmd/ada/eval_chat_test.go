@@ -82,17 +82,18 @@ func TestEvalChatTable(t *testing.T) {
 func TestExchangesOf(t *testing.T) {
 	at := func(s int) time.Time { return time.Date(2023, 5, 1, 0, 0, s, 0, time.UTC) }
 	turns := []core.ImportedTurn{
-		{Role: "assistant", Text: "B: hi", Time: at(1)},
-		{Role: "user", Text: "A: one", Time: at(2)},
-		{Role: "user", Text: "A: two", Time: at(3)},
-		{Role: "assistant", Text: "B: three", Time: at(4)},
-		{Role: "user", Text: "A: last", Time: at(5)},
+		{Role: "assistant", Text: "hi", Speaker: "B", Time: at(1)},
+		{Role: "user", Text: "one", Speaker: "A", Time: at(2)},
+		{Role: "user", Text: "two", Speaker: "A", Time: at(3)},
+		{Role: "assistant", Text: "three", Speaker: "B", Time: at(4)},
+		{Role: "user", Text: "last", Speaker: "A", Time: at(5)},
 	}
+	// The user's speaker is the request's; the assistant's lines name theirs.
 	got := exchangesOf(turns)
 	want := []exchange{
 		{prompt: "Hello.", reply: "B: hi", userTime: at(1), replyTime: at(1)},
-		{prompt: "A: one\nA: two", reply: "B: three", userTime: at(2), replyTime: at(4)},
-		{prompt: "A: last", reply: "I see.", userTime: at(5), replyTime: at(6)},
+		{prompt: "one\ntwo", speaker: "A", reply: "B: three", userTime: at(2), replyTime: at(4)},
+		{prompt: "last", speaker: "A", reply: "I see.", userTime: at(5), replyTime: at(6)},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("got %d exchanges, want %d: %+v", len(got), len(want), got)

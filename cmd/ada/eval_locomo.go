@@ -154,17 +154,18 @@ func sessionKeys(conv map[string]json.RawMessage) []string {
 }
 
 // imported is the turn as Ada stores it: speaker_b is the assistant, the
-// speaker's name leads the text, and a shared photo is described.
+// speaker is the turn's (as the bridge gives a member's display name), and
+// a shared photo is described.
 func (t locomoTurn) imported(speakerB string, at time.Time) core.ImportedTurn {
 	role := "user"
 	if t.Speaker == speakerB {
 		role = "assistant"
 	}
-	text := t.Speaker + ": " + t.Text
+	text := t.Text
 	if c := strings.TrimSpace(t.BlipCaption); c != "" {
 		text += " [shares a photo: " + c + "]"
 	}
-	return core.ImportedTurn{Role: role, Text: text, Time: at}
+	return core.ImportedTurn{Role: role, Text: text, Speaker: t.Speaker, Time: at}
 }
 
 // fallbackTime follows the previous turn when a session's date is missing

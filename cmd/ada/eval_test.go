@@ -204,7 +204,7 @@ func TestEvalLoadLoCoMo(t *testing.T) {
 	if !slices.Equal(s.DiaIDs, wantOrder) {
 		t.Fatalf("turn order %q", s.DiaIDs)
 	}
-	if tu := s.Turns[1]; tu.Role != "assistant" || tu.Text != "Tomasz: That's great! I spent the weekend fixing my old motorbike, a 1978 Jawa." ||
+	if tu := s.Turns[1]; tu.Role != "assistant" || tu.Speaker != "Tomasz" || tu.Text != "That's great! I spent the weekend fixing my old motorbike, a 1978 Jawa." ||
 		!tu.Time.Equal(time.Date(2023, 5, 8, 13, 56, 1, 0, time.UTC)) {
 		t.Errorf("second turn %+v", tu)
 	}

@@ -263,7 +263,7 @@ func (im *importer) embed(ctx context.Context, docs []core.Document) ([]core.Doc
 		chunk := todo[start:min(start+reindexBatch, len(todo))]
 		texts := make([]string, len(chunk))
 		for i, d := range chunk {
-			texts[i] = d.Text
+			texts[i] = core.EmbeddedText(d) // a turn keeps its speaker
 		}
 		vecs, err := core.EmbedEach(ctx, im.emb, texts)
 		if err != nil {
