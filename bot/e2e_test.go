@@ -91,6 +91,7 @@ func TestBridgeRooms(t *testing.T) {
 	t.Run("LongReplyIsSplit", f.testLongReply)
 	t.Run("ContextMessages", f.testContextMessages)
 	t.Run("EarlierTurnsNamed", f.testEarlierTurnsNamed)
+	t.Run("SpeakerFindsOwnWords", f.testSpeakerFindsOwnWords)
 	t.Run("EveryWaiterTold", f.testEveryWaiterTold)
 	t.Run("LLMDown", f.testLLMDown)
 	t.Run("Commands", f.testCommands)
