@@ -110,8 +110,9 @@ func roomSpeaker(req ChatRequest, labels Labels, t Document) (string, bool) {
 }
 
 // whoIsTalking names the speaker: the configured user in an API
-// conversation, or the member who wrote the message in a chat room, where
-// several people talk and "the user" would be ambiguous.
+// conversation, or the person who wrote the message where several people
+// talk and "the user" would be ambiguous: a chat room's member, or the
+// speaker an API client names.
 func (s *Service) whoIsTalking(req ChatRequest) string {
 	if req.Speaker == nil {
 		return fmt.Sprintf("The user is called %s; you are %s.", s.opts.UserName, s.opts.AIName)
@@ -120,7 +121,11 @@ func (s *Service) whoIsTalking(req ChatRequest) string {
 	if req.Speaker.UserID != "" && req.Speaker.UserID != who {
 		who += " (" + req.Speaker.UserID + ")"
 	}
-	return fmt.Sprintf("You are %s, in a chat room with several members. The message you answer is from %s.", s.opts.AIName, who)
+	where := "a chat room with several members"
+	if req.RoomID == "" {
+		where = "a conversation with several people"
+	}
+	return fmt.Sprintf("You are %s, in %s. The message you answer is from %s.", s.opts.AIName, where, who)
 }
 
 // memoriesHeading says whose memories they are: the user's, or a chat
