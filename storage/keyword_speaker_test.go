@@ -12,6 +12,7 @@ import (
 
 	"github.com/ada-chat/ada/core"
 	"github.com/ada-chat/ada/core/embed"
+	"github.com/ada-chat/ada/storage/vecindex"
 )
 
 // TestKeywordIndexHoldsTheSpeaker: a turn's speaker is one of its words
@@ -72,8 +73,14 @@ func TestMigrationIndexesTheSpeakersOfEarlierTurns(t *testing.T) {
 	const id = "doc-00000000-0000-4000-8000-0000000000c1"
 	meta := `{"type":"turn","timestamp":"2026-01-02T03:04:05Z","source":"chat","scope":"global","conversation_id":"` + conv +
 		`","role":"user","turn_index":0,"speaker":"Bartholomew"}`
+	// As version 20 wrote a turn: its row, its code, its keyword row.
+	vec := embed.HashVector("I go climbing every Sunday")
 	if _, err := old.ExecContext(ctx, `INSERT INTO documents (rowid, id, type, scope, conversation_id, ts, text, metadata, embedding)
-		VALUES (1, ?, 'turn', 'global', ?, 1, 'I go climbing every Sunday', ?, ?)`, id, conv, meta, encodeFloats(embed.HashVector("x"))); err != nil {
+		VALUES (1, ?, 'turn', 'global', ?, 1, 'I go climbing every Sunday', ?, ?)`, id, conv, meta, encodeFloats(vec)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := old.ExecContext(ctx, `INSERT INTO documents_codes (rowid, doc_type, scope, conversation_id, code) VALUES (1, 'turn', 'global', ?, ?)`,
+		conv, vecindex.Quantize(vec)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := old.ExecContext(ctx, `INSERT INTO documents_fts (rowid, text) VALUES (1, 'I go climbing every Sunday')`); err != nil {
@@ -87,6 +94,11 @@ func TestMigrationIndexesTheSpeakersOfEarlierTurns(t *testing.T) {
 	}
 	defer db.Close()
 	checkKeywordIndex(t, db, "the upgrade")
+	// A vector search waits for the code index's load, so the keyword
+	// search below always takes the path through it.
+	if _, err := db.Search(ctx, core.VectorQuery{Filter: core.Filter{Type: core.DocTurn}, Vector: vec, K: 1}); err != nil {
+		t.Fatal(err)
+	}
 	if got := keywordIDs(t, db, "Bartholomew", core.Filter{Type: core.DocTurn}); !slices.Equal(got, []string{id}) {
 		t.Errorf("after the upgrade a search for the speaker found %v, want %s", got, id)
 	}
