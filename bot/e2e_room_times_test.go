@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -49,43 +50,88 @@ func (f *roomsFixture) askAt(t *testing.T, from *bottest.Member, room id.RoomID,
 // Friday" shares only "ship" with the question: its relevance (0.06) is
 // under RAG_RELEVANCE_FLOOR, below which no time makes a turn recalled.
 func TestBridgeRoomTimes(t *testing.T) {
+	f, room := startTimesRoom(t)
+	said := nextWeekdayNoon(time.Now().Add(time.Hour), time.Wednesday)
+	asked := said.AddDate(0, 0, 7)
+	// Monday and Tuesday of the week asked in.
+	p := f.shipStory(t, room, said, asked.AddDate(0, 0, -2), asked)
+	if !strings.Contains(p, "let's ship on Friday") {
+		t.Fatalf("asked a week later about last week, the prompt lacks what bob said then:\n%s", p)
+	}
+}
+
+// TestBridgeRoomTimesZone: the room's `timezone` decides which days its
+// times mean. In a room in Auckland, bob's message is written on a
+// Saturday afternoon in UTC, a Sunday in Auckland; alice asks on the
+// Monday morning after (Sunday evening in UTC). "Last week" is the week
+// of that Sunday in Auckland, while in UTC the message is of the week
+// asked in: read in UTC, the question misses it (seen by leaving the
+// setting out). The decoys are from two weeks before in either zone.
+func TestBridgeRoomTimesZone(t *testing.T) {
+	f, room := startTimesRoom(t)
+	if got := f.command(t, f.alice, room, "!ada set timezone Pacific/Auckland"); !strings.Contains(got, "✅") {
+		t.Fatalf("setting the time zone: %q", got)
+	}
+	asked := nextWeekdayNoon(time.Now().AddDate(0, 0, 18), time.Sunday).Add(8 * time.Hour) // 20:00 UTC
+	said := asked.AddDate(0, 0, -1).Add(-6 * time.Hour)                                    // Saturday 14:00 UTC
+	p := f.shipStory(t, room, said, asked.AddDate(0, 0, -17), asked)
+	if !strings.Contains(p, "let's ship on Friday") {
+		t.Fatalf("asked in Auckland about last week, the prompt lacks what bob said on its Sunday:\n%s", p)
+	}
+}
+
+// startTimesRoom starts a bridge whose room window holds two messages, and
+// a room of three; the model extracts no memories, so that what comes
+// back is the turn itself.
+func startTimesRoom(t *testing.T) (*roomsFixture, id.RoomID) {
 	f, _ := startRooms(t, func(s *botSetup) { s.MaxContextMessages = 2 })
-	// No automatic memories: the message must come back as the turn it is.
 	f.llm.Handle(func(r llmtest.Request) (llmtest.Reply, bool) {
 		if r.Format == nil {
 			return llmtest.Reply{}, false
 		}
 		return llmtest.Reply{Tokens: []string{`{"facts":[]}`}}, true
 	})
-	room := f.groupRoom(t, "release")
+	return f, f.groupRoom(t, "release")
+}
 
-	said := nextWeekdayNoon(time.Now().Add(time.Hour), time.Wednesday)
-	f.askAt(t, f.bob, room, "Ada, we decided: let's ship on Friday.", said)
-	asked := said.AddDate(0, 0, 7)
-	decoys := []string{
-		"Ada, we decided shipping waits for the security review.",
-		"Ada, what did we decide about shipping labels?",
-		"Ada, did we decide on shipping the beta tomorrow?",
-		"Ada, we decided about shipping: the docs go out next month.",
-		"Ada, what about shipping the mobile app in two weeks?",
-		"Ada, we decided shipping needs a green build first.",
-		"Ada, did we decide who is shipping the hotfix tomorrow?",
-		"Ada, about shipping: we decided the release notes come first.",
-		"Ada, what did we decide about shipping costs?",
-		"Ada, we decided shipping the installer is Nadia's job.",
-	}
-	// Monday and Tuesday of the week asked in, each question a sitting of
-	// its own (two hours apart).
-	for i, text := range decoys {
-		f.askAt(t, f.alice, room, text, asked.AddDate(0, 0, -2).Add(time.Duration(2*i)*time.Hour))
-	}
-	f.askAt(t, f.alice, room, "Ada, how is the weather?", asked.Add(-20*time.Minute))
-	f.askAt(t, f.bob, room, "Ada, and tomorrow's weather?", asked.Add(-10*time.Minute))
+// shipDecoys are about shipping and share more words with alice's question
+// than bob's message does; the times they name are never the week asked
+// about.
+var shipDecoys = []string{
+	"Ada, we decided shipping waits for the security review.",
+	"Ada, what did we decide about shipping labels?",
+	"Ada, did we decide on shipping the beta tomorrow?",
+	"Ada, we decided about shipping: the docs go out next month.",
+	"Ada, what about shipping the mobile app in two weeks?",
+	"Ada, we decided shipping needs a green build first.",
+	"Ada, did we decide who is shipping the hotfix tomorrow?",
+	"Ada, about shipping: we decided the release notes come first.",
+	"Ada, what did we decide about shipping costs?",
+	"Ada, we decided shipping the installer is Nadia's job.",
+}
 
-	f.askAt(t, f.alice, room, "Ada, what did we decide about shipping last week?", asked)
-	p := lastPrompt(t, f.llm)
-	if !strings.Contains(p, "let's ship on Friday") {
-		t.Fatalf("asked a week later about last week, the prompt lacks what bob said then:\n%s", p)
+// shipStory plays the room's story in time order: bob's decision at said,
+// the decoys from decoysFrom (two hours apart, each a sitting of its own),
+// two questions of small talk just before asked (the recent turns and the
+// room's recent messages), and alice's question at asked. It returns the
+// prompt of her question.
+func (f *roomsFixture) shipStory(t *testing.T, room id.RoomID, said, decoysFrom, asked time.Time) string {
+	t.Helper()
+	type line struct {
+		who  *bottest.Member
+		text string
+		at   time.Time
 	}
-	t.Logf("prompt:\n%s", p)
+	lines := []line{{f.bob, "Ada, we decided: let's ship on Friday.", said}}
+	for i, text := range shipDecoys {
+		lines = append(lines, line{f.alice, text, decoysFrom.Add(time.Duration(2*i) * time.Hour)})
+	}
+	lines = append(lines, line{f.alice, "Ada, how is the weather?", asked.Add(-20 * time.Minute)},
+		line{f.bob, "Ada, and tomorrow's weather?", asked.Add(-10 * time.Minute)},
+		line{f.alice, "Ada, what did we decide about shipping last week?", asked})
+	slices.SortFunc(lines, func(a, b line) int { return a.at.Compare(b.at) })
+	for _, l := range lines {
+		f.askAt(t, l.who, room, l.text, l.at)
+	}
+	return lastPrompt(t, f.llm)
 }
