@@ -102,7 +102,7 @@ var shipDecoys = []string{
 	"Ada, what did we decide about shipping labels?",
 	"Ada, did we decide on shipping the beta tomorrow?",
 	"Ada, we decided about shipping: the docs go out next month.",
-	"Ada, what about shipping the mobile app in two weeks?",
+	"Ada, what about shipping the mobile app in three weeks?",
 	"Ada, we decided shipping needs a green build first.",
 	"Ada, did we decide who is shipping the hotfix tomorrow?",
 	"Ada, about shipping: we decided the release notes come first.",
