@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -58,6 +59,22 @@ func TestBridgeRoomTimes(t *testing.T) {
 	if !strings.Contains(p, "let's ship on Friday") {
 		t.Fatalf("asked a week later about last week, the prompt lacks what bob said then:\n%s", p)
 	}
+	// !ada why says which time matched (the explain of issue 37).
+	why := f.command(t, f.alice, room, "!ada why")
+	want := fmt.Sprintf("written on %s, in the prompt's \"last week\"", said.Format(time.DateOnly))
+	if line, ok := lineWith(why, "let's ship on Friday"); !ok || !strings.Contains(line, want) {
+		t.Errorf("!ada why should say bob's message was recalled for its time (%s):\n%s", want, why)
+	}
+}
+
+// lineWith is the first line of text holding s.
+func lineWith(text, s string) (string, bool) {
+	for line := range strings.Lines(text) {
+		if strings.Contains(line, s) {
+			return line, true
+		}
+	}
+	return "", false
 }
 
 // TestBridgeRoomTimesZone: the room's `timezone` decides which days its
