@@ -83,7 +83,7 @@ func lineWith(text, s string) (string, bool) {
 // Monday morning after (Sunday evening in UTC). "Last week" is the week
 // of that Sunday in Auckland, while in UTC the message is of the week
 // asked in: read in UTC, the question misses it (seen by leaving the
-// setting out). The decoys are from two weeks before in either zone.
+// setting out). The decoys are from the week before last in either zone.
 func TestBridgeRoomTimesZone(t *testing.T) {
 	f, room := startTimesRoom(t)
 	if got := f.command(t, f.alice, room, "!ada set timezone Pacific/Auckland"); !strings.Contains(got, "✅") {
