@@ -102,7 +102,7 @@ func (a *answerer) request(ctx context.Context, evt *event.Event, s storage.Brid
 		ConversationID:  s.ConversationID,
 		Entity:          evt.RoomID.String(),
 		Speaker:         &asker,
-		UserTimestamp:   time.UnixMilli(evt.Timestamp),
+		UserTimestamp:   sentAt(evt, a.now()),
 		Location:        a.location(ctx, evt.RoomID),
 		Store:           a.window.storageOn(s),
 		ContextMessages: a.window.contextFor(ctx, s, evt.ID, labels, a.threadEvents(ctx, evt)),

@@ -113,7 +113,8 @@ func summaryWhy(it core.ContextItem) string {
 }
 
 // whyChosen turns a search's explanation into words: by meaning, by the
-// words it shares with the question, or both.
+// words it shares with the question, or both; and the time the question
+// names that it is of, when that raised it.
 func whyChosen(it core.ContextItem) string {
 	ex := it.Explain
 	if ex == nil {
@@ -132,6 +133,9 @@ func whyChosen(it core.ContextItem) string {
 	s := strings.Join(why, " and ")
 	if ex.ImportanceTerm != nil && it.Importance > 0 {
 		s += fmt.Sprintf("; importance %d/5", it.Importance)
+	}
+	if ex.TimeMatch != "" {
+		s += "; of the time asked: " + ex.TimeMatch
 	}
 	return s
 }

@@ -67,7 +67,7 @@ func (h *messageHandler) handleMessage(ctx context.Context, evt *event.Event, ba
 	// The bot's answers are recorded when sent; a user outside ALLOWED_USERS
 	// is not heard at all: their words are neither context nor stored.
 	if !isCommand && evt.Sender != h.mx.cli.UserID && h.policy.userAllowed(evt.Sender) {
-		h.window.remember(ctx, s, storage.BridgeMessage{EventID: evt.ID.String(), Sender: evt.Sender.String(), Text: text, Time: time.UnixMilli(evt.Timestamp)})
+		h.window.remember(ctx, s, storage.BridgeMessage{EventID: evt.ID.String(), Sender: evt.Sender.String(), Text: text, Time: sentAt(evt, h.now())})
 	}
 	log := logFrom(ctx, h.log)
 	switch {
@@ -96,6 +96,18 @@ func (h *messageHandler) handleMessage(ctx context.Context, evt *event.Event, ba
 	q := h.media.questionFor(ctx, evt, content, trig)
 	log.Info("answering", "trigger", string(trig), "with_image", q.image != nil)
 	return h.answers.answer(ctx, evt, q, s)
+}
+
+// sentAt is when a message was written, as Ada stores it: the homeserver's
+// stamp (origin_server_ts), but never later than now. The sender's client
+// can set the stamp (the `ts` of application services; any user on
+// Dendrite): a message stamped years ahead would otherwise be stored as
+// written then, and outlive DATA_RETENTION_DAYS by as long.
+func sentAt(evt *event.Event, now time.Time) time.Time {
+	if at := time.UnixMilli(evt.Timestamp); at.Before(now) {
+		return at
+	}
+	return now
 }
 
 // busyNoticeEvery bounds the "busy" notices: a flood that overflows a room's

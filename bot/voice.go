@@ -3,7 +3,6 @@ package bot
 import (
 	"context"
 	"strings"
-	"time"
 
 	"maunium.net/go/mautrix/event"
 
@@ -95,7 +94,7 @@ func (h *messageHandler) heard(ctx context.Context, evt *event.Event, c *event.M
 	// The transcript is the message as the room's context knows it; in
 	// privacy mode it stays in memory only (window.remember).
 	h.window.remember(ctx, s, storage.BridgeMessage{EventID: evt.ID.String(), Sender: evt.Sender.String(),
-		Text: "[voice message] " + transcript, Time: time.UnixMilli(evt.Timestamp)})
+		Text: "[voice message] " + transcript, Time: sentAt(evt, h.now())})
 	spoken := &event.MessageEventContent{MsgType: event.MsgText, Body: transcript, Mentions: c.Mentions}
 	trig := h.trigger(ctx, evt, spoken, isDM)
 	if trig == triggerNone {

@@ -178,6 +178,20 @@ func (m *Member) Send(room id.RoomID, content *event.MessageEventContent) id.Eve
 	return resp.EventID
 }
 
+// SendAt posts a message stamped at (the homeserver's origin_server_ts),
+// through the client API's `ts` parameter, which Dendrite honours for any
+// sender (the application-service timestamp massaging): messages "sent"
+// on another day, for tests of what Ada does with times.
+func (m *Member) SendAt(room id.RoomID, content *event.MessageEventContent, at time.Time) id.EventID {
+	m.t.Helper()
+	resp, err := m.Client.SendMessageEvent(context.Background(), room, event.EventMessage, content,
+		mautrix.ReqSendEvent{Timestamp: at.UnixMilli()})
+	if err != nil {
+		m.t.Fatalf("%s: send to %s at %s: %v", m.Client.UserID, room, at, err)
+	}
+	return resp.EventID
+}
+
 func (m *Member) Say(room id.RoomID, text string) id.EventID {
 	m.t.Helper()
 	return m.Send(room, &event.MessageEventContent{MsgType: event.MsgText, Body: text})
