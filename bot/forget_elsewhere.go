@@ -58,7 +58,9 @@ func (b *Bot) RoomForgotten(ctx context.Context, roomID string) error {
 
 // inEachRoom runs fn as an urgent job of every room held in memory. Before
 // the bridge has caught up no room state is held (events are dispatched
-// after), and once it stops the queue refuses the jobs: nothing to drop.
+// after), and once it stops the queue refuses the jobs: nothing to drop. A
+// room purged (left, forgotten) before its job runs is skipped, so that it
+// stays without state.
 func (b *Bot) inEachRoom(ctx context.Context, name string, fn func(id.RoomID, *roomRuntime)) {
 	select {
 	case <-b.ready:
@@ -73,7 +75,9 @@ func (b *Bot) inEachRoom(ctx context.Context, name string, fn func(id.RoomID, *r
 	b.rooms.mu.Unlock()
 	for _, room := range rooms {
 		b.queue.EnqueueUrgent(room, roomqueue.Job{Name: name, Ctx: context.WithoutCancel(ctx), Run: func(context.Context) error {
-			fn(room, b.rooms.get(room))
+			if rt, ok := b.rooms.held(room); ok {
+				fn(room, rt)
+			}
 			return nil
 		}})
 	}
