@@ -87,7 +87,7 @@ func runServices(ctx context.Context, cmd string, cfg *config.Config, log *slog.
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			sweepRoomDocuments(ctx, a, log.With("component", "retention"))
+			sweepRetention(ctx, a, log.With("component", "retention"))
 		}()
 	}
 	if runAPI {
