@@ -205,11 +205,16 @@ func (db *DB) PruneHistory(ctx context.Context, cutoff time.Time) (int, error) {
 	return int(n), err
 }
 
-// Retired returns the retire entries that still hold words, without them
-// (the caller decides by the metadata which to forget).
-func (db *DB) Retired(ctx context.Context) ([]core.HistoryEntry, error) {
+// Retired returns the retire entries that still hold words and that req
+// covers, without their words: the query selects them as
+// core.ForgetRequest.Covers does, so a person's forgetting reads their
+// retired versions only, not every one.
+func (db *DB) Retired(ctx context.Context, req core.ForgetRequest) ([]core.HistoryEntry, error) {
 	return db.queryHistory(ctx, `SELECT memory_id, ts, event, '', metadata, reason FROM memory_history
-		WHERE event = ? AND text != ''`, core.HistoryRetire)
+		WHERE event = ?1 AND text != '' AND (?3 = '' OR room_id = ?3)
+		AND (room_id = ?2 OR metadata ->> '$.user_id' = ?2 OR metadata ->> '$.subject_user_id' = ?2
+			OR (?3 = '' AND metadata ->> '$.scope' = ?4))`,
+		core.HistoryRetire, req.Entity, req.RoomID, core.EntityScope(req.Entity))
 }
 
 // ForgetHistory blanks the words of every history entry of memoryIDs.
