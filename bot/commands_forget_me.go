@@ -51,7 +51,8 @@ func (cs *commands) forgetPerson(ctx context.Context, c *commandEvent, arg strin
 	// which the homeserver still serves, stay out of prompts (reply chains
 	// and quotes). Over ADA_API_URL the core's listener, which records it
 	// too, writes to another database.
-	if err := cs.bridge.RecordForgotten(ctx, who.String(), room.String(), time.UnixMilli(c.evt.Timestamp)); err != nil {
+	asked := time.UnixMilli(c.evt.Timestamp)
+	if err := cs.bridge.RecordForgotten(ctx, who.String(), room.String(), asked); err != nil {
 		return "", err
 	}
 	// Answers to their questions still being made stop first, so that
@@ -76,7 +77,7 @@ func (cs *commands) forgetPerson(ctx context.Context, c *commandEvent, arg strin
 	if err != nil {
 		return "", err
 	}
-	res, err := cs.backend.Forget(ctx, core.ForgetRequest{Entity: who.String(), RoomID: room.String(), Reason: forgetMeReason})
+	res, err := cs.backend.Forget(ctx, core.ForgetRequest{Entity: who.String(), RoomID: room.String(), Reason: forgetMeReason, At: asked})
 	if err != nil {
 		return "", err
 	}

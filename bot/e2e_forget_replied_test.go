@@ -8,6 +8,7 @@ import (
 	"maunium.net/go/mautrix/event"
 	"maunium.net/go/mautrix/id"
 
+	"github.com/ada-chat/ada/bot/bottest"
 	"github.com/ada-chat/ada/core"
 )
 
@@ -15,12 +16,17 @@ import (
 // his earlier messages (which the homeserver still serves) brings none of
 // its words into the prompt: the reply chain Ada fetches stops at it, and a
 // quote of it at the start of the reply's body is left out. What he says
-// afterwards comes along as before. Forgotten everywhere through core (as
+// afterwards comes along as before, and a question he asks while the
+// forgetting runs is answered. Forgotten everywhere through core (as
 // the API does), the same holds in another room.
 func (f *roomsFixture) testForgottenRepliedTo(t *testing.T) {
 	room := f.groupRoom(t, "forgotten replied to")
 	old := f.bob.Say(room, "my vault code is quuxfrobnic")
-	f.command(t, f.bob, room, "!ada forget me")
+	forget := f.bob.Say(room, "!ada forget me")
+	// A question bob asks right after, while the forgetting runs, is his
+	// new word: it is answered.
+	f.ask(t, f.bob, room, &event.MessageEventContent{MsgType: event.MsgText, Body: "Ada, am I still heard?"})
+	f.bob.Wait("forget me is answered", bottest.ReplyTo(f.botID, forget, event.MsgNotice))
 
 	replyTo := func(room id.RoomID, target id.EventID, body string) string {
 		t.Helper()

@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"slices"
+	"time"
 
 	"maunium.net/go/mautrix/id"
 
@@ -27,7 +28,7 @@ func (b *Bot) DocumentsForgotten(ctx context.Context, ids []string) error {
 // window in memory (every room's when roomID is ""), and the last answers
 // to their questions: by the recorded asker, or for one kept without it,
 // by the window.
-func (b *Bot) PersonForgotten(ctx context.Context, userID, roomID string) error {
+func (b *Bot) PersonForgotten(ctx context.Context, userID, roomID string, _ time.Time) error {
 	b.inEachRoom(ctx, "forgotten member", func(room id.RoomID, rt *roomRuntime) {
 		if roomID != "" && room != id.RoomID(roomID) {
 			return

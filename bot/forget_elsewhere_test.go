@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"testing"
+	"time"
 
 	"maunium.net/go/mautrix/id"
 
@@ -32,7 +33,7 @@ func TestForgottenElsewhereKeepsPurgedRoomsPurged(t *testing.T) {
 	}})
 	<-running
 	for _, forgot := range []func() error{
-		func() error { return b.PersonForgotten(ctx, "@bob:x", "") },
+		func() error { return b.PersonForgotten(ctx, "@bob:x", "", time.Now()) },
 		func() error { return b.RoomForgotten(ctx, "!other:x") },
 		func() error { return b.DocumentsForgotten(ctx, []string{"doc-1"}) },
 	} {

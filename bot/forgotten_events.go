@@ -17,8 +17,9 @@ import (
 // serves their earlier events: a later reply to one of them must not bring
 // its words back, neither through the reply chain Ada fetches nor through a
 // quote of it in the reply's body. The bridge records when each member was
-// forgotten (storage.Bridge.RecordForgotten); an event of theirs sent until
-// then is forgotten.
+// forgotten (storage.Bridge.RecordForgotten: the command's time, or core's
+// when forgotten through another door); an event of theirs sent before
+// then is forgotten, and what they say from then on is heard.
 
 // forgottenEvent reports whether evt's sender was forgotten, in its room
 // or everywhere, after sending it. When the record cannot be read, the
@@ -29,7 +30,7 @@ func forgottenEvent(ctx context.Context, bridge *storage.Bridge, log *slog.Logge
 		logFrom(ctx, log).Warn("could not read whether a member was forgotten; their message is left out", "error", err)
 		return true
 	}
-	return ok && !time.UnixMilli(evt.Timestamp).After(at)
+	return ok && time.UnixMilli(evt.Timestamp).Before(at)
 }
 
 // stripQuote removes the quoted lines ("> …") a text starts with: in a

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 )
 
 // ForgetRequest asks to forget a person (`!ada forget me`, `!ada forget
@@ -18,6 +19,10 @@ type ForgetRequest struct {
 	RoomID string
 	// Reason goes into the history of the memories deleted.
 	Reason string
+	// At is when the forgetting was asked (a room command's time); zero
+	// is now. What a Matrix user said until then is forgotten, also where
+	// it reaches the bridge later (ForgetListener.PersonForgotten).
+	At time.Time
 }
 
 // ForgetResult counts what went.
@@ -78,7 +83,11 @@ func (s *Service) Forget(ctx context.Context, req ForgetRequest) (ForgetResult, 
 	case matrixUserID.MatchString(req.Entity):
 		err = s.forgetTurns(ctx, req, &res)
 		if err == nil && s.forgot != nil {
-			err = s.forgot.PersonForgotten(ctx, req.Entity, req.RoomID)
+			at := req.At
+			if at.IsZero() {
+				at = s.now()
+			}
+			err = s.forgot.PersonForgotten(ctx, req.Entity, req.RoomID, at)
 		}
 		return res, err
 	case matrixRoomID.MatchString(req.Entity):

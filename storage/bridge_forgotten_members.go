@@ -43,7 +43,7 @@ func (b *Bridge) RecordForgotten(ctx context.Context, userID, roomID string, at 
 }
 
 // ForgottenAt is the latest time the member was forgotten in the room or
-// everywhere; ok is false when they never were. Their events sent until
+// everywhere; ok is false when they never were. Their events sent before
 // then are forgotten. It reads from the writer: a forgetting a moment ago
 // holds at once.
 func (b *Bridge) ForgottenAt(ctx context.Context, userID, roomID string) (at time.Time, ok bool, err error) {

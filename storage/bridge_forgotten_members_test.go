@@ -42,7 +42,7 @@ func TestMemberForgottenAt(t *testing.T) {
 		t.Error("another member counts as forgotten")
 	}
 	// core's listener records it too.
-	if err := b.PersonForgotten(ctx, "@carol:x", "!r:x"); err != nil {
+	if err := b.PersonForgotten(ctx, "@carol:x", "!r:x", t0); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := at("@carol:x", "!r:x"); !ok {
