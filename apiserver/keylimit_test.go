@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -68,10 +69,7 @@ func (k keyClient) call(method, path, key string, form url.Values) answer {
 // then answered 429 with Retry-After, in the route's error shape, even
 // with the right key, while other addresses with the right key get in.
 func TestWrongKeysLimitedAtEveryDoor(t *testing.T) {
-	keys, err := keylimit.New(keylimit.Options{Trusted: []string{"127.0.0.1"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	keys := keylimit.New(keylimit.Options{Trusted: keylimit.Networks{netip.MustParsePrefix("127.0.0.1/32")}})
 	mcp := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("{}")) })
 	svc := realCore(t)
 	page := ui.Handler(svc, ui.Options{APIKey: limitKey, Keys: keys})

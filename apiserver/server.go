@@ -109,7 +109,7 @@ func New(svc Service, deps Deps, cfg Config, log *slog.Logger) *Server {
 		deps.Metrics = noMetrics{}
 	}
 	if deps.Keys == nil {
-		deps.Keys, _ = keylimit.New(keylimit.Options{}) // no proxies to parse: no error
+		deps.Keys = keylimit.New(keylimit.Options{})
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	s := &Server{core: svc, deps: deps, cfg: cfg, log: log, baseCtx: ctx, stop: cancel,

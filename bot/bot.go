@@ -149,8 +149,9 @@ func (b *Bot) build() {
 		web: &webLinks{mx: mx, bridge: b.bridge, publicURL: opts.PublicURL, pageServed: opts.WebPage, now: now, log: log}}
 	cmds.reminders = b.reminders
 	cmds.table = cmds.commandTable()
-	b.forget = &forgetting{mx: mx, backend: backend, bridge: b.bridge, window: win, rooms: b.rooms, retention: b.deps.Retention,
-		retentionDays: opts.RetentionDays, purgeOnLeave: opts.PurgeOnLeave, observe: b.deps.Observer, now: now, log: log}
+	b.forget = &forgetting{mx: mx, backend: backend, bridge: b.bridge, window: win, rooms: b.rooms,
+		retention:    Retention{Days: opts.RetentionDays, Bridge: b.bridge, Documents: b.deps.Retention, Now: now, Log: log},
+		purgeOnLeave: opts.PurgeOnLeave, observe: b.deps.Observer, now: now, log: log}
 	b.messages = &messageHandler{mx: mx, window: win, media: med, answers: answers, cmds: cmds, forget: b.forget, bridge: b.bridge, stt: b.deps.Transcriber,
 		policy: policy, act: act, respondToDMs: opts.RespondToDMs, observe: b.deps.Observer, now: now, log: log}
 	b.members = &membership{mx: mx, bridge: b.bridge, policy: policy, rooms: b.rooms, opts: opts, now: now, log: log}
@@ -197,7 +198,7 @@ func (b *Bot) Run(ctx context.Context) (err error) {
 	}()
 	go func() {
 		defer wg.Done()
-		b.forget.retentionLoop(ctx)
+		b.forget.retention.Loop(ctx)
 	}()
 	go func() {
 		defer wg.Done()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"maunium.net/go/mautrix/id"
 
@@ -46,6 +47,14 @@ func (cs *commands) forgetPerson(ctx context.Context, c *commandEvent, arg strin
 		}
 	}
 	room := c.evt.RoomID
+	// The forgetting is recorded first: from now on their earlier events,
+	// which the homeserver still serves, stay out of prompts (reply chains
+	// and quotes). Over ADA_API_URL the core's listener, which records it
+	// too, writes to another database.
+	asked := time.UnixMilli(c.evt.Timestamp)
+	if err := cs.bridge.RecordForgotten(ctx, who.String(), room.String(), asked); err != nil {
+		return "", err
+	}
 	// Answers to their questions still being made stop first, so that
 	// nothing of them is posted after their replies are taken back.
 	cs.inFlight.takeBackFrom(ctx, room, who)
@@ -68,7 +77,7 @@ func (cs *commands) forgetPerson(ctx context.Context, c *commandEvent, arg strin
 	if err != nil {
 		return "", err
 	}
-	res, err := cs.backend.Forget(ctx, core.ForgetRequest{Entity: who.String(), RoomID: room.String(), Reason: forgetMeReason})
+	res, err := cs.backend.Forget(ctx, core.ForgetRequest{Entity: who.String(), RoomID: room.String(), Reason: forgetMeReason, At: asked})
 	if err != nil {
 		return "", err
 	}

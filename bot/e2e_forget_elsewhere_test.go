@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"maunium.net/go/mautrix/event"
 
@@ -24,8 +25,8 @@ func (r *forgetRelay) DocumentsForgotten(ctx context.Context, ids []string) erro
 	return errors.Join(r.bridge.DocumentsForgotten(ctx, ids), r.bot.DocumentsForgotten(ctx, ids))
 }
 
-func (r *forgetRelay) PersonForgotten(ctx context.Context, userID, roomID string) error {
-	return errors.Join(r.bridge.PersonForgotten(ctx, userID, roomID), r.bot.PersonForgotten(ctx, userID, roomID))
+func (r *forgetRelay) PersonForgotten(ctx context.Context, userID, roomID string, at time.Time) error {
+	return errors.Join(r.bridge.PersonForgotten(ctx, userID, roomID, at), r.bot.PersonForgotten(ctx, userID, roomID, at))
 }
 
 func (r *forgetRelay) RoomForgotten(ctx context.Context, roomID string) error {

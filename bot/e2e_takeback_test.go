@@ -30,6 +30,7 @@ func TestBridgeTakingBack(t *testing.T) {
 	t.Run("ListingNamesTold", f.testListingNamesTold)
 	t.Run("ForgottenElsewhere", f.testForgottenElsewhere)
 	t.Run("ForgottenAskerWhy", f.testForgottenAskerWhy)
+	t.Run("ForgottenRepliedTo", f.testForgottenRepliedTo)
 }
 
 // testTakenName is issue 36 items 3 and 4 in a room of three members:

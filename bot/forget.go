@@ -12,14 +12,13 @@ import (
 // (forget_pending.go), and everything older than
 // DATA_RETENTION_DAYS (forget_retention.go).
 type forgetting struct {
-	mx        *matrix
-	backend   Backend
-	bridge    *storage.Bridge
-	window    *window
-	rooms     *roomStates
-	retention RetentionSweeper // nil: the core's documents are left alone
-	// retentionDays is DATA_RETENTION_DAYS; 0 keeps everything.
-	retentionDays int
+	mx      *matrix
+	backend Backend
+	bridge  *storage.Bridge
+	window  *window
+	rooms   *roomStates
+	// retention enforces DATA_RETENTION_DAYS on the bridge's database.
+	retention Retention
 	// purgeOnLeave is ROOM_DATA_ON_LEAVE=purge (forget_leave.go).
 	purgeOnLeave bool
 	// pending are the redactions being applied (forget_pending.go).

@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"slices"
+	"time"
 
 	"maunium.net/go/mautrix/id"
 
@@ -27,7 +28,7 @@ func (b *Bot) DocumentsForgotten(ctx context.Context, ids []string) error {
 // window in memory (every room's when roomID is ""), and the last answers
 // to their questions: by the recorded asker, or for one kept without it,
 // by the window.
-func (b *Bot) PersonForgotten(ctx context.Context, userID, roomID string) error {
+func (b *Bot) PersonForgotten(ctx context.Context, userID, roomID string, _ time.Time) error {
 	b.inEachRoom(ctx, "forgotten member", func(room id.RoomID, rt *roomRuntime) {
 		if roomID != "" && room != id.RoomID(roomID) {
 			return
@@ -58,7 +59,9 @@ func (b *Bot) RoomForgotten(ctx context.Context, roomID string) error {
 
 // inEachRoom runs fn as an urgent job of every room held in memory. Before
 // the bridge has caught up no room state is held (events are dispatched
-// after), and once it stops the queue refuses the jobs: nothing to drop.
+// after), and once it stops the queue refuses the jobs: nothing to drop. A
+// room purged (left, forgotten) before its job runs is skipped, so that it
+// stays without state.
 func (b *Bot) inEachRoom(ctx context.Context, name string, fn func(id.RoomID, *roomRuntime)) {
 	select {
 	case <-b.ready:
@@ -73,7 +76,9 @@ func (b *Bot) inEachRoom(ctx context.Context, name string, fn func(id.RoomID, *r
 	b.rooms.mu.Unlock()
 	for _, room := range rooms {
 		b.queue.EnqueueUrgent(room, roomqueue.Job{Name: name, Ctx: context.WithoutCancel(ctx), Run: func(context.Context) error {
-			fn(room, b.rooms.get(room))
+			if rt, ok := b.rooms.held(room); ok {
+				fn(room, rt)
+			}
 			return nil
 		}})
 	}

@@ -2,7 +2,10 @@ package bot
 
 import (
 	"context"
+	"log/slog"
 	"time"
+
+	"github.com/ada-chat/ada/storage"
 )
 
 // RetentionSweeper deletes documents that chat rooms caused to be stored
@@ -15,16 +18,32 @@ type RetentionSweeper interface {
 // days, so an hour late is soon enough.
 const retentionEvery = time.Hour
 
-// retentionLoop enforces DATA_RETENTION_DAYS: once at start, then every
-// retentionEvery, until ctx ends. 0 days keeps everything.
-func (f *forgetting) retentionLoop(ctx context.Context) {
-	if f.retentionDays <= 0 {
+// Retention enforces DATA_RETENTION_DAYS on a database's bridge tables
+// (room messages, links, last answers, reminders) and on the documents
+// rooms caused to be stored. The bridge runs it on its own database; a
+// process serving the API without the bridge (`ada serve`, the bridge
+// elsewhere over ADA_API_URL) runs it on its database too, whose bridge
+// tables an earlier `ada up` may have filled.
+type Retention struct {
+	// Days is DATA_RETENTION_DAYS; 0 keeps everything.
+	Days   int
+	Bridge *storage.Bridge
+	// Documents sweeps the core's documents; nil leaves them alone.
+	Documents RetentionSweeper
+	Now       func() time.Time
+	Log       *slog.Logger
+}
+
+// Loop sweeps once at start, then every retentionEvery, until ctx ends.
+// 0 days keeps everything: it returns at once.
+func (r Retention) Loop(ctx context.Context) {
+	if r.Days <= 0 {
 		return
 	}
 	t := time.NewTicker(retentionEvery)
 	defer t.Stop()
 	for {
-		f.sweep(ctx)
+		r.Sweep(ctx)
 		select {
 		case <-ctx.Done():
 			return
@@ -33,25 +52,25 @@ func (f *forgetting) retentionLoop(ctx context.Context) {
 	}
 }
 
-// sweep deletes the bridge's room messages, the pending reminders asked
-// for and the room documents older than the retention limit, and logs
-// what it removed.
-func (f *forgetting) sweep(ctx context.Context) (messages, documents int) {
-	cutoff := f.now().AddDate(0, 0, -f.retentionDays)
-	log := f.log.With("cutoff", cutoff.UTC().Format(time.RFC3339), "retention_days", f.retentionDays)
-	messages, err := f.bridge.DeleteMessagesBefore(ctx, cutoff)
+// Sweep deletes the bridge's room messages, links, last answers and the
+// pending reminders asked for, and the room documents, older than the
+// retention limit, and logs what it removed.
+func (r Retention) Sweep(ctx context.Context) (messages, documents int) {
+	cutoff := r.Now().AddDate(0, 0, -r.Days)
+	log := r.Log.With("cutoff", cutoff.UTC().Format(time.RFC3339), "retention_days", r.Days)
+	messages, err := r.Bridge.DeleteMessagesBefore(ctx, cutoff)
 	if err != nil && ctx.Err() == nil {
 		log.Error("retention: could not delete old room messages", "error", err)
 	}
-	if err := f.bridge.DeleteLinksBefore(ctx, cutoff); err != nil && ctx.Err() == nil {
+	if err := r.Bridge.DeleteLinksBefore(ctx, cutoff); err != nil && ctx.Err() == nil {
 		log.Error("retention: could not delete old redaction links", "error", err)
 	}
-	reminders, err := f.bridge.DeleteRemindersBefore(ctx, cutoff)
+	reminders, err := r.Bridge.DeleteRemindersBefore(ctx, cutoff)
 	if err != nil && ctx.Err() == nil {
 		log.Error("retention: could not delete old reminders", "error", err)
 	}
-	if f.retention != nil {
-		documents, err = f.retention.SweepRetention(ctx, cutoff)
+	if r.Documents != nil {
+		documents, err = r.Documents.SweepRetention(ctx, cutoff)
 		if err != nil && ctx.Err() == nil {
 			log.Error("retention: could not delete old room documents", "error", err)
 		}

@@ -46,7 +46,15 @@ func (h *messageHandler) handleMessage(ctx context.Context, evt *event.Event, ba
 	if !ok {
 		return nil
 	}
+	// A message of a member forgotten since it was sent (it reached Ada
+	// late: a forgetting through the API while it waited in the queue, a
+	// backlog after a join) is forgotten too.
+	if evt.Sender != h.mx.cli.UserID && forgottenEvent(ctx, h.bridge, h.log, evt.RoomID, evt) {
+		logFrom(ctx, h.log).Debug("ignoring a message of a member forgotten since")
+		return nil
+	}
 	removeReplyFallback(content)
+	dropForgottenQuote(ctx, h.mx, h.bridge, h.log, evt, content)
 	if content.MsgType == event.MsgAudio {
 		return h.handleVoice(ctx, evt, content, backlog)
 	}

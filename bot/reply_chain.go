@@ -26,7 +26,8 @@ const maxReplyChain = 3
 // the answer and the question it answered: her thread of thought goes on.
 // Messages among the room's last `window` context messages are already in
 // the prompt and are skipped, but the chain is followed through them. It
-// runs in the room's job; a message that cannot be fetched ends the chain.
+// runs in the room's job; a message that cannot be fetched ends the chain,
+// and so does one of a member forgotten since (forgottenEvent).
 // Senders are named as the room reads the names (labels).
 func (a *answerer) replyChain(ctx context.Context, evt *event.Event, window int, labels core.Labels) []core.ContextMessage {
 	c, ok := evt.Content.Parsed.(*event.MessageEventContent)
@@ -36,6 +37,10 @@ func (a *answerer) replyChain(ctx context.Context, evt *event.Event, window int,
 	inWindow := a.recentIDs(evt.RoomID, window)
 	var chain []core.ContextMessage
 	seen := map[id.EventID]bool{evt.ID: true}
+	// replier is the chain's entry for the message that replies to target,
+	// -1 when that message is not in the chain (the question, or one of
+	// the window's).
+	replier := -1
 	target := c.RelatesTo.GetNonFallbackReplyTo()
 	for hops := 0; target != "" && !seen[target] && hops < maxReplyChain; hops++ {
 		seen[target] = true
@@ -44,7 +49,17 @@ func (a *answerer) replyChain(ctx context.Context, evt *event.Event, window int,
 			logFrom(ctx, a.log).Warn("could not fetch a message of the reply chain", "reply_to", target.String(), "error", err)
 			break
 		}
+		if forgottenEvent(ctx, a.bridge, a.log, evt.RoomID, replied) {
+			// Its sender was forgotten since: it ends the chain, and the
+			// message replying to it loses its quote of it.
+			if replier >= 0 {
+				chain[replier].Text = stripQuote(chain[replier].Text)
+			}
+			break
+		}
+		replier = -1
 		if !inWindow[target] {
+			replier = len(chain)
 			chain = append(chain, core.ContextMessage{Sender: a.mx.labelIn(ctx, labels, evt.RoomID, replied.Sender),
 				Text: chainText(rc), Timestamp: time.UnixMilli(replied.Timestamp)})
 		}

@@ -48,7 +48,7 @@ func TestRetentionSweepRemovesRoomMemories(t *testing.T) {
 	}
 	clock.Set(0)
 
-	b.forget.sweep(ctx)
+	b.forget.retention.Sweep(ctx)
 	page, err = svc.MemoryPage(ctx, scope)
 	if err != nil {
 		t.Fatal(err)

@@ -80,7 +80,7 @@ func TestRetentionSweep(t *testing.T) {
 	chatAt(old, "")      // 2 old turns from the HTTP API: not the bridge's, kept
 	clock.Set(0)
 
-	messages, documents := b.forget.sweep(ctx)
+	messages, documents := b.forget.retention.Sweep(ctx)
 	if messages != 1 || documents != 2 {
 		t.Errorf("sweep deleted %d messages and %d documents, want 1 and 2", messages, documents)
 	}
@@ -109,9 +109,9 @@ func TestRetentionSweep(t *testing.T) {
 	}
 
 	// DATA_RETENTION_DAYS=0 keeps everything: the loop returns at once.
-	b.forget.retentionDays = 0
+	b.forget.retention.Days = 0
 	done := make(chan struct{})
-	go func() { b.forget.retentionLoop(ctx); close(done) }()
+	go func() { b.forget.retention.Loop(ctx); close(done) }()
 	select {
 	case <-done:
 	case <-time.After(time.Second):

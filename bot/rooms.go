@@ -50,6 +50,15 @@ func (r *roomStates) get(room id.RoomID) *roomRuntime {
 	return rt
 }
 
+// held is the room's state if it is held, without making one: a job
+// queued for every room held before one was purged finds it gone.
+func (r *roomStates) held(room id.RoomID) (*roomRuntime, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rt, ok := r.m[room]
+	return rt, ok
+}
+
 func (r *roomStates) forget(room id.RoomID) {
 	r.mu.Lock()
 	defer r.mu.Unlock()

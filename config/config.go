@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"log/slog"
+	"net/netip"
 	"path/filepath"
 	"strings"
 	"time"
@@ -14,27 +15,27 @@ import (
 // redacted Public form, so a stray log line cannot leak them.
 type Config struct {
 	// Service.
-	ListenAddr     string        // LISTEN_ADDR
-	DataDir        string        // DATA_DIR
-	DBSync         string        // DB_SYNC: "full" or "normal"
-	RequestTimeout time.Duration // REQUEST_TIMEOUT_SECONDS
-	ShutdownGrace  time.Duration // SHUTDOWN_GRACE_SECONDS
-	MaxBodyBytes   int64         // MAX_BODY_BYTES
-	SSEKeepAlive   time.Duration // SSE_KEEPALIVE_SECONDS
-	LogLevel       slog.Level    // LOG_LEVEL
-	LogFormat      string        // LOG_FORMAT: "text" or "json"
-	APIKey         string        `json:"-"` // API_KEY (secret)
-	CORSOrigins    []string      // CORS_ORIGINS; empty = CORS off
-	TrustedProxies []string      // TRUSTED_PROXIES; empty = trust no client header
-	PublicURL      string        // PUBLIC_URL; empty = no member links to the memory page
-	MetricsEnabled bool          // METRICS_ENABLED
-	MetricsToken   string        `json:"-"` // METRICS_TOKEN (secret); empty = /metrics takes API_KEY
-	MetricsNets    []string      // METRICS_ALLOWED_NETWORKS; empty = any address
-	AIName         string        // AI_NAME
-	UserName       string        // USER_NAME
-	TimeZone       string        // TIMEZONE: IANA name; empty = UTC
-	PersonaFile    string        // PERSONA_FILE; empty = the persona embedded in the binary
-	FAQFile        string        // FAQ_FILE; empty = no FAQ file
+	ListenAddr     string         // LISTEN_ADDR
+	DataDir        string         // DATA_DIR
+	DBSync         string         // DB_SYNC: "full" or "normal"
+	RequestTimeout time.Duration  // REQUEST_TIMEOUT_SECONDS
+	ShutdownGrace  time.Duration  // SHUTDOWN_GRACE_SECONDS
+	MaxBodyBytes   int64          // MAX_BODY_BYTES
+	SSEKeepAlive   time.Duration  // SSE_KEEPALIVE_SECONDS
+	LogLevel       slog.Level     // LOG_LEVEL
+	LogFormat      string         // LOG_FORMAT: "text" or "json"
+	APIKey         string         `json:"-"` // API_KEY (secret)
+	CORSOrigins    []string       // CORS_ORIGINS; empty = CORS off
+	TrustedProxies []netip.Prefix // TRUSTED_PROXIES; empty = trust no client header
+	PublicURL      string         // PUBLIC_URL; empty = no member links to the memory page
+	MetricsEnabled bool           // METRICS_ENABLED
+	MetricsToken   string         `json:"-"` // METRICS_TOKEN (secret); empty = /metrics takes API_KEY
+	MetricsNets    []netip.Prefix // METRICS_ALLOWED_NETWORKS; empty = any address
+	AIName         string         // AI_NAME
+	UserName       string         // USER_NAME
+	TimeZone       string         // TIMEZONE: IANA name; empty = UTC
+	PersonaFile    string         // PERSONA_FILE; empty = the persona embedded in the binary
+	FAQFile        string         // FAQ_FILE; empty = no FAQ file
 
 	// Retrieval (RAG).
 	RAGEnabled          bool          // RAG_ENABLED

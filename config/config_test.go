@@ -2,6 +2,7 @@ package config
 
 import (
 	"log/slog"
+	"net/netip"
 	"reflect"
 	"testing"
 	"time"
@@ -69,8 +70,8 @@ func defaults() *Config {
 		BotDisplayName:         "Ada",
 		AllowedRooms:           []string{},
 		CORSOrigins:            []string{},
-		TrustedProxies:         []string{},
-		MetricsNets:            []string{},
+		TrustedProxies:         []netip.Prefix{},
+		MetricsNets:            []netip.Prefix{},
 		NeverJoinRooms:         []string{},
 		AllowedUsers:           []string{},
 		RespondToMentions:      true,
@@ -303,8 +304,8 @@ func goldenConfig() *Config {
 		AdaAPIURL:          "http://ada.internal:7000",
 		AllowedRooms:       []string{"!a:example.org", "!b:example.org"},
 		CORSOrigins:        []string{"https://chat.example.org", "*"},
-		TrustedProxies:     []string{"127.0.0.1", "::1", "10.0.0.0/8"},
-		MetricsNets:        []string{"10.0.0.0/8", "::1"},
+		TrustedProxies:     []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32"), netip.MustParsePrefix("::1/128"), netip.MustParsePrefix("10.0.0.0/8")},
+		MetricsNets:        []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("::1/128")},
 		NeverJoinRooms:     []string{"#spam:example.org"},
 		AllowedUsers:       []string{"@*:example.org", "@bob:other.org"},
 		ActivationKeywords: []string{"eve", "hey eve"},

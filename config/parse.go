@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -251,11 +252,7 @@ type listVal struct {
 
 func (v listVal) set(raw string) error {
 	items := []string{}
-	for _, item := range strings.Split(raw, ",") {
-		item = strings.TrimSpace(item)
-		if item == "" {
-			continue
-		}
+	for _, item := range listItems(raw) {
 		if v.check != nil {
 			if err := v.check(item); err != nil {
 				return fmt.Errorf("item %q %v", item, err)
@@ -268,6 +265,50 @@ func (v listVal) set(raw string) error {
 }
 func (v listVal) get() any     { return append([]string{}, *v.p...) }
 func (v listVal) rule() string { return v.desc }
+
+// listItems are the non-empty items of a comma-separated setting, trimmed.
+func listItems(raw string) []string {
+	var items []string
+	for _, item := range strings.Split(raw, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			items = append(items, item)
+		}
+	}
+	return items
+}
+
+// netsVal is a list of IP addresses and CIDR ranges, parsed once here
+// into the prefixes clients are matched against (parseNetwork).
+type netsVal struct {
+	p *[]netip.Prefix
+}
+
+func (v netsVal) set(raw string) error {
+	nets := []netip.Prefix{}
+	for _, item := range listItems(raw) {
+		n, err := parseNetwork(item)
+		if err != nil {
+			return fmt.Errorf("item %q %v", item, err)
+		}
+		nets = append(nets, n)
+	}
+	*v.p = nets
+	return nil
+}
+
+// get shows an address as the address, a range as the range.
+func (v netsVal) get() any {
+	out := make([]string, 0, len(*v.p))
+	for _, n := range *v.p {
+		if n.IsSingleIP() {
+			out = append(out, n.Addr().String())
+		} else {
+			out = append(out, n.String())
+		}
+	}
+	return out
+}
+func (v netsVal) rule() string { return "list of IPs or CIDRs" }
 
 // hasSpaceOrControl reports whether s holds whitespace or control characters.
 func hasSpaceOrControl(s string) bool {

@@ -92,15 +92,19 @@ func checkAPIKey(s string) error {
 	return nil
 }
 
-// checkProxy accepts an IP address or a CIDR range (TRUSTED_PROXIES).
-func checkProxy(s string) error {
-	if _, err := netip.ParsePrefix(s); err == nil {
-		return nil
+// parseNetwork reads an IP address or a CIDR range (TRUSTED_PROXIES,
+// METRICS_ALLOWED_NETWORKS) as the prefix a client's address is matched
+// against: a range masked, an address (IPv4-mapped ones unmapped) as the
+// prefix of that address alone.
+func parseNetwork(s string) (netip.Prefix, error) {
+	if p, err := netip.ParsePrefix(s); err == nil {
+		return p.Masked(), nil
 	}
 	if a, err := netip.ParseAddr(s); err == nil && a.Zone() == "" {
-		return nil
+		a = a.Unmap()
+		return netip.PrefixFrom(a, a.BitLen()), nil
 	}
-	return errors.New("must be an IP address or a CIDR range, e.g. 127.0.0.1, ::1 or 10.0.0.0/8")
+	return netip.Prefix{}, errors.New("must be an IP address or a CIDR range, e.g. 127.0.0.1, ::1 or 10.0.0.0/8")
 }
 
 // checkSecretText is for passwords and recovery keys, which may hold spaces.

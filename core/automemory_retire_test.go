@@ -21,8 +21,8 @@ func (h *heardForgotten) DocumentsForgotten(_ context.Context, ids []string) err
 	return nil
 }
 
-func (*heardForgotten) PersonForgotten(context.Context, string, string) error { return nil }
-func (*heardForgotten) RoomForgotten(context.Context, string) error           { return nil }
+func (*heardForgotten) PersonForgotten(context.Context, string, string, time.Time) error { return nil }
+func (*heardForgotten) RoomForgotten(context.Context, string) error                      { return nil }
 
 // TestCorrectionTellsOfTheRetiredMemory: an automatic memory that a
 // correction retires leaves the documents, and the listener hears of it

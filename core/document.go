@@ -45,8 +45,27 @@ const (
 // ScopeGlobal is the default scope; entity scopes are "entity:<name>".
 const ScopeGlobal = "global"
 
+// entityScopePrefix starts every entity scope.
+const entityScopePrefix = "entity:"
+
 // EntityScope returns the scope string of an entity.
-func EntityScope(entity string) string { return "entity:" + entity }
+func EntityScope(entity string) string { return entityScopePrefix + entity }
+
+// ScopeEntity is the entity an entity scope names; ok is false for any
+// other scope.
+func ScopeEntity(scope string) (entity string, ok bool) {
+	return strings.CutPrefix(scope, entityScopePrefix)
+}
+
+// scopeNamesEntity is the one rule tying the two: a document in scope
+// entity:X has entity X (scope decides who reads it, entity what
+// forgetting that entity reaches, so they must name the same one).
+func scopeNamesEntity(scope, entity string) error {
+	if name, ok := ScopeEntity(scope); ok && entity != name {
+		return Errorf(KindInvalid, "entity: must be %q for scope %q, got %q", name, scope, entity)
+	}
+	return nil
+}
 
 // Metadata is the union of the metadata fields of all document types. The JSON
 // Schemas of /v1/schema define which fields each type allows and requires;

@@ -205,9 +205,11 @@ func (f *fakeStore) History(context.Context, string) ([]HistoryEntry, error) {
 	return nil, errNotFaked
 }
 func (f *fakeStore) PruneHistory(context.Context, time.Time) (int, error) { return 0, errNotFaked }
-func (f *fakeStore) Retired(context.Context) ([]HistoryEntry, error)      { return nil, errNotFaked }
-func (f *fakeStore) ForgetHistory(context.Context, []string) error        { return errNotFaked }
-func (f *fakeStore) Backend() string                                      { return "fake" }
+func (f *fakeStore) Retired(context.Context, ForgetRequest) ([]HistoryEntry, error) {
+	return nil, errNotFaked
+}
+func (f *fakeStore) ForgetHistory(context.Context, []string) error { return errNotFaked }
+func (f *fakeStore) Backend() string                               { return "fake" }
 
 func (f *fakeStore) RecentConversations(context.Context, int) ([]Conversation, error) {
 	return nil, errNotFaked

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"time"
 )
 
 // ForgetListener is told what core deleted, whatever the door (the API,
@@ -15,8 +16,8 @@ type ForgetListener interface {
 	// DocumentsForgotten: the documents with these ids are gone.
 	DocumentsForgotten(ctx context.Context, ids []string) error
 	// PersonForgotten: everything about the Matrix user was forgotten in
-	// the room, or in every room when roomID is "".
-	PersonForgotten(ctx context.Context, userID, roomID string) error
+	// the room, or in every room when roomID is "", as asked at `at`.
+	PersonForgotten(ctx context.Context, userID, roomID string, at time.Time) error
 	// RoomForgotten: everything the room caused to be stored was
 	// forgotten (the API's entity=!room, or the bridge leaving it with
 	// ROOM_DATA_ON_LEAVE=purge).

@@ -229,8 +229,10 @@ func (r *forgetRecorder) DocumentsForgotten(_ context.Context, ids []string) err
 	r.ids = append(r.ids, ids...)
 	return nil
 }
-func (r *forgetRecorder) PersonForgotten(context.Context, string, string) error { return nil }
-func (r *forgetRecorder) RoomForgotten(context.Context, string) error           { return nil }
+func (r *forgetRecorder) PersonForgotten(context.Context, string, string, time.Time) error {
+	return nil
+}
+func (r *forgetRecorder) RoomForgotten(context.Context, string) error { return nil }
 
 // TestRetentionTellsOfTheMemoriesItsCascadeTook: a retention sweep that
 // deletes the last turn a recent automatic memory was learned from takes

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 )
 
 // ForgetRequest asks to forget a person (`!ada forget me`, `!ada forget
@@ -18,6 +19,10 @@ type ForgetRequest struct {
 	RoomID string
 	// Reason goes into the history of the memories deleted.
 	Reason string
+	// At is when the forgetting was asked (a room command's time); zero
+	// is now. What a Matrix user said until then is forgotten, also where
+	// it reaches the bridge later (ForgetListener.PersonForgotten).
+	At time.Time
 }
 
 // ForgetResult counts what went.
@@ -78,7 +83,11 @@ func (s *Service) Forget(ctx context.Context, req ForgetRequest) (ForgetResult, 
 	case matrixUserID.MatchString(req.Entity):
 		err = s.forgetTurns(ctx, req, &res)
 		if err == nil && s.forgot != nil {
-			err = s.forgot.PersonForgotten(ctx, req.Entity, req.RoomID)
+			at := req.At
+			if at.IsZero() {
+				at = s.now()
+			}
+			err = s.forgot.PersonForgotten(ctx, req.Entity, req.RoomID, at)
 		}
 		return res, err
 	case matrixRoomID.MatchString(req.Entity):
@@ -168,10 +177,10 @@ func (s *Service) deleteTurnsOf(ctx context.Context, byConv map[string][]Documen
 	return nil
 }
 
-// covers reports whether a memory with metadata m is the request's to
+// Covers reports whether a memory with metadata m is the request's to
 // forget: of the entity's scope (everywhere only), told by the person or
 // about them, or caused by the room; within req.RoomID when set.
-func (req ForgetRequest) covers(m Metadata) bool {
+func (req ForgetRequest) Covers(m Metadata) bool {
 	if req.RoomID != "" && m.RoomID != req.RoomID {
 		return false
 	}
@@ -183,7 +192,7 @@ func (req ForgetRequest) covers(m Metadata) bool {
 func (s *Service) forgetMemories(ctx context.Context, req ForgetRequest) (int, error) {
 	var gone []Document
 	err := s.eachDocument(ctx, Filter{Type: DocMemory, RoomID: req.RoomID}, func(d Document) {
-		if req.covers(d.Meta) {
+		if req.Covers(d.Meta) {
 			gone = append(gone, d)
 		}
 	})
@@ -228,14 +237,14 @@ func (s *Service) eachDocument(ctx context.Context, f Filter, fn func(Document))
 // forgetMemories does not find them, and a correction by someone else
 // leaves the person's words there while the newer memory lives.
 func (s *Service) forgetRetired(ctx context.Context, req ForgetRequest) error {
-	retired, err := s.store.Retired(ctx)
+	retired, err := s.store.Retired(ctx, req)
 	if err != nil {
 		return err
 	}
 	var ids []string
 	seen := map[string]bool{}
 	for _, h := range retired {
-		if req.covers(h.Meta) && !seen[h.MemoryID] {
+		if req.Covers(h.Meta) && !seen[h.MemoryID] {
 			seen[h.MemoryID] = true
 			ids = append(ids, h.MemoryID)
 		}

@@ -21,7 +21,7 @@ const unitTolerance = 1e-3
 // as the export spells it.
 func CheckImported(d Document) error {
 	if err := scopeNamesEntity(d.Meta.Scope, d.Meta.Entity); err != nil {
-		return err
+		return Errorf(KindInvalid, "metadata.%s", SafeMessage(err))
 	}
 	if d.Meta.Type == DocMemory {
 		if n := utf8.RuneCountInString(strings.TrimSpace(d.Text)); n > maxMemoryText {
@@ -39,15 +39,6 @@ func CheckImported(d Document) error {
 		if math.Abs(sq-1) > unitTolerance {
 			return Errorf(KindInvalid, "embedding: must have unit length (Ada's embedders L2-normalise every vector), its length is %.4f", math.Sqrt(sq))
 		}
-	}
-	return nil
-}
-
-// scopeNamesEntity: a document in scope entity:X has entity X.
-func scopeNamesEntity(scope, entity string) error {
-	name, ok := strings.CutPrefix(scope, "entity:")
-	if ok && entity != name {
-		return Errorf(KindInvalid, "metadata.entity: must be %q for scope %q, got %q", name, scope, entity)
 	}
 	return nil
 }

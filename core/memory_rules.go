@@ -133,19 +133,18 @@ func resolveScope(scope, entity string) (string, string, error) {
 			scope = EntityScope(entity)
 		}
 	}
-	if scope != ScopeGlobal {
-		name, ok := strings.CutPrefix(scope, "entity:")
-		if !ok || strings.TrimSpace(name) == "" {
-			return "", "", Errorf(KindInvalid, "scope: must be \"global\" or \"entity:<name>\", got %q", scope)
-		}
-		switch {
-		case entity == "":
-			entity = name
-		case entity != name:
-			// Scope decides who reads the memory, entity what forgetting
-			// an entity reaches: they must name the same one.
-			return "", "", Errorf(KindInvalid, "entity: %q disagrees with scope %q (an entity scope names its entity)", entity, scope)
-		}
+	if scope == ScopeGlobal {
+		return scope, entity, nil
+	}
+	name, ok := ScopeEntity(scope)
+	if !ok || strings.TrimSpace(name) == "" {
+		return "", "", Errorf(KindInvalid, "scope: must be \"global\" or %q, got %q", EntityScope("<name>"), scope)
+	}
+	if entity == "" {
+		entity = name
+	}
+	if err := scopeNamesEntity(scope, entity); err != nil {
+		return "", "", err
 	}
 	return scope, entity, nil
 }

@@ -218,7 +218,7 @@ func memoriesText(mems []Memory) string {
 	for _, m := range mems {
 		scope := ""
 		if m.Meta.Scope != ScopeGlobal {
-			scope = ", about " + strings.TrimPrefix(m.Meta.Scope, "entity:")
+			scope = ", about " + strings.TrimPrefix(m.Meta.Scope, entityScopePrefix)
 		}
 		fmt.Fprintf(&b, "- %s (importance %d%s, saved %s)\n", oneLine(m.Text), m.Meta.Importance, scope, dateOf(m.Meta.Timestamp))
 	}

@@ -63,10 +63,12 @@ type HistoryStore interface {
 	// chat room caused to be stored, older than cutoff (retention): the
 	// record that they existed and why they went stays, their words go.
 	PruneHistory(ctx context.Context, cutoff time.Time) (int, error)
-	// Retired returns the retire entries that still hold words: the last
-	// state of each memory a correction replaced, which forgetting a
-	// person must reach although the memory is no longer stored.
-	Retired(ctx context.Context) ([]HistoryEntry, error)
+	// Retired returns the retire entries that still hold words and that
+	// the forgetting covers (ForgetRequest.Covers): the last state of each
+	// memory a correction replaced, which forgetting a person must reach
+	// although the memory is no longer stored. A store may return more
+	// (the caller applies Covers), never fewer.
+	Retired(ctx context.Context, req ForgetRequest) ([]HistoryEntry, error)
 	// ForgetHistory blanks the words (text and tags) of every history
 	// entry of the given memories; the records and reasons stay.
 	ForgetHistory(ctx context.Context, memoryIDs []string) error

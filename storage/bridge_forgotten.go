@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"encoding/json"
+	"time"
 )
 
 // What the bridge keeps of documents and people that core forgot through
@@ -46,8 +47,13 @@ func (b *Bridge) DocumentsForgotten(ctx context.Context, ids []string) error {
 // or in every room when roomID is "": the last answers to their questions,
 // their stored room messages, their pending reminders (their words) — as
 // `!ada forget me` does in one room — and their ways into the memory page
-// (tokens and sessions), which are not a room's.
-func (b *Bridge) PersonForgotten(ctx context.Context, userID, roomID string) error {
+// (tokens and sessions), which are not a room's. It records the forgetting,
+// asked at `at`, first (RecordForgotten), so that their earlier events stay
+// out of prompts.
+func (b *Bridge) PersonForgotten(ctx context.Context, userID, roomID string, at time.Time) error {
+	if err := b.RecordForgotten(ctx, userID, roomID, at); err != nil {
+		return err
+	}
 	queries, args := []string{deleteWhyAskedBySQL, deleteAllMessagesFromSQL, deleteAllRemindersOfSQL}, []any{userID}
 	if roomID != "" {
 		queries, args = []string{deleteWhyAskedInRoomSQL, deleteMessagesFromSQL, deleteMemberRemSQL}, []any{roomID, userID}

@@ -115,7 +115,7 @@ func TestPersonForgottenTakesTheirReminders(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := b.PersonForgotten(ctx, "@u:x", ""); err != nil {
+	if err := b.PersonForgotten(ctx, "@u:x", "", time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	for room, want := range map[string]int{"!a:x": 1, "!b:x": 0} {

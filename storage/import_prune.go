@@ -3,7 +3,6 @@ package storage
 import (
 	"context"
 	"database/sql"
-	"errors"
 
 	"github.com/ada-chat/ada/core"
 )
@@ -23,17 +22,14 @@ const deleteImportedHistorySQL = `DELETE FROM memory_history
 func (db *DB) PruneImported(ctx context.Context, docIDs []string, history []core.HistoryEntry) error {
 	return db.inTx(ctx, func(tx *writeTx) error {
 		var rowids []int64
-		for _, id := range docIDs {
+		err := queryIDs(ctx, tx.Tx, "SELECT rowid FROM documents", docIDs, func(rows *sql.Rows) error {
 			var rowid int64
-			var typ string
-			err := tx.queryRow(ctx, selectRowidTypeSQL, id).Scan(&rowid, &typ)
-			if errors.Is(err, sql.ErrNoRows) {
-				continue
-			}
-			if err != nil {
-				return storeErr(err)
-			}
+			err := rows.Scan(&rowid)
 			rowids = append(rowids, rowid)
+			return err
+		})
+		if err != nil {
+			return err
 		}
 		if err := deleteRowids(ctx, tx, rowids, false); err != nil {
 			return err

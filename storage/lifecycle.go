@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"slices"
 	"time"
 
 	"github.com/ada-chat/ada/core"
@@ -81,39 +82,54 @@ func deleteOrphans(ctx context.Context, tx *writeTx, sources []any) error {
 	if err := execChunks(ctx, tx, "DELETE FROM memory_sources WHERE source_id IN", sources); err != nil {
 		return err
 	}
+	// The memories that lost a source, and whether their other sources
+	// are stored, are read a chunk of ids a query, not one by one; the
+	// memories deleted themselves are not found.
+	type memory struct {
+		rowid int64
+		id    string
+		meta  core.Metadata
+	}
+	var mems []memory
+	var sourceIDs []string
+	err := queryIDs(ctx, tx.Tx, "SELECT rowid, id, metadata FROM documents", affected, func(rows *sql.Rows) error {
+		var m memory
+		var meta string
+		if err := rows.Scan(&m.rowid, &m.id, &meta); err != nil {
+			return err
+		}
+		if err := json.Unmarshal([]byte(meta), &m.meta); err != nil {
+			return err
+		}
+		mems = append(mems, m)
+		sourceIDs = append(sourceIDs, m.meta.SourceIDs...)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	stored, err := storedIDs(ctx, tx.Tx, sourceIDs)
+	if err != nil {
+		return err
+	}
+	mems = slices.DeleteFunc(mems, func(m memory) bool {
+		return !core.Orphaned(m.meta, func(id string) bool { return stored[id] })
+	})
+	rowids := make([]int64, len(mems))
+	for i, m := range mems {
+		rowids[i] = m.rowid
+	}
+	if err := deleteRowids(ctx, tx, rowids, false); err != nil {
+		return err
+	}
 	now := time.Now().UTC()
-	for _, id := range affected {
-		var (
-			rowid int64
-			meta  string
-		)
-		err := tx.QueryRowContext(ctx, `SELECT rowid, metadata FROM documents WHERE id = ?`, id).Scan(&rowid, &meta)
-		if err == sql.ErrNoRows {
-			continue // deleted itself
-		}
+	for _, m := range mems {
+		tx.orphans = append(tx.orphans, m.id)
+		metaJSON, err := json.Marshal(m.meta)
 		if err != nil {
 			return storeErr(err)
 		}
-		var m core.Metadata
-		if err := json.Unmarshal([]byte(meta), &m); err != nil {
-			return storeErr(err)
-		}
-		stored, err := storedIDs(ctx, tx.Tx, m.SourceIDs)
-		if err != nil {
-			return err
-		}
-		if !core.Orphaned(m, func(id string) bool { return stored[id] }) {
-			continue
-		}
-		if err := deleteRowids(ctx, tx, []int64{rowid}, false); err != nil {
-			return err
-		}
-		tx.orphans = append(tx.orphans, id)
-		metaJSON, err := json.Marshal(m)
-		if err != nil {
-			return storeErr(err)
-		}
-		if err := insertHistory(ctx, tx, core.OrphanDeleted(id, m, now, tx.cascadeReason), string(metaJSON)); err != nil {
+		if err := insertHistory(ctx, tx, core.OrphanDeleted(m.id, m.meta, now, tx.cascadeReason), string(metaJSON)); err != nil {
 			return err
 		}
 	}
@@ -205,11 +221,16 @@ func (db *DB) PruneHistory(ctx context.Context, cutoff time.Time) (int, error) {
 	return int(n), err
 }
 
-// Retired returns the retire entries that still hold words, without them
-// (the caller decides by the metadata which to forget).
-func (db *DB) Retired(ctx context.Context) ([]core.HistoryEntry, error) {
+// Retired returns the retire entries that still hold words and that req
+// covers, without their words: the query selects them as
+// core.ForgetRequest.Covers does, so a person's forgetting reads their
+// retired versions only, not every one.
+func (db *DB) Retired(ctx context.Context, req core.ForgetRequest) ([]core.HistoryEntry, error) {
 	return db.queryHistory(ctx, `SELECT memory_id, ts, event, '', metadata, reason FROM memory_history
-		WHERE event = ? AND text != ''`, core.HistoryRetire)
+		WHERE event = ?1 AND text != '' AND (?3 = '' OR room_id = ?3)
+		AND (room_id = ?2 OR metadata ->> '$.user_id' = ?2 OR metadata ->> '$.subject_user_id' = ?2
+			OR (?3 = '' AND metadata ->> '$.scope' = ?4))`,
+		core.HistoryRetire, req.Entity, req.RoomID, core.EntityScope(req.Entity))
 }
 
 // ForgetHistory blanks the words of every history entry of memoryIDs.

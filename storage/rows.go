@@ -3,11 +3,27 @@ package storage
 import (
 	"context"
 	"database/sql"
+	"slices"
 )
 
 // queryRowids runs selectFrom for the given rowids and calls fn on each row.
 func queryRowids(ctx context.Context, tx *sql.Tx, selectFrom string, rowids []any, fn func(*sql.Rows) error) error {
 	return queryRows(ctx, tx, selectFrom+" WHERE rowid IN ("+placeholders(len(rowids))+")", rowids, fn)
+}
+
+// queryIDs runs selectFrom for the documents ids, sqlChunk ids a query,
+// and calls fn on each row: one query for many ids instead of one each.
+func queryIDs(ctx context.Context, tx *sql.Tx, selectFrom string, ids []string, fn func(*sql.Rows) error) error {
+	for chunk := range slices.Chunk(ids, sqlChunk) {
+		args := make([]any, len(chunk))
+		for i, id := range chunk {
+			args[i] = id
+		}
+		if err := queryRows(ctx, tx, selectFrom+" WHERE id IN ("+placeholders(len(args))+")", args, fn); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // queryRows runs query and calls fn on each row. The context cannot be

@@ -1,34 +1,15 @@
 package keylimit
 
 import (
-	"fmt"
 	"net"
 	"net/netip"
 	"strings"
 )
 
 // Networks are IP addresses and CIDR ranges: the proxies named in
-// TRUSTED_PROXIES, the scrapers of METRICS_ALLOWED_NETWORKS.
+// TRUSTED_PROXIES, the scrapers of METRICS_ALLOWED_NETWORKS (config parses
+// them, masked, an address as the prefix of that address alone).
 type Networks []netip.Prefix
-
-// ParseNetworks reads such entries: IP addresses or CIDR ranges.
-func ParseNetworks(items []string) (Networks, error) {
-	var out Networks
-	for _, s := range items {
-		s = strings.TrimSpace(s)
-		if p, err := netip.ParsePrefix(s); err == nil {
-			out = append(out, p.Masked())
-			continue
-		}
-		a, err := netip.ParseAddr(s)
-		if err != nil || a.Zone() != "" {
-			return nil, fmt.Errorf("%q is neither an IP address nor a CIDR range (e.g. 127.0.0.1, ::1, 10.0.0.0/8)", s)
-		}
-		a = a.Unmap()
-		out = append(out, netip.PrefixFrom(a, a.BitLen()))
-	}
-	return out, nil
-}
 
 // Contains reports whether a is in one of the networks.
 func (t Networks) Contains(a netip.Addr) bool {

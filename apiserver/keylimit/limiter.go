@@ -23,7 +23,7 @@ type Options struct {
 	Window time.Duration
 	// Trusted are the proxies whose client headers are believed
 	// (TRUSTED_PROXIES); see Client.
-	Trusted []string
+	Trusted Networks
 	// Now is the clock (tests); nil means time.Now.
 	Now func() time.Time
 }
@@ -57,9 +57,8 @@ type failures struct {
 	since time.Time
 }
 
-// New builds a Limiter. A bad entry in o.Trusted is an error (config
-// refuses one at load, by the same rule: config's checkProxy).
-func New(o Options) (*Limiter, error) {
+// New builds a Limiter.
+func New(o Options) *Limiter {
 	if o.Max <= 0 {
 		o.Max = DefaultMax
 	}
@@ -69,12 +68,8 @@ func New(o Options) (*Limiter, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	trusted, err := ParseNetworks(o.Trusted)
-	if err != nil {
-		return nil, err
-	}
 	return &Limiter{max: o.Max, window: o.Window, bound: maxTracked, fails: map[string]failures{},
-		trusted: trusted, now: o.Now}, nil
+		trusted: o.Trusted, now: o.Now}
 }
 
 // maxTracked bounds the table under a spray of addresses (about 1 MB).

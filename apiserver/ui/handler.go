@@ -72,7 +72,7 @@ func Handler(svc Service, opt Options) http.Handler {
 		opt.AIName = "Ada"
 	}
 	if opt.Keys == nil {
-		opt.Keys, _ = keylimit.New(keylimit.Options{}) // no proxies to parse: no error
+		opt.Keys = keylimit.New(keylimit.Options{})
 	}
 	p := &page{svc: svc, opt: opt, sessions: newSessions(opt.SessionTTL),
 		keys: opt.Keys, secure: strings.HasPrefix(opt.PublicURL, "https://")}

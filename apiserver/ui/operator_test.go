@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"regexp"
 	"strings"
@@ -18,10 +19,7 @@ import (
 // SameSite=Strict and Secure behind https; a wrong key does not, and too
 // many wrong keys lock the address out for a while; logout ends it.
 func TestOperatorLogin(t *testing.T) {
-	keys, err := keylimit.New(keylimit.Options{Trusted: []string{"127.0.0.1", "::1"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	keys := keylimit.New(keylimit.Options{Trusted: keylimit.Networks{netip.MustParsePrefix("127.0.0.1/32"), netip.MustParsePrefix("::1/128")}})
 	s := newSite(t, ui.Options{APIKey: testKey, PublicURL: "https://ada.example.org", Keys: keys})
 	b := s.browser()
 	if p := b.get("/ui/memories"); p.status != http.StatusSeeOther || p.header.Get("Location") != "/ui/login" {
@@ -309,10 +307,7 @@ func TestLoginOverPlainHTTPBehindProxy(t *testing.T) {
 // named in TRUSTED_PROXIES says the client came over https, even without
 // an https PUBLIC_URL; the same header from anyone else is ignored.
 func TestSecureCookieBehindATrustedProxy(t *testing.T) {
-	trusting, err := keylimit.New(keylimit.Options{Trusted: []string{"127.0.0.1", "::1"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	trusting := keylimit.New(keylimit.Options{Trusted: keylimit.Networks{netip.MustParsePrefix("127.0.0.1/32"), netip.MustParsePrefix("::1/128")}})
 	for _, tc := range []struct {
 		name   string
 		keys   *keylimit.Limiter

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync/atomic"
+	"time"
 
 	"github.com/ada-chat/ada/core"
 	"github.com/ada-chat/ada/storage"
@@ -36,8 +37,8 @@ func (f *forgetFanout) DocumentsForgotten(ctx context.Context, ids []string) err
 	return f.each(func(l core.ForgetListener) error { return l.DocumentsForgotten(ctx, ids) })
 }
 
-func (f *forgetFanout) PersonForgotten(ctx context.Context, userID, roomID string) error {
-	return f.each(func(l core.ForgetListener) error { return l.PersonForgotten(ctx, userID, roomID) })
+func (f *forgetFanout) PersonForgotten(ctx context.Context, userID, roomID string, at time.Time) error {
+	return f.each(func(l core.ForgetListener) error { return l.PersonForgotten(ctx, userID, roomID, at) })
 }
 
 func (f *forgetFanout) RoomForgotten(ctx context.Context, roomID string) error {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,7 +14,9 @@ import (
 
 // TestServeSweepsOldRoomDocuments covers `ada serve` with the bridge in
 // another process: the API process itself enforces DATA_RETENTION_DAYS on
-// documents that came from chat rooms, and keeps everything else.
+// documents that came from chat rooms, and keeps everything else. The
+// bridge's tables in its database (an earlier `ada up` wrote them) are
+// swept too: old room messages and reminders go, newer ones stay.
 func TestServeSweepsOldRoomDocuments(t *testing.T) {
 	env := testEnv(t, map[string]string{"DATA_RETENTION_DAYS": "30"})
 	db, err := storage.Open(context.Background(), filepath.Join(env["DATA_DIR"], "ada.db"))
@@ -38,11 +41,50 @@ func TestServeSweepsOldRoomDocuments(t *testing.T) {
 	if err := db.Put(context.Background(), oldRoom, newRoom, oldAPI, staleSummary, liveSummary); err != nil {
 		t.Fatal(err)
 	}
+	bridge := db.Bridge()
+	for _, m := range []storage.BridgeMessage{{EventID: "$old", Sender: "@bob:example.org", Text: "old words", Time: time.Now().Add(-40 * 24 * time.Hour)},
+		{EventID: "$new", Sender: "@bob:example.org", Text: "new words", Time: time.Now().Add(-24 * time.Hour)}} {
+		if err := bridge.AddMessage(context.Background(), "!room:example.org", m, 10); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, r := range []storage.BridgeReminder{{Text: "old reminder", EventID: "$old-r", Created: time.Now().Add(-40 * 24 * time.Hour)},
+		{Text: "new reminder", EventID: "$new-r", Created: time.Now().Add(-24 * time.Hour)}} {
+		r.RoomID, r.Member, r.Due = "!room:example.org", "@bob:example.org", time.Now().Add(time.Hour)
+		if _, err := bridge.AddReminder(context.Background(), r, 10, 10); err != nil {
+			t.Fatal(err)
+		}
+	}
 	db.Close()
+	// bridgeRows are the texts of the bridge's messages and reminders.
+	bridgeRows := func() []string {
+		t.Helper()
+		db, err := storage.Open(context.Background(), filepath.Join(env["DATA_DIR"], "ada.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		msgs, err := db.Bridge().RecentMessages(context.Background(), "!room:example.org", 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rems, err := db.Bridge().RoomReminders(context.Background(), "!room:example.org")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, m := range msgs {
+			out = append(out, m.Text)
+		}
+		for _, r := range rems {
+			out = append(out, r.Text)
+		}
+		return out
+	}
 
 	ada := startAda(t, "serve", env)
 	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) && (turnExists(t, env, oldRoom.ID) || turnExists(t, env, staleSummary.ID)) {
+	for time.Now().Before(deadline) && (turnExists(t, env, oldRoom.ID) || turnExists(t, env, staleSummary.ID) || len(bridgeRows()) > 2) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	ada.stop()
@@ -54,5 +96,8 @@ func TestServeSweepsOldRoomDocuments(t *testing.T) {
 	}
 	if turnExists(t, env, staleSummary.ID) || !turnExists(t, env, liveSummary.ID) {
 		t.Fatal("the summary of the deleted turn survived, or the other one was removed")
+	}
+	if got := strings.Join(bridgeRows(), ", "); got != "new words, new reminder" {
+		t.Errorf("the bridge's messages and reminders after the sweep: %s; want only the newer ones", got)
 	}
 }

@@ -87,7 +87,7 @@ func runServices(ctx context.Context, cmd string, cfg *config.Config, log *slog.
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			sweepRoomDocuments(ctx, a, log.With("component", "retention"))
+			sweepRetention(ctx, a, log.With("component", "retention"))
 		}()
 	}
 	if runAPI {
@@ -147,14 +147,7 @@ func serveAPI(ctx context.Context, a *app, log *slog.Logger, env runEnv, bridge 
 	}
 	// One count of wrong keys per client for the API and the page, so a
 	// guesser gets no more tries by using both.
-	keys, err := keylimit.New(keylimit.Options{Trusted: cfg.TrustedProxies})
-	if err != nil {
-		return fmt.Errorf("TRUSTED_PROXIES: %w", err)
-	}
-	scrapers, err := keylimit.ParseNetworks(cfg.MetricsNets)
-	if err != nil {
-		return fmt.Errorf("METRICS_ALLOWED_NETWORKS: %w", err)
-	}
+	keys := keylimit.New(keylimit.Options{Trusted: cfg.TrustedProxies})
 	srv := apiserver.New(a.metrics.chatter("api", a.core), a.metrics.apiDeps(apiserver.Deps{Music: a.music, OCR: a.ocr, Matrix: bridgeHealth(bridge), MCPServers: mcpHealth(a.mcp),
 		MCP:  mcp.Handler(a.core, mcp.Options{Version: buildVersion(), Log: log.With("component", "mcp")}),
 		Keys: keys,
@@ -163,7 +156,7 @@ func serveAPI(ctx context.Context, a *app, log *slog.Logger, env runEnv, bridge 
 		RequestTimeout: cfg.RequestTimeout, KeepAlive: cfg.SSEKeepAlive, MaxBodyBytes: cfg.MaxBodyBytes, UploadMaxBytes: cfg.OCRMaxBytes,
 		OCRConcurrency: cfg.OCRConcurrency,
 		APIKey:         cfg.APIKey, RAGDebug: cfg.RAGDebug, Version: buildVersion(),
-		MetricsToken: cfg.MetricsToken, MetricsNetworks: scrapers,
+		MetricsToken: cfg.MetricsToken, MetricsNetworks: cfg.MetricsNets,
 		AIName: cfg.AIName, UserName: cfg.UserName, PublicConfig: cfg.Public(), CORSOrigins: cfg.CORSOrigins,
 		ConversationKey: key,
 		PublicURL:       cfg.PublicURL,

@@ -244,9 +244,10 @@ func (s *Store) PruneHistory(ctx context.Context, cutoff time.Time) (int, error)
 		map[string]any{"has_room": true}, map[string]any{"ts": map[string]any{"$lt": cutoff.UnixNano()}}}})
 }
 
-// Retired returns the retire entries that still hold words, without them
-// (the caller decides by the metadata which to forget).
-func (s *Store) Retired(ctx context.Context) ([]core.HistoryEntry, error) {
+// Retired returns the retire entries that still hold words and that req
+// covers, without their words. The history's metadata is one JSON value
+// here, which a where clause cannot read: the entries are selected in Go.
+func (s *Store) Retired(ctx context.Context, req core.ForgetRequest) ([]core.HistoryEntry, error) {
 	got, err := s.c.get(ctx, s.history, getRequest{Include: []string{"metadatas"}, Where: map[string]any{"$and": []any{
 		map[string]any{"event": core.HistoryRetire}, map[string]any{"forgotten": false}}}})
 	if err != nil {
@@ -258,7 +259,9 @@ func (s *Store) Retired(ctx context.Context) ([]core.HistoryEntry, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, h)
+		if req.Covers(h.Meta) {
+			out = append(out, h)
+		}
 	}
 	return out, nil
 }

@@ -15,9 +15,11 @@ import (
 // correction chain that was not forgotten is left as it was.
 func testCorrectionChainForgotten(t *testing.T, s Backend) {
 	ctx := context.Background()
+	teller := ""
 	correct := func(old core.Document, text string, at time.Time) core.Document {
 		t.Helper()
 		next := memory(text, at)
+		next.Meta.UserID = teller
 		next.Meta.Tags, next.Meta.Times = []string{text}, timesOf(text)
 		c := core.Change{Put: []core.Document{next},
 			History: []core.HistoryEntry{{MemoryID: next.ID, Event: core.HistoryCreate, Time: at, Text: next.Text, Meta: next.Meta}}}
@@ -34,6 +36,7 @@ func testCorrectionChainForgotten(t *testing.T, s Backend) {
 	first := correct(core.Document{}, "Sam's pin is 1111", base)
 	second := correct(first, "Sam's pin is 2222", base.Add(time.Minute))
 	third := correct(second, "Sam's pin is 3333", base.Add(2*time.Minute))
+	teller = "@kim:example.org" // Retired finds the versions a person told
 	otherOld := correct(core.Document{}, "Kim's pin is 4444", base)
 	otherNew := correct(otherOld, "Kim's pin is 5555", base.Add(time.Minute))
 
@@ -68,7 +71,10 @@ func testCorrectionChainForgotten(t *testing.T, s Backend) {
 	// Forgetting a person reaches a retired version whose newer memory
 	// lives: Retired lists the versions that still hold words, with the
 	// metadata that says whose they are, and ForgetHistory blanks them.
-	retired, err := s.Retired(ctx)
+	if retired, err := s.Retired(ctx, core.ForgetRequest{Entity: "@sam:example.org"}); err != nil || len(retired) != 0 {
+		t.Errorf("retired versions of someone else's = %+v, %v; want none", retired, err)
+	}
+	retired, err := s.Retired(ctx, core.ForgetRequest{Entity: "@kim:example.org"})
 	if err != nil || len(retired) != 1 || retired[0].MemoryID != otherOld.ID || retired[0].Event != core.HistoryRetire ||
 		retired[0].Reason != core.RetireReason(otherNew.ID) || retired[0].Meta.Scope != otherOld.Meta.Scope {
 		t.Fatalf("retired versions with words = %+v, %v; want %s's only", retired, err, otherOld.Text)
@@ -83,7 +89,7 @@ func testCorrectionChainForgotten(t *testing.T, s Backend) {
 	if h, _ := s.History(ctx, otherNew.ID); len(h) != 1 || h[0].Text != otherNew.Text {
 		t.Errorf("ForgetHistory reached the newer memory: %+v", h)
 	}
-	if retired, err := s.Retired(ctx); err != nil || len(retired) != 0 {
+	if retired, err := s.Retired(ctx, core.ForgetRequest{Entity: "@kim:example.org"}); err != nil || len(retired) != 0 {
 		t.Errorf("retired versions with words after ForgetHistory = %+v, %v", retired, err)
 	}
 }

@@ -1,0 +1,51 @@
+package storage
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// TestMemberForgottenAt: a member's forgetting is recorded per room and
+// everywhere; ForgottenAt is the latest that covers the room, and an
+// earlier record never moves it back.
+func TestMemberForgottenAt(t *testing.T) {
+	ctx := context.Background()
+	b := openTestDB(t).Bridge()
+	t0 := time.UnixMilli(1_700_000_000_000)
+	at := func(user, room string) (time.Time, bool) {
+		t.Helper()
+		got, ok, err := b.ForgottenAt(ctx, user, room)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got, ok
+	}
+	if _, ok := at("@bob:x", "!r:x"); ok {
+		t.Fatal("a member never forgotten has a forgetting")
+	}
+	for _, r := range []struct {
+		room string
+		at   time.Time
+	}{{"!r:x", t0.Add(time.Minute)}, {"!r:x", t0}, {"", t0.Add(30 * time.Second)}} {
+		if err := b.RecordForgotten(ctx, "@bob:x", r.room, r.at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, ok := at("@bob:x", "!r:x"); !ok || !got.Equal(t0.Add(time.Minute)) {
+		t.Errorf("in !r:x: %v %v, want the later room record", got, ok)
+	}
+	if got, ok := at("@bob:x", "!other:x"); !ok || !got.Equal(t0.Add(30*time.Second)) {
+		t.Errorf("in another room: %v %v, want the everywhere record", got, ok)
+	}
+	if _, ok := at("@carol:x", "!r:x"); ok {
+		t.Error("another member counts as forgotten")
+	}
+	// core's listener records it too.
+	if err := b.PersonForgotten(ctx, "@carol:x", "!r:x", t0); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := at("@carol:x", "!r:x"); !ok {
+		t.Error("PersonForgotten left no record")
+	}
+}
