@@ -26,7 +26,7 @@ func TestBridgeFutureStampIsNow(t *testing.T) {
 	}
 
 	f.bot.clock.Set(31 * 24 * time.Hour)
-	f.bot.bot.forget.sweep(context.Background())
+	f.bot.bot.forget.retention.Sweep(context.Background())
 	if messages, documents := f.bot.storedFromRoom(room); messages != 0 || documents != 0 {
 		t.Errorf("31 days later, with DATA_RETENTION_DAYS=30, the room still holds %d messages and %d documents", messages, documents)
 	}
