@@ -60,6 +60,9 @@ func (r *Resolver) mention(toks []token, i int, ref time.Time) ([]Span, int) {
 	if slices.Contains(l.On, w(0)) {
 		on = 1
 	}
+	if s, n := r.date(toks, i+on, ref); n > 0 {
+		return []Span{s}, on + n
+	}
 	if slices.Contains(l.Tonight, w(on)) {
 		return []Span{day(midnight)}, on + 1
 	}
@@ -84,6 +87,9 @@ func (r *Resolver) mention(toks []token, i int, ref time.Time) ([]Span, int) {
 		x := w(on + 1)
 		if wd, ok := l.Weekdays[x]; ok {
 			return []Span{day(weekday(midnight, wd, dir))}, on + 2
+		}
+		if m, ok := l.Months[x]; ok {
+			return []Span{monthOf(ref, m, dir)}, on + 2
 		}
 		if slices.Contains(l.DayParts, x) {
 			if dir == -1 { // "last night": the evening before

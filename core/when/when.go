@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Span is the time a phrase means: [Start, End). A day is its midnight to
@@ -17,6 +19,10 @@ type Span struct {
 	// Clock says the phrase fixed a moment (a time of day, or a duration
 	// from the reference), not only a day.
 	Clock bool
+	// AnyYear says a date was named without its year ("13 October",
+	// "in June"): Start and End are those of the one nearest the
+	// reference, and a reader may take it in any year.
+	AnyYear bool
 }
 
 // Resolver reads the phrases of one language.
@@ -25,11 +31,12 @@ type Resolver struct{ l Lang }
 // New returns a resolver for the language table l.
 func New(l Lang) *Resolver { return &Resolver{l: l} }
 
-// token is one whitespace-separated word: its normalised form and where it
-// ends in the text.
+// token is one whitespace-separated word: its normalised form, where it
+// starts and ends in the text, and whether it was written capitalised.
 type token struct {
 	w          string
 	start, end int
+	upper      bool
 }
 
 // tokens reads the first limit words of text (all when limit < 0). Find
@@ -57,9 +64,18 @@ func (r *Resolver) tokens(text string, limit int) []token {
 			end -= len(w) - len(trimmed)
 			w = trimmed
 		}
-		out = append(out, token{w: w, start: start, end: end})
+		out = append(out, token{w: w, start: start, end: end, upper: upper(text[start:])})
 	}
 	return out
+}
+
+// upper reports whether s starts with a capital letter.
+func upper(s string) bool {
+	if s[0] < utf8.RuneSelf {
+		return s[0] >= 'A' && s[0] <= 'Z'
+	}
+	c, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsUpper(c)
 }
 
 // isSpace reports whether b separates words: ASCII white space, as
@@ -303,8 +319,8 @@ func (r *Resolver) count(w string) (int, bool) {
 	if n, ok := r.l.Numbers[w]; ok {
 		return n, true
 	}
-	n, err := strconv.Atoi(w)
-	if err != nil || n < 0 || n > 100000 {
+	n, ok := number(w)
+	if !ok || n > 100000 {
 		return 0, false
 	}
 	return n, true
