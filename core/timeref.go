@@ -9,7 +9,7 @@ import (
 
 // A prompt that names a time asks about what was said then: the relevant
 // turns and memories of that time rank above others (see rankRecall and
-// memoryTimeBonus). A time is named by a date ("in June", "on 13 October
+// memoryTimeBonuses). A time is named by a date ("in June", "on 13 October
 // 2023", "14/05", "2023-05-14", "Christmas") or relative to when the
 // prompt is asked ("last week", "yesterday", "two months ago"); one
 // reader, core/when with its language table, reads both, in turns and
