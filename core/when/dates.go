@@ -113,7 +113,10 @@ func (r *Resolver) dated(ref time.Time, y int, m time.Month, d int) Span {
 		return span(y)
 	}
 	best, far := Span{}, time.Duration(-1)
-	for _, y := range []int{ref.Year() - 1, ref.Year(), ref.Year() + 1} {
+	for y := ref.Year() - 4; y <= ref.Year()+4; y++ { // 29 February is in one of them
+		if d != 0 && !validDay(y, m, d) {
+			continue // 29 February of a common year
+		}
 		s := span(y)
 		var dist time.Duration
 		switch {

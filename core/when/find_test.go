@@ -61,7 +61,9 @@ func TestFind(t *testing.T) {
 		{"UTC", "2026-11-27 10:00", "back in May 2023, and 3 may", "2023-05-01/2023-06-01 2027-05-03/2027-05-04", "May 2023|3 may"},
 		{"UTC", "2026-11-27 10:00", "in June we flew", "2026-06-01/2026-07-01", "June"},
 		{"UTC", "2026-02-10 10:00", "in December", "2025-12-01/2026-01-01", "December"},
-		{"UTC", "2026-02-29 10:00", "on 29 February", "", ""}, // no such reference: see below
+		{"UTC", "2026-02-20 10:00", "on 29 February", "2024-02-29/2024-03-01", "on 29 February"},
+		{"America/New_York", "2026-12-31 22:00", "on 1 January", "2027-01-01/2027-01-02", "on 1 January"},
+		{"UTC", "2027-01-10 10:00", "at Christmas", "2026-12-25/2026-12-26", "Christmas"},
 		{"UTC", "2028-03-01 10:00", "born on 29 February", "2028-02-29/2028-03-01", "on 29 February"},
 		{"UTC", "2026-11-27 10:00", "on 31 april or 32 may", "", ""},
 		{"UTC", "2026-11-27 10:00", "last June and next March", "2026-06-01/2026-07-01 2027-03-01/2027-04-01", "last June|next March"},
@@ -80,7 +82,7 @@ func TestFind(t *testing.T) {
 		loc := mustLoc(t, c.zone)
 		ref, err := time.ParseInLocation("2006-01-02 15:04", c.ref, loc)
 		if err != nil {
-			continue // 2026-02-29 is no date
+			t.Fatal(err)
 		}
 		var got, texts []string
 		for _, s := range r.Find(c.text, ref) {
@@ -110,5 +112,19 @@ func TestFindCutShort(t *testing.T) {
 	}
 	if got := r.Find("see you in a few", ref); len(got) != 0 {
 		t.Errorf("\"in a few\" without a unit: %v", got)
+	}
+}
+
+// TestFindAnyYear: a date named without its year says so; with its year,
+// or relative, it does not.
+func TestFindAnyYear(t *testing.T) {
+	r := New(English)
+	ref := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
+	for text, want := range map[string]bool{"on 13 October": true, "in June": true, "14/05": true, "Christmas": true,
+		"on 13 October 2023": false, "May 2023": false, "2023-05-14": false, "last June": false, "yesterday": false} {
+		got := r.Find(text, ref)
+		if len(got) != 1 || got[0].AnyYear != want {
+			t.Errorf("%q: %+v, want one span with AnyYear %t", text, got, want)
+		}
 	}
 }

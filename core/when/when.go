@@ -201,7 +201,7 @@ func (p *parser) instant(i int) (int, bool) {
 	return 0, false
 }
 
-// day is "[on] today|tomorrow|<weekday>|<YYYY-MM-DD>": the day's midnight.
+// day is "[on] today|tomorrow|<weekday>|<date>": the day's midnight.
 // A weekday is the next one, today included only if a time of day follows
 // that is still to come.
 func (p *parser) day(i int) (time.Time, int, bool) {
@@ -223,8 +223,16 @@ func (p *parser) day(i int) (time.Time, int, bool) {
 		}
 		return midnight.AddDate(0, 0, ahead), n + 1, true
 	}
-	if t, err := time.ParseInLocation("2006-01-02", w, p.ref.Location()); err == nil {
-		return t, n + 1, true
+	// A date ("13 October", "14/05/2027", "Christmas"): without its year
+	// the next one, today included.
+	if len(w) > 10 && w[4] == '-' {
+		return time.Time{}, 0, false // a date-time that instant refused
+	}
+	if s, k := p.r.date(p.toks, i+n, p.ref); k > 0 && s.End.Equal(s.Start.AddDate(0, 0, 1)) {
+		for y, m, d := s.Start.Date(); s.AnyYear && s.Start.Before(midnight); y++ {
+			s.Start = time.Date(y+1, m, d, 0, 0, 0, 0, s.Start.Location())
+		}
+		return s.Start, n + k, true
 	}
 	return time.Time{}, 0, false
 }
