@@ -237,8 +237,9 @@ const (
 // its relevance plus sessionWeight times the best relevance among the
 // turns of its session, plus namedTimeWeight times the best relevance of
 // all when the turn is relevant itself and of a time the query names
-// (askedTimes.match: written then, or mentioning it); a summary is a
-// session of its own.
+// (askedTimes.match: written then, or mentioning it), or, when the query
+// asks for a time and names none, askedWhenWeight times it when the turn
+// mentions a time (askedWhenBonus); a summary is a session of its own.
 func rankRecall(docs []relevantDoc, asked askedTimes) []recalledDoc {
 	out := make([]recalledDoc, len(docs))
 	top := 0.0
@@ -268,6 +269,9 @@ func rankRecall(docs []relevantDoc, asked askedTimes) []recalledDoc {
 			out[i].Explain.SessionBonus = &bonus
 		}
 		start = end
+	}
+	if asked.asksWhen {
+		askedWhenBonus(out, turns, top)
 	}
 	if !asked.empty() {
 		bonus := round4(namedTimeWeight * top)

@@ -49,18 +49,27 @@ func mentionedTimes(text string, at time.Time, loc *time.Location) []TimeMention
 }
 
 // askedTimes are the times a prompt names, dates and relative times,
-// resolved against when it is asked.
-type askedTimes []when.Span
+// resolved against when it is asked, and whether it asks for a time.
+type askedTimes struct {
+	spans []when.Span
+	// asksWhen: the prompt asks for a time ("when did …?") and names
+	// none (see askedWhenWeight).
+	asksWhen bool
+}
 
 // timesAsked reads the times query names, asked at at in loc (UTC when nil).
 func timesAsked(query string, at time.Time, loc *time.Location) askedTimes {
 	if loc == nil {
 		loc = time.UTC
 	}
-	return when.New(when.English).Find(query, at.In(loc))
+	r := when.New(when.English)
+	a := askedTimes{spans: r.Find(query, at.In(loc))}
+	a.asksWhen = len(a.spans) == 0 && r.AsksWhen(query)
+	return a
 }
 
-func (a askedTimes) empty() bool { return len(a) == 0 }
+// empty: the prompt names no time.
+func (a askedTimes) empty() bool { return len(a.spans) == 0 }
 
 // match says why d is of a time the prompt names ("" when it is not):
 // it was written then, or it mentions a time that overlaps. A date the
@@ -69,7 +78,7 @@ func (a askedTimes) match(d Document) string {
 	// The turn's own time, a moment: its day in UTC (the store's zone).
 	own := d.Meta.Timestamp.UTC()
 	day := civil(own)
-	for _, q := range a {
+	for _, q := range a.spans {
 		written := !own.Before(q.Start) && own.Before(q.End)
 		if q.AnyYear {
 			s, e := inYear(q, own.Year())
@@ -80,7 +89,7 @@ func (a askedTimes) match(d Document) string {
 		}
 	}
 	for _, m := range d.Meta.Times {
-		for _, q := range a {
+		for _, q := range a.spans {
 			overlap := m.Start.Before(q.End) && q.Start.Before(m.End)
 			if q.AnyYear {
 				ms, me := civil(m.Start), civil(m.End)

@@ -25,7 +25,7 @@ func TestTimesAskedNamesDates(t *testing.T) {
 		{"in june, lower-cased, or in 2023", nil},
 	} {
 		var got []string
-		for _, q := range timesAsked(tc.text, asked, nil) {
+		for _, q := range timesAsked(tc.text, asked, nil).spans {
 			got = append(got, askedDates(q))
 		}
 		if !slices.Equal(got, tc.want) {

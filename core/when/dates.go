@@ -260,3 +260,22 @@ func number(w string) (int, bool) {
 	}
 	return n, true
 }
+
+// AsksWhen reports whether text asks for a time: it starts with one of
+// Lang.AskWhen ("When did we …?") or holds one of Lang.AskWhenPhrases ("On
+// what date …?"). A question's "when" later on ("what did she say when
+// …") asks for no time.
+func (r *Resolver) AsksWhen(text string) bool {
+	toks := r.tokens(text, -1)
+	if len(toks) > 0 && slices.Contains(r.l.AskWhen, toks[0].w) {
+		return true
+	}
+	for i := range toks {
+		for _, p := range r.l.AskWhenPhrases {
+			if r.words(toks, i, p) {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -128,3 +128,16 @@ func TestFindAnyYear(t *testing.T) {
 		}
 	}
 }
+
+// TestAsksWhen: a question asks for a time when it starts with "when" or
+// asks for a date anywhere; a "when" inside it does not.
+func TestAsksWhen(t *testing.T) {
+	r := New(English)
+	for text, want := range map[string]bool{"When did Sam move to Lisbon?": true, "  when is the party": true,
+		"On what date did we ship?": true, "How long ago did she start?": true,
+		"What did Sam say when we met?": false, "Where is the whenua?": false, "": false} {
+		if got := r.AsksWhen(text); got != want {
+			t.Errorf("%q: %t, want %t", text, got, want)
+		}
+	}
+}

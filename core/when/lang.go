@@ -60,8 +60,15 @@ type Lang struct {
 	// DayFirst reads a numeric date as day/month ("14/05"); when one of
 	// the numbers is over 12 it is the day, whatever this says.
 	DayFirst bool
-	// Named are the dates a language names every year ("Christmas").
+	// Named are the dates a language names every year ("Christmas"),
+	// longer phrases before shorter ones of the same first word.
 	Named []NamedDate
+
+	// AskWhen starts a question that asks for a time ("when …?");
+	// AskWhenPhrases ask for one anywhere in it ("what date", "how long
+	// ago"). See AsksWhen.
+	AskWhen        []string
+	AskWhenPhrases [][]string
 }
 
 // NamedDate is a day of every year by name: Words are its lower-case
@@ -136,4 +143,6 @@ var English = Lang{
 		{Words: []string{"valentine's", "day"}, Month: time.February, Day: 14},
 		{Words: []string{"halloween"}, Month: time.October, Day: 31},
 	},
+	AskWhen:        []string{"when"},
+	AskWhenPhrases: [][]string{{"what", "date"}, {"how", "long", "ago"}},
 }
