@@ -53,7 +53,9 @@ type Explanation struct {
 	// TimeBonus is set on a recalled turn or a memory of a time the prompt
 	// names ("in June", "on 13 October 2023", "last week"): half the best
 	// relevance among the candidates (see rankRecall), for a memory half
-	// the best relevance term (memoryTimeBonuses), added to its score.
+	// the best relevance term (memoryTimeBonuses), added to its score; or
+	// on a recalled turn mentioning a time when the prompt asks when and
+	// names none, askedWhenWeight of the best relevance (askedWhenBonus).
 	// TimeMatch says which time matched and why (written then, or
 	// mentioning it: "says \"yesterday\" (2023-05-07) …").
 	TimeBonus *float64 `json:"time_bonus,omitempty"`
