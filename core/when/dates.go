@@ -73,7 +73,7 @@ func (r *Resolver) date(toks []token, i int, ref time.Time) (Span, int) {
 		return Span{}, 0
 	}
 	for _, nd := range r.l.Named {
-		if r.words(toks, i, nd.Words) {
+		if first[0] == nd.Words[0][0] && r.words(toks, i, nd.Words) {
 			y, n := year(w(len(nd.Words)))
 			return r.dated(ref, y, nd.Month, nd.Day), len(nd.Words) + n
 		}
