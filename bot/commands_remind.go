@@ -12,7 +12,7 @@ import (
 
 func (cs *commands) remindCommands() (remind, list *command) {
 	remind = &command{name: "remind", usage: "remind [me|room] <when> <text>", takesText: true, run: cs.cmdRemind,
-		help: "post a reminder here at a time (`in 10 minutes`, `at 14:30`, `tomorrow at 9`, `on Friday at 10`, `2026-12-01 14:30`, in the room's `timezone`); `me` mentions you, `room` is for everyone"}
+		help: "post a reminder here at a time (`in 10 minutes`, `at 14:30`, `tomorrow at 9`, `on Friday at 10`, `on 24 December at 18:00`, `2026-12-01 14:30`, in the room's `timezone`); `me` mentions you, `room` is for everyone"}
 	list = &command{name: "reminders", usage: "reminders", help: "list the reminders waiting in this room", run: cs.cmdReminders,
 		subs: map[string]*command{
 			"cancel": {name: "cancel", usage: "reminders cancel <n>", help: "cancel reminder number n (its author or a moderator)", run: cs.cmdReminderCancel, takesText: true},

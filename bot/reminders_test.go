@@ -28,6 +28,7 @@ func TestReminderParse(t *testing.T) {
 		{"at 7:30 run", "", "2026-11-28 07:30:00", "run"},
 		{"on Friday at 10", "send the report", "2026-11-27 10:00:00", "send the report"}, // the specialist
 		{"2026-12-01T14:30", "dentist", "2026-12-01 14:30:00", "dentist"},
+		{"on 24 December at 18:00 wrap the presents", "", "2026-12-24 18:00:00", "wrap the presents"},
 		{"on Friday at 10 please", "x", "", "could not read a time"}, // the specialist's when is the whole phrase
 		{"soon to do it", "", "", "could not read a time"},
 		{"in 10 minutes", "", "", "What should I remind of"},

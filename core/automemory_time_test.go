@@ -11,7 +11,8 @@ import (
 // time zone, and the date its "next Monday" means there are in the
 // extraction prompt, with the instruction to write absolute dates. Written
 // at 05:00 on Monday 9 March in Tokyo (Sunday evening in UTC), "next
-// Monday" is 16 March, not 9 March as UTC would have it.
+// Monday" is 16 March, not 9 March as UTC would have it. The fact stored
+// keeps the date it states in its times.
 func TestExtractionPromptCarriesTheDate(t *testing.T) {
 	tokyo, err := time.LoadLocation("Asia/Tokyo")
 	if err != nil {
@@ -43,6 +44,12 @@ func TestExtractionPromptCarriesTheDate(t *testing.T) {
 		if !strings.Contains(msgs[1].Content, want) {
 			t.Errorf("the extraction prompt lacks %q:\n%s", want, msgs[1].Content)
 		}
+	}
+	// The fact keeps the date it states, for a search naming it.
+	mems := u.store.byType(DocMemory)
+	if len(mems) != 1 || len(mems[0].Meta.Times) != 1 || mems[0].Meta.Times[0].Text != "on 16 March 2026" ||
+		!mems[0].Meta.Times[0].Start.Equal(time.Date(2026, 3, 16, 0, 0, 0, 0, time.UTC)) {
+		t.Errorf("the stored fact's times: %+v, want 16 March 2026", mems)
 	}
 }
 

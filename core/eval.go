@@ -77,9 +77,11 @@ type RecalledTurn struct {
 
 // RecallTurns ranks the turns of a conversation as the chat recalls them,
 // through the same functions: by relevance to question with the session
-// bonus, each turn followed by its neighbours, without the relevance floor
-// (an evaluation wants the whole ranking); it returns the first k turns.
-func (s *Service) RecallTurns(ctx context.Context, convID, question string, k int) ([]RecalledTurn, error) {
+// bonus and the times it names (resolved against at, in UTC: when it is
+// asked), each turn followed by its neighbours, without the relevance
+// floor (an evaluation wants the whole ranking); it returns the first k
+// turns.
+func (s *Service) RecallTurns(ctx context.Context, convID, question string, at time.Time, k int) ([]RecalledTurn, error) {
 	vec, err := s.embedOne(ctx, question)
 	if err != nil {
 		return nil, err
@@ -88,7 +90,7 @@ func (s *Service) RecallTurns(ctx context.Context, convID, question string, k in
 	if err != nil {
 		return nil, err
 	}
-	ranked := rankRecall(docs, timesAsked(question, s.now(), nil))
+	ranked := rankRecall(docs, timesAsked(question, at, nil))
 	found, err := s.withNeighbours(ctx, convID, ranked[:min(k, len(ranked))], math.MaxInt)
 	if err != nil {
 		return nil, err

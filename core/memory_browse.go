@@ -124,7 +124,7 @@ func (s *Service) BrowseMemories(ctx context.Context, b Browse) (BrowseResult, e
 		// (Cond.Narrowing), and a member must never see more than their own.
 		conds := f.Conds()
 		docs = slices.DeleteFunc(docs, func(d relevantDoc) bool { return !AdmitsAll(conds, &d.Document) })
-		res.Items = s.scoreMemories(docs, b.Limit, now)
+		res.Items = s.scoreMemories(docs, b.Limit, now, s.askedNow(text))
 		return res, nil
 	}
 	if b.Cursor != "" {

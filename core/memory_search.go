@@ -48,7 +48,7 @@ func (s *Service) MemoryPage(ctx context.Context, q MemoryQuery) (MemoryPageResu
 		if err != nil {
 			return MemoryPageResult{}, err
 		}
-		items, err := s.rankMemories(ctx, q.Text, vec, f, q.Limit, 0)
+		items, err := s.rankMemories(ctx, q.Text, vec, f, q.Limit, 0, s.askedNow(q.Text))
 		return MemoryPageResult{Items: items}, err
 	}
 	if q.Cursor != "" {
@@ -92,11 +92,12 @@ func decodeCursor(c string) (Position, error) {
 }
 
 // rankMemories takes the top max(4k, 20) candidates by relevance (above
-// floor) and re-ranks them by their score (scoreMemories).
-func (s *Service) rankMemories(ctx context.Context, text string, vec []float32, f Filter, k int, floor float64) ([]Memory, error) {
+// floor) and re-ranks them by their score (scoreMemories), with the times
+// text names.
+func (s *Service) rankMemories(ctx context.Context, text string, vec []float32, f Filter, k int, floor float64, asked askedTimes) ([]Memory, error) {
 	docs, err := s.searchRelevant(ctx, text, vec, relevantQuery{Filter: f, K: max(4*k, 20), Floor: floor})
 	if err != nil {
 		return nil, err
 	}
-	return s.scoreMemories(docs, k, s.now()), nil
+	return s.scoreMemories(docs, k, s.now(), asked), nil
 }

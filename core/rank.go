@@ -42,18 +42,22 @@ type Explanation struct {
 	KeywordRelevance float64 `json:"keyword_relevance"`
 	// Relevance fuses both: 1 − (1 − similarity)(1 − keyword_relevance).
 	Relevance float64 `json:"relevance"`
-	// The terms of a memory's score; they add up to it.
+	// The terms of a memory's score; they add up to it, with TimeBonus
+	// when set.
 	RelevanceTerm  *float64 `json:"relevance_term,omitempty"`
 	ImportanceTerm *float64 `json:"importance_term,omitempty"`
 	RecencyTerm    *float64 `json:"recency_term,omitempty"`
 	// SessionBonus is a recalled turn's share of the best relevance in its
 	// session (see rankRecall); its score is relevance plus this.
 	SessionBonus *float64 `json:"session_bonus,omitempty"`
-	// TimeBonus is set on a recalled turn of a time the prompt names ("in
-	// June", "on 13 October 2023", "last week"): half the best relevance
-	// among the candidates (see rankRecall), added to its score. TimeMatch
-	// says which time matched and why (the turn was written then, or
-	// mentions it: "says \"yesterday\" (2023-05-07) …").
+	// TimeBonus is set on a recalled turn or a memory of a time the prompt
+	// names ("in June", "on 13 October 2023", "last week"): half the best
+	// relevance among the candidates (see rankRecall), for a memory half
+	// the best relevance term (memoryTimeBonuses), added to its score; or
+	// on a recalled turn mentioning a time when the prompt asks when and
+	// names none, askedWhenWeight of the best relevance (askedWhenBonus).
+	// TimeMatch says which time matched and why (written then, or
+	// mentioning it: "says \"yesterday\" (2023-05-07) …").
 	TimeBonus *float64 `json:"time_bonus,omitempty"`
 	TimeMatch string   `json:"time_match,omitempty"`
 }
@@ -148,14 +152,18 @@ func cosineSimilarity(a, b []float32) float64 {
 
 // scoreMemories re-ranks memories found by relevance by their score, best
 // first, and keeps the best k: importance and recency re-rank only what is
-// relevant. Expired memories never appear.
-func (s *Service) scoreMemories(docs []relevantDoc, k int, now time.Time) []Memory {
+// relevant, and so does a time the query names (memoryTimeBonuses). Expired
+// memories never appear.
+func (s *Service) scoreMemories(docs []relevantDoc, k int, now time.Time, asked askedTimes) []Memory {
 	// Scored first, and only the best k made into Memories: building and
 	// sorting them all cost more than the ranking itself (pprof).
 	type scoredMemory struct {
 		doc                            *relevantDoc
 		relTerm, impTerm, bonus, score float64
+		timeBonus                      *float64
+		timeMatch                      string
 	}
+	times := s.memoryTimeBonuses(asked, docs)
 	ranked := make([]scoredMemory, 0, len(docs))
 	for i := range docs {
 		d := &docs[i]
@@ -164,6 +172,9 @@ func (s *Service) scoreMemories(docs []relevantDoc, k int, now time.Time) []Memo
 		}
 		c := scoredMemory{doc: d}
 		c.relTerm, c.impTerm, c.bonus, c.score = s.score(d.Relevance, d.Meta.Timestamp, d.Meta.Importance, now)
+		if times != nil && times[i].why != "" {
+			c.timeBonus, c.timeMatch, c.score = &times[i].bonus, times[i].why, round4(c.score+times[i].bonus)
+		}
 		ranked = append(ranked, c)
 	}
 	slices.SortStableFunc(ranked, func(a, b scoredMemory) int { return cmp.Compare(b.score, a.score) })
@@ -172,6 +183,7 @@ func (s *Service) scoreMemories(docs []relevantDoc, k int, now time.Time) []Memo
 		m := memoryFromDoc(c.doc.Document)
 		sim, ex := c.doc.Similarity, c.doc.Explain
 		ex.RelevanceTerm, ex.ImportanceTerm, ex.RecencyTerm = &c.relTerm, &c.impTerm, &c.bonus
+		ex.TimeBonus, ex.TimeMatch = c.timeBonus, c.timeMatch
 		m.Similarity, m.RecencyBonus, m.Score, m.Explain = &sim, &c.bonus, &c.score, &ex
 		out = append(out, m)
 	}
@@ -227,8 +239,9 @@ const (
 // its relevance plus sessionWeight times the best relevance among the
 // turns of its session, plus namedTimeWeight times the best relevance of
 // all when the turn is relevant itself and of a time the query names
-// (askedTimes.match: written then, or mentioning it); a summary is a
-// session of its own.
+// (askedTimes.match: written then, or mentioning it), or, when the query
+// asks for a time and names none, askedWhenWeight times it when the turn
+// mentions a time (askedWhenBonus); a summary is a session of its own.
 func rankRecall(docs []relevantDoc, asked askedTimes) []recalledDoc {
 	out := make([]recalledDoc, len(docs))
 	top := 0.0
@@ -258,6 +271,9 @@ func rankRecall(docs []relevantDoc, asked askedTimes) []recalledDoc {
 			out[i].Explain.SessionBonus = &bonus
 		}
 		start = end
+	}
+	if asked.asksWhen {
+		askedWhenBonus(out, turns, top)
 	}
 	if !asked.empty() {
 		bonus := round4(namedTimeWeight * top)

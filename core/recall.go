@@ -57,11 +57,7 @@ func (s *Service) recall(ctx context.Context, req ChatRequest, vec []float32, k 
 		cands = append(cands, docs...)
 	}
 	var hits []recalledDoc
-	asked := req.UserTimestamp
-	if asked.IsZero() {
-		asked = s.now()
-	}
-	for _, d := range rankRecall(cands, timesAsked(req.Prompt, asked, req.Location)) {
+	for _, d := range rankRecall(cands, s.askedIn(req)) {
 		if len(hits) == k {
 			break
 		}

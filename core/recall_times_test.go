@@ -68,3 +68,57 @@ func TestRecallFindsTheTimeATurnMentions(t *testing.T) {
 		t.Errorf("no time asked: recalled %v, want one without a time match (not the yesterday turn)", got)
 	}
 }
+
+// TestRecallAnswersWhen: asked when something happened, without naming a
+// time, the turn that says when (its "yesterday" resolved when stored)
+// ranks above an as relevant one that does not, and explain says why; the
+// same question without "when" does not prefer it.
+func TestRecallAnswersWhen(t *testing.T) {
+	ctx := context.Background()
+	svc := newServiceWith(t, core.DefaultOptions())
+	conv := core.NewConversationID()
+	monday := time.Date(2026, 3, 2, 18, 0, 0, 0, time.UTC)
+	said := "I made a bowl at the pottery class yesterday."
+	turns := []core.ImportedTurn{
+		{Role: "user", Text: "I made a bowl at the pottery class.", Time: monday.AddDate(0, 0, -14)},
+		{Role: "assistant", Text: "Nice.", Time: monday.AddDate(0, 0, -14).Add(time.Minute)},
+		{Role: "user", Text: said, Time: monday},
+		{Role: "assistant", Text: "Lovely.", Time: monday.Add(time.Minute)},
+	}
+	if _, err := svc.ImportTurns(ctx, conv, turns); err != nil {
+		t.Fatal(err)
+	}
+	at := monday.AddDate(0, 0, 10)
+	got, err := svc.RecallTurns(ctx, conv, "When did I make a bowl at the pottery class?", at, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].Text != said {
+		t.Fatalf("recalled %q, want %q first", recalledTexts(got), said)
+	}
+	ranked, err := svc.DebugPrompt(ctx, core.ChatRequest{Prompt: "When did I make a bowl at the pottery class?", ConversationID: conv,
+		RecallK: intPtr(1), TurnsK: intPtr(0), UserTimestamp: at})
+	if err != nil {
+		t.Fatal(err)
+	}
+	why := ""
+	for _, it := range ranked.Used.Turns {
+		if it.Reason == core.ReasonRecalled && it.Explain != nil {
+			why = it.Explain.TimeMatch
+		}
+	}
+	if want := `says "yesterday" (2026-03-01), and the prompt asks when`; why != want {
+		t.Errorf("time_match %q, want %q", why, want)
+	}
+	if got, err := svc.RecallTurns(ctx, conv, "Did I make a bowl at the pottery class?", at, 1); err != nil || len(got) != 1 || got[0].Text == said {
+		t.Errorf("no when asked: recalled %q (%v), want the other turn first", recalledTexts(got), err)
+	}
+}
+
+func recalledTexts(ts []core.RecalledTurn) []string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = t.Text
+	}
+	return out
+}

@@ -110,7 +110,7 @@ func (s *Service) retrieveAll(ctx context.Context, req ChatRequest) (retrieval, 
 		if err != nil {
 			return r, err
 		}
-		mems, err := s.rankMemories(ctx, req.Prompt, vec, Filter{Type: DocMemory, Scopes: scopes}, memK, s.opts.RelevanceFloor)
+		mems, err := s.rankMemories(ctx, req.Prompt, vec, Filter{Type: DocMemory, Scopes: scopes}, memK, s.opts.RelevanceFloor, s.askedIn(req))
 		if err != nil {
 			return r, err
 		}

@@ -6,32 +6,50 @@ import (
 	"time"
 )
 
-// TestNamedPeriods: the months and days a prompt names, with or without a
-// year; "May" and "March" only as dates.
-func TestNamedPeriods(t *testing.T) {
+// TestTimesAskedNamesDates: the dates a prompt names, with or without a
+// year (then of any year); "May" and "March" only as dates. Each is shown
+// as match explains it.
+func TestTimesAskedNamesDates(t *testing.T) {
+	asked := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
 	for _, tc := range []struct {
 		text string
-		want []namedPeriod
+		want []string
 	}{
-		{"What did we plan in June?", []namedPeriod{{month: time.June}}},
-		{"What happened on October 13, 2023?", []namedPeriod{{2023, time.October, 13}}},
-		{"and on 1 February, 2023", []namedPeriod{{2023, time.February, 1}}},
-		{"the 3rd of March and December 2024", []namedPeriod{{0, time.March, 3}, {2024, time.December, 0}}},
-		{"May I ask what you did in May 2025?", []namedPeriod{{2025, time.May, 0}}},
+		{"What did we plan in June?", []string{"June, any year"}},
+		{"What happened on October 13, 2023?", []string{"2023-10-13"}},
+		{"and on 1 February, 2023", []string{"2023-02-01"}},
+		{"the 3rd of March and December 2024", []string{"3 March, any year", "2024-12-01 to 2024-12-31"}},
+		{"May I ask what you did in May 2025?", []string{"2025-05-01 to 2025-05-31"}},
+		{"what did we say on 14/05 or 2023-05-16?", []string{"14 May, any year", "2023-05-16"}},
 		{"we may march on", nil},
 		{"in june, lower-cased, or in 2023", nil},
 	} {
-		if got := namedPeriods(tc.text); !slices.Equal(got, tc.want) {
-			t.Errorf("%q: got %v, want %v", tc.text, got, tc.want)
+		var got []string
+		for _, q := range timesAsked(tc.text, asked, nil).spans {
+			got = append(got, askedDates(q))
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%q: got %q, want %q", tc.text, got, tc.want)
 		}
 	}
 	turn := func(at time.Time) Document { return Document{Meta: Metadata{Type: DocTurn, Timestamp: at}} }
-	oct13 := askedTimes{named: []namedPeriod{{2023, time.October, 13}}}
+	oct13 := timesAsked("on 13 October 2023", asked, nil)
 	if oct13.match(turn(time.Date(2023, 10, 13, 23, 0, 0, 0, time.UTC))) == "" || oct13.match(turn(time.Date(2023, 10, 14, 0, 0, 0, 0, time.UTC))) != "" {
 		t.Error("13 October 2023 must hold that day, and only it")
 	}
-	if (askedTimes{named: []namedPeriod{{month: time.June}}}).match(turn(time.Date(2019, 6, 30, 0, 0, 0, 0, time.UTC))) == "" {
-		t.Error("June without a year must hold every June")
+	june := timesAsked("in June", asked, nil)
+	if june.match(turn(time.Date(2019, 6, 30, 0, 0, 0, 0, time.UTC))) == "" || june.match(turn(time.Date(2019, 7, 1, 0, 0, 0, 0, time.UTC))) != "" {
+		t.Error("June without a year must hold every June, and only June")
+	}
+	// A turn that named a date (resolved when stored, its year missing:
+	// the nearest to when it was written) matches a prompt naming it.
+	said := Document{Meta: Metadata{Type: DocTurn, Timestamp: time.Date(2023, 11, 2, 9, 0, 0, 0, time.UTC),
+		Times: mentionedTimes("the launch was on 13 October", time.Date(2023, 11, 2, 9, 0, 0, 0, time.UTC), nil)}}
+	if got, want := oct13.match(said), `says "on 13 October" (2023-10-13), overlapping the prompt's "on 13 October 2023" (2023-10-13)`; got != want {
+		t.Errorf("the turn naming 13 October: %q, want %q", got, want)
+	}
+	if got := timesAsked("what happened on 13 October 2022?", asked, nil).match(said); got != "" {
+		t.Errorf("13 October 2022 matched the turn of 2023's: %q", got)
 	}
 }
 
@@ -58,8 +76,8 @@ func TestTimesMatch(t *testing.T) {
 		said, plain bool
 		why         string
 	}{
-		{"What did I finish on 3 January 2027?", true, false, `says "yesterday" (2027-01-03), in the time the prompt names (3 January 2027)`},
-		{"what did I finish on 4 January 2027?", true, false, `written on 2027-01-04, in the time the prompt names (4 January 2027)`},
+		{"What did I finish on 3 January 2027?", true, false, `says "yesterday" (2027-01-03), overlapping the prompt's "on 3 January 2027" (2027-01-03)`},
+		{"what did I finish on 4 January 2027?", true, false, `written on 2027-01-04, in the prompt's "on 4 January 2027" (2027-01-04)`},
 		{"what did I do last week?", true, false, `says "yesterday" (2027-01-03), overlapping the prompt's "last week" (2026-12-28 to 2027-01-03)`},
 		{"what did I finish in December?", false, true, ""},
 		{"anything three weeks ago?", false, true, ""},

@@ -217,6 +217,13 @@ func TestPagingFiltersAndSearch(t *testing.T) {
 
 	hit := b.get("/ui/memories?q=" + url.QueryEscape("book club Thursdays"))
 	want(t, hit, http.StatusOK, "Best", room.Text, "keyword #1", "meaning #", "importance ", "recency ")
+	if strings.Contains(hit.body, ", time ") {
+		t.Error("a search naming no time shows a time bonus")
+	}
+	// A search naming a date shows which memory's time matched it.
+	dated := s.remember(core.MemoryInput{Text: "The book club read Dune on 13 October 2025"})
+	hit = b.get("/ui/memories?q=" + url.QueryEscape("what did the book club read on 13 October 2025"))
+	want(t, hit, http.StatusOK, dated.Text, ", time ", "overlapping the prompt")
 }
 
 var nextLink = regexp.MustCompile(`<a href="([^"]+)" rel="next">`)

@@ -207,7 +207,7 @@ func (e *chatEval) runSample(ctx context.Context, path string, emb core.Embedder
 	for i, id := range s.DiaIDs {
 		lines[id] = collapseSpace(s.Turns[i].Text)
 	}
-	clock.set(s.Turns[len(s.Turns)-1].Time.Add(24 * time.Hour)) // asked a day after the last session
+	clock.set(s.askedAt())
 	started = time.Now()
 	for i, set := range e.settings {
 		for _, q := range s.Questions {

@@ -46,6 +46,17 @@ type evalSample struct {
 	Questions []evalQuestion
 }
 
+// askedAt is when the questions are asked: at the end of the conversation
+// (its last turn), so that a question's relative times ("last week") mean
+// what they meant to the speakers then, not to whoever runs the
+// evaluation.
+func (s evalSample) askedAt() time.Time {
+	if len(s.Turns) == 0 {
+		return time.Time{}
+	}
+	return s.Turns[len(s.Turns)-1].Time
+}
+
 // evalQuestion is one question to ask, with its known evidence turns.
 type evalQuestion struct {
 	Text     string

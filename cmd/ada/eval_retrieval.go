@@ -120,7 +120,7 @@ func (e *evalRun) runSample(ctx context.Context, path string, emb core.Embedder,
 		opts := coreOptions(e.cfg)
 		opts.SearchMode = res.Mode
 		svc := core.New(core.Deps{Store: db, Embedder: emb, Logger: e.log}, opts)
-		err := e.ask(ctx, svc, convID, diaOf, s.Questions, res)
+		err := e.ask(ctx, svc, convID, diaOf, s.Questions, s.askedAt(), res)
 		svc.Close()
 		if err != nil {
 			return fmt.Errorf("%s search: %w", res.Mode, err)
@@ -129,13 +129,13 @@ func (e *evalRun) runSample(ctx context.Context, path string, emb core.Embedder,
 	return nil
 }
 
-// ask asks each question once, with k the largest of the Ks, and adds its
-// recall at every k.
-func (e *evalRun) ask(ctx context.Context, svc *core.Service, convID string, diaOf map[string]string, qs []evalQuestion, res *evalResult) error {
+// ask asks each question once, at at, with k the largest of the Ks, and
+// adds its recall at every k.
+func (e *evalRun) ask(ctx context.Context, svc *core.Service, convID string, diaOf map[string]string, qs []evalQuestion, at time.Time, res *evalResult) error {
 	kmax := slices.Max(e.ks)
 	for _, q := range qs {
 		start := time.Now()
-		found, err := svc.RecallTurns(ctx, convID, q.Text, kmax)
+		found, err := svc.RecallTurns(ctx, convID, q.Text, at, kmax)
 		if err != nil {
 			return err
 		}

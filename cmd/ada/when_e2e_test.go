@@ -68,3 +68,34 @@ func TestRecallLastWeekOverHTTP(t *testing.T) {
 		t.Errorf("an unknown time zone: %d %q, want 400", st, d.Detail)
 	}
 }
+
+// TestMemorySearchNamesADateOverHTTP: over the API, of three memories about
+// the release, the one that names the day it shipped ("on 13 October
+// 2025", kept in its times when stored) comes first when the search names
+// that day, and explain's time_match says so. (Its words rank it first
+// too; core's TestMemorySearchFindsTheTimeAMemoryMeant shows the ranking.)
+func TestMemorySearchNamesADateOverHTTP(t *testing.T) {
+	ada, _, _ := startChatAda(t, "ollama", map[string]string{"RAG_AUTO_MEMORY": "false"})
+	said := "The release shipped on 13 October 2025 after the review."
+	for _, text := range []string{said, "The release shipped after the review, a good one.", "The release shipped after the review, at last."} {
+		if st := ada.call("POST", "/v1/memory", map[string]any{"text": text}, nil); st != 201 && st != 200 {
+			t.Fatalf("POST /v1/memory %q: %d", text, st)
+		}
+	}
+	var page struct {
+		Items []struct {
+			Text    string `json:"text"`
+			Explain struct {
+				TimeMatch string `json:"time_match"`
+			} `json:"explain"`
+		} `json:"items"`
+	}
+	q := url.Values{"search": {"What shipped on 13 October 2025?"}, "limit": {"3"}}
+	if st := ada.call("GET", "/v1/memory?"+q.Encode(), nil, &page); st != 200 {
+		t.Fatal(st)
+	}
+	want := `says "on 13 October 2025" (2025-10-13), overlapping the prompt's "on 13 October 2025" (2025-10-13)`
+	if len(page.Items) != 3 || page.Items[0].Text != said || page.Items[0].Explain.TimeMatch != want {
+		t.Fatalf("search: %+v, want %q first with time_match %q", page.Items, said, want)
+	}
+}

@@ -52,6 +52,27 @@ func TestFind(t *testing.T) {
 		{"Asia/Tokyo", "2027-01-01 01:00", "yesterday", "2026-12-31/2027-01-01", "yesterday"},
 		{"America/New_York", "2026-12-31 22:00", "tomorrow", "2027-01-01/2027-01-02", "tomorrow"},
 		{"Europe/Berlin", "2026-10-26 10:00", "yesterday", "2026-10-25/2026-10-26", "yesterday"},
+		// Dates: a missing year is the nearest one (its Start or End within
+		// six months), across a year end.
+		{"UTC", "2026-11-27 10:00", "we met on 13 October", "2026-10-13/2026-10-14", "on 13 October"},
+		{"UTC", "2026-12-30 10:00", "see you on 3rd of January", "2027-01-03/2027-01-04", "on 3rd of January"},
+		{"UTC", "2027-01-02 10:00", "the party on December 31st was loud", "2026-12-31/2027-01-01", "on December 31st"},
+		{"UTC", "2026-11-27 10:00", "on October 13, 2023 we", "2023-10-13/2023-10-14", "on October 13, 2023"},
+		{"UTC", "2026-11-27 10:00", "back in May 2023, and 3 may", "2023-05-01/2023-06-01 2027-05-03/2027-05-04", "May 2023|3 may"},
+		{"UTC", "2026-11-27 10:00", "in June we flew", "2026-06-01/2026-07-01", "June"},
+		{"UTC", "2026-02-10 10:00", "in December", "2025-12-01/2026-01-01", "December"},
+		{"UTC", "2026-02-20 10:00", "on 29 February", "2024-02-29/2024-03-01", "on 29 February"},
+		{"America/New_York", "2026-12-31 22:00", "on 1 January", "2027-01-01/2027-01-02", "on 1 January"},
+		{"UTC", "2027-01-10 10:00", "at Christmas", "2026-12-25/2026-12-26", "Christmas"},
+		{"UTC", "2028-03-01 10:00", "born on 29 February", "2028-02-29/2028-03-01", "on 29 February"},
+		{"UTC", "2026-11-27 10:00", "on 31 april or 32 may", "", ""},
+		{"UTC", "2026-11-27 10:00", "last June and next March", "2026-06-01/2026-07-01 2027-03-01/2027-04-01", "last June|next March"},
+		{"UTC", "2026-06-10 10:00", "last June", "2025-06-01/2025-07-01", "last June"},
+		{"UTC", "2026-11-27 10:00", "on 14/05 and 05/14/2023 and 2023-05-16", "2027-05-14/2027-05-15 2023-05-14/2023-05-15 2023-05-16/2023-05-17", "on 14/05|05/14/2023|2023-05-16"},
+		{"UTC", "2026-11-27 10:00", "open 24/7, 1/2 a cup, 3/4", "", ""},
+		{"UTC", "2026-11-27 10:00", "at Christmas, and New Year’s Eve 2025", "2026-12-25/2026-12-26 2025-12-31/2026-01-01", "Christmas|New Year’s Eve 2025"},
+		{"UTC", "2026-11-27 10:00", "may I march in june? I may.", "", ""},
+		{"Asia/Tokyo", "2027-01-01 01:00", "on 31 December", "2026-12-31/2027-01-01", "on 31 December"},
 		// Several in one message.
 		{"UTC", "2026-11-27 10:00", "Yesterday I said we'd meet next week.", "2026-11-26/2026-11-27 2026-11-30/2026-12-07", "Yesterday|next week"},
 		// Nothing.
@@ -91,5 +112,32 @@ func TestFindCutShort(t *testing.T) {
 	}
 	if got := r.Find("see you in a few", ref); len(got) != 0 {
 		t.Errorf("\"in a few\" without a unit: %v", got)
+	}
+}
+
+// TestFindAnyYear: a date named without its year says so; with its year,
+// or relative, it does not.
+func TestFindAnyYear(t *testing.T) {
+	r := New(English)
+	ref := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
+	for text, want := range map[string]bool{"on 13 October": true, "in June": true, "14/05": true, "Christmas": true,
+		"on 13 October 2023": false, "May 2023": false, "2023-05-14": false, "last June": false, "yesterday": false} {
+		got := r.Find(text, ref)
+		if len(got) != 1 || got[0].AnyYear != want {
+			t.Errorf("%q: %+v, want one span with AnyYear %t", text, got, want)
+		}
+	}
+}
+
+// TestAsksWhen: a question asks for a time when it starts with "when" or
+// asks for a date anywhere; a "when" inside it does not.
+func TestAsksWhen(t *testing.T) {
+	r := New(English)
+	for text, want := range map[string]bool{"When did Sam move to Lisbon?": true, "  when is the party": true,
+		"On what date did we ship?": true, "How long ago did she start?": true,
+		"What did Sam say when we met?": false, "Where is the whenua?": false, "": false} {
+		if got := r.AsksWhen(text); got != want {
+			t.Errorf("%q: %t, want %t", text, got, want)
+		}
 	}
 }

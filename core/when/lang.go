@@ -44,6 +44,39 @@ type Lang struct {
 	Articles, Of []string
 	// WeekStart is the first day of a week ("last week").
 	WeekStart time.Weekday
+
+	// Dates a message names, read by Find (see dates.go).
+	// Months name the months, full and short forms. A month next to a day
+	// or a year is a date ("13 October", "October 13th, 2023", "May
+	// 2023"); alone ("in June") it counts only when capitalised, if
+	// MonthsCapitalised (as the language writes months), and never when
+	// it is one of MonthWords: words that are months only next to a day
+	// or a year ("may", "march", short forms like "jan").
+	Months            map[string]time.Month
+	MonthsCapitalised bool
+	MonthWords        []string
+	// Ordinals follow a day's number ("13th").
+	Ordinals []string
+	// DayFirst reads a numeric date as day/month ("14/05"); when one of
+	// the numbers is over 12 it is the day, whatever this says.
+	DayFirst bool
+	// Named are the dates a language names every year ("Christmas"),
+	// longer phrases before shorter ones of the same first word.
+	Named []NamedDate
+
+	// AskWhen starts a question that asks for a time ("when …?");
+	// AskWhenPhrases ask for one anywhere in it ("what date", "how long
+	// ago"). See AsksWhen.
+	AskWhen        []string
+	AskWhenPhrases [][]string
+}
+
+// NamedDate is a day of every year by name: Words are its lower-case
+// words, as written.
+type NamedDate struct {
+	Words []string
+	Month time.Month
+	Day   int
 }
 
 // Unit is one unit of a duration: a fixed length (seconds to hours), or
@@ -89,4 +122,27 @@ var English = Lang{
 	Articles:  []string{"a"},
 	Of:        []string{"of"},
 	WeekStart: time.Monday,
+	Months: map[string]time.Month{
+		"january": time.January, "jan": time.January, "february": time.February, "feb": time.February,
+		"march": time.March, "mar": time.March, "april": time.April, "apr": time.April, "may": time.May,
+		"june": time.June, "jun": time.June, "july": time.July, "jul": time.July, "august": time.August,
+		"aug": time.August, "september": time.September, "sep": time.September, "sept": time.September,
+		"october": time.October, "oct": time.October, "november": time.November, "nov": time.November,
+		"december": time.December, "dec": time.December,
+	},
+	MonthsCapitalised: true,
+	MonthWords:        []string{"may", "march", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec"},
+	Ordinals:          []string{"st", "nd", "rd", "th"},
+	DayFirst:          true,
+	Named: []NamedDate{
+		{Words: []string{"christmas", "eve"}, Month: time.December, Day: 24},
+		{Words: []string{"christmas", "day"}, Month: time.December, Day: 25},
+		{Words: []string{"christmas"}, Month: time.December, Day: 25},
+		{Words: []string{"new", "year's", "eve"}, Month: time.December, Day: 31},
+		{Words: []string{"new", "year's", "day"}, Month: time.January, Day: 1},
+		{Words: []string{"valentine's", "day"}, Month: time.February, Day: 14},
+		{Words: []string{"halloween"}, Month: time.October, Day: 31},
+	},
+	AskWhen:        []string{"when"},
+	AskWhenPhrases: [][]string{{"what", "date"}, {"how", "long", "ago"}},
 }

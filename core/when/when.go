@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Span is the time a phrase means: [Start, End). A day is its midnight to
@@ -17,6 +19,10 @@ type Span struct {
 	// Clock says the phrase fixed a moment (a time of day, or a duration
 	// from the reference), not only a day.
 	Clock bool
+	// AnyYear says a date was named without its year ("13 October",
+	// "in June"): Start and End are those of the one nearest the
+	// reference, and a reader may take it in any year.
+	AnyYear bool
 }
 
 // Resolver reads the phrases of one language.
@@ -25,11 +31,12 @@ type Resolver struct{ l Lang }
 // New returns a resolver for the language table l.
 func New(l Lang) *Resolver { return &Resolver{l: l} }
 
-// token is one whitespace-separated word: its normalised form and where it
-// ends in the text.
+// token is one whitespace-separated word: its normalised form, where it
+// starts and ends in the text, and whether it was written capitalised.
 type token struct {
 	w          string
 	start, end int
+	upper      bool
 }
 
 // tokens reads the first limit words of text (all when limit < 0). Find
@@ -57,9 +64,18 @@ func (r *Resolver) tokens(text string, limit int) []token {
 			end -= len(w) - len(trimmed)
 			w = trimmed
 		}
-		out = append(out, token{w: w, start: start, end: end})
+		out = append(out, token{w: w, start: start, end: end, upper: upper(text[start:])})
 	}
 	return out
+}
+
+// upper reports whether s starts with a capital letter.
+func upper(s string) bool {
+	if s[0] < utf8.RuneSelf {
+		return s[0] >= 'A' && s[0] <= 'Z'
+	}
+	c, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsUpper(c)
 }
 
 // isSpace reports whether b separates words: ASCII white space, as
@@ -185,7 +201,7 @@ func (p *parser) instant(i int) (int, bool) {
 	return 0, false
 }
 
-// day is "[on] today|tomorrow|<weekday>|<YYYY-MM-DD>": the day's midnight.
+// day is "[on] today|tomorrow|<weekday>|<date>": the day's midnight.
 // A weekday is the next one, today included only if a time of day follows
 // that is still to come.
 func (p *parser) day(i int) (time.Time, int, bool) {
@@ -207,8 +223,16 @@ func (p *parser) day(i int) (time.Time, int, bool) {
 		}
 		return midnight.AddDate(0, 0, ahead), n + 1, true
 	}
-	if t, err := time.ParseInLocation("2006-01-02", w, p.ref.Location()); err == nil {
-		return t, n + 1, true
+	// A date ("13 October", "14/05/2027", "Christmas"): without its year
+	// the next one, today included.
+	if len(w) > 10 && w[4] == '-' {
+		return time.Time{}, 0, false // a date-time that instant refused
+	}
+	if s, k := p.r.date(p.toks, i+n, p.ref); k > 0 && s.End.Equal(s.Start.AddDate(0, 0, 1)) {
+		for y, m, d := s.Start.Date(); s.AnyYear && s.Start.Before(midnight); y++ {
+			s.Start = time.Date(y+1, m, d, 0, 0, 0, 0, s.Start.Location())
+		}
+		return s.Start, n + k, true
 	}
 	return time.Time{}, 0, false
 }
@@ -303,8 +327,8 @@ func (r *Resolver) count(w string) (int, bool) {
 	if n, ok := r.l.Numbers[w]; ok {
 		return n, true
 	}
-	n, err := strconv.Atoi(w)
-	if err != nil || n < 0 || n > 100000 {
+	n, ok := number(w)
+	if !ok || n > 100000 {
 		return 0, false
 	}
 	return n, true

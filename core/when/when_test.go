@@ -59,6 +59,12 @@ func TestPrefix(t *testing.T) {
 		// ISO dates and times.
 		{"UTC", "2026-11-27 12:00", "2027-02-28 at 08:00 renew", "2027-02-28 08:00", "2027-02-28 at 08:00", "renew", true},
 		{"UTC", "2026-11-27 12:00", "on 2026-12-24 presents", "2026-12-24 00:00", "on 2026-12-24", "presents", false},
+		// Dates: without a year the next one, today included.
+		{"UTC", "2026-11-27 08:00", "on 13 October at 9 call mum", "2027-10-13 09:00", "on 13 October at 9", "call mum", true},
+		{"UTC", "2026-11-27 08:00", "on 27 November at 9 call mum", "2026-11-27 09:00", "on 27 November at 9", "call mum", true},
+		{"UTC", "2026-11-27 08:00", "Christmas at 18:00 call home", "2026-12-25 18:00", "Christmas at 18:00", "call home", true},
+		{"UTC", "2026-11-27 08:00", "on 14/05 water plants", "2027-05-14 00:00", "on 14/05", "water plants", false},
+		{"UTC", "2026-11-27 08:00", "on 3 March 2027 renew", "2027-03-03 00:00", "on 3 March 2027", "renew", false},
 		{"America/New_York", "2026-11-27 12:00", "2026-12-01T14:30 dentist", "2026-12-01 14:30", "2026-12-01T14:30", "dentist", true},
 		{"America/New_York", "2026-11-27 12:00", "2026-12-01T14:30:00Z dentist", "2026-12-01 09:30", "2026-12-01T14:30:00Z", "dentist", true},
 		{"Asia/Tokyo", "2026-12-31 23:30", "at 0:15", "2027-01-01 00:15", "at 0:15", "", true},
@@ -97,7 +103,8 @@ func TestNotAPhrase(t *testing.T) {
 	r := New(English)
 	ref := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
 	for _, text := range []string{"", "send the report", "9 bottles", "in the morning", "at home", "at 25:00", "at 9x",
-		"at 13pm", "in ten years", "2026-13-01 at 9", "on time", "tonight take out the bins"} {
+		"at 13pm", "in ten years", "2026-13-01 at 9", "on time", "tonight take out the bins",
+		"2026-12-01T25:00 dentist", "in June buy tickets", "May I call you", "on 31 June"} {
 		if span, rest, ok := r.Prefix(text, ref); ok {
 			t.Errorf("%q: found %q (%s), rest %q", text, span.Text, span.Start, rest)
 		}
