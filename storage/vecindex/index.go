@@ -3,6 +3,7 @@ package vecindex
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"sync"
 )
 
@@ -49,6 +50,11 @@ type Index struct {
 	// listMin and exactMax are ivfMinRows and exactMaxRows, smaller in
 	// tests, which run the same code on fewer rows.
 	listMin, exactMax int
+	// trainers are the segments' trainings under way (retrain.go);
+	// trainHook, if set (tests), runs in each once it has copied its
+	// segment, before it trains.
+	trainers  sync.WaitGroup
+	trainHook func()
 }
 
 // segmentKey is a segment's type and conversation id ("" is a conversation
@@ -68,8 +74,9 @@ type codeSegment struct {
 	scopeRows map[uint32][]int32
 	scopeAt   []int32
 	// ivf, once the segment has ivfMinRows rows, partitions them (see
-	// invLists).
-	ivf *invLists
+	// invLists); train is set while new lists are trained (retrain.go).
+	ivf   *invLists
+	train *training
 }
 
 // rowRef is where a row is: its segment and its index in it.
@@ -148,6 +155,9 @@ func (x *Index) applyOne(op *Op) {
 		if s.ivf != nil {
 			s.ivf.del(int32(i), int32(last))
 		}
+		if s.train != nil {
+			s.train.removed(int32(i), int32(last))
+		}
 		s.delScope(int32(i), int32(last))
 		if i != last {
 			s.heads[i], s.codes[i], s.rowids[i], s.scopes[i] = s.heads[last], s.codes[last], s.rowids[last], s.scopes[last]
@@ -205,11 +215,13 @@ func (x *Index) add(rowid int64, key segmentKey, scope uint32, c *Code) {
 	s.scopeRows[scope] = append(s.scopeRows[scope], int32(len(s.rowids)-1))
 	x.rows++
 	last := int32(len(s.rowids) - 1)
-	switch {
-	case s.ivf == nil && len(s.rowids) >= x.listMin, s.ivf != nil && len(s.rowids) >= retrainGrowth*s.ivf.trained:
-		s.ivf = trainLists(s.heads, s.scopes)
-	case s.ivf != nil:
+	if s.ivf != nil {
 		s.ivf.add(last, &s.heads[last], scope)
+	}
+	if s.train != nil {
+		s.train.appended(last, &s.heads[last], scope)
+	} else if s.needsLists(x.listMin) {
+		x.startTraining(s)
 	}
 }
 
@@ -260,11 +272,14 @@ func (x *Index) Load(n int, next func(*RawRow) (bool, error)) error {
 	}
 	for _, s := range fresh.segs {
 		if len(s.rowids) >= x.listMin {
-			s.ivf = trainLists(s.heads, s.scopes)
+			s.ivf = trainLists(s.heads, s.scopes, runtime.GOMAXPROCS(0))
 		}
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	for _, s := range x.segs {
+		s.train = nil // its trainer finds it replaced
+	}
 	x.segs, x.bySegment, x.pos, x.rows, x.names = fresh.segs, fresh.bySegment, fresh.pos, fresh.rows, fresh.names
 	for i := range x.pending {
 		x.applyOne(&x.pending[i])
