@@ -74,10 +74,17 @@ func TestRowsChangedDuringTrainingAreRightAfterTheSwap(t *testing.T) {
 	for _, tc := range []struct {
 		name        string
 		seed, first int // rows before the training starts
-	}{{"first lists", 300, 500}, {"lists trained again", 500, 2000}} {
+		added       int // rows written during it
+	}{
+		{"first lists", 300, 500, 600},
+		{"lists trained again", 500, 2000, 600},
+		// Few enough changes for the whole log to be replayed under the
+		// lock, where the others take a round without it first.
+		{"few changes meanwhile", 300, 500, 30},
+	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				const added = 600
+				added := tc.added
 				codes := topicVectors(rand.New(rand.NewPCG(23, 24)), tc.first+added, 150)
 				x := smallIndex()
 				x.listMin = 500
@@ -91,9 +98,9 @@ func TestRowsChangedDuringTrainingAreRightAfterTheSwap(t *testing.T) {
 					t.Fatal("no training under way: the test does not reach it")
 				}
 				// Meanwhile: every 5th old row deleted (the segment's last
-				// rows move into the holes), 600 rows written (more than
-				// one round of the log), every 3rd of them deleted again,
-				// every 7th old row moved to another scope.
+				// rows move into the holes), rows written, every 3rd of
+				// them deleted again, every 13th old row moved to another
+				// scope.
 				deleted := map[int64]bool{}
 				var churn []Op
 				for i := 0; i < tc.first; i += 5 {
@@ -107,7 +114,7 @@ func TestRowsChangedDuringTrainingAreRightAfterTheSwap(t *testing.T) {
 					churn = append(churn, Op{Del: true, Rowid: int64(i)})
 					deleted[int64(i)] = true
 				}
-				for i := 1; i < tc.first; i += 7 {
+				for i := 1; i < tc.first; i += 13 {
 					if !deleted[int64(i)] {
 						churn = append(churn, Op{Rowid: int64(i), Type: string(core.DocMemory), Scope: "entity:moved", Code: codes[i]})
 					}
@@ -137,8 +144,8 @@ func TestRowsChangedDuringTrainingAreRightAfterTheSwap(t *testing.T) {
 						t.Fatalf("row %d not found by its own code: %v", i, got)
 					}
 				}
-				if got := x.Nearest(&codes[8], Filter{Scopes: []string{"entity:moved"}}, 1); !slices.Equal(got, []int64{8}) {
-					t.Fatalf("a row moved to another scope during the training: %v in that scope, want [8]", got)
+				if got := x.Nearest(&codes[14], Filter{Scopes: []string{"entity:moved"}}, 1); !slices.Equal(got, []int64{14}) {
+					t.Fatalf("a row moved to another scope during the training: %v in that scope, want [14]", got)
 				}
 			})
 		})
