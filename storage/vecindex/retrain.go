@@ -11,7 +11,7 @@ import (
 // store's write lock, so every write and search waited for it. Instead
 // Apply only marks the segment (training) and starts a goroutine, which
 // copies the segment's heads and scopes under the read lock (searches go
-// on; writes wait for the copy alone), trains new lists on the copy
+// on; writes, and the searches queued behind one, wait for the copy alone), trains new lists on the copy
 // without any lock, then takes the write lock to swap them in. Meanwhile
 // the segment keeps its old lists (or none: a scan), maintained as before,
 // and every change to its rows after the copy is logged in the order it
