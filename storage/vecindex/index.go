@@ -55,6 +55,12 @@ type Index struct {
 	// segment, before it trains.
 	trainers  sync.WaitGroup
 	trainHook func()
+	// growMin is growMinRows (smaller in tests) on an index that serves,
+	// 0 on the one a Load fills, which nobody reads yet; growHook, if set
+	// (tests), runs in each growth once it has copied the rows, before the
+	// swap.
+	growMin  int
+	growHook func()
 }
 
 // segmentKey is a segment's type and conversation id ("" is a conversation
@@ -77,6 +83,8 @@ type codeSegment struct {
 	// invLists); train is set while new lists are trained (retrain.go).
 	ivf   *invLists
 	train *training
+	// grow is set while the codes are copied into larger slices (grow.go).
+	grow *growing
 }
 
 // rowRef is where a row is: its segment and its index in it.
@@ -104,7 +112,7 @@ func New() *Index {
 // meanwhile, Ready is false and reads wait.
 func NewLoading() *Index {
 	return &Index{bySegment: make(map[segmentKey]int32), pos: make(map[int64]rowRef), names: make(map[string]uint32),
-		loaded: make(chan struct{}), listMin: ivfMinRows, exactMax: exactMaxRows}
+		loaded: make(chan struct{}), listMin: ivfMinRows, exactMax: exactMaxRows, growMin: growMinRows}
 }
 
 // Ready reports whether the index is loaded: its reads do not wait.
@@ -162,6 +170,7 @@ func (x *Index) applyOne(op *Op) {
 		if i != last {
 			s.heads[i], s.codes[i], s.rowids[i], s.scopes[i] = s.heads[last], s.codes[last], s.rowids[last], s.scopes[last]
 			x.pos[s.rowids[i]] = ref
+			s.touched(i)
 		}
 		s.heads, s.codes, s.rowids, s.scopes = s.heads[:last], s.codes[:last], s.rowids[:last], s.scopes[:last]
 		delete(x.pos, op.Rowid)
@@ -209,6 +218,7 @@ func (x *Index) add(rowid int64, key segmentKey, scope uint32, c *Code) {
 	x.pos[rowid] = rowRef{si, int32(len(s.rowids))}
 	s.heads = append(s.heads, [headWords]uint64(c[:headWords]))
 	s.codes = append(s.codes, *c)
+	s.touched(len(s.codes) - 1)
 	s.rowids = append(s.rowids, rowid)
 	s.scopes = append(s.scopes, scope)
 	s.scopeAt = append(s.scopeAt, int32(len(s.scopeRows[scope])))
@@ -222,6 +232,9 @@ func (x *Index) add(rowid int64, key segmentKey, scope uint32, c *Code) {
 		s.train.appended(last, &s.heads[last], scope)
 	} else if s.needsLists(x.listMin) {
 		x.startTraining(s)
+	}
+	if x.growMin > 0 && s.needsRoom(x.growMin) {
+		x.startGrowing(s)
 	}
 }
 
@@ -278,7 +291,7 @@ func (x *Index) Load(n int, next func(*RawRow) (bool, error)) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	for _, s := range x.segs {
-		s.train = nil // its trainer finds it replaced
+		s.train, s.grow = nil, nil // their goroutines find them replaced
 	}
 	x.segs, x.bySegment, x.pos, x.rows, x.names = fresh.segs, fresh.bySegment, fresh.pos, fresh.rows, fresh.names
 	for i := range x.pending {
