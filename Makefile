@@ -57,7 +57,8 @@ fuzz:
 ## performance claims in CHANGELOG.md and docs/operators.md: migrate-store's
 ## fingerprints, the memory search loop, room labels, the quota index, the
 ## keyword half as the store grows (ADA_BENCH_SIZES, ADA_BENCH_DIR), reading
-## export lines, and the vector index's inverted file and code scans)
+## export lines, and the vector index's inverted file and code scans, and
+## the longest write and search while its lists are trained as it grows)
 bench: deps chroma
 	ADA_CHROMA_BIN=$(CHROMA_BIN) $(GO) test -run '^$$' -bench 'SearchTargets' -benchtime 1x -timeout 30m ./cmd/ada
 	ADA_CHROMA_BIN=$(CHROMA_BIN) $(GO) test -run '^$$' -bench 'Backends' -benchtime 1x -timeout 60m ./cmd/ada
@@ -70,7 +71,7 @@ bench: deps chroma
 	$(GO) test -run '^$$' -bench 'RoomLabels' ./core
 	$(GO) test -run '^$$' -bench 'MemberUsageSince|KeywordScale' -benchtime 200x -timeout 30m ./storage
 	$(GO) test -run '^$$' -bench 'ReadDocument|ReadKind' ./storage/jsonl
-	$(GO) test -run '^$$' -bench 'TrainLists|Nearest|Quantize|CodeScan' ./storage/vecindex
+	$(GO) test -run '^$$' -bench 'TrainLists|Nearest|Quantize|CodeScan|GrowthPause' ./storage/vecindex
 	$(GO) test -run '^$$' -bench 'Find' -benchmem ./core/when
 
 lint:

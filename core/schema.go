@@ -92,6 +92,17 @@ func (s *SchemaSet) Required(t DocType) []string {
 // Validate checks a document before it is written: its id, text, embedding
 // size and metadata against the schema of its type.
 func (s *SchemaSet) Validate(d Document) error {
+	data, err := json.Marshal(d.Meta)
+	if err != nil {
+		return Wrap(KindInternal, err, "encode metadata")
+	}
+	return s.ValidateEncoded(d, data)
+}
+
+// ValidateEncoded is Validate for a writer that has already encoded d's
+// metadata as JSON (meta, as json.Marshal gives it), which it stores: an
+// insert then encodes it once, not twice.
+func (s *SchemaSet) ValidateEncoded(d Document, meta []byte) error {
 	if !ValidDocID(d.ID) {
 		return Errorf(KindInvalid, "document id %q must have the form doc-<uuid>", d.ID)
 	}
@@ -105,11 +116,7 @@ func (s *SchemaSet) Validate(d Document) error {
 	if !ok {
 		return Errorf(KindInvalid, "document %s: unknown metadata type %q", d.ID, d.Meta.Type)
 	}
-	data, err := json.Marshal(d.Meta)
-	if err != nil {
-		return Wrap(KindInternal, err, "encode metadata")
-	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(meta))
 	if err != nil {
 		return Wrap(KindInternal, err, "decode metadata")
 	}

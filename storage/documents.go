@@ -61,6 +61,9 @@ func (db *DB) Apply(ctx context.Context, c core.Change) (core.Deleted, error) {
 				return err
 			}
 		}
+		if err := tx.flushRows(ctx); err != nil {
+			return err
+		}
 		for _, h := range c.History {
 			meta, err := json.Marshal(h.Meta)
 			if err != nil {
@@ -135,14 +138,15 @@ func (e *encoding) encode(docs []core.Document, c int) {
 	defer close(e.done[c])
 	for i := c * encodeChunk; i < min((c+1)*encodeChunk, len(docs)); i++ {
 		d := docs[i]
-		if err := core.Schemas().Validate(d); err != nil {
-			e.errs[c] = err
-			return
-		}
 		d.Meta.Timestamp = d.Meta.Timestamp.UTC()
 		meta, err := json.Marshal(d.Meta)
 		if err != nil {
 			e.errs[c] = core.Wrap(core.KindInternal, err, "encode metadata")
+			return
+		}
+		// The metadata is checked as it is written (in UTC).
+		if err := core.Schemas().ValidateEncoded(d, meta); err != nil {
+			e.errs[c] = err
 			return
 		}
 		e.docs[i] = encodedDoc{Document: d, meta: string(meta), embedding: encodeFloats(d.Embedding), code: vecindex.Quantize(d.Embedding)}
@@ -281,15 +285,10 @@ func insertDocument(ctx context.Context, tx *writeTx, d *encodedDoc) (rowid int6
 		return 0, false, storeErr(err)
 	}
 	// The keyword index row, which no trigger writes (migration 7), with
-	// the values of documents.text and documents.speaker (migration 21).
-	if _, err := tx.exec(ctx, insertKeywordSQL, rowid, d.Text, keywordSpeaker(d.Document)); err != nil {
-		return 0, false, storeErr(err)
-	}
-	_, err = tx.exec(ctx, insertCodeSQL, rowid, string(d.Meta.Type), d.Meta.Scope,
-		d.Meta.ConversationID, d.code)
-	if err != nil {
-		return 0, false, storeErr(err)
-	}
+	// the values of documents.text and documents.speaker (migration 21),
+	// and the code, both written with others' (rowbatch.go).
+	tx.keywordArgs = append(tx.keywordArgs, rowid, d.Text, keywordSpeaker(d.Document))
+	tx.codeArgs = append(tx.codeArgs, rowid, string(d.Meta.Type), d.Meta.Scope, d.Meta.ConversationID, d.code)
 	tx.insertedCode(rowid, string(d.Meta.Type), d.Meta.Scope, d.Meta.ConversationID, d.code)
 	for _, src := range d.Meta.SourceIDs {
 		if _, err := tx.exec(ctx, insertSourceSQL, src, d.ID); err != nil {
@@ -427,7 +426,7 @@ func (db *DB) Replace(ctx context.Context, f core.Filter, docs ...core.Document)
 				return err
 			}
 		}
-		return nil
+		return tx.flushRows(ctx)
 	})
 }
 

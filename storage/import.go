@@ -59,6 +59,9 @@ func (db *DB) Import(ctx context.Context, docs []core.Document, history []core.H
 				res.DocumentsSkipped++
 			}
 		}
+		if err := tx.flushRows(ctx); err != nil {
+			return err
+		}
 		for _, h := range history {
 			added, err := importHistory(ctx, tx, h)
 			if err != nil {

@@ -18,6 +18,9 @@ const sqlChunk = 500
 // first half of a replacement): the memories that had all their sources
 // among the deleted documents are deleted too, and their history says why.
 func deleteRowids(ctx context.Context, tx *writeTx, rowids []int64, cascade bool) error {
+	if err := tx.flushRows(ctx); err != nil {
+		return err
+	}
 	var ids []any
 	for start := 0; start < len(rowids); start += sqlChunk {
 		chunk := make([]any, 0, sqlChunk)

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -186,13 +187,13 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	db := &DB{path: path, write: write, read: read, docs: newDocCache(), findPostings: maxPostings, scoredRows: maxScoredRows,
-		prepared: make(map[string]*sql.Stmt, len(preparedSQL)), ckpt: ckpt,
+		prepared: make(map[string]*sql.Stmt, len(preparedSQL)+len(batchedSQL())), ckpt: ckpt,
 		schemaBefore: before}
 	if err := db.Ping(ctx); err != nil {
 		db.Close()
 		return nil, err
 	}
-	for _, q := range preparedSQL {
+	for _, q := range slices.Concat(preparedSQL, batchedSQL()) {
 		s, err := write.PrepareContext(ctx, q)
 		if err != nil {
 			db.Close()
@@ -260,6 +261,9 @@ func (db *DB) inTx(ctx context.Context, fn func(*writeTx) error) error {
 	tx := &writeTx{Tx: sqlTx, prepared: db.prepared}
 	if err := fn(tx); err != nil {
 		return storeErr(err)
+	}
+	if err := tx.flushRows(ctx); err != nil {
+		return err
 	}
 	if err := sqlTx.Commit(); err != nil {
 		return storeErr(err)

@@ -24,6 +24,9 @@ type writeTx struct {
 	// stmts, those bound to this transaction so far, by query.
 	prepared map[string]*sql.Stmt
 	stmts    map[string]*sql.Stmt
+	// keywordArgs and codeArgs are the keyword and code rows of the
+	// documents inserted, not yet written (rowbatch.go).
+	keywordArgs, codeArgs []any
 }
 
 // stmt returns one of the writer's statements prepared at Open

@@ -3,6 +3,7 @@ package vecindex
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"sync"
 )
 
@@ -49,6 +50,17 @@ type Index struct {
 	// listMin and exactMax are ivfMinRows and exactMaxRows, smaller in
 	// tests, which run the same code on fewer rows.
 	listMin, exactMax int
+	// trainers are the segments' trainings under way (retrain.go);
+	// trainHook, if set (tests), runs in each once it has copied its
+	// segment, before it trains.
+	trainers  sync.WaitGroup
+	trainHook func()
+	// growMin is growMinRows (smaller in tests) on an index that serves,
+	// 0 on the one a Load fills, which nobody reads yet; growHook, if set
+	// (tests), runs in each growth once it has copied the rows, before the
+	// swap.
+	growMin  int
+	growHook func()
 }
 
 // segmentKey is a segment's type and conversation id ("" is a conversation
@@ -68,8 +80,11 @@ type codeSegment struct {
 	scopeRows map[uint32][]int32
 	scopeAt   []int32
 	// ivf, once the segment has ivfMinRows rows, partitions them (see
-	// invLists).
-	ivf *invLists
+	// invLists); train is set while new lists are trained (retrain.go).
+	ivf   *invLists
+	train *training
+	// grow is set while the codes are copied into larger slices (grow.go).
+	grow *growing
 }
 
 // rowRef is where a row is: its segment and its index in it.
@@ -97,7 +112,7 @@ func New() *Index {
 // meanwhile, Ready is false and reads wait.
 func NewLoading() *Index {
 	return &Index{bySegment: make(map[segmentKey]int32), pos: make(map[int64]rowRef), names: make(map[string]uint32),
-		loaded: make(chan struct{}), listMin: ivfMinRows, exactMax: exactMaxRows}
+		loaded: make(chan struct{}), listMin: ivfMinRows, exactMax: exactMaxRows, growMin: growMinRows}
 }
 
 // Ready reports whether the index is loaded: its reads do not wait.
@@ -148,10 +163,14 @@ func (x *Index) applyOne(op *Op) {
 		if s.ivf != nil {
 			s.ivf.del(int32(i), int32(last))
 		}
+		if s.train != nil {
+			s.train.removed(int32(i), int32(last))
+		}
 		s.delScope(int32(i), int32(last))
 		if i != last {
 			s.heads[i], s.codes[i], s.rowids[i], s.scopes[i] = s.heads[last], s.codes[last], s.rowids[last], s.scopes[last]
 			x.pos[s.rowids[i]] = ref
+			s.touched(i)
 		}
 		s.heads, s.codes, s.rowids, s.scopes = s.heads[:last], s.codes[:last], s.rowids[:last], s.scopes[:last]
 		delete(x.pos, op.Rowid)
@@ -199,17 +218,23 @@ func (x *Index) add(rowid int64, key segmentKey, scope uint32, c *Code) {
 	x.pos[rowid] = rowRef{si, int32(len(s.rowids))}
 	s.heads = append(s.heads, [headWords]uint64(c[:headWords]))
 	s.codes = append(s.codes, *c)
+	s.touched(len(s.codes) - 1)
 	s.rowids = append(s.rowids, rowid)
 	s.scopes = append(s.scopes, scope)
 	s.scopeAt = append(s.scopeAt, int32(len(s.scopeRows[scope])))
 	s.scopeRows[scope] = append(s.scopeRows[scope], int32(len(s.rowids)-1))
 	x.rows++
 	last := int32(len(s.rowids) - 1)
-	switch {
-	case s.ivf == nil && len(s.rowids) >= x.listMin, s.ivf != nil && len(s.rowids) >= retrainGrowth*s.ivf.trained:
-		s.ivf = trainLists(s.heads, s.scopes)
-	case s.ivf != nil:
+	if s.ivf != nil {
 		s.ivf.add(last, &s.heads[last], scope)
+	}
+	if s.train != nil {
+		s.train.appended(last, &s.heads[last], scope)
+	} else if s.needsLists(x.listMin) {
+		x.startTraining(s)
+	}
+	if x.growMin > 0 && s.needsRoom(x.growMin) {
+		x.startGrowing(s)
 	}
 }
 
@@ -260,11 +285,14 @@ func (x *Index) Load(n int, next func(*RawRow) (bool, error)) error {
 	}
 	for _, s := range fresh.segs {
 		if len(s.rowids) >= x.listMin {
-			s.ivf = trainLists(s.heads, s.scopes)
+			s.ivf = trainLists(s.heads, s.scopes, runtime.GOMAXPROCS(0))
 		}
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	for _, s := range x.segs {
+		s.train, s.grow = nil, nil // their goroutines find them replaced
+	}
 	x.segs, x.bySegment, x.pos, x.rows, x.names = fresh.segs, fresh.bySegment, fresh.pos, fresh.rows, fresh.names
 	for i := range x.pending {
 		x.applyOne(&x.pending[i])

@@ -3,7 +3,6 @@ package vecindex
 import (
 	"math"
 	"math/bits"
-	"runtime"
 	"slices"
 	"sync"
 )
@@ -75,8 +74,8 @@ func listCount(n int) int {
 
 // trainLists builds an inverted file over heads: centroids by k-modes on an
 // evenly spaced sample (deterministic: the same rows give the same lists),
-// then every row assigned to its nearest.
-func trainLists(heads [][headWords]uint64, scopes []uint32) *invLists {
+// then every row assigned to its nearest, on workers goroutines.
+func trainLists(heads [][headWords]uint64, scopes []uint32, workers int) *invLists {
 	n := len(heads)
 	nl := listCount(n)
 	step := max(1, n/trainSample)
@@ -93,7 +92,7 @@ func trainLists(heads [][headWords]uint64, scopes []uint32) *invLists {
 	counts := make([][headWords * 64]int32, nl)
 	sizes := make([]int32, nl)
 	for range trainRounds {
-		v.assign(sample, assign)
+		v.assign(sample, assign, workers)
 		clear(counts)
 		clear(sizes)
 		for i, c := range assign {
@@ -123,7 +122,7 @@ func trainLists(heads [][headWords]uint64, scopes []uint32) *invLists {
 	v.scopes = make([][]uint32, nl)
 	v.at = make([]listPos, n)
 	assign = make([]int32, n)
-	v.assign(heads, assign)
+	v.assign(heads, assign, workers)
 	for i, l := range assign {
 		v.at[i] = listPos{l, int32(len(v.lists[l]))}
 		v.lists[l] = append(v.lists[l], int32(i))
@@ -133,10 +132,9 @@ func trainLists(heads [][headWords]uint64, scopes []uint32) *invLists {
 	return v
 }
 
-// assign sets to[i] to the list of heads[i], on every core: the rows of a
-// large segment are a restart's longest step after reading them.
-func (v *invLists) assign(heads [][headWords]uint64, to []int32) {
-	workers := runtime.GOMAXPROCS(0)
+// assign sets to[i] to the list of heads[i], on workers goroutines: the
+// rows of a large segment are a restart's longest step after reading them.
+func (v *invLists) assign(heads [][headWords]uint64, to []int32, workers int) {
 	chunk := (len(heads) + workers - 1) / workers
 	var wg sync.WaitGroup
 	for start := 0; start < len(heads); start += chunk {

@@ -2,6 +2,7 @@ package vecindex
 
 import (
 	"math/rand/v2"
+	"runtime"
 	"testing"
 )
 
@@ -18,7 +19,7 @@ func BenchmarkTrainLists(b *testing.B) {
 		}
 	}
 	for b.Loop() {
-		trainLists(heads, make([]uint32, len(heads)))
+		trainLists(heads, make([]uint32, len(heads)), runtime.GOMAXPROCS(0))
 	}
 }
 
@@ -46,6 +47,7 @@ func BenchmarkNearest(b *testing.B) {
 		x := New()
 		x.listMin = mode.listMin
 		x.Apply(ops)
+		x.trainers.Wait()
 		b.Run(mode.name, func(b *testing.B) {
 			found := 0
 			for i, q := range queries {

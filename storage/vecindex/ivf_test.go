@@ -109,6 +109,7 @@ func TestInvertedFileRecall(t *testing.T) {
 		churn = append(churn, Op{Del: true, Rowid: int64(i)})
 	}
 	x.Apply(churn)
+	x.trainers.Wait()
 	alive := func(i int) bool { return i%11 != 0 }
 	if _, err := x.Rows(); err != nil {
 		t.Fatal(err)

@@ -70,8 +70,8 @@ func (s *codeSegment) checkLists(listMin int) error {
 	}
 	v := s.ivf
 	if v == nil {
-		if len(s.rowids) >= listMin {
-			return fmt.Errorf("%d rows and no inverted file", len(s.rowids))
+		if len(s.rowids) >= listMin && s.train == nil {
+			return fmt.Errorf("%d rows, no inverted file, none being trained", len(s.rowids))
 		}
 		return nil
 	}
