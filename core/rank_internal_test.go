@@ -21,7 +21,7 @@ func TestRankRecallSessionBonus(t *testing.T) {
 		turn("later", day9.Add(3*sessionGap), 0.1), // a session of its own
 		{Document: Document{ID: "summary", Meta: Metadata{Type: DocSummary, Timestamp: day1}}, Relevance: 0.3},
 	}
-	got := rankRecall(docs, askedTimes{})
+	got := rankRecall(docs, askedTimes{}, 0)
 	var order []string
 	score := map[string]float64{}
 	for _, d := range got {
@@ -92,7 +92,7 @@ func TestRankRecallNamedTime(t *testing.T) {
 		turn("june", june, 0.6),
 		turn("june-unrelated", june.Add(3*sessionGap), 0),
 	}
-	got := rankRecall(docs, timesAsked("Where did we go camping in June?", june.AddDate(1, 0, 0), nil))
+	got := rankRecall(docs, timesAsked("Where did we go camping in June?", june.AddDate(1, 0, 0), nil), 0)
 	if got[0].ID != "june" || got[0].Explain.TimeBonus == nil || *got[0].Explain.TimeBonus != 0.3 || got[0].Score != 1.2 {
 		t.Fatalf("first %s with score %v, time bonus %v; want june with 1.2 = 0.6 + 0.3 session + 0.3 time", got[0].ID, got[0].Score, got[0].Explain.TimeBonus)
 	}
@@ -101,7 +101,7 @@ func TestRankRecallNamedTime(t *testing.T) {
 			t.Errorf("%s: time bonus %v, want none", d.ID, *d.Explain.TimeBonus)
 		}
 	}
-	if got := rankRecall(docs, timesAsked("Where did we go camping?", june.AddDate(1, 0, 0), nil)); got[0].ID != "may" || got[0].Explain.TimeBonus != nil {
+	if got := rankRecall(docs, timesAsked("Where did we go camping?", june.AddDate(1, 0, 0), nil), 0); got[0].ID != "may" || got[0].Explain.TimeBonus != nil {
 		t.Errorf("no time named: first %s, want may (first of the equals), without a time bonus", got[0].ID)
 	}
 }
