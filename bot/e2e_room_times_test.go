@@ -58,11 +58,12 @@ func TestBridgeRoomTimes(t *testing.T) {
 	if !strings.Contains(p, "let's ship on Friday") {
 		t.Fatalf("asked a week later about last week, the prompt lacks what bob said then:\n%s", p)
 	}
-	// !ada why says which time matched (the explain of issue 37).
+	// !ada why says which time matched (the explain of issue 37), and that
+	// it brought the message in below the floor.
 	why := f.command(t, f.alice, room, "!ada why")
 	want := fmt.Sprintf("written on %s, in the prompt's \"last week\"", said.Format(time.DateOnly))
-	if line, ok := lineWith(why, "let's ship on Friday"); !ok || !strings.Contains(line, want) {
-		t.Errorf("!ada why should say bob's message was recalled for its time (%s):\n%s", want, why)
+	if line, ok := lineWith(why, "let's ship on Friday"); !ok || !strings.Contains(line, want) || !strings.Contains(line, "below the relevance floor") {
+		t.Errorf("!ada why should say bob's message was recalled for its time (%s), below the floor:\n%s", want, why)
 	}
 }
 

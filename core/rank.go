@@ -57,7 +57,9 @@ type Explanation struct {
 	// on a recalled turn mentioning a time when the prompt asks when and
 	// names none, askedWhenWeight of the best relevance (askedWhenBonus).
 	// TimeMatch says which time matched and why (written then, or
-	// mentioning it: "says \"yesterday\" (2023-05-07) …").
+	// mentioning it: "says \"yesterday\" (2023-05-07) …"), and for a
+	// recalled turn below the relevance floor, that it was taken for
+	// that time (admitBelowFloor).
 	TimeBonus *float64 `json:"time_bonus,omitempty"`
 	TimeMatch string   `json:"time_match,omitempty"`
 }
