@@ -90,7 +90,7 @@ func (s *Service) RecallTurns(ctx context.Context, convID, question string, at t
 	if err != nil {
 		return nil, err
 	}
-	ranked := rankRecall(docs, timesAsked(question, at, nil))
+	ranked := rankRecall(docs, timesAsked(question, at, nil), 0)
 	found, err := s.withNeighbours(ctx, convID, ranked[:min(k, len(ranked))], math.MaxInt)
 	if err != nil {
 		return nil, err

@@ -57,7 +57,9 @@ type Explanation struct {
 	// on a recalled turn mentioning a time when the prompt asks when and
 	// names none, askedWhenWeight of the best relevance (askedWhenBonus).
 	// TimeMatch says which time matched and why (written then, or
-	// mentioning it: "says \"yesterday\" (2023-05-07) …").
+	// mentioning it: "says \"yesterday\" (2023-05-07) …"), and for a
+	// recalled turn below the relevance floor, that it was taken for
+	// that time (admitBelowFloor).
 	TimeBonus *float64 `json:"time_bonus,omitempty"`
 	TimeMatch string   `json:"time_match,omitempty"`
 }
@@ -242,7 +244,10 @@ const (
 // (askedTimes.match: written then, or mentioning it), or, when the query
 // asks for a time and names none, askedWhenWeight times it when the turn
 // mentions a time (askedWhenBonus); a summary is a session of its own.
-func rankRecall(docs []relevantDoc, asked askedTimes) []recalledDoc {
+// A turn of the time named that shares a word with the query and is
+// below floor is taken as if at the floor (admitBelowFloor), unless such
+// turns are more than half of those sharing a word with it.
+func rankRecall(docs []relevantDoc, asked askedTimes, floor float64) []recalledDoc {
 	out := make([]recalledDoc, len(docs))
 	top := 0.0
 	for i, d := range docs {
@@ -277,14 +282,24 @@ func rankRecall(docs []relevantDoc, asked askedTimes) []recalledDoc {
 	}
 	if !asked.empty() {
 		bonus := round4(namedTimeWeight * top)
+		var shared, matched []int
 		for _, i := range turns {
 			if out[i].Relevance <= 0 {
 				continue
 			}
+			if out[i].Explain.KeywordRank != nil {
+				shared = append(shared, i)
+			}
 			if why := asked.match(out[i].Document); why != "" {
 				out[i].Score = round4(out[i].Score + bonus)
 				out[i].Explain.TimeBonus, out[i].Explain.TimeMatch = &bonus, why
+				if out[i].Explain.KeywordRank != nil {
+					matched = append(matched, i)
+				}
 			}
+		}
+		if 2*len(matched) <= len(shared) {
+			admitBelowFloor(out, matched, floor)
 		}
 	}
 	slices.SortStableFunc(out, func(a, b recalledDoc) int { return cmp.Compare(b.Score, a.Score) })

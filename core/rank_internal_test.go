@@ -21,7 +21,7 @@ func TestRankRecallSessionBonus(t *testing.T) {
 		turn("later", day9.Add(3*sessionGap), 0.1), // a session of its own
 		{Document: Document{ID: "summary", Meta: Metadata{Type: DocSummary, Timestamp: day1}}, Relevance: 0.3},
 	}
-	got := rankRecall(docs, askedTimes{})
+	got := rankRecall(docs, askedTimes{}, 0)
 	var order []string
 	score := map[string]float64{}
 	for _, d := range got {
@@ -92,7 +92,7 @@ func TestRankRecallNamedTime(t *testing.T) {
 		turn("june", june, 0.6),
 		turn("june-unrelated", june.Add(3*sessionGap), 0),
 	}
-	got := rankRecall(docs, timesAsked("Where did we go camping in June?", june.AddDate(1, 0, 0), nil))
+	got := rankRecall(docs, timesAsked("Where did we go camping in June?", june.AddDate(1, 0, 0), nil), 0)
 	if got[0].ID != "june" || got[0].Explain.TimeBonus == nil || *got[0].Explain.TimeBonus != 0.3 || got[0].Score != 1.2 {
 		t.Fatalf("first %s with score %v, time bonus %v; want june with 1.2 = 0.6 + 0.3 session + 0.3 time", got[0].ID, got[0].Score, got[0].Explain.TimeBonus)
 	}
@@ -101,7 +101,52 @@ func TestRankRecallNamedTime(t *testing.T) {
 			t.Errorf("%s: time bonus %v, want none", d.ID, *d.Explain.TimeBonus)
 		}
 	}
-	if got := rankRecall(docs, timesAsked("Where did we go camping?", june.AddDate(1, 0, 0), nil)); got[0].ID != "may" || got[0].Explain.TimeBonus != nil {
+	if got := rankRecall(docs, timesAsked("Where did we go camping?", june.AddDate(1, 0, 0), nil), 0); got[0].ID != "may" || got[0].Explain.TimeBonus != nil {
 		t.Errorf("no time named: first %s, want may (first of the equals), without a time bonus", got[0].ID)
+	}
+}
+
+// TestRankRecallBelowFloor: a turn of the time the prompt names below the
+// floor is timeAdmitted, counted as at the floor, only when it shares a
+// word with the prompt (a keyword match) and at most half of the turns
+// sharing one are of that time.
+func TestRankRecallBelowFloor(t *testing.T) {
+	asked := time.Date(2026, 3, 11, 12, 0, 0, 0, time.UTC)
+	lastWeek, thisWeek := asked.AddDate(0, 0, -7), asked.AddDate(0, 0, -1)
+	rank := 1
+	turn := func(id string, at time.Time, rel float64, shares bool) relevantDoc {
+		d := relevantDoc{Document: Document{ID: id, Meta: Metadata{Type: DocTurn, Timestamp: at}}, Relevance: rel}
+		if shares {
+			d.Explain.KeywordRank = &rank
+		}
+		return d
+	}
+	q := timesAsked("What did we decide about shipping last week?", asked, nil)
+	admitted := func(docs []relevantDoc) map[string]float64 {
+		out := map[string]float64{}
+		for _, d := range rankRecall(docs, q, 0.15) {
+			if d.timeAdmitted {
+				out[d.ID] = d.Score
+			}
+		}
+		return out
+	}
+	docs := []relevantDoc{
+		turn("low", lastWeek, 0.01, true),
+		turn("unshared", lastWeek.Add(2*sessionGap), 0.01, false),
+		turn("above", lastWeek.Add(4*sessionGap), 0.3, true),
+		turn("other", thisWeek, 0.6, true),
+		turn("other2", thisWeek.Add(2*sessionGap), 0.5, true),
+	}
+	// Of the four turns sharing a word, two are of last week: half.
+	got := admitted(docs)
+	// 0.15 (the floor) + 0.005 (its session's half) + 0.3 (half of 0.6).
+	if len(got) != 1 || got["low"] != 0.455 {
+		t.Errorf("admitted %v, want only low, scored 0.455", got)
+	}
+	// Three of five: more than half tell nothing apart.
+	docs = append(docs, turn("more", lastWeek.Add(6*sessionGap), 0.2, true))
+	if got := admitted(docs); len(got) != 0 {
+		t.Errorf("more than half of those sharing a word are of last week: admitted %v", got)
 	}
 }

@@ -85,3 +85,24 @@ func askedWhenBonus(out []recalledDoc, turns []int, top float64) {
 		d.Explain.TimeMatch = fmt.Sprintf("says %q (%s), and the prompt asks when", m.Text, spanDates(m.Start, m.End))
 	}
 }
+
+// admitBelowFloor lets the turns out[matched] (of a time the prompt names,
+// sharing a word with it) that are below the relevance floor be recalled
+// (timeAdmitted), their relevance counted as the floor in their score.
+// What the floor keeps out is what shares too little with the prompt: a
+// word, and the very time it asks about, is more than the bare relevance
+// of a short turn says ("let's ship on Friday", asked a week later "what
+// did we decide about shipping last week?"). Counted as its bare
+// relevance, such a turn would lose its place to any turn sharing more
+// words of another time, though the time is the better evidence.
+func admitBelowFloor(out []recalledDoc, matched []int, floor float64) {
+	for _, i := range matched {
+		d := &out[i]
+		if d.Relevance >= floor {
+			continue
+		}
+		d.timeAdmitted = true
+		d.Score = round4(d.Score + floor - d.Relevance)
+		d.Explain.TimeMatch += fmt.Sprintf("; below the relevance floor (%g), recalled as if at it for that time and a word it shares with the prompt", floor)
+	}
+}

@@ -22,6 +22,13 @@ type recalledDoc struct {
 	// Score ranks what is recalled: relevance plus the session bonus. A
 	// neighbour has its recalled turn's.
 	Score float64
+	// timeAdmitted is set on a turn recall takes below the relevance
+	// floor: it is of a time the prompt names and shares a word with it,
+	// and the time tells the turns apart: of the candidates that share a
+	// word with the prompt, at most half are of that time (as for
+	// memories, memoryTimeBonuses). Recall's k bounds them; each ranks by
+	// its score, its time bonus included (admitBelowFloor).
+	timeAdmitted bool
 	// neighbourOf is set on a turn that comes with the recalled turn next
 	// to it: that turn's ID. The context budget keeps or drops them
 	// together, whatever their order.
@@ -34,7 +41,8 @@ func (d recalledDoc) isNeighbour() bool { return d.neighbourOf != "" }
 // recall finds the earlier turns and summaries of the conversation most
 // relevant to the prompt, beyond the recent window: the best k, each turn
 // with its neighbours, in time order. The floor applies to an item's own
-// relevance: the session bonus re-ranks only what is relevant.
+// relevance: the session bonus re-ranks only what is relevant, and only a
+// turn of the time the prompt names is taken below it (timeAdmitted).
 func (s *Service) recall(ctx context.Context, req ChatRequest, vec []float32, k int, r *retrieval) error {
 	firstRecent := r.firstRecentTurn()
 	var cands []relevantDoc
@@ -57,12 +65,12 @@ func (s *Service) recall(ctx context.Context, req ChatRequest, vec []float32, k 
 		cands = append(cands, docs...)
 	}
 	var hits []recalledDoc
-	for _, d := range rankRecall(cands, s.askedIn(req)) {
+	for _, d := range rankRecall(cands, s.askedIn(req), s.opts.RelevanceFloor) {
 		if len(hits) == k {
 			break
 		}
 		recent := d.Meta.Type == DocTurn && (d.Meta.TurnIndex == nil || *d.Meta.TurnIndex >= firstRecent)
-		if recent || d.Relevance <= 0 || d.Relevance < s.opts.RelevanceFloor ||
+		if recent || d.Relevance <= 0 || d.Relevance < s.opts.RelevanceFloor && !d.timeAdmitted ||
 			slices.ContainsFunc(r.summaries, func(x Document) bool { return x.ID == d.ID }) {
 			continue
 		}
