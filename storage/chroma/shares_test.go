@@ -42,6 +42,7 @@ func TestSearchWideAdmitsTheFilterOnly(t *testing.T) {
 	}
 	memF := core.Filter{Type: core.DocMemory}
 	scope := termScope(whereOf(memF))
+	s.wideMin = 0                                       // a store of 101 documents
 	for _, share := range []float64{-1, 0.7, 1, 0.01} { // -1: not known
 		s.shares = &filterShares{}
 		if share >= 0 {
