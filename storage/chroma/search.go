@@ -82,7 +82,7 @@ func (s *Store) searchWide(ctx context.Context, q core.VectorQuery, where map[st
 		return nil, false, nil
 	}
 	now, scope := time.Now(), termScope(where)
-	n := min(maxProbe, 4*q.K) // a share not known yet: a few times K
+	n := maxProbe // a share not known yet: the widest sample
 	if share, known := s.shares.get(scope, now); known {
 		total, err := s.size.get(now, func() (int, error) { return s.c.count(ctx, s.docs) })
 		if err != nil || float64(2*q.K) > share*maxProbe || share*float64(total) < float64(s.wideMin) {

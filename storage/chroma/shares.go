@@ -45,12 +45,18 @@ func (c *filterShares) get(scope string, now time.Time) (float64, bool) {
 	return v.share, true
 }
 
-// set records that scope's where clause selected share of the documents.
+// set records that scope's where clause selected share of the documents
+// of a sample: averaged with the share known, so that one query whose
+// neighbours happen to lie outside the filter does not turn the next
+// searches back to the where clause for shareFor.
 func (c *filterShares) set(scope string, share float64, now time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.shares == nil || len(c.shares) >= sharesMax {
 		c.shares = map[string]filterShare{}
+	}
+	if v, ok := c.shares[scope]; ok && now.Before(v.until) {
+		share = (v.share + share) / 2
 	}
 	c.shares[scope] = filterShare{share: share, until: now.Add(shareFor)}
 }
