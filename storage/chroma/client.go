@@ -171,10 +171,10 @@ func (c *client) collection(ctx context.Context, name string, searched bool) (st
 }
 
 // The documents' HNSW index (docs/operators.md, "Chroma's settings and
-// what they cost", has the measurements). With Chroma 1.0's defaults (M
-// 16, construction 100, search 100) a search at 100k documents found
-// 0.90 of the exact top 10, with search 200 0.94, with 400 0.97 (SQLite's
-// is 0.97) for a few ms more a query; the search width changes neither
+// what they cost", has the measurements of BenchmarkSearchWidth). With
+// Chroma 1.0's defaults (M 16, construction 100, search 100) a search at
+// 100k documents found 0.90 of the exact top 10, with search 200 0.94,
+// with 400 0.97 (SQLite's is 0.97) for a few ms more a query; the search width changes neither
 // memory nor inserts, and Chroma applies a new one when it next loads the
 // index (its restart). A denser graph (hnswM, hnswConstructionEF) costs
 // memory and inserts, and is kept at Chroma's defaults.
