@@ -171,10 +171,10 @@ func (c *client) collection(ctx context.Context, name string, searched bool) (st
 }
 
 // The documents' HNSW index (docs/operators.md, "Chroma's settings and
-// what they cost", has the measurements). With Chroma 1.0's defaults (M
-// 16, construction 100, search 100) a search at 100k documents found
-// 0.90 of the exact top 10, with search 200 0.94, with 400 0.97 (SQLite's
-// is 0.97) for a few ms more a query; the search width changes neither
+// what they cost", has the measurements of BenchmarkSearchWidth). With
+// Chroma 1.0's defaults (M 16, construction 100, search 100) a search at
+// 100k documents found 0.90 of the exact top 10, with search 200 0.94,
+// with 400 0.97 (SQLite's is 0.97) for a few ms more a query; the search width changes neither
 // memory nor inserts, and Chroma applies a new one when it next loads the
 // index (its restart). A denser graph (hnswM, hnswConstructionEF) costs
 // memory and inserts, and is kept at Chroma's defaults.
@@ -232,6 +232,15 @@ func (c *client) get(ctx context.Context, coll string, r getRequest) (records, e
 	return all, err
 }
 
+// getOnce is one get request, whatever its size: for a get whose clause
+// costs Chroma more than its answer (each page of get evaluates it
+// again).
+func (c *client) getOnce(ctx context.Context, coll string, r getRequest) (records, error) {
+	var got records
+	err := c.call(ctx, http.MethodPost, c.db+"/collections/"+coll+"/get", r, &got)
+	return got, err
+}
+
 // pages hands each page of the records r selects (up to *r.Limit) to
 // each, in order, until each returns false or an error: a reader that
 // may stop early (Count) reads no further than it needs.
@@ -286,6 +295,21 @@ func (c *client) query(ctx context.Context, coll string, vec []float32, n int, w
 		return records{}, nil
 	}
 	return records{IDs: a.IDs[0], Embeddings: first(a.Embeddings), Documents: first(a.Documents), Metadatas: first(a.Metadatas)}, nil
+}
+
+// nearest returns the ids and metadata of the n records nearest to vec in
+// the whole collection, nearest first (HNSW, approximate, no where: see
+// filterShares).
+func (c *client) nearest(ctx context.Context, coll string, vec []float32, n int) (records, error) {
+	body := map[string]any{"query_embeddings": [][]float32{vec}, "n_results": n, "include": []string{"metadatas"}}
+	var a queryAnswer
+	if err := c.call(ctx, http.MethodPost, c.db+"/collections/"+coll+"/query", body, &a); err != nil {
+		return records{}, err
+	}
+	if len(a.IDs) == 0 {
+		return records{}, nil
+	}
+	return records{IDs: a.IDs[0], Metadatas: first(a.Metadatas)}, nil
 }
 
 func first[T any](s [][]T) []T {

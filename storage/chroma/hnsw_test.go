@@ -24,18 +24,7 @@ func TestOpenWidensHNSWSearch(t *testing.T) {
 		t.Fatal(err)
 	}
 	efSearch := func(database string) int {
-		var coll struct {
-			Configuration struct {
-				HNSW struct {
-					EFSearch int `json:"ef_search"`
-				} `json:"hnsw"`
-			} `json:"configuration_json"`
-		}
-		url := srv.URL + "/api/v2/tenants/default_tenant/databases/" + database + "/collections/" + docsName
-		if err := c.call(ctx, http.MethodGet, url, nil, &coll); err != nil {
-			t.Fatal(err)
-		}
-		return coll.Configuration.HNSW.EFSearch
+		return collectionEF(t, c, srv.URL+"/api/v2/tenants/default_tenant/databases/"+database+"/collections/"+docsName)
 	}
 	if got := efSearch("hnsw"); got >= hnswSearchEF {
 		t.Fatalf("Chroma's default ef_search is %d: the test needs one below %d", got, hnswSearchEF)
@@ -48,4 +37,19 @@ func TestOpenWidensHNSWSearch(t *testing.T) {
 			t.Errorf("%s: ef_search = %d, want %d", database, got, hnswSearchEF)
 		}
 	}
+}
+
+// collectionEF is the search width (ef_search) of the collection at url.
+func collectionEF(tb testing.TB, c *client, url string) int {
+	var coll struct {
+		Configuration struct {
+			HNSW struct {
+				EFSearch int `json:"ef_search"`
+			} `json:"hnsw"`
+		} `json:"configuration_json"`
+	}
+	if err := c.call(context.Background(), http.MethodGet, url, nil, &coll); err != nil {
+		tb.Fatal(err)
+	}
+	return coll.Configuration.HNSW.EFSearch
 }

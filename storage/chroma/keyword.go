@@ -30,9 +30,10 @@ import (
 // metadata and embeddings of the K chosen in another. A search whose
 // terms are all known thus makes two requests (the candidates, the K
 // chosen; Chroma's count, BM25's N, is reused for a minute, storeSize)
-// instead of one per term plus three. When the
-// candidates' get holds more than maxCandidates (a rare term became
-// common), its terms are counted again.
+// instead of one per term plus three. The candidates' get is one
+// request (Chroma evaluates a get's clauses again for each page); when it
+// holds more than the rare terms can match (maxTermDocs each, at least
+// maxCandidates: a rare term became common), its terms are counted again.
 const (
 	bm25K1        = 1.2
 	bm25B         = 0.75
@@ -59,8 +60,16 @@ func (s *Store) KeywordSearch(ctx context.Context, q core.KeywordQuery) ([]core.
 		total, err = s.size.get(time.Now(), func() (int, error) { return s.c.count(gctx, s.docs) })
 		return err
 	})
+	where := whereOf(q.Filter)
+	if share, known := s.shares.get(termScope(where), time.Now()); where != nil && known && share >= wideKeywordShare {
+		// Most of the store: the clause would cost Chroma a read of
+		// every document it selects per request (filterShares). The
+		// candidates of the whole store are ranked instead, and
+		// completeHits keeps the filter's.
+		where = nil
+	}
 	g.Go(func() (err error) {
-		cands, kept, err = s.keywordCandidates(gctx, whereOf(q.Filter), stems)
+		cands, kept, err = s.keywordCandidates(gctx, where, stems)
 		return err
 	})
 	if err := g.Wait(); err != nil || len(cands) == 0 {
@@ -109,6 +118,12 @@ func (s *Store) completeHits(ctx context.Context, ranked []core.KeywordHit, f co
 	return out, nil
 }
 
+// wideKeywordShare is the share of the store (filterShares) from which a
+// keyword search leaves its filter's where clause out: its terms are then
+// counted, and their documents' frequencies taken, in the whole store,
+// which differs from the filter's by a tenth at most.
+const wideKeywordShare = 0.9
+
 // keywordCandidates returns the documents of where holding any of the
 // terms that are not too common (by $contains), and those terms, each as
 // often as stems holds it.
@@ -135,13 +150,17 @@ func (s *Store) keywordCandidates(ctx context.Context, where map[string]any, ste
 	if len(unique) == 0 {
 		return nil, nil, nil
 	}
-	limit := s.kw.candidates + 1
-	got, err := s.c.get(ctx, s.docs, getRequest{Where: where, WhereDocument: containsAny(unique), Limit: &limit, Include: []string{"documents"}})
+	// One request, not pages: Chroma evaluates the clause again for each
+	// page. The rare terms' documents number at most termDocs each, so
+	// a get of more holds a term that became common meanwhile.
+	most := max(s.kw.candidates, len(unique)*s.kw.termDocs)
+	limit := most + 1
+	got, err := s.c.getOnce(ctx, s.docs, getRequest{Where: where, WhereDocument: containsAny(unique), Limit: &limit, Include: []string{"documents"}})
 	if err != nil {
 		return nil, nil, err
 	}
-	if docs := idTexts(got); len(docs) <= s.kw.candidates {
-		return docs, keptOnly(), nil
+	if len(got.IDs) <= most {
+		return idTexts(got), keptOnly(), nil
 	}
 	// Cut: a verdict was out of date. The terms are counted again, and
 	// the rare ones' candidates read whole (at most maxTermDocs each).

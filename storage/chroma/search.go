@@ -3,8 +3,10 @@ package chroma
 import (
 	"cmp"
 	"context"
+	"math"
 	"slices"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/ada-chat/ada/core"
@@ -24,18 +26,25 @@ func (s *Store) Search(ctx context.Context, q core.VectorQuery) ([]core.Hit, err
 		return nil, core.Errorf(core.KindInvalid, "query vector has %d dimensions, want %d", len(q.Vector), core.Dim)
 	}
 	var docs []core.Document
-	if where, inexact := translate(q.Filter); postFiltered(inexact) {
+	where, inexact := translate(q.Filter)
+	if postFiltered(inexact) {
 		var err error
 		if docs, err = s.find(ctx, q.Filter, []string{"documents", "embeddings"}); err != nil {
 			return nil, err
 		}
 	} else {
-		got, err := s.c.query(ctx, s.docs, q.Vector, q.K, where)
+		found, ok, err := s.searchWide(ctx, q, where)
 		if err != nil {
 			return nil, err
 		}
-		if docs, err = documents(got); err != nil {
-			return nil, err
+		if docs = found; !ok {
+			got, err := s.c.query(ctx, s.docs, q.Vector, q.K, where)
+			if err != nil {
+				return nil, err
+			}
+			if docs, err = documents(got); err != nil {
+				return nil, err
+			}
 		}
 	}
 	hits := make([]core.Hit, len(docs))
@@ -44,6 +53,74 @@ func (s *Store) Search(ctx context.Context, q core.VectorQuery) ([]core.Hit, err
 	}
 	slices.SortFunc(hits, func(a, b core.Hit) int { return cmp.Or(cmp.Compare(a.Distance, b.Distance), cmp.Compare(a.ID, b.ID)) })
 	return hits[:min(q.K, len(hits))], nil
+}
+
+// maxProbe is the most neighbours searchWide asks for: Ada's HNSW
+// search width (hnswSearchEF), so that the graph walk is the one a query
+// of K makes anyway.
+const maxProbe = hnswSearchEF
+
+// wideMinDocs is the fewest documents a filter selects for searchWide to
+// leave its where clause out: a clause selecting fewer costs Chroma
+// about as much as the wide search (BenchmarkSearchWidth: 1,000 of
+// 10,000), and its query finds them exactly.
+const wideMinDocs = 2000
+
+// searchWide is Search without the where clause, for a filter known (or
+// not yet known) to select a large share of the store (filterShares),
+// and at least wideMinDocs documents (s.wideMin):
+// Chroma's nearest neighbours of the whole store are asked for (ids and
+// metadata, enough of them for 2K of the filter's at its share), the
+// filter is checked here, and the K nearest admitted are read by id. ok
+// is false when the filter selects too small a share, or fewer than K of
+// its documents were among the neighbours: Search then asks with the
+// where clause. The K nearest of the filter among the store's nearest
+// neighbours are the filter's nearest as HNSW finds them; the memory
+// page's narrowing is left to core, as with the where clause.
+func (s *Store) searchWide(ctx context.Context, q core.VectorQuery, where map[string]any) ([]core.Document, bool, error) {
+	if where == nil {
+		return nil, false, nil
+	}
+	now, scope := time.Now(), termScope(where)
+	n := maxProbe // a share not known yet: the widest sample
+	if share, known := s.shares.get(scope, now); known {
+		total, err := s.size.get(now, func() (int, error) { return s.c.count(ctx, s.docs) })
+		if err != nil || float64(2*q.K) > share*maxProbe || share*float64(total) < float64(s.wideMin) {
+			return nil, false, err
+		}
+		n = min(maxProbe, max(2*q.K, int(math.Ceil(float64(2*q.K)/share))))
+	}
+	got, err := s.c.nearest(ctx, s.docs, q.Vector, n)
+	if err != nil || len(got.IDs) == 0 {
+		return nil, false, err
+	}
+	conds := slices.DeleteFunc(q.Filter.Conds(), func(c core.Cond) bool { return c.Narrowing })
+	var ids []string
+	admitted := 0
+	for i, id := range got.IDs {
+		d, err := document(id, "", got.Metadatas[i], nil)
+		if err != nil {
+			return nil, false, err
+		}
+		if core.AdmitsAll(conds, &d) {
+			if admitted++; len(ids) < q.K {
+				ids = append(ids, id)
+			}
+		}
+	}
+	s.shares.set(scope, float64(admitted)/float64(len(got.IDs)), now)
+	if len(ids) < q.K && len(got.IDs) == n { // the store holds more than n: the filter's own query
+		return nil, false, nil
+	}
+	if len(ids) == 0 {
+		return nil, true, nil
+	}
+	full, err := s.c.get(ctx, s.docs, getRequest{IDs: ids, Include: []string{"documents", "metadatas", "embeddings"}})
+	if err != nil {
+		return nil, false, err
+	}
+	docs, err := documents(full)
+	return docs, err == nil, err
 }
 
 // words splits text as KeywordTerms does: lower-cased letters and digits.

@@ -95,12 +95,27 @@ func TestKeywordSearchCutCandidates(t *testing.T) {
 	if gets := slices.DeleteFunc(paths, func(p string) bool { return !strings.HasSuffix(p, "/get") }); len(gets) > 2 {
 		t.Errorf("a search with remembered verdicts sent %d gets, want 2: %v", len(gets), gets)
 	}
-	// Three rare terms, 9 documents together: the get is cut at 6, the
-	// terms are counted again, and every match is ranked.
+	// Three rare terms, 9 documents together, as many as three rare terms
+	// may match: one get, every match ranked.
 	hits, err = s.KeywordSearch(ctx, core.KeywordQuery{Text: "kettle saucer teapot", K: 10})
 	slices.Sort(spread)
 	if err != nil || !slices.Equal(ids(hits), spread) {
 		t.Fatalf("hits = %v (%v), want the 9 kitchen memories", ids(hits), err)
+	}
+	// "kettle" becomes common while remembered as rare: the get holds
+	// more than three rare terms may match (11 > 9), is cut, the terms
+	// are counted again, and kettle's documents alone are left out.
+	docs = docs[:0]
+	add(2, "a kettle")
+	if err := s.Put(ctx, docs...); err != nil {
+		t.Fatal(err)
+	}
+	hits, err = s.KeywordSearch(ctx, core.KeywordQuery{Text: "kettle saucer teapot", K: 10})
+	if err != nil || len(hits) != 6 {
+		t.Fatalf("hits = %v (%v), want the 6 saucer and teapot memories", ids(hits), err)
+	}
+	if common, known := s.terms.verdict(termScope(nil), "kettle", time.Now()); !common || !known {
+		t.Fatal("kettle should be remembered as common after the cut")
 	}
 }
 

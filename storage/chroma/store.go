@@ -28,8 +28,10 @@ type Store struct {
 	// metaPage; tests lower it to test the spans on a few documents).
 	readWhole int
 	kw        keywordLimits
-	terms     *termCache // whether keyword terms are too common, lately
-	size      *storeSize // the documents' count, lately
+	terms     *termCache    // whether keyword terms are too common, lately
+	size      *storeSize    // the documents' count, lately
+	shares    *filterShares // the share of the store a where clause selects, lately
+	wideMin   int           // wideMinDocs (tests lower it)
 }
 
 var _ core.Store = (*Store)(nil)
@@ -53,7 +55,7 @@ func Open(ctx context.Context, rawURL string, opts ...Option) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{c: c, url: c.root, readWhole: metaPage, kw: keywordLimits{termDocs: maxTermDocs, candidates: maxCandidates},
-		terms: &termCache{}, size: &storeSize{}}
+		terms: &termCache{}, size: &storeSize{}, shares: &filterShares{}, wideMin: wideMinDocs}
 	for _, x := range []struct {
 		name string
 		id   *string

@@ -106,6 +106,18 @@ func (c *Chroma) Stop() {
 	c.cmd = nil
 }
 
+// PID is the running server's process id (0 when stopped), for a bench
+// that reads its memory.
+func (c *Chroma) PID() int {
+	if c.cmd == nil {
+		return 0
+	}
+	return c.cmd.Process.Pid
+}
+
+// Dir is the server's data directory, for a bench that measures its disk.
+func (c *Chroma) Dir() string { return c.dir }
+
 // lockedBuffer collects a process's output from two pipes.
 type lockedBuffer struct {
 	mu  sync.Mutex

@@ -1,0 +1,107 @@
+package chroma
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/ada-chat/ada/core"
+	"github.com/ada-chat/ada/core/embed"
+	"github.com/ada-chat/ada/storage/vecindex"
+)
+
+// A filter selecting most of the store is searched without its where
+// clause (filterShares) and checked by Ada: the vector search returns the
+// filter's exact nearest (the store is small enough for HNSW to be exact),
+// never a document outside it, whether the share is not known yet, known
+// to be large or known to be small; a filter selecting one document finds
+// it through its where clause.
+func TestSearchWideAdmitsTheFilterOnly(t *testing.T) {
+	ctx := context.Background()
+	s := openTestStore(t, "wide")
+	now := time.Now().UTC()
+	conv := core.NewConversationID()
+	var docs, memories []core.Document
+	for i := range 100 {
+		text := fmt.Sprintf("note %d about the garden, the train and item %d", i, i*7%13)
+		if i%10 < 7 {
+			d := testMemory(text, now)
+			docs, memories = append(docs, d), append(memories, d)
+		} else {
+			docs = append(docs, testTurn(conv, i, "user", text, now))
+		}
+	}
+	faq := core.Document{ID: core.NewDocID(), Text: "opening hours of the garden", Embedding: embed.HashVector("opening hours of the garden"),
+		Meta: core.Metadata{Type: core.DocFAQ, Timestamp: now, Source: core.SourceChat, Scope: core.ScopeGlobal}}
+	if err := s.Put(ctx, append(docs, faq)...); err != nil {
+		t.Fatal(err)
+	}
+	memF := core.Filter{Type: core.DocMemory}
+	scope := termScope(whereOf(memF))
+	s.wideMin = 0                                       // a store of 101 documents
+	for _, share := range []float64{-1, 0.7, 1, 0.01} { // -1: not known
+		s.shares = &filterShares{}
+		if share >= 0 {
+			s.shares.set(scope, share, time.Now())
+		}
+		for q := range 5 {
+			vec := embed.HashVector(fmt.Sprintf("the train and item %d", q))
+			hits, err := s.Search(ctx, core.VectorQuery{Vector: vec, K: 5, Filter: memF})
+			if err != nil {
+				t.Fatal(err)
+			}
+			exact := slices.Clone(memories)
+			slices.SortFunc(exact, func(a, b core.Document) int {
+				return cmp.Or(cmp.Compare(vecindex.CosineDistance(vec, a.Embedding), vecindex.CosineDistance(vec, b.Embedding)), cmp.Compare(a.ID, b.ID))
+			})
+			if len(hits) != 5 {
+				t.Fatalf("share %v, query %d: %d hits, want 5", share, q, len(hits))
+			}
+			for i, h := range hits {
+				if h.Meta.Type != core.DocMemory || h.Text == "" || len(h.Embedding) != core.Dim {
+					t.Fatalf("share %v: hit %s is a %s (text %q, %d dimensions)", share, h.ID, h.Meta.Type, h.Text, len(h.Embedding))
+				}
+				// Distances, not ids: Chroma's renormalised vectors may
+				// order a tie otherwise.
+				if want := vecindex.CosineDistance(vec, exact[i].Embedding); math.Abs(float64(h.Distance-want)) > 1e-5 {
+					t.Fatalf("share %v, query %d: hit %d at %v, the exact %dth at %v", share, q, i, h.Distance, i, want)
+				}
+			}
+		}
+	}
+	hits, err := s.Search(ctx, core.VectorQuery{Vector: embed.HashVector("the train"), K: 5, Filter: core.Filter{Type: core.DocFAQ}})
+	if err != nil || len(hits) != 1 || hits[0].ID != faq.ID {
+		t.Fatalf("FAQ: %d hits (%v), want the FAQ", len(hits), err)
+	}
+}
+
+// A keyword search whose filter is known to select most of the store asks
+// without its where clause, and returns only the filter's documents.
+func TestKeywordSearchWideAdmitsTheFilterOnly(t *testing.T) {
+	ctx := context.Background()
+	s := openTestStore(t, "widekw")
+	now := time.Now().UTC()
+	conv := core.NewConversationID()
+	var docs []core.Document
+	for i := range 20 {
+		docs = append(docs, testMemory(fmt.Sprintf("a zanzibar memory %d", i), now), testTurn(conv, i, "user", "zanzibar zanzibar zanzibar", now))
+	}
+	if err := s.Put(ctx, docs...); err != nil {
+		t.Fatal(err)
+	}
+	f := core.Filter{Type: core.DocMemory}
+	s.shares.set(termScope(whereOf(f)), 1, time.Now())
+	hits, err := s.KeywordSearch(ctx, core.KeywordQuery{Text: "zanzibar", K: 30, Filter: f})
+	if err != nil || len(hits) != 20 {
+		t.Fatalf("hits = %d (%v), want the 20 memories", len(hits), err)
+	}
+	for _, h := range hits {
+		if h.Meta.Type != core.DocMemory {
+			t.Fatalf("hit %s is a %s", h.ID, h.Meta.Type)
+		}
+	}
+}
