@@ -63,18 +63,29 @@ func (s *codeSegment) probe(q *Code, e *estimator, rf resolvedFilter, n, chunk i
 		}
 		bounds[w] = l
 	}
+	// Each part gets its place in one buffer, room for every row of its
+	// lists (all of them are kept when no scope is checked), and the
+	// parts are then moved together: appends that grew a part from
+	// nothing copied its hundreds of thousands of rows again and again.
+	buf := probed{rows: make([]int32, scanned), dists: make([]uint16, scanned)}
 	parts := make([]probed, workers)
+	for w, off := 0, 0; w < workers; w++ {
+		rows := 0
+		for _, l := range order[bounds[w]:bounds[w+1]] {
+			rows += len(v.lists[l])
+		}
+		parts[w] = probed{rows: buf.rows[off:off:off+rows], dists: buf.dists[off:off:off+rows]}
+		off += rows
+	}
 	var wg sync.WaitGroup
 	for w := 1; w < workers; w++ {
 		wg.Go(func() { parts[w].read(v, order[bounds[w]:bounds[w+1]], q, rf) })
 	}
 	parts[0].read(v, order[:bounds[1]], q, rf)
 	wg.Wait()
-	total := 0
-	for _, p := range parts {
-		total += len(p.rows)
-	}
-	out := probed{rows: make([]int32, 0, total), dists: make([]uint16, 0, total)}
+	// Each part starts at or after the end of those before it: the
+	// appends move it down (memmove), within the buffer.
+	out := probed{rows: buf.rows[:0], dists: buf.dists[:0]}
 	for _, p := range parts {
 		out.rows = append(out.rows, p.rows...)
 		out.dists = append(out.dists, p.dists...)
