@@ -74,7 +74,7 @@ func (s *codeSegment) probe(q *Code, e *estimator, rf resolvedFilter, n, chunk i
 		for _, l := range order[bounds[w]:bounds[w+1]] {
 			rows += len(v.lists[l])
 		}
-		parts[w] = probed{rows: buf.rows[off:off:off+rows], dists: buf.dists[off:off:off+rows]}
+		parts[w] = probed{rows: buf.rows[off : off : off+rows], dists: buf.dists[off : off : off+rows]}
 		off += rows
 	}
 	var wg sync.WaitGroup
