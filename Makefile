@@ -70,8 +70,10 @@ bench: deps chroma
 	$(GO) test -run '^$$' -bench 'MemorySearchLoop|MemorySearchHTTPLoop' -benchtime 200x ./cmd/ada
 	$(GO) test -run '^$$' -bench 'RoomLabels' ./core
 	$(GO) test -run '^$$' -bench 'MemberUsageSince|KeywordScale' -benchtime 200x -timeout 30m ./storage
+	$(GO) test -run '^$$' -bench 'VectorRecall' -benchtime 100x -timeout 30m ./storage
 	$(GO) test -run '^$$' -bench 'ReadDocument|ReadKind' ./storage/jsonl
 	$(GO) test -run '^$$' -bench 'TrainLists|Nearest|Quantize|CodeScan|GrowthPause' ./storage/vecindex
+	$(GO) test -run '^$$' -bench 'Recall' -benchtime 100x ./storage/vecindex
 	$(GO) test -run '^$$' -bench 'Find' -benchmem ./core/when
 
 lint:

@@ -74,8 +74,11 @@ const scaleEntity = "entity:scale"
 // vocabulary of 4,000 words (everyday words first, as issue 39's store),
 // every 100th in scaleEntity's scope, the rest global. The same n gives the
 // same texts.
-func scaleCorpus(n int) []string {
-	words := storagetest.NewWords(rand.New(rand.NewPCG(39, 1)), scaleCommon, 4000)
+func scaleCorpus(n int) []string { return scaleCorpusOf(n, 4000) }
+
+// scaleCorpusOf is scaleCorpus with words drawn from vocab words.
+func scaleCorpusOf(n, vocab int) []string {
+	words := storagetest.NewWords(rand.New(rand.NewPCG(39, 1)), scaleCommon, vocab)
 	texts := make([]string, n)
 	for i := range texts {
 		texts[i] = strings.Join(words.Sentence(8, 16), " ")
@@ -88,13 +91,19 @@ var scaleCommon = strings.Fields("the of and to in friday test her on at meeting
 // openScaleStore is a store of n scale-corpus memories: in dir (ADA_BENCH_DIR,
 // kept between runs so that a million is written once) or a temporary one.
 func openScaleStore(b *testing.B, n int) (*DB, []string) {
+	return openCorpusStore(b, "keyword", scaleCorpus(n))
+}
+
+// openCorpusStore is a store of texts as scale-corpus memories, in the
+// file name-n.db (see openScaleStore).
+func openCorpusStore(b *testing.B, name string, texts []string) (*DB, []string) {
 	ctx := context.Background()
-	texts := scaleCorpus(n)
+	n := len(texts)
 	dir := os.Getenv("ADA_BENCH_DIR")
 	if dir == "" {
 		dir = b.TempDir()
 	}
-	db, err := Open(ctx, filepath.Join(dir, fmt.Sprintf("keyword-%d.db", n)))
+	db, err := Open(ctx, filepath.Join(dir, fmt.Sprintf("%s-%d.db", name, n)))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -134,17 +143,7 @@ func openScaleStore(b *testing.B, n int) (*DB, []string) {
 //
 //	ADA_BENCH_SIZES=100000,1000000 ADA_BENCH_DIR=/tmp/kw go test -run '^$' -bench KeywordScale -benchtime 200x ./storage
 func BenchmarkKeywordScale(b *testing.B) {
-	sizes := []int{20_000, 100_000}
-	if s := os.Getenv("ADA_BENCH_SIZES"); s != "" {
-		sizes = sizes[:0]
-		for _, f := range strings.Split(s, ",") {
-			n, err := strconv.Atoi(f)
-			if err != nil {
-				b.Fatal(err)
-			}
-			sizes = append(sizes, n)
-		}
-	}
+	sizes := benchSizes(b, "ADA_BENCH_SIZES", 20_000, 100_000)
 	ctx := context.Background()
 	for _, n := range sizes {
 		db, texts := openScaleStore(b, n)
@@ -237,4 +236,21 @@ func countOf(b *testing.B, db *DB, word string) int {
 		b.Fatal(err)
 	}
 	return n
+}
+
+// benchSizes reads the comma-separated sizes of env, or gives def.
+func benchSizes(b *testing.B, env string, def ...int) []int {
+	s := os.Getenv(env)
+	if s == "" {
+		return def
+	}
+	var sizes []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sizes = append(sizes, n)
+	}
+	return sizes
 }

@@ -40,20 +40,44 @@ func (db *DB) Search(ctx context.Context, q core.VectorQuery) ([]core.Hit, error
 
 // The candidate set. The codes of the filter's documents are scanned in
 // memory (vecindex.Index: popcounts over 256 bytes a document, about 1 ms per
-// 100k on one core), and the nearest candidates are rescored exactly from
+// 100k on one core), the rows nearest by their codes are ranked by an
+// estimate of their inner product with the query (vecindex.NearestVector),
+// and the nearest candidates by that estimate are rescored exactly from
 // their embeddings, which costs a row read and a 768-dimension dot product
-// each: the rescoring, not the scan, is most of a search's time. 60
-// candidates keep recall@10 against an exact scan near 1 up to 100k
-// memories, where more would cost every one of a chat's three or four
-// searches their rescoring for little recall (make bench; docs/operators.md's
-// performance notes), so the count does not depend on the store's size.
+// each: the rescoring, not the scan, is most of a small store's search
+// time. The estimate ranks the rows closer to the exact order than the
+// codes' Hamming distance, so that 60 candidates keep recall@10 against an
+// exact scan near 1 at 100k memories and 100 above 0.95 at a million
+// (make bench: BenchmarkVectorRecall; docs/operators.md's performance
+// notes). A store of largeStore rows or more rescores largeCandidates.
 const (
-	rescoreFactor = 2
-	minCandidates = 60
+	rescoreFactor   = 2
+	minCandidates   = 60
+	largeStore      = 250_000
+	largeCandidates = 100
 )
 
-// candidateCount is the number of candidates for k results.
-func candidateCount(k int) int {
+// searchEffort is what a vector search reads at each stage (see
+// vecindex.Effort), and the candidates it rescores for k results.
+type searchEffort struct {
+	vecindex.Effort
+	// candidates, when set, replaces candidateCount; hamming ranks by the
+	// codes' Hamming distance alone (vecindex.Nearest), as searches did
+	// before the estimate: for the benchmark's comparisons.
+	candidates int
+	hamming    bool
+}
+
+// defaultEffort is the effort of a search; vecindex.NearestVector scales
+// its stages down with the rows a search reads.
+var defaultEffort = vecindex.Effort{Shortlist: 16_000, Estimated: 1_000}
+
+// candidateCount is the number of candidates for k results in a store of
+// rows documents.
+func candidateCount(k, rows int) int {
+	if rows >= largeStore {
+		return max(largeCandidates, k*rescoreFactor)
+	}
 	return max(minCandidates, k*rescoreFactor)
 }
 
@@ -335,6 +359,17 @@ func (db *DB) ScanCodes(q core.VectorQuery) int {
 // nearestCodes is the first stage of an approximate search: the rowids of
 // the candidates, nearest first, by the in-memory codes.
 func (db *DB) nearestCodes(q core.VectorQuery) []int64 {
-	qc := vecindex.CodeOf(vecindex.Quantize(q.Vector))
-	return db.codes.Nearest(&qc, indexFilter(q.Filter), candidateCount(q.K))
+	eff := db.effort
+	n := eff.candidates
+	if n == 0 {
+		n = candidateCount(q.K, db.codes.Len())
+	}
+	if eff.hamming {
+		qc := vecindex.CodeOf(vecindex.Quantize(q.Vector))
+		return db.codes.Nearest(&qc, indexFilter(q.Filter), n)
+	}
+	if eff.Effort == (vecindex.Effort{}) {
+		eff.Effort = defaultEffort
+	}
+	return db.codes.NearestVector(q.Vector, indexFilter(q.Filter), n, eff.Effort)
 }

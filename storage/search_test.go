@@ -38,9 +38,10 @@ func TestSearchFindsEveryDocument(t *testing.T) {
 }
 
 func TestCandidateCount(t *testing.T) {
-	for _, tc := range []struct{ k, want int }{{1, minCandidates}, {10, minCandidates}, {80, 160}, {3000, 6000}} {
-		if got := candidateCount(tc.k); got != tc.want {
-			t.Errorf("candidateCount(%d) = %d, want %d", tc.k, got, tc.want)
+	for _, tc := range []struct{ k, rows, want int }{{1, 1000, minCandidates}, {10, 1000, minCandidates}, {80, 1000, 160},
+		{3000, 1000, 6000}, {10, largeStore, largeCandidates}, {80, largeStore, 160}} {
+		if got := candidateCount(tc.k, tc.rows); got != tc.want {
+			t.Errorf("candidateCount(%d, %d) = %d, want %d", tc.k, tc.rows, got, tc.want)
 		}
 	}
 }

@@ -43,6 +43,9 @@ type DB struct {
 	// scan, in step with documents_codes (see loadCodes); nil when the store
 	// was opened WithoutSearchIndex.
 	codes *vecindex.Index
+	// effort is what a vector search reads (see searchEffort): the zero
+	// value, the defaults, but in the benchmark comparing others.
+	effort searchEffort
 	// stopLoad stops the index's background load, if any, and waits for it
 	// (see loadCodesInBackground).
 	stopLoad func()

@@ -47,9 +47,10 @@ type Index struct {
 	// in pending, and every read waits.
 	loaded  chan struct{}
 	pending []Op
-	// listMin and exactMax are ivfMinRows and exactMaxRows, smaller in
-	// tests, which run the same code on fewer rows.
-	listMin, exactMax int
+	// listMin, exactMax and probeChunk are ivfMinRows, exactMaxRows and
+	// probeChunkRows, smaller in tests, which run the same code on fewer
+	// rows.
+	listMin, exactMax, probeChunk int
 	// trainers are the segments' trainings under way (retrain.go);
 	// trainHook, if set (tests), runs in each once it has copied its
 	// segment, before it trains.
@@ -112,7 +113,7 @@ func New() *Index {
 // meanwhile, Ready is false and reads wait.
 func NewLoading() *Index {
 	return &Index{bySegment: make(map[segmentKey]int32), pos: make(map[int64]rowRef), names: make(map[string]uint32),
-		loaded: make(chan struct{}), listMin: ivfMinRows, exactMax: exactMaxRows, growMin: growMinRows}
+		loaded: make(chan struct{}), listMin: ivfMinRows, exactMax: exactMaxRows, growMin: growMinRows, probeChunk: probeChunkRows}
 }
 
 // Ready reports whether the index is loaded: its reads do not wait.

@@ -3,7 +3,6 @@ package vecindex
 import (
 	"math"
 	"math/bits"
-	"slices"
 	"sync"
 )
 
@@ -220,55 +219,6 @@ func (v *invLists) del(i, last int32) {
 		v.at[i] = q
 	}
 	v.at = v.at[:last]
-}
-
-// listOrder returns the lists nearest first by their centroids' distance
-// to the query's head.
-func (v *invLists) listOrder(q *Code) []int32 {
-	qh := [headWords]uint64(q[:headWords])
-	type ld struct {
-		d int
-		l int32
-	}
-	order := make([]ld, len(v.cents))
-	for c := range v.cents {
-		order[c] = ld{headDistance(&v.cents[c], &qh), int32(c)}
-	}
-	slices.SortFunc(order, func(a, b ld) int { return a.d - b.d })
-	out := make([]int32, len(order))
-	for i, o := range order {
-		out[i] = o.l
-	}
-	return out
-}
-
-// probe returns the rows of s within rf in the lists nearest to q, and
-// their heads' distances to q: at least probePercent of the rows, and on
-// until n admitted rows were found (or every list was
-// read), so that a filter never leaves fewer results than exist. The
-// caller keeps the nearest by the heads and compares their whole codes, as
-// it does for a small segment's rows.
-func (s *codeSegment) probe(q *Code, rf resolvedFilter, n int) ([]int32, []uint16) {
-	v := s.ivf
-	target := len(s.rowids) * probePercent / 100
-	scanned := 0
-	rows := make([]int32, 0, target+target/4)
-	dists := make([]uint16, 0, cap(rows))
-	for _, l := range v.listOrder(q) {
-		if scanned >= target && len(rows) >= n {
-			break
-		}
-		scanned += len(v.lists[l])
-		hs, ss := v.heads[l], v.scopes[l]
-		for j, i := range v.lists[l] {
-			if rf.scopes != nil && !rf.holdsScope(ss[j]) {
-				continue
-			}
-			rows = append(rows, i)
-			dists = append(dists, headDist(&hs[j], q))
-		}
-	}
-	return rows, dists
 }
 
 // admits is how many rows of s rf admits.

@@ -2,6 +2,7 @@ package vecindex
 
 import (
 	"container/heap"
+	"math"
 	"math/bits"
 )
 
@@ -10,6 +11,27 @@ import (
 // inverted files it probes (see invLists), where they are very likely
 // among them.
 func (x *Index) Nearest(q *Code, f Filter, n int) []int64 {
+	return x.nearest(q, nil, f, n, n*prefilterFactor, n)
+}
+
+// NearestVector returns the rowids of the (at most) n rows within f
+// nearest to v, ties by rowid: of the about shortlist rows nearest to v's
+// code by their heads (as Nearest's first stage), the n nearest by the
+// estimate of their inner product with v (see estimator), which ranks
+// them closer to the exact order than their codes' Hamming distance.
+func (x *Index) NearestVector(v []float32, f Filter, n int, eff Effort) []int64 {
+	q, e := newQuery(v)
+	return x.nearest(&q, e, f, n, max(n, eff.Shortlist), max(n, eff.Estimated))
+}
+
+// Effort is how many rows a NearestVector search ranks at each stage: the
+// Shortlist nearest by the heads' Hamming distance, of which the Estimated
+// nearest by the whole codes' are ranked by the estimate.
+type Effort struct{ Shortlist, Estimated int }
+
+// nearest is Nearest (e nil) or NearestVector, with m rows kept by the
+// heads.
+func (x *Index) nearest(q *Code, e *estimator, f Filter, n, m, estimated int) []int64 {
 	if n <= 0 {
 		return nil
 	}
@@ -39,7 +61,7 @@ func (x *Index) Nearest(q *Code, f Filter, n int) []int64 {
 		}
 		switch {
 		case s.ivf != nil && admitted > x.exactMax && 2*admitted > len(s.rowids):
-			picks[si], probed[si] = s.probe(q, srf, n)
+			picks[si], probed[si] = s.probe(q, e, srf, n, x.probeChunk)
 		case srf.scopes != nil:
 			picks[si] = []int32{}
 			for _, sc := range srf.scopes {
@@ -48,7 +70,7 @@ func (x *Index) Nearest(q *Code, f Filter, n int) []int64 {
 		}
 	}
 	top := make(codeHeap, 0, n)
-	x.scan(segs, picks, probed, q, n, &top)
+	x.scan(segs, picks, probed, q, e, n, m, estimated, &top)
 	out := make([]int64, len(top))
 	for i, c := range top {
 		out[i] = c.rowid
@@ -57,9 +79,10 @@ func (x *Index) Nearest(q *Code, f Filter, n int) []int64 {
 }
 
 // scan offers to top the n codes of the picked rows of segs (see Nearest)
-// nearest to q: a first stage by the heads' distance (given in probed for
-// a probe's rows), a second by the whole codes'.
-func (x *Index) scan(segs []*codeSegment, picks [][]int32, probed [][]uint16, q *Code, n int, top *codeHeap) {
+// nearest to q: a first stage keeps about m by the heads' distance (given
+// in probed for a probe's rows), a second ranks them by the whole codes'
+// distance, or with e by e's estimate.
+func (x *Index) scan(segs []*codeSegment, picks [][]int32, probed [][]uint16, q *Code, e *estimator, n, m, estimated int, top *codeHeap) {
 	rows := 0
 	for si, s := range segs {
 		if picks[si] != nil {
@@ -71,7 +94,6 @@ func (x *Index) scan(segs []*codeSegment, picks [][]int32, probed [][]uint16, q 
 	// First stage: the (about) m nearest by the heads' distance, chosen
 	// by a histogram of the distances rather than a heap, which would take
 	// most rows early in a scan.
-	m := n * prefilterFactor
 	dp, _ := x.headDists.Get().(*[]uint16)
 	if dp == nil {
 		dp = new([]uint16)
@@ -106,14 +128,30 @@ func (x *Index) scan(segs []*codeSegment, picks [][]int32, probed [][]uint16, q 
 			hist[d[i]]++
 		}
 	}
+	if e != nil {
+		// The estimate's stages scale with the rows read, up to the
+		// effort asked for: a small store's search reads few rows, and its
+		// candidates are already the exact scan's (make bench:
+		// BenchmarkRecall).
+		m = min(m, max(n*prefilterFactor, rows/shortlistShare))
+		estimated = min(estimated, max(n, rows/estimatedShare))
+	}
 	limit, kept := 0, 0 // rows at distances up to limit are kept
 	for limit = 0; limit < headWords*64; limit++ {
 		if kept += hist[limit]; kept >= m {
 			break
 		}
 	}
-	// Second stage: the n nearest of those by the whole codes' distance.
-	worst := codeCand{distance: codeBits + 1}
+	// Second stage: the n nearest of those by the whole codes' distance,
+	// or with e the estimated rows nearest by it, whose n nearest by the
+	// estimate are the third.
+	var shortlist []keptRow
+	var hist2 []int
+	if e != nil {
+		shortlist = make([]keptRow, 0, m+m/4)
+		hist2 = make([]int, codeBits+1)
+	}
+	worst := codeCand{distance: math.Inf(1)}
 	off = 0
 	for si, s := range segs {
 		pick := picks[si]
@@ -131,13 +169,81 @@ func (x *Index) scan(segs []*codeSegment, picks [][]int32, probed [][]uint16, q 
 				i = int(pick[j])
 			}
 			code := &s.codes[i]
-			dist := 0
-			for w := range code {
-				dist += bits.OnesCount64(code[w] ^ q[w])
+			if e != nil {
+				// The head's distance and the code's next 512 bits
+				// only: one cache line of the code, where the whole
+				// code is four, read at random (most of this stage's
+				// time at a million rows: pprof).
+				h := int(hd)
+				for w := headWords; w < 2*headWords; w++ {
+					h += bits.OnesCount64(code[w] ^ q[w])
+				}
+				shortlist = append(shortlist, keptRow{code, s.rowids[i], uint16(h)})
+				hist2[h]++
+				continue
 			}
-			worst = top.offer(codeCand{dist, s.rowids[i]}, n, worst)
+			h := 0
+			for w := range code {
+				h += bits.OnesCount64(code[w] ^ q[w])
+			}
+			worst = top.offer(codeCand{float64(h), s.rowids[i]}, n, worst)
 		}
 	}
+	if e == nil {
+		return
+	}
+	// The nearest by those 1,024 bits (wideShare times the rows to
+	// estimate), then the estimated nearest of them by the whole codes.
+	cut := func(hist []int, want int) int {
+		limit, count := 0, 0
+		for ; limit < len(hist)-1; limit++ {
+			if count += hist[limit]; count >= want {
+				break
+			}
+		}
+		return limit
+	}
+	limit1 := cut(hist2, wideShare*estimated)
+	clear(hist2)
+	wide := shortlist[:0]
+	for _, k := range shortlist {
+		if int(k.hamming) > limit1 {
+			continue
+		}
+		h := int(k.hamming)
+		for w := 2 * headWords; w < codeWords; w++ {
+			h += bits.OnesCount64(k.code[w] ^ q[w])
+		}
+		k.hamming = uint16(h)
+		hist2[h]++
+		wide = append(wide, k)
+	}
+	limit2 := cut(hist2, estimated)
+	for _, k := range wide {
+		if int(k.hamming) <= limit2 {
+			worst = top.offer(codeCand{e.estimate(k.code), k.rowid}, n, worst)
+		}
+	}
+}
+
+// wideShare: a NearestVector search reads whole the codes of wideShare
+// times the rows it estimates, those nearest by their first 1,024 bits.
+const wideShare = 4
+
+// shortlistShare and estimatedShare: a NearestVector search keeps at most
+// one in shortlistShare of the rows it reads by their heads, and estimates
+// at most one in estimatedShare.
+const (
+	shortlistShare = 25
+	estimatedShare = 8
+)
+
+// keptRow is a row the heads kept, with its code's Hamming distance (of
+// its first 1,024 bits, then of the whole code).
+type keptRow struct {
+	code    *Code
+	rowid   int64
+	hamming uint16
 }
 
 // headDist is the distance between a head and the query's first headWords
@@ -174,7 +280,7 @@ func (h *codeHeap) offer(c codeCand, n int, worst codeCand) codeCand {
 }
 
 type codeCand struct {
-	distance int
+	distance float64
 	rowid    int64
 }
 

@@ -28,11 +28,14 @@ package vecindex
 #define ADA_CLONES
 #endif
 
+// ada_rotate writes the ADA_CODE_BLOCKS rotations of v to out, one after
+// the other (ADA_CODE_BLOCKS * ADA_ROT_SIZE floats): the code's bits are
+// their signs.
 ADA_CLONES
-void ada_quantize(const float *v, int dim, const float *signs, uint8_t *code) {
-	float a[ADA_ROT_SIZE] __attribute__((aligned(64)));
+void ada_rotate(const float *v, int dim, const float *signs, float *out) {
 	for (int b = 0; b < ADA_CODE_BLOCKS; b++) {
-		memset(a, 0, sizeof a);
+		float *a = out + b * ADA_ROT_SIZE;
+		memset(a, 0, ADA_ROT_SIZE * sizeof(float));
 		if (dim > 0) {
 			memcpy(a, v, (size_t)dim * sizeof(float));
 		}
@@ -69,13 +72,19 @@ void ada_quantize(const float *v, int dim, const float *signs, uint8_t *code) {
 				}
 			}
 		}
-		for (int i = 0; i < ADA_ROT_SIZE / 8; i++) {
-			uint32_t c = 0;
-			for (int j = 0; j < 8; j++) {
-				c |= (uint32_t)(a[8 * i + j] > 0) << j;
-			}
-			code[b * ADA_ROT_SIZE / 8 + i] = (uint8_t)c;
+	}
+}
+
+ADA_CLONES
+void ada_quantize(const float *v, int dim, const float *signs, uint8_t *code) {
+	float a[ADA_CODE_BLOCKS * ADA_ROT_SIZE] __attribute__((aligned(64)));
+	ada_rotate(v, dim, signs, a);
+	for (int i = 0; i < ADA_CODE_BLOCKS * ADA_ROT_SIZE / 8; i++) {
+		uint32_t c = 0;
+		for (int j = 0; j < 8; j++) {
+			c |= (uint32_t)(a[8 * i + j] > 0) << j;
 		}
+		code[i] = (uint8_t)c;
 	}
 }
 */
@@ -100,4 +109,15 @@ func quantizeC(v []float32) []byte {
 	}
 	C.ada_quantize(p, C.int(n), (*C.float)(unsafe.Pointer(&rotSigns[0][0][0])), (*C.uint8_t)(unsafe.Pointer(&code[0])))
 	return code
+}
+
+// rotateC writes v's codeBlocks rotations to out, whose signs are
+// Quantize's code.
+func rotateC(v []float32, out *[codeBits]float32) {
+	n := min(len(v), rotSize)
+	var p *C.float
+	if n > 0 {
+		p = (*C.float)(unsafe.Pointer(&v[0]))
+	}
+	C.ada_rotate(p, C.int(n), (*C.float)(unsafe.Pointer(&rotSigns[0][0][0])), (*C.float)(unsafe.Pointer(&out[0])))
 }
