@@ -87,6 +87,9 @@ func TestNearestVectorRecall(t *testing.T) {
 	serial.probeChunk = n + 1
 	x.Apply(ops)
 	serial.Apply(ops)
+	// Both train their lists in the background: compare them trained.
+	x.trainers.Wait()
+	serial.trainers.Wait()
 	eff := Effort{Shortlist: 400, Estimated: 100}
 	for _, tc := range []struct {
 		f     Filter

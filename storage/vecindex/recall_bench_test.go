@@ -45,6 +45,7 @@ func BenchmarkRecall(b *testing.B) {
 	}
 	x := New()
 	x.Apply(ops)
+	x.trainers.Wait() // the lists, trained in the background
 	ops = nil
 	queries := make([][]float32, 100)
 	for qi := range queries {
