@@ -103,6 +103,15 @@ func (s *SchemaSet) Validate(d Document) error {
 // metadata as JSON (meta, as json.Marshal gives it), which it stores: an
 // insert then encodes it once, not twice.
 func (s *SchemaSet) ValidateEncoded(d Document, meta []byte) error {
+	if err := s.validateFields(d); err != nil {
+		return err
+	}
+	return s.validateMeta(d, meta)
+}
+
+// validateFields checks what a document holds beside its metadata, and
+// that its metadata's type is known.
+func (s *SchemaSet) validateFields(d Document) error {
 	if !ValidDocID(d.ID) {
 		return Errorf(KindInvalid, "document id %q must have the form doc-<uuid>", d.ID)
 	}
@@ -112,10 +121,16 @@ func (s *SchemaSet) ValidateEncoded(d Document, meta []byte) error {
 	if len(d.Embedding) != Dim {
 		return Errorf(KindInvalid, "document %s: embedding has %d dimensions, want %d", d.ID, len(d.Embedding), Dim)
 	}
-	schema, ok := s.compiled[d.Meta.Type]
-	if !ok {
+	if _, ok := s.compiled[d.Meta.Type]; !ok {
 		return Errorf(KindInvalid, "document %s: unknown metadata type %q", d.ID, d.Meta.Type)
 	}
+	return nil
+}
+
+// validateMeta checks meta, d's metadata encoded, against the schema of its
+// type (known: validateFields).
+func (s *SchemaSet) validateMeta(d Document, meta []byte) error {
+	schema := s.compiled[d.Meta.Type]
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(meta))
 	if err != nil {
 		return Wrap(KindInternal, err, "decode metadata")

@@ -40,7 +40,7 @@ func (db *DB) Put(ctx context.Context, docs ...core.Document) error {
 // Apply makes the deletions, insertions and history entries of c in one
 // transaction. A missing id to delete is skipped: it is already gone.
 func (db *DB) Apply(ctx context.Context, c core.Change) (core.Deleted, error) {
-	put := encodeDocuments(c.Put)
+	put := encodeDocuments(&db.validated, c.Put)
 	if err := put.firstErr(); err != nil {
 		return core.Deleted{}, err
 	}
@@ -97,6 +97,7 @@ const encodeChunk = 8
 // encoding is a batch of documents being validated and encoded (see
 // encodeDocuments), in chunks of encodeChunk.
 type encoding struct {
+	memo *core.SchemaMemo
 	docs []encodedDoc
 	errs []error         // per chunk
 	done []chan struct{} // per chunk, closed when encoded
@@ -109,9 +110,9 @@ type encoding struct {
 // order, while the write transaction inserts what is ready (encoding.get):
 // the two overlap on two cores instead of adding up (BenchmarkPut). An
 // invalid document then fails the transaction, which writes nothing.
-func encodeDocuments(docs []core.Document) *encoding {
+func encodeDocuments(memo *core.SchemaMemo, docs []core.Document) *encoding {
 	nChunks := (len(docs) + encodeChunk - 1) / encodeChunk
-	e := &encoding{docs: make([]encodedDoc, len(docs)), errs: make([]error, nChunks), done: make([]chan struct{}, nChunks)}
+	e := &encoding{memo: memo, docs: make([]encodedDoc, len(docs)), errs: make([]error, nChunks), done: make([]chan struct{}, nChunks)}
 	for c := range e.done {
 		e.done[c] = make(chan struct{})
 	}
@@ -145,7 +146,7 @@ func (e *encoding) encode(docs []core.Document, c int) {
 			return
 		}
 		// The metadata is checked as it is written (in UTC).
-		if err := core.Schemas().ValidateEncoded(d, meta); err != nil {
+		if err := e.memo.ValidateEncoded(core.Schemas(), d, meta); err != nil {
 			e.errs[c] = err
 			return
 		}
@@ -408,7 +409,7 @@ func (db *DB) Replace(ctx context.Context, f core.Filter, docs ...core.Document)
 	if where, _ := filterSQL(f); where == "" {
 		return core.Errorf(core.KindInternal, "replace needs a filter")
 	}
-	put := encodeDocuments(docs)
+	put := encodeDocuments(&db.validated, docs)
 	if err := put.firstErr(); err != nil {
 		return err
 	}

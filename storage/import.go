@@ -38,7 +38,7 @@ func (r *ImportResult) Add(o ImportResult) {
 // one learned from a deleted message.
 func (db *DB) Import(ctx context.Context, docs []core.Document, history []core.HistoryEntry) (ImportResult, error) {
 	var res ImportResult
-	put := encodeDocuments(docs)
+	put := encodeDocuments(&db.validated, docs)
 	if err := put.firstErr(); err != nil {
 		return res, err
 	}

@@ -53,6 +53,9 @@ type DB struct {
 	docs *docCache
 	// terms remembers how common keyword query terms are (see termCounts).
 	terms termCounts
+	// validated remembers the metadata that passed the schema check
+	// (core.SchemaMemo, encodeDocuments).
+	validated core.SchemaMemo
 	// findPostings and scoredRows are maxPostings and maxScoredRows;
 	// tests lower them to search a small store as a large one is searched
 	// (rarestTerms, rankKeyword).

@@ -226,7 +226,7 @@ func TestPutReplacesByID(t *testing.T) {
 // them all.
 func encodeAll(t *testing.T, docs []core.Document) []encodedDoc {
 	t.Helper()
-	e := encodeDocuments(docs)
+	e := encodeDocuments(new(core.SchemaMemo), docs)
 	out := make([]encodedDoc, len(docs))
 	for i := range docs {
 		d, err := e.get(i)

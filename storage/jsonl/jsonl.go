@@ -119,6 +119,9 @@ type Reader struct {
 	// placeholder stands for the vector of a document exported without
 	// one, so that every other field is checked as it is read.
 	placeholder []float32
+	// validated remembers the metadata that passed the schema check: the
+	// store checks each document again as it writes it.
+	validated core.SchemaMemo
 }
 
 // NewReader reads and checks the header.
@@ -246,7 +249,7 @@ func (r *Reader) document(l line) (Record, error) {
 	if d.Embedding == nil {
 		d.Embedding = r.placeholder
 	}
-	if err := core.Schemas().Validate(d); err != nil {
+	if err := r.validated.Validate(core.Schemas(), d); err != nil {
 		return Record{}, err
 	}
 	if !r.header.Vectors {
