@@ -13,8 +13,10 @@ import (
 // after the probe (pprof: about 235 ns a row). Backed by 2 MiB pages the
 // array needs 128 TLB entries instead of 65,536 (see adviseHuge).
 type hugeAdvice struct {
-	mu   sync.Mutex
-	done map[*Code]struct{}
+	mu sync.Mutex
+	// done holds the arrays' addresses, not pointers, which would keep an
+	// array a growth replaced (256 MB at a million rows) from being freed.
+	done map[uintptr]struct{}
 }
 
 // hugeMinRows is the fewest rows of a segment whose codes are offered
@@ -29,20 +31,21 @@ func (h *hugeAdvice) offer(codes []Code) {
 		return
 	}
 	base := &codes[:cap(codes)][0]
+	addr := uintptr(unsafe.Pointer(base))
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if _, ok := h.done[base]; ok {
+	if _, ok := h.done[addr]; ok {
 		return
 	}
 	if h.done == nil {
-		h.done = make(map[*Code]struct{})
+		h.done = make(map[uintptr]struct{})
 	}
-	// A growth leaves the old array behind: only the newest few are
-	// remembered.
+	// Growths replace arrays: only the newest few are remembered (an
+	// address reused by a later array only leaves it unadvised).
 	if len(h.done) > 64 {
 		clear(h.done)
 	}
-	h.done[base] = struct{}{}
+	h.done[addr] = struct{}{}
 	b := unsafe.Slice((*byte)(unsafe.Pointer(base)), cap(codes)*int(unsafe.Sizeof(Code{})))
 	go adviseHuge(b)
 }

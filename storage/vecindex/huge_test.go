@@ -1,6 +1,7 @@
 package vecindex
 
 import (
+	"runtime"
 	"testing"
 	"unsafe"
 )
@@ -31,4 +32,27 @@ func TestHugeOfferOnce(t *testing.T) {
 		t.Fatalf("%d arrays advised after a growth, want 2", len(h.done))
 	}
 	h.offer(nil)
+}
+
+// What offer remembers does not keep an array alive: a growth's old array
+// (256 MB at a million rows) must be freed.
+func TestHugeOfferFrees(t *testing.T) {
+	var h hugeAdvice
+	defer runtime.KeepAlive(&h) // h remembers the array until the end
+	freed := make(chan struct{})
+	func() {
+		codes := make([]Code, 4)
+		runtime.AddCleanup(&codes[0], func(struct{}) { close(freed) }, struct{}{})
+		h.offer(codes)
+	}()
+	for range 100 {
+		runtime.GC()
+		select {
+		case <-freed:
+			return
+		default:
+			runtime.Gosched()
+		}
+	}
+	t.Fatal("an offered array was not freed")
 }
