@@ -62,6 +62,8 @@ type Index struct {
 	// swap.
 	growMin  int
 	growHook func()
+	// huge offers large segments' codes huge pages (huge.go).
+	huge hugeAdvice
 }
 
 // segmentKey is a segment's type and conversation id ("" is a conversation

@@ -11,7 +11,7 @@ import (
 // inverted files it probes (see invLists), where they are very likely
 // among them.
 func (x *Index) Nearest(q *Code, f Filter, n int) []int64 {
-	return x.nearest(q, nil, f, n, n*prefilterFactor, n)
+	return x.nearest(q, nil, f, n, n*prefilterFactor, n, 0)
 }
 
 // NearestVector returns the rowids of the (at most) n rows within f
@@ -21,17 +21,23 @@ func (x *Index) Nearest(q *Code, f Filter, n int) []int64 {
 // them closer to the exact order than their codes' Hamming distance.
 func (x *Index) NearestVector(v []float32, f Filter, n int, eff Effort) []int64 {
 	q, e := newQuery(v)
-	return x.nearest(&q, e, f, n, max(n, eff.Shortlist), max(n, eff.Estimated))
+	return x.nearest(&q, e, f, n, max(n, eff.Shortlist), max(n, eff.Estimated), eff.Probe)
 }
 
 // Effort is how many rows a NearestVector search ranks at each stage: the
 // Shortlist nearest by the heads' Hamming distance, of which the Estimated
-// nearest by the whole codes' are ranked by the estimate.
-type Effort struct{ Shortlist, Estimated int }
+// nearest by the whole codes' are ranked by the estimate. Probe is the
+// percent of a large segment's rows its inverted file's probe reads
+// (0: probePercent).
+type Effort struct{ Shortlist, Estimated, Probe int }
 
 // nearest is Nearest (e nil) or NearestVector, with m rows kept by the
-// heads.
-func (x *Index) nearest(q *Code, e *estimator, f Filter, n, m, estimated int) []int64 {
+// heads and probe percent of a large segment's rows probed (0:
+// probePercent).
+func (x *Index) nearest(q *Code, e *estimator, f Filter, n, m, estimated, probe int) []int64 {
+	if probe <= 0 {
+		probe = probePercent
+	}
 	if n <= 0 {
 		return nil
 	}
@@ -52,6 +58,9 @@ func (x *Index) nearest(q *Code, e *estimator, f Filter, n, m, estimated int) []
 	picks := make([][]int32, len(segs))
 	probed := make([][]uint16, len(segs)) // the picks' head distances, when known
 	for si, s := range segs {
+		if len(s.codes) >= hugeMinRows {
+			x.huge.offer(s.codes)
+		}
 		srf, admitted := rf, s.admits(rf)
 		if admitted == len(s.rowids) {
 			// The scopes hold every row of the segment (a member's
@@ -61,7 +70,7 @@ func (x *Index) nearest(q *Code, e *estimator, f Filter, n, m, estimated int) []
 		}
 		switch {
 		case s.ivf != nil && admitted > x.exactMax && 2*admitted > len(s.rowids):
-			picks[si], probed[si] = s.probe(q, e, srf, n, x.probeChunk)
+			picks[si], probed[si] = s.probe(q, e, srf, n, probe, x.probeChunk)
 		case srf.scopes != nil:
 			picks[si] = []int32{}
 			for _, sc := range srf.scopes {

@@ -34,19 +34,19 @@ func (v *invLists) listOrder(q *Code, e *estimator) []int32 {
 }
 
 // probe returns the rows of s within rf in the lists nearest to q, and
-// their heads' distances to q: at least probePercent of the rows, and on
+// their heads' distances to q: at least percent of the rows, and on
 // until n admitted rows were found (or every list was
 // read), so that a filter never leaves fewer results than exist. The
 // caller keeps the nearest by the heads and compares their whole codes, as
 // it does for a small segment's rows.
 //
-// The probePercent are read on every core (GOMAXPROCS), each reading a
+// Those rows are read on every core (GOMAXPROCS), each reading a
 // run of the lists: the heads' distances are most of a search's time at a
 // million rows, and one search would otherwise leave the other cores idle.
-func (s *codeSegment) probe(q *Code, e *estimator, rf resolvedFilter, n, chunk int) ([]int32, []uint16) {
+func (s *codeSegment) probe(q *Code, e *estimator, rf resolvedFilter, n, percent, chunk int) ([]int32, []uint16) {
 	v := s.ivf
 	order := v.listOrder(q, e)
-	target := len(s.rowids) * probePercent / 100
+	target := len(s.rowids) * percent / 100
 	first, scanned := 0, 0 // the first lists hold target rows
 	for first < len(order) && scanned < target {
 		scanned += len(v.lists[order[first]])

@@ -26,6 +26,7 @@ import (
 // both cores), the default once more with its probe on one core. The store's own
 // search, with SQLite's rescoring, is storage's BenchmarkVectorRecall.
 func BenchmarkRecall(b *testing.B) {
+	const defaultShortlist, defaultProbe = 8000, 40 // storage's defaultEffort
 	n := 20_000
 	if s := os.Getenv("ADA_BENCH_N"); s != "" {
 		var err error
@@ -67,12 +68,18 @@ func BenchmarkRecall(b *testing.B) {
 	for _, c := range []struct {
 		estimate                    bool
 		shortlist, estimated, cands int
+		probe                       int // percent of a large segment's rows (0: probePercent)
 		oneCore                     bool
 	}{
-		{false, 60 * prefilterFactor, 0, 60, false}, {false, 120 * prefilterFactor, 0, 120, false}, {false, 240 * prefilterFactor, 0, 240, false},
-		{true, 4000, 1000, 60, false}, {true, 8000, 1000, 60, false}, {true, 8000, 1000, 100, false}, {true, 16000, 1000, 100, false},
+		{false, 60 * prefilterFactor, 0, 60, 0, false}, {false, 120 * prefilterFactor, 0, 120, 0, false}, {false, 240 * prefilterFactor, 0, 240, 0, false},
+		{true, 4000, 1000, 60, 0, false}, {true, 8000, 1000, 60, 0, false}, {true, 8000, 1000, 100, 0, false}, {true, 16000, 1000, 100, 0, false},
+		// Less of the inverted file probed, now that its lists are read
+		// in the estimate's order.
+		{true, 16000, 1000, 100, 30, false}, {true, 8000, 1000, 100, 30, false}, {true, 8000, 1000, 60, 30, false},
+		{true, 8000, 1000, 100, 25, false}, {true, 8000, 1000, 100, 20, false}, {true, 8000, 1000, 60, 20, false},
+		{true, 6000, 1000, 100, 15, false}, {true, 4000, 1000, 100, 10, false},
 		// The store's default, its probe read on one core.
-		{true, 16000, 1000, 100, true},
+		{true, defaultShortlist, 1000, 100, defaultProbe, true},
 	} {
 		x.probeChunk = probeChunkRows
 		if c.oneCore {
@@ -85,11 +92,14 @@ func BenchmarkRecall(b *testing.B) {
 		}
 		if c.estimate {
 			name = fmt.Sprintf("estimate/%d/%d/%d", c.shortlist, c.estimated, c.cands)
+			if c.probe != 0 {
+				name += fmt.Sprintf("/probe-%d", c.probe)
+			}
 			if c.oneCore {
 				name += "/one-core"
 			}
 			search = func(q []float32) []int64 {
-				return x.NearestVector(q, Filter{}, c.cands, Effort{Shortlist: c.shortlist, Estimated: c.estimated})
+				return x.NearestVector(q, Filter{}, c.cands, Effort{Shortlist: c.shortlist, Estimated: c.estimated, Probe: c.probe})
 			}
 		}
 		b.Run(name, func(b *testing.B) {

@@ -1,0 +1,58 @@
+package vecindex
+
+import (
+	"runtime"
+	"testing"
+	"unsafe"
+)
+
+// adviseHuge is given arrays of any size and alignment (a segment's codes
+// are wherever Go put them): it must advise only whole huge pages within
+// them, and never slice outside them.
+func TestAdviseHugeBounds(t *testing.T) {
+	buf := make([]byte, 3*hugePage+123)
+	for _, b := range [][]byte{buf[:0], buf[:1], buf[5:hugePage], buf[7:], buf[hugePage-1 : 2*hugePage+1], buf} {
+		adviseHuge(b)
+	}
+}
+
+// offer advises an array once, however often a search offers it, and
+// again once a growth replaced it.
+func TestHugeOfferOnce(t *testing.T) {
+	var h hugeAdvice
+	codes := make([]Code, 4, 8)
+	h.offer(codes)
+	h.offer(codes[:2])
+	if len(h.done) != 1 {
+		t.Fatalf("%d arrays advised, want 1", len(h.done))
+	}
+	grown := append(codes[:cap(codes)], Code{})
+	h.offer(grown)
+	if len(h.done) != 2 || unsafe.SliceData(grown) == unsafe.SliceData(codes) {
+		t.Fatalf("%d arrays advised after a growth, want 2", len(h.done))
+	}
+	h.offer(nil)
+}
+
+// What offer remembers does not keep an array alive: a growth's old array
+// (256 MB at a million rows) must be freed.
+func TestHugeOfferFrees(t *testing.T) {
+	var h hugeAdvice
+	defer runtime.KeepAlive(&h) // h remembers the array until the end
+	freed := make(chan struct{})
+	func() {
+		codes := make([]Code, 4)
+		runtime.AddCleanup(&codes[0], func(struct{}) { close(freed) }, struct{}{})
+		h.offer(codes)
+	}()
+	for range 100 {
+		runtime.GC()
+		select {
+		case <-freed:
+			return
+		default:
+			runtime.Gosched()
+		}
+	}
+	t.Fatal("an offered array was not freed")
+}
