@@ -128,12 +128,17 @@ func (s *Service) whoIsTalking(req ChatRequest) string {
 	return fmt.Sprintf("You are %s, in %s. The message you answer is from %s.", s.opts.AIName, where, who)
 }
 
-// memoriesHeading says whose memories they are: the user's, or a chat
-// room's (shared by its members). The context guide names the section by
-// it, so that the model finds the section the guide speaks of.
+// memoriesHeading says whose memories they are: the user's, a chat
+// room's (shared by its members), or those of an API conversation whose
+// client names its speakers (several people, no room). The context guide
+// names the section by it, so that the model finds the section the guide
+// speaks of.
 func memoriesHeading(req ChatRequest) string {
-	if req.Speaker != nil || req.RoomID != "" {
+	switch {
+	case req.RoomID != "":
 		return "Memories of this chat room"
+	case req.Speaker != nil:
+		return "Memories of this conversation"
 	}
 	return "Memories about the user"
 }

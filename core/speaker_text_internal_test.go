@@ -30,4 +30,12 @@ func TestWhoIsTalkingOutsideARoom(t *testing.T) {
 	if !strings.Contains(room, "in a chat room with several members") || !strings.Contains(room, "from Priya (@priya:example.org).") {
 		t.Errorf("room: %q", room)
 	}
+	// The memories' heading names no room either: the section is the
+	// conversation's, and the context guide quotes the heading.
+	if h := memoriesHeading(ChatRequest{Speaker: &Speaker{Name: "Priya"}}); strings.Contains(h, "chat room") {
+		t.Errorf("API conversation's memories heading: %q", h)
+	}
+	if h := memoriesHeading(ChatRequest{RoomID: "!r:example.org", Speaker: &Speaker{Name: "Priya"}}); h != "Memories of this chat room" {
+		t.Errorf("room's memories heading: %q", h)
+	}
 }
