@@ -82,6 +82,10 @@ func deleteOrphans(ctx context.Context, tx *writeTx, sources []any) error {
 	if len(affected) == 0 {
 		return nil
 	}
+	// DISTINCT holds within a chunk: a memory whose sources fall in two
+	// chunks is named twice, and would be deleted and recorded twice.
+	slices.Sort(affected)
+	affected = slices.Compact(affected)
 	if err := execChunks(ctx, tx, "DELETE FROM memory_sources WHERE source_id IN", sources); err != nil {
 		return err
 	}

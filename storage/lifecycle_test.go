@@ -2,6 +2,8 @@ package storage
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -153,5 +155,34 @@ func TestRetentionLeavesARecordWithoutTheText(t *testing.T) {
 		if strings.Contains(h.Text, "4417") || len(h.Meta.Tags) > 0 {
 			t.Errorf("the history keeps the forgotten words: %+v", h)
 		}
+	}
+}
+
+// TestOrphanDeletedOnceAcrossChunks: a memory whose sources fall in two
+// chunks of a large deletion (sqlChunk ids a query) is deleted once, with
+// one history entry, though both chunks name it.
+func TestOrphanDeletedOnceAcrossChunks(t *testing.T) {
+	ctx := context.Background()
+	db := openTestDB(t)
+	conv, room := core.NewConversationID(), "!room:example.org"
+	var turns, mems []core.Document
+	for i := range sqlChunk + 1 {
+		turns = append(turns, turnDoc(conv, room, i, fmt.Sprintf("message %d", i), time.Now()))
+	}
+	for i := range sqlChunk {
+		m := memoryDoc(fmt.Sprintf("fact %d", i), core.ScopeGlobal, 2)
+		m.Meta.SourceIDs = []string{turns[i].ID}
+		mems = append(mems, m)
+	}
+	mems[0].Meta.SourceIDs = append(mems[0].Meta.SourceIDs, turns[sqlChunk].ID)
+	if _, err := db.Apply(ctx, core.Change{Put: slices.Concat(turns, mems)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.DeleteWhere(ctx, core.Filter{Type: core.DocTurn}); err != nil {
+		t.Fatal(err)
+	}
+	hist, err := db.History(ctx, mems[0].ID)
+	if err != nil || len(hist) != 1 || hist[0].Event != core.HistoryDelete {
+		t.Fatalf("history of the memory named by two chunks = %+v, %v", hist, err)
 	}
 }
