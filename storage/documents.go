@@ -251,23 +251,13 @@ func putting(docs []core.Document) map[string]bool {
 // storedIDs returns which of ids are stored, as tx sees them.
 func storedIDs(ctx context.Context, tx *sql.Tx, ids []string) (map[string]bool, error) {
 	stored := make(map[string]bool, len(ids))
-	for start := 0; start < len(ids); start += sqlChunk {
-		chunk := ids[start:min(start+sqlChunk, len(ids))]
-		args := make([]any, len(chunk))
-		for i, id := range chunk {
-			args[i] = id
-		}
-		err := queryRows(ctx, tx, "SELECT id FROM documents WHERE id IN ("+placeholders(len(args))+")", args, func(rows *sql.Rows) error {
-			var id string
-			err := rows.Scan(&id)
-			stored[id] = true
-			return err
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	return stored, nil
+	err := queryIDs(ctx, tx, "SELECT id FROM documents", ids, func(rows *sql.Rows) error {
+		var id string
+		err := rows.Scan(&id)
+		stored[id] = true
+		return err
+	})
+	return stored, err
 }
 
 // insertDocument inserts d, its keyword index row, its code and its
