@@ -54,6 +54,9 @@ func (tx *writeTx) flushRows(ctx context.Context) error {
 func (tx *writeTx) flushTable(ctx context.Context, oneRow, row string, cols int, args *[]any) error {
 	rest := *args
 	for _, n := range rowsPerInsert {
+		if len(rest) < n*cols {
+			continue // nor is its statement built: most flushes hold nothing
+		}
 		q := multiRowSQL(oneRow, row, n)
 		for len(rest) >= n*cols {
 			if _, err := tx.exec(ctx, q, rest[:n*cols]...); err != nil {
