@@ -79,6 +79,10 @@ func testCorrectionChainForgotten(t *testing.T, s Backend) {
 		retired[0].Reason != core.RetireReason(otherNew.ID) || retired[0].Meta.Scope != otherOld.Meta.Scope {
 		t.Fatalf("retired versions with words = %+v, %v; want %s's only", retired, err, otherOld.Text)
 	}
+	// Forgetting in one room reads that room's retired versions only.
+	if retired, err := s.Retired(ctx, core.ForgetRequest{Entity: "@kim:example.org", RoomID: "!elsewhere:example.org"}); err != nil || len(retired) != 0 {
+		t.Errorf("retired versions of another room = %+v, %v; want none", retired, err)
+	}
 	if err := s.ForgetHistory(ctx, []string{otherOld.ID}); err != nil {
 		t.Fatal(err)
 	}
