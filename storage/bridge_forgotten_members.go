@@ -3,7 +3,6 @@ package storage
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"strconv"
 	"time"
 )
@@ -49,10 +48,7 @@ func (b *Bridge) RecordForgotten(ctx context.Context, userID, roomID string, at 
 func (b *Bridge) ForgottenAt(ctx context.Context, userID, roomID string) (at time.Time, ok bool, err error) {
 	var ms sql.NullInt64
 	err = b.w.QueryRowContext(ctx, forgottenAtSQL, forgottenKey(userID, roomID), forgottenKey(userID, forgottenEverywhere)).Scan(&ms)
-	if errors.Is(err, sql.ErrNoRows) || err == nil && !ms.Valid {
-		return time.Time{}, false, nil
-	}
-	if err != nil {
+	if err != nil || !ms.Valid { // max() gives one row, NULL when never forgotten
 		return time.Time{}, false, err
 	}
 	return time.UnixMilli(ms.Int64), true, nil
