@@ -62,8 +62,6 @@ type Index struct {
 	// swap.
 	growMin  int
 	growHook func()
-	// huge offers large segments' codes huge pages (huge.go).
-	huge hugeAdvice
 }
 
 // segmentKey is a segment's type and conversation id ("" is a conversation
@@ -88,6 +86,8 @@ type codeSegment struct {
 	train *training
 	// grow is set while the codes are copied into larger slices (grow.go).
 	grow *growing
+	// huge is the codes' array last offered huge pages (huge.go).
+	huge hugeAdvice
 }
 
 // rowRef is where a row is: its segment and its index in it.

@@ -59,7 +59,7 @@ func (x *Index) nearest(q *Code, e *estimator, f Filter, n, m, estimated, probe 
 	probed := make([][]uint16, len(segs)) // the picks' head distances, when known
 	for si, s := range segs {
 		if len(s.codes) >= hugeMinRows {
-			x.huge.offer(s.codes)
+			s.huge.offer(s.codes)
 		}
 		srf, admitted := rf, s.admits(rf)
 		if admitted == len(s.rowids) {
