@@ -51,7 +51,8 @@ type Index struct {
 	// probeChunkRows, smaller in tests, which run the same code on fewer
 	// rows.
 	listMin, exactMax, probeChunk int
-	// trainers are the segments' trainings under way (retrain.go);
+	// trainers are the segments' trainings (retrain.go) and growths
+	// (grow.go) under way;
 	// trainHook, if set (tests), runs in each once it has copied its
 	// segment, before it trains.
 	trainers  sync.WaitGroup
