@@ -132,6 +132,15 @@ func TestIndexWithinAndKeep(t *testing.T) {
 	if ids, n, _ := x.Within(f, 3); ids != nil || n != 6 {
 		t.Fatalf("within, more than max: %v, %d", ids, n)
 	}
+	// A scope named twice (a caller's filter may repeat one) admits its
+	// rows once: counted once, and each found once.
+	twice := Filter{Type: "memory", Scopes: []string{"global", "global"}}
+	if _, n, _ := x.Within(twice, 100); n != 6 {
+		t.Fatalf("within a scope named twice: %d rows, want 6", n)
+	}
+	if got := x.Nearest(&ops[1].Code, twice, 10); len(got) != 6 {
+		t.Fatalf("nearest within a scope named twice: %v, want 6 rows", got)
+	}
 	all := []int64{12, 1, 2, 3, 4, 99}
 	kept := Keep(x, slices.Clone(all), f, func(r *int64) int64 { return *r })
 	if want := []int64{12, 2, 3}; !slices.Equal(kept, want) {
