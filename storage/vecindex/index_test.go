@@ -68,18 +68,7 @@ func TestIndexLoad(t *testing.T) {
 		{Rowid: 1, Type: []byte("memory"), Scope: []byte("global"), Code: codes[0]},
 		{Rowid: 2, Type: []byte("turn"), Scope: []byte("global"), Conversation: []byte("c1"), Code: codes[1]},
 	}
-	reader := func(rows []RawRow) func(*RawRow) (bool, error) {
-		i := 0
-		return func(r *RawRow) (bool, error) {
-			if i == len(rows) {
-				return false, nil
-			}
-			*r = rows[i]
-			i++
-			return true, nil
-		}
-	}
-	if err := x.Load(len(rows), reader(rows)); err != nil {
+	if err := x.Load(len(rows), rawReader(rows)); err != nil {
 		t.Fatal(err)
 	}
 	got, err := x.Rows()
@@ -98,7 +87,7 @@ func TestIndexLoad(t *testing.T) {
 		t.Fatalf("nearest in conversation c1: %v", ids)
 	}
 	short := []RawRow{{Rowid: 3, Type: []byte("memory"), Code: codes[0][:8]}}
-	if err := x.Load(1, reader(short)); err == nil {
+	if err := x.Load(1, rawReader(short)); err == nil {
 		t.Fatal("a code of 8 bytes was loaded")
 	}
 	failed := errors.New("read failed")
