@@ -1,11 +1,12 @@
 package vecindex
 
 import (
-	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
-// hugeAdvice remembers which code arrays were offered huge pages.
+// hugeAdvice remembers which of a segment's code arrays was last offered
+// huge pages.
 //
 // A search reads a few thousand codes at random in a large segment's array
 // (256 MB at a million rows): with 4 KiB pages nearly every read is a TLB
@@ -13,41 +14,33 @@ import (
 // after the probe (pprof: about 235 ns a row). Backed by 2 MiB pages the
 // array needs 128 TLB entries instead of 65,536 (see adviseHuge).
 type hugeAdvice struct {
-	mu sync.Mutex
-	// done holds the arrays' addresses, not pointers, which would keep an
+	// addr is the array's address, not a pointer, which would keep an
 	// array a growth replaced (256 MB at a million rows) from being freed.
-	done map[uintptr]struct{}
+	// It is atomic: searches offer the array under the read lock.
+	addr atomic.Uintptr
 }
 
 // hugeMinRows is the fewest rows of a segment whose codes are offered
 // huge pages: 16 MiB of codes, eight huge pages.
 const hugeMinRows = 65_536
 
-// offer advises codes' array once: in the background, as collapsing its
-// pages takes tens of milliseconds that a search should not wait for. An
-// array replaced by a growth is advised again on the next search.
-func (h *hugeAdvice) offer(codes []Code) {
+// offer advises codes' array once, and reports whether it did: in the
+// background, as collapsing its pages takes tens of milliseconds that a
+// search should not wait for. An array replaced by a growth is advised
+// again on the next search.
+func (h *hugeAdvice) offer(codes []Code) bool {
 	if len(codes) == 0 {
-		return
+		return false
 	}
 	base := &codes[:cap(codes)][0]
 	addr := uintptr(unsafe.Pointer(base))
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if _, ok := h.done[addr]; ok {
-		return
+	old := h.addr.Load()
+	if old == addr || !h.addr.CompareAndSwap(old, addr) {
+		return false // advised, or being advised by another search
 	}
-	if h.done == nil {
-		h.done = make(map[uintptr]struct{})
-	}
-	// Growths replace arrays: only the newest few are remembered (an
-	// address reused by a later array only leaves it unadvised).
-	if len(h.done) > 64 {
-		clear(h.done)
-	}
-	h.done[addr] = struct{}{}
 	b := unsafe.Slice((*byte)(unsafe.Pointer(base)), cap(codes)*int(unsafe.Sizeof(Code{})))
 	go adviseHuge(b)
+	return true
 }
 
 // uintptrOf is the address of b's first byte.

@@ -21,17 +21,16 @@ func TestAdviseHugeBounds(t *testing.T) {
 func TestHugeOfferOnce(t *testing.T) {
 	var h hugeAdvice
 	codes := make([]Code, 4, 8)
-	h.offer(codes)
-	h.offer(codes[:2])
-	if len(h.done) != 1 {
-		t.Fatalf("%d arrays advised, want 1", len(h.done))
+	if !h.offer(codes) || h.offer(codes[:2]) {
+		t.Fatal("an array was not advised exactly once")
 	}
 	grown := append(codes[:cap(codes)], Code{})
-	h.offer(grown)
-	if len(h.done) != 2 || unsafe.SliceData(grown) == unsafe.SliceData(codes) {
-		t.Fatalf("%d arrays advised after a growth, want 2", len(h.done))
+	if unsafe.SliceData(grown) == unsafe.SliceData(codes) || !h.offer(grown) || h.offer(grown) {
+		t.Fatal("a grown array was not advised exactly once")
 	}
-	h.offer(nil)
+	if h.offer(nil) {
+		t.Fatal("an empty array was advised")
+	}
 }
 
 // What offer remembers does not keep an array alive: a growth's old array

@@ -51,7 +51,8 @@ type Index struct {
 	// probeChunkRows, smaller in tests, which run the same code on fewer
 	// rows.
 	listMin, exactMax, probeChunk int
-	// trainers are the segments' trainings under way (retrain.go);
+	// trainers are the segments' trainings (retrain.go) and growths
+	// (grow.go) under way;
 	// trainHook, if set (tests), runs in each once it has copied its
 	// segment, before it trains.
 	trainers  sync.WaitGroup
@@ -62,8 +63,6 @@ type Index struct {
 	// swap.
 	growMin  int
 	growHook func()
-	// huge offers large segments' codes huge pages (huge.go).
-	huge hugeAdvice
 }
 
 // segmentKey is a segment's type and conversation id ("" is a conversation
@@ -88,6 +87,8 @@ type codeSegment struct {
 	train *training
 	// grow is set while the codes are copied into larger slices (grow.go).
 	grow *growing
+	// huge is the codes' array last offered huge pages (huge.go).
+	huge hugeAdvice
 }
 
 // rowRef is where a row is: its segment and its index in it.

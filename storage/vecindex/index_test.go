@@ -68,18 +68,7 @@ func TestIndexLoad(t *testing.T) {
 		{Rowid: 1, Type: []byte("memory"), Scope: []byte("global"), Code: codes[0]},
 		{Rowid: 2, Type: []byte("turn"), Scope: []byte("global"), Conversation: []byte("c1"), Code: codes[1]},
 	}
-	reader := func(rows []RawRow) func(*RawRow) (bool, error) {
-		i := 0
-		return func(r *RawRow) (bool, error) {
-			if i == len(rows) {
-				return false, nil
-			}
-			*r = rows[i]
-			i++
-			return true, nil
-		}
-	}
-	if err := x.Load(len(rows), reader(rows)); err != nil {
+	if err := x.Load(len(rows), rawReader(rows)); err != nil {
 		t.Fatal(err)
 	}
 	got, err := x.Rows()
@@ -98,7 +87,7 @@ func TestIndexLoad(t *testing.T) {
 		t.Fatalf("nearest in conversation c1: %v", ids)
 	}
 	short := []RawRow{{Rowid: 3, Type: []byte("memory"), Code: codes[0][:8]}}
-	if err := x.Load(1, reader(short)); err == nil {
+	if err := x.Load(1, rawReader(short)); err == nil {
 		t.Fatal("a code of 8 bytes was loaded")
 	}
 	failed := errors.New("read failed")
@@ -131,6 +120,15 @@ func TestIndexWithinAndKeep(t *testing.T) {
 	}
 	if ids, n, _ := x.Within(f, 3); ids != nil || n != 6 {
 		t.Fatalf("within, more than max: %v, %d", ids, n)
+	}
+	// A scope named twice (a caller's filter may repeat one) admits its
+	// rows once: counted once, and each found once.
+	twice := Filter{Type: "memory", Scopes: []string{"global", "global"}}
+	if _, n, _ := x.Within(twice, 100); n != 6 {
+		t.Fatalf("within a scope named twice: %d rows, want 6", n)
+	}
+	if got := x.Nearest(&ops[1].Code, twice, 10); len(got) != 6 {
+		t.Fatalf("nearest within a scope named twice: %v, want 6 rows", got)
 	}
 	all := []int64{12, 1, 2, 3, 4, 99}
 	kept := Keep(x, slices.Clone(all), f, func(r *int64) int64 { return *r })

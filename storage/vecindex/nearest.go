@@ -59,7 +59,7 @@ func (x *Index) nearest(q *Code, e *estimator, f Filter, n, m, estimated, probe 
 	probed := make([][]uint16, len(segs)) // the picks' head distances, when known
 	for si, s := range segs {
 		if len(s.codes) >= hugeMinRows {
-			x.huge.offer(s.codes)
+			s.huge.offer(s.codes)
 		}
 		srf, admitted := rf, s.admits(rf)
 		if admitted == len(s.rowids) {
@@ -145,12 +145,7 @@ func (x *Index) scan(segs []*codeSegment, picks [][]int32, probed [][]uint16, q 
 		m = min(m, max(n*prefilterFactor, rows/shortlistShare))
 		estimated = min(estimated, max(n, rows/estimatedShare))
 	}
-	limit, kept := 0, 0 // rows at distances up to limit are kept
-	for limit = 0; limit < headWords*64; limit++ {
-		if kept += hist[limit]; kept >= m {
-			break
-		}
-	}
+	limit := cut(hist[:], m) // rows at distances up to limit are kept
 	// Second stage: the n nearest of those by the whole codes' distance,
 	// or with e the estimated rows nearest by it, whose n nearest by the
 	// estimate are the third.
@@ -203,15 +198,6 @@ func (x *Index) scan(segs []*codeSegment, picks [][]int32, probed [][]uint16, q 
 	}
 	// The nearest by those 1,024 bits (wideShare times the rows to
 	// estimate), then the estimated nearest of them by the whole codes.
-	cut := func(hist []int, want int) int {
-		limit, count := 0, 0
-		for ; limit < len(hist)-1; limit++ {
-			if count += hist[limit]; count >= want {
-				break
-			}
-		}
-		return limit
-	}
 	limit1 := cut(hist2, wideShare*estimated)
 	clear(hist2)
 	wide := shortlist[:0]
@@ -233,6 +219,18 @@ func (x *Index) scan(segs []*codeSegment, picks [][]int32, probed [][]uint16, q 
 			worst = top.offer(codeCand{e.estimate(k.code), k.rowid}, n, worst)
 		}
 	}
+}
+
+// cut is the least distance up to which the rows counted in hist (rows
+// per distance) number at least want, or the last distance if none does.
+func cut(hist []int, want int) int {
+	limit, count := 0, 0
+	for ; limit < len(hist)-1; limit++ {
+		if count += hist[limit]; count >= want {
+			break
+		}
+	}
+	return limit
 }
 
 // wideShare: a NearestVector search reads whole the codes of wideShare

@@ -12,7 +12,6 @@ import (
 // which orders them closer to where the query's nearest rows are (make
 // bench: BenchmarkRecall).
 func (v *invLists) listOrder(q *Code, e *estimator) []int32 {
-	qh := [headWords]uint64(q[:headWords])
 	type ld struct {
 		d float64
 		l int32
@@ -22,7 +21,7 @@ func (v *invLists) listOrder(q *Code, e *estimator) []int32 {
 		if e != nil {
 			order[c] = ld{e.estimateHead(&v.cents[c]), int32(c)}
 		} else {
-			order[c] = ld{float64(headDistance(&v.cents[c], &qh)), int32(c)}
+			order[c] = ld{float64(headDist(&v.cents[c], q)), int32(c)}
 		}
 	}
 	slices.SortFunc(order, func(a, b ld) int { return cmp.Or(cmp.Compare(a.d, b.d), cmp.Compare(a.l, b.l)) })

@@ -27,13 +27,7 @@ import (
 // search, with SQLite's rescoring, is storage's BenchmarkVectorRecall.
 func BenchmarkRecall(b *testing.B) {
 	const defaultShortlist, defaultProbe = 8000, 40 // storage's defaultEffort
-	n := 20_000
-	if s := os.Getenv("ADA_BENCH_N"); s != "" {
-		var err error
-		if n, err = strconv.Atoi(s); err != nil {
-			b.Fatal(err)
-		}
-	}
+	n := benchRows(b, "ADA_BENCH_N", 20_000)
 	rng := rand.New(rand.NewPCG(39, 7))
 	words := storagetest.NewWords(rng, strings.Fields("the of and to in friday test her on at meeting project coffee"), 30000)
 	// Only the texts are kept (a million vectors are 3 GB): a vector is
@@ -183,4 +177,18 @@ func exactKth(texts []string, queries [][]float32, k int) []float64 {
 		out[qi] = all[min(k, len(all))-1]
 	}
 	return out
+}
+
+// benchRows is the number of rows a benchmark is to use: env's value, or
+// def when env is not set.
+func benchRows(b *testing.B, env string, def int) int {
+	s := os.Getenv(env)
+	if s == "" {
+		return def
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return n
 }

@@ -2,8 +2,6 @@ package vecindex
 
 import (
 	"math/rand/v2"
-	"os"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -20,13 +18,7 @@ import (
 // trained at 250,000); ADA_BENCH_VEC_GROW=1100000 passes the retraining at
 // 1M.
 func BenchmarkGrowthPause(b *testing.B) {
-	n := 300_000
-	if s := os.Getenv("ADA_BENCH_VEC_GROW"); s != "" {
-		var err error
-		if n, err = strconv.Atoi(s); err != nil {
-			b.Fatal(err)
-		}
-	}
+	n := benchRows(b, "ADA_BENCH_VEC_GROW", 300_000)
 	rng := rand.New(rand.NewPCG(5, 6))
 	const batch = 100
 	code := func() Code {
