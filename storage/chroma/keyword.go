@@ -258,6 +258,7 @@ func rankBM25(cands []core.Document, stems []string, total int) []core.KeywordHi
 	if len(cands) == 0 {
 		return nil
 	}
+	unique := slices.Compact(slices.Sorted(slices.Values(stems)))
 	tokens := make([]map[string]int, len(cands))
 	df := map[string]int{}
 	var totalLen int
@@ -271,7 +272,7 @@ func rankBM25(cands []core.Document, stems []string, total int) []core.KeywordHi
 		tf[""] = n
 		totalLen += n
 		tokens[i] = tf
-		for _, st := range slices.Compact(slices.Sorted(slices.Values(stems))) {
+		for _, st := range unique {
 			if tf[st] > 0 {
 				df[st]++
 			}
