@@ -18,10 +18,11 @@ import (
 // $contains finds the candidates of a term (a substring, in lower case,
 // capitalised or in capitals: $contains is case-sensitive) within the
 // query's filter (its where), and they are ranked here with BM25 as
-// SQLite's FTS5 computes it (k1 1.2, b 0.75), over Ada's own tokens. A term matched by more than maxTermDocs documents of the
-// filter is too common to weigh much and is left out, as SQLite leaves out
-// common terms; a word common among turns but rare among memories is kept
-// by a memory search.
+// SQLite's FTS5 computes it (k1 1.2, b 0.75), over Ada's own tokens. A
+// term matched by more than maxTermDocs documents of the filter is too
+// common to weigh much and is left out, as SQLite leaves out common terms;
+// a word common among turns but rare among memories is kept by a memory
+// search.
 //
 // Each term is first counted (a get of its ids, at most maxTermDocs+1,
 // termFetches at a time), and whether it is too common is remembered for
