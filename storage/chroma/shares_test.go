@@ -80,7 +80,8 @@ func TestSearchWideAdmitsTheFilterOnly(t *testing.T) {
 }
 
 // A keyword search whose filter is known to select most of the store asks
-// without its where clause, and returns only the filter's documents.
+// without its where clause (its words counted in the whole store), and
+// returns only the filter's documents.
 func TestKeywordSearchWideAdmitsTheFilterOnly(t *testing.T) {
 	ctx := context.Background()
 	s := openTestStore(t, "widekw")
@@ -103,5 +104,9 @@ func TestKeywordSearchWideAdmitsTheFilterOnly(t *testing.T) {
 		if h.Meta.Type != core.DocMemory {
 			t.Fatalf("hit %s is a %s", h.ID, h.Meta.Type)
 		}
+	}
+	// The clause was left out: the word was counted in the whole store.
+	if _, known := s.terms.verdict(termScope(nil), stemOf("zanzibar"), time.Now()); !known {
+		t.Error("the word was counted within the where clause, want the whole store")
 	}
 }
