@@ -17,9 +17,10 @@ import (
 // A filter selecting most of the store is searched without its where
 // clause (filterShares) and checked by Ada: the vector search returns the
 // filter's exact nearest (the store is small enough for HNSW to be exact),
-// never a document outside it, whether the share is not known yet, known
-// to be large or known to be small; a filter selecting one document finds
-// it through its where clause.
+// never a document outside it, whether the share is not known yet (then
+// learnt from the wide search's sample), known to be large or known to be
+// small; a filter selecting one document finds it through its where
+// clause.
 func TestSearchWideAdmitsTheFilterOnly(t *testing.T) {
 	ctx := context.Background()
 	s := openTestStore(t, "wide")
@@ -71,6 +72,9 @@ func TestSearchWideAdmitsTheFilterOnly(t *testing.T) {
 					t.Fatalf("share %v, query %d: hit %d at %v, the exact %dth at %v", share, q, i, h.Distance, i, want)
 				}
 			}
+		}
+		if _, known := s.shares.get(scope, time.Now()); !known {
+			t.Fatalf("share %v: no share learnt, want the wide search's sample", share)
 		}
 	}
 	hits, err := s.Search(ctx, core.VectorQuery{Vector: embed.HashVector("the train"), K: 5, Filter: core.Filter{Type: core.DocFAQ}})
