@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -33,8 +32,8 @@ func BenchmarkSearchesOfAChat(b *testing.B) {
 	ctx := context.Background()
 	srv := storagetest.StartChroma(b)
 	s, w, _ := seedBench(b, srv, "chat", 1)
-	counted := &countingTransport{next: http.DefaultTransport}
-	s.c.http.Transport = counted
+	sent := &requestLog{next: http.DefaultTransport}
+	s.c.http.Transport = sent
 	prompts := make([]string, 4)
 	for i := range prompts {
 		prompts[i] = strings.Join(w.Sentence(5, 12), " ")
@@ -139,7 +138,7 @@ func BenchmarkSearchesOfAChat(b *testing.B) {
 			fmt.Printf("\nThe store calls of a chat on Chroma 1.0, %d memories, %d rounds each, load average %s\n", s.size.n, rounds, loadAverage())
 			for _, c := range calls {
 				var took []time.Duration
-				before := counted.n.Load()
+				sent.take()
 				for i := range rounds {
 					start := time.Now()
 					if err := c.call(prompts[i%len(prompts)]); err != nil {
@@ -149,7 +148,7 @@ func BenchmarkSearchesOfAChat(b *testing.B) {
 				}
 				slices.Sort(took)
 				fmt.Printf("%-44s p50 %7.1f ms  p90 %7.1f ms  requests %.1f a call\n", c.name,
-					ms(took[len(took)/2]), ms(took[len(took)*9/10]), float64(counted.n.Load()-before)/rounds)
+					ms(took[len(took)/2]), ms(took[len(took)*9/10]), float64(len(sent.take()))/rounds)
 			}
 		})
 	})
@@ -218,15 +217,4 @@ func loadAverage() string {
 		return strings.Join(f[:3], " ")
 	}
 	return "?"
-}
-
-// countingTransport counts the HTTP requests sent through it.
-type countingTransport struct {
-	next http.RoundTripper
-	n    atomic.Int64
-}
-
-func (t *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	t.n.Add(1)
-	return t.next.RoundTrip(r)
 }

@@ -166,8 +166,14 @@ func (c *client) collection(ctx context.Context, name string, searched bool) (st
 	if err != nil || !searched || coll.Configuration.HNSW.EFSearch >= hnswSearchEF {
 		return coll.ID, err
 	}
-	return coll.ID, c.call(ctx, http.MethodPut, c.db+"/collections/"+coll.ID,
-		map[string]any{"new_configuration": map[string]any{"hnsw": map[string]any{"ef_search": hnswSearchEF}}}, nil)
+	return coll.ID, c.setSearchWidth(ctx, coll.ID, hnswSearchEF)
+}
+
+// setSearchWidth gives collection id the HNSW search width ef; Chroma
+// applies it when it next loads the index.
+func (c *client) setSearchWidth(ctx context.Context, id string, ef int) error {
+	return c.call(ctx, http.MethodPut, c.db+"/collections/"+id,
+		map[string]any{"new_configuration": map[string]any{"hnsw": map[string]any{"ef_search": ef}}}, nil)
 }
 
 // The documents' HNSW index (docs/operators.md, "Chroma's settings and

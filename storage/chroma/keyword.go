@@ -18,10 +18,11 @@ import (
 // $contains finds the candidates of a term (a substring, in lower case,
 // capitalised or in capitals: $contains is case-sensitive) within the
 // query's filter (its where), and they are ranked here with BM25 as
-// SQLite's FTS5 computes it (k1 1.2, b 0.75), over Ada's own tokens. A term matched by more than maxTermDocs documents of the
-// filter is too common to weigh much and is left out, as SQLite leaves out
-// common terms; a word common among turns but rare among memories is kept
-// by a memory search.
+// SQLite's FTS5 computes it (k1 1.2, b 0.75), over Ada's own tokens. A
+// term matched by more than maxTermDocs documents of the filter is too
+// common to weigh much and is left out, as SQLite leaves out common terms;
+// a word common among turns but rare among memories is kept by a memory
+// search.
 //
 // Each term is first counted (a get of its ids, at most maxTermDocs+1,
 // termFetches at a time), and whether it is too common is remembered for
@@ -258,6 +259,7 @@ func rankBM25(cands []core.Document, stems []string, total int) []core.KeywordHi
 	if len(cands) == 0 {
 		return nil
 	}
+	unique := slices.Compact(slices.Sorted(slices.Values(stems)))
 	tokens := make([]map[string]int, len(cands))
 	df := map[string]int{}
 	var totalLen int
@@ -271,7 +273,7 @@ func rankBM25(cands []core.Document, stems []string, total int) []core.KeywordHi
 		tf[""] = n
 		totalLen += n
 		tokens[i] = tf
-		for _, st := range slices.Compact(slices.Sorted(slices.Values(stems))) {
+		for _, st := range unique {
 			if tf[st] > 0 {
 				df[st]++
 			}

@@ -17,9 +17,10 @@ import (
 // A filter selecting most of the store is searched without its where
 // clause (filterShares) and checked by Ada: the vector search returns the
 // filter's exact nearest (the store is small enough for HNSW to be exact),
-// never a document outside it, whether the share is not known yet, known
-// to be large or known to be small; a filter selecting one document finds
-// it through its where clause.
+// never a document outside it, whether the share is not known yet (then
+// learnt from the wide search's sample), known to be large or known to be
+// small; a filter selecting one document finds it through its where
+// clause.
 func TestSearchWideAdmitsTheFilterOnly(t *testing.T) {
 	ctx := context.Background()
 	s := openTestStore(t, "wide")
@@ -72,6 +73,9 @@ func TestSearchWideAdmitsTheFilterOnly(t *testing.T) {
 				}
 			}
 		}
+		if _, known := s.shares.get(scope, time.Now()); !known {
+			t.Fatalf("share %v: no share learnt, want the wide search's sample", share)
+		}
 	}
 	hits, err := s.Search(ctx, core.VectorQuery{Vector: embed.HashVector("the train"), K: 5, Filter: core.Filter{Type: core.DocFAQ}})
 	if err != nil || len(hits) != 1 || hits[0].ID != faq.ID {
@@ -80,7 +84,8 @@ func TestSearchWideAdmitsTheFilterOnly(t *testing.T) {
 }
 
 // A keyword search whose filter is known to select most of the store asks
-// without its where clause, and returns only the filter's documents.
+// without its where clause (its words counted in the whole store), and
+// returns only the filter's documents.
 func TestKeywordSearchWideAdmitsTheFilterOnly(t *testing.T) {
 	ctx := context.Background()
 	s := openTestStore(t, "widekw")
@@ -103,5 +108,9 @@ func TestKeywordSearchWideAdmitsTheFilterOnly(t *testing.T) {
 		if h.Meta.Type != core.DocMemory {
 			t.Fatalf("hit %s is a %s", h.ID, h.Meta.Type)
 		}
+	}
+	// The clause was left out: the word was counted in the whole store.
+	if _, known := s.terms.verdict(termScope(nil), stemOf("zanzibar"), time.Now()); !known {
+		t.Error("the word was counted within the where clause, want the whole store")
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -64,7 +63,9 @@ func BenchmarkSearchWidth(b *testing.B) {
 				seeded.Seconds(), float64(len(docs))/seeded.Seconds(), float64(rss)/(1<<20), float64(disk)/(1<<20))
 			fmt.Printf("%-10s | %-28s | %-28s | %-28s\n", "ef_search", "query, no filter", "query, memories' where", "Ada's Search, memories")
 			for _, ef := range []int{100, 200, hnswSearchEF} {
-				setSearchWidth(b, s, ef)
+				if err := s.c.setSearchWidth(ctx, s.docs, ef); err != nil {
+					b.Fatal(err)
+				}
 				srv.Stop()
 				srv.Start()
 				if got := collectionEF(b, s.c, s.c.db+"/collections/"+docsName); got != ef {
@@ -138,16 +139,6 @@ func exactTop(q []float32, docs []core.Document, k int) []string {
 		ids = append(ids, h.id)
 	}
 	return ids
-}
-
-// setSearchWidth gives the documents' collection the search width ef;
-// Chroma applies it when it next loads the index.
-func setSearchWidth(b *testing.B, s *Store, ef int) {
-	err := s.c.call(context.Background(), http.MethodPut, s.c.db+"/collections/"+s.docs,
-		map[string]any{"new_configuration": map[string]any{"hnsw": map[string]any{"ef_search": ef}}}, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
 }
 
 // processRSS is the resident memory of process pid in bytes (0 unknown).
