@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"maunium.net/go/mautrix/id"
 
@@ -50,8 +49,9 @@ func (cs *commands) forgetPerson(ctx context.Context, c *commandEvent, arg strin
 	// The forgetting is recorded first: from now on their earlier events,
 	// which the homeserver still serves, stay out of prompts (reply chains
 	// and quotes). Over ADA_API_URL the core's listener, which records it
-	// too, writes to another database.
-	asked := time.UnixMilli(c.evt.Timestamp)
+	// too, writes to another database. Its time is the command's, never
+	// later than now (sentAt): a stamp set ahead would silence them.
+	asked := sentAt(c.evt, cs.now())
 	if err := cs.bridge.RecordForgotten(ctx, who.String(), room.String(), asked); err != nil {
 		return "", err
 	}

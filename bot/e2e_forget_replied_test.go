@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"maunium.net/go/mautrix/event"
 	"maunium.net/go/mautrix/id"
@@ -61,5 +62,24 @@ func (f *roomsFixture) testForgottenRepliedTo(t *testing.T) {
 	later := f.bob.Say(room, "my new motto is plinkerdoo")
 	if p := replyTo(room, later, "Ada, nice motto?"); !strings.Contains(p, "plinkerdoo") {
 		t.Errorf("bob's message after the forgetting is missing:\n%s", p)
+	}
+}
+
+// testForgetMeStampedAhead: a `!ada forget me` whose stamp its client set
+// ten years ahead (Dendrite honours `ts` for any sender) records the
+// forgetting as of now (sentAt): what bob says next is heard, a reply to it
+// brings it into the prompt, rather than being taken as said before a
+// forgetting for ten years.
+func (f *roomsFixture) testForgetMeStampedAhead(t *testing.T) {
+	room := f.groupRoom(t, "forget me stamped ahead")
+	forget := f.bob.SendAt(room, &event.MessageEventContent{MsgType: event.MsgText, Body: "!ada forget me"},
+		time.Now().AddDate(10, 0, 0))
+	f.bob.Wait("forget me is answered", bottest.ReplyTo(f.botID, forget, event.MsgNotice))
+	later := f.bob.Say(room, "my new motto is wobblequest")
+	q := &event.MessageEventContent{MsgType: event.MsgText, Body: "Ada, nice motto?"}
+	q.RelatesTo = (&event.RelatesTo{}).SetReplyTo(later)
+	f.ask(t, f.alice, room, q)
+	if p := lastPrompt(t, f.llm); !strings.Contains(p, "wobblequest") {
+		t.Errorf("bob's message after his forgetting is missing, as if said before a forgetting ten years ahead:\n%s", p)
 	}
 }

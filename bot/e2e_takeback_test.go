@@ -31,6 +31,7 @@ func TestBridgeTakingBack(t *testing.T) {
 	t.Run("ForgottenElsewhere", f.testForgottenElsewhere)
 	t.Run("ForgottenAskerWhy", f.testForgottenAskerWhy)
 	t.Run("ForgottenRepliedTo", f.testForgottenRepliedTo)
+	t.Run("ForgetMeStampedAhead", f.testForgetMeStampedAhead)
 }
 
 // testTakenName is issue 36 items 3 and 4 in a room of three members:

@@ -20,7 +20,7 @@ import (
 // DocumentsForgotten drops the rooms' last answers kept in memory for
 // `!ada why` that quote one of the documents.
 func (b *Bot) DocumentsForgotten(ctx context.Context, ids []string) error {
-	b.inEachRoom(ctx, "forgotten documents", func(_ id.RoomID, rt *roomRuntime) { rt.dropWhy("", ids...) })
+	b.inEachRoom(ctx, "forgotten documents", "", func(rt *roomRuntime) { rt.dropWhy("", ids...) })
 	return nil
 }
 
@@ -29,10 +29,7 @@ func (b *Bot) DocumentsForgotten(ctx context.Context, ids []string) error {
 // to their questions: by the recorded asker, or for one kept without it,
 // by the window.
 func (b *Bot) PersonForgotten(ctx context.Context, userID, roomID string, _ time.Time) error {
-	b.inEachRoom(ctx, "forgotten member", func(room id.RoomID, rt *roomRuntime) {
-		if roomID != "" && room != id.RoomID(roomID) {
-			return
-		}
+	b.inEachRoom(ctx, "forgotten member", id.RoomID(roomID), func(rt *roomRuntime) {
 		if la := rt.lastAnswer; la != nil && la.askerID == id.UserID(userID) {
 			rt.lastAnswer = nil
 		}
@@ -49,20 +46,19 @@ func (b *Bot) PersonForgotten(ctx context.Context, userID, roomID string, _ time
 // RoomForgotten drops the room's context window, last answer and members'
 // listings held in memory.
 func (b *Bot) RoomForgotten(ctx context.Context, roomID string) error {
-	b.inEachRoom(ctx, "forgotten room", func(room id.RoomID, rt *roomRuntime) {
-		if room == id.RoomID(roomID) {
-			rt.ring, rt.lastAnswer, rt.listed = nil, nil, nil
-		}
+	b.inEachRoom(ctx, "forgotten room", id.RoomID(roomID), func(rt *roomRuntime) {
+		rt.ring, rt.lastAnswer, rt.listed = nil, nil, nil
 	})
 	return nil
 }
 
-// inEachRoom runs fn as an urgent job of every room held in memory. Before
+// inEachRoom runs fn as an urgent job of every room held in memory, or of
+// room only when it is not "" (no job queued for the others). Before
 // the bridge has caught up no room state is held (events are dispatched
 // after), and once it stops the queue refuses the jobs: nothing to drop. A
 // room purged (left, forgotten) before its job runs is skipped, so that it
 // stays without state.
-func (b *Bot) inEachRoom(ctx context.Context, name string, fn func(id.RoomID, *roomRuntime)) {
+func (b *Bot) inEachRoom(ctx context.Context, name string, only id.RoomID, fn func(*roomRuntime)) {
 	select {
 	case <-b.ready:
 	default:
@@ -71,13 +67,15 @@ func (b *Bot) inEachRoom(ctx context.Context, name string, fn func(id.RoomID, *r
 	b.rooms.mu.Lock()
 	rooms := make([]id.RoomID, 0, len(b.rooms.m))
 	for room := range b.rooms.m {
-		rooms = append(rooms, room)
+		if only == "" || room == only {
+			rooms = append(rooms, room)
+		}
 	}
 	b.rooms.mu.Unlock()
 	for _, room := range rooms {
 		b.queue.EnqueueUrgent(room, roomqueue.Job{Name: name, Ctx: context.WithoutCancel(ctx), Run: func(context.Context) error {
 			if rt, ok := b.rooms.held(room); ok {
-				fn(room, rt)
+				fn(rt)
 			}
 			return nil
 		}})

@@ -161,22 +161,6 @@ func (w *webLinks) directChat(ctx context.Context, member id.UserID) (id.RoomID,
 		return "", fmt.Errorf("create a direct chat with the member: %w", err)
 	}
 	logFrom(ctx, w.log).Info("created a direct chat for memory page links", "dm_room", resp.RoomID.String())
-	// The link is sent at once, before sync has brought the room's state:
-	// the state store is told of both memberships and of the encryption
-	// now, or the link's megolm session is shared with Ada's devices only
-	// and the member, joining later, cannot read it.
-	store := w.mx.cli.StateStore
-	if err := store.SetMembership(ctx, resp.RoomID, w.mx.cli.UserID, event.MembershipJoin); err != nil {
-		return "", err
-	}
-	if err := store.SetMembership(ctx, resp.RoomID, member, event.MembershipInvite); err != nil {
-		return "", err
-	}
-	if w.mx.crypto != nil {
-		if err := store.SetEncryptionEvent(ctx, resp.RoomID, &event.EncryptionEventContent{Algorithm: id.AlgorithmMegolmV1}); err != nil {
-			return "", err
-		}
-	}
 	return resp.RoomID, w.bridge.SetState(ctx, key, resp.RoomID.String())
 }
 

@@ -93,11 +93,7 @@ func (mx *matrix) roomName(ctx context.Context, room id.RoomID) (string, error) 
 		if user == mx.cli.UserID {
 			continue
 		}
-		n := user.Localpart()
-		if m.DisplayName != "" {
-			n = m.DisplayName
-		}
-		names = append(names, n)
+		names = append(names, mx.nameOf(user, &event.MemberEventContent{Displayname: m.DisplayName}))
 	}
 	slices.Sort(names)
 	return withNames(names), nil
