@@ -236,18 +236,7 @@ func exchangeTime(user, assistant Document, loc *time.Location) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "The exchange was written on %s.\n", user.Meta.Timestamp.In(loc).Format("Monday 2 January 2006, 15:04 MST"))
 	for _, m := range append(slices.Clone(user.Meta.Times), assistant.Meta.Times...) {
-		fmt.Fprintf(&b, "%q means %s.\n", m.Text, spanWords(m.Start, m.End))
+		fmt.Fprintf(&b, "%q means %s.\n", m.Text, spanIn(m.Start, m.End, "Monday 2 January 2006", "from "))
 	}
 	return b.String()
-}
-
-// spanWords writes [start, end) for the model: a day by its date, a longer
-// span by its first and last days.
-func spanWords(start, end time.Time) string {
-	const day = "Monday 2 January 2006"
-	last := end.AddDate(0, 0, -1)
-	if !last.After(start) {
-		return start.Format(day)
-	}
-	return "from " + start.Format(day) + " to " + last.Format(day)
 }

@@ -17,8 +17,8 @@ import (
 // oldest (least recent, so last without times) says "yesterday", written
 // on 14 October. A question naming 13 October, or the month, finds it
 // first in the memory search (the API's and MCP's), the page's search and
-// the chat's memories, and explain says which time matched. Without a time
-// the newest ranks first.
+// the chat's memories, and explain says which time matched. Without a time,
+// or with one most of them match ("this month"), the newest ranks first.
 func TestMemorySearchFindsTheTimeAMemoryMeant(t *testing.T) {
 	ctx := context.Background()
 	db, err := storage.Open(ctx, filepath.Join(t.TempDir(), "ada.db"))
@@ -87,6 +87,11 @@ func TestMemorySearchFindsTheTimeAMemoryMeant(t *testing.T) {
 		}
 		if text, ex := first(how, "What did Sam make at the pottery class?"); !strings.Contains(text, "green") || ex == nil || ex.TimeMatch != "" || ex.TimeBonus != nil {
 			t.Errorf("%s, no time: first %q %+v, want the newest without a time match", how, text, ex)
+		}
+		// Two of the three were written this month: a time most candidates
+		// match tells them no further apart, so none gets the bonus.
+		if text, ex := first(how, "What did Sam make at the pottery class this month?"); !strings.Contains(text, "green") || ex == nil || ex.TimeMatch != "" || ex.TimeBonus != nil {
+			t.Errorf("%s, this month: first %q %+v, want the newest without a time bonus", how, text, ex)
 		}
 	}
 }

@@ -43,7 +43,7 @@ func (d recalledDoc) isNeighbour() bool { return d.neighbourOf != "" }
 // with its neighbours, in time order. The floor applies to an item's own
 // relevance: the session bonus re-ranks only what is relevant, and only a
 // turn of the time the prompt names is taken below it (timeAdmitted).
-func (s *Service) recall(ctx context.Context, req ChatRequest, vec []float32, k int, r *retrieval) error {
+func (s *Service) recall(ctx context.Context, req ChatRequest, vec []float32, asked askedTimes, k int, r *retrieval) error {
 	firstRecent := r.firstRecentTurn()
 	var cands []relevantDoc
 	if s.opts.EnableTurn {
@@ -65,7 +65,7 @@ func (s *Service) recall(ctx context.Context, req ChatRequest, vec []float32, k 
 		cands = append(cands, docs...)
 	}
 	var hits []recalledDoc
-	for _, d := range rankRecall(cands, s.askedIn(req), s.opts.RelevanceFloor) {
+	for _, d := range rankRecall(cands, asked, s.opts.RelevanceFloor) {
 		if len(hits) == k {
 			break
 		}

@@ -94,6 +94,7 @@ func (s *Service) retrieveAll(ctx context.Context, req ChatRequest) (retrieval, 
 		return r, err
 	}
 	r.promptVec = vec
+	asked := s.askedIn(req) // the times the prompt names, for memories and recall alike
 	if faqK > 0 {
 		docs, err := s.searchRelevant(ctx, req.Prompt, vec, relevantQuery{Filter: Filter{Type: DocFAQ}, K: faqK, Floor: s.opts.RelevanceFloor})
 		if err != nil {
@@ -110,7 +111,7 @@ func (s *Service) retrieveAll(ctx context.Context, req ChatRequest) (retrieval, 
 		if err != nil {
 			return r, err
 		}
-		mems, err := s.rankMemories(ctx, req.Prompt, vec, Filter{Type: DocMemory, Scopes: scopes}, memK, s.opts.RelevanceFloor, s.askedIn(req))
+		mems, err := s.rankMemories(ctx, req.Prompt, vec, Filter{Type: DocMemory, Scopes: scopes}, memK, s.opts.RelevanceFloor, asked)
 		if err != nil {
 			return r, err
 		}
@@ -121,7 +122,7 @@ func (s *Service) retrieveAll(ctx context.Context, req ChatRequest) (retrieval, 
 		}
 	}
 	if recallK > 0 {
-		if err := s.recall(ctx, req, vec, recallK, &r); err != nil {
+		if err := s.recall(ctx, req, vec, asked, recallK, &r); err != nil {
 			return r, err
 		}
 	}

@@ -119,14 +119,10 @@ func askedDates(q when.Span) string {
 	if !q.AnyYear {
 		return spanDates(q.Start, q.End)
 	}
-	last := q.End.AddDate(0, 0, -1)
-	if !last.After(q.Start) {
-		return q.Start.Format("2 January") + ", any year"
-	}
-	if q.Start.Day() == 1 && last.Month() == q.Start.Month() {
+	if last := q.End.AddDate(0, 0, -1); last.After(q.Start) && q.Start.Day() == 1 && last.Month() == q.Start.Month() {
 		return q.Start.Format("January") + ", any year"
 	}
-	return q.Start.Format("2 January") + " to " + last.Format("2 January") + ", any year"
+	return spanIn(q.Start, q.End, "2 January", "") + ", any year"
 }
 
 // civil is t's calendar date in its own location, as a UTC midnight, so
@@ -137,10 +133,14 @@ func civil(t time.Time) time.Time {
 }
 
 // spanDates shows [start, end) as its first and last dates.
-func spanDates(start, end time.Time) string {
+func spanDates(start, end time.Time) string { return spanIn(start, end, time.DateOnly, "") }
+
+// spanIn shows [start, end) in layout: a day by itself, a longer span as
+// from, its first day, " to " and its last day.
+func spanIn(start, end time.Time, layout, from string) string {
 	last := end.AddDate(0, 0, -1)
 	if !last.After(start) {
-		return start.Format(time.DateOnly)
+		return start.Format(layout)
 	}
-	return start.Format(time.DateOnly) + " to " + last.Format(time.DateOnly)
+	return from + start.Format(layout) + " to " + last.Format(layout)
 }

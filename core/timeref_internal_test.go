@@ -92,3 +92,18 @@ func TestTimesMatch(t *testing.T) {
 		}
 	}
 }
+
+// TestSpanIn: a day shows by itself, a longer span by its first and last
+// days, in the layout asked (the model's words, the explanation's dates).
+func TestSpanIn(t *testing.T) {
+	day := time.Date(2026, 3, 16, 0, 0, 0, 0, time.UTC)
+	for _, c := range []struct{ got, want string }{
+		{spanIn(day, day.AddDate(0, 0, 1), "Monday 2 January 2006", "from "), "Monday 16 March 2026"},
+		{spanIn(day, day.AddDate(0, 0, 7), "Monday 2 January 2006", "from "), "from Monday 16 March 2026 to Sunday 22 March 2026"},
+		{spanDates(day, day.AddDate(0, 1, 0)), "2026-03-16 to 2026-04-15"},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+}

@@ -72,7 +72,7 @@ func BenchmarkBackends(b *testing.B) {
 			ada := startAda(b, "serve", env)
 			client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
 			quiesce()
-			r.search = measureQueries(searches, func(i int) { searchOverHTTP(b, client, ada.URL, cp.queryText[i], k) })
+			r.search = measureQueries(searches, func(i int) { searchOverHTTP(b, client, ada.URL, cp.queryText[i], "", k) })
 			client.CloseIdleConnections()
 			// New conversations without automatic memories, so that the
 			// next size's recall counts the corpus only.

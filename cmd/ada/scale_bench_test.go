@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -143,17 +141,17 @@ func measureScale(tb testing.TB, bin string, bk *backendRun, llm *llmtest.Server
 	}
 	quiesce()
 	r.search = measureQueries(c.searches, func(i int) {
-		r.globalHits += checkScopes(tb, scaleSearch(tb, client, base, data.queries[i%len(data.queries)], core.ScopeGlobal), core.ScopeGlobal)
+		r.globalHits += checkScopes(tb, searchOverHTTP(tb, client, base, data.queries[i%len(data.queries)], core.ScopeGlobal, 10), core.ScopeGlobal)
 	})
 	r.scoped = measureQueries(c.searches, func(i int) {
 		scope := core.EntityScope(scaleEntity)
-		r.scopedHits += checkScopes(tb, scaleSearch(tb, client, base, data.scoped[i%len(data.scoped)], scope), scope)
+		r.scopedHits += checkScopes(tb, searchOverHTTP(tb, client, base, data.scoped[i%len(data.scoped)], scope, 10), scope)
 	})
 	// Memories spread over the whole store, old and new.
 	for j := range c.ownText {
 		i := j * n / c.ownText
 		r.ownAsked++
-		for _, m := range scaleSearch(tb, client, base, data.texts[i], scopeOf(i)) {
+		for _, m := range searchOverHTTP(tb, client, base, data.texts[i], scopeOf(i), 10) {
 			if m.ID == scaleID(i) {
 				r.ownFound++
 				break
@@ -217,20 +215,6 @@ func waitHealthy(tb testing.TB, client *http.Client, base string) {
 			tb.Fatalf("ada serve not healthy within 5 min: %v", err)
 		}
 	}
-}
-
-// scaleSearch is GET /v1/memory?search=…&scope=…&limit=10, decoded.
-func scaleSearch(tb testing.TB, client *http.Client, base, text, scope string) []core.Memory {
-	resp, err := client.Get(base + "/v1/memory?limit=10&search=" + url.QueryEscape(text) + "&scope=" + url.QueryEscape(scope))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var page struct{ Items []core.Memory }
-	if err := json.NewDecoder(resp.Body).Decode(&page); err != nil || resp.StatusCode != 200 {
-		tb.Fatalf("memory search: status %d, %v", resp.StatusCode, err)
-	}
-	return page.Items
 }
 
 // checkScopes fails on a result outside scope and returns the count.

@@ -55,7 +55,7 @@ func BenchmarkMemorySearchHTTPLoop(b *testing.B) {
 	defer client.CloseIdleConnections()
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
-		searchOverHTTP(b, client, ada.URL, queries[i%len(queries)], 10)
+		searchOverHTTP(b, client, ada.URL, queries[i%len(queries)], "", 10)
 	}
 }
 

@@ -89,7 +89,7 @@ func BenchmarkSearchTargets(b *testing.B) {
 			ada := startAda(b, "serve", e)
 			client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
 			quiesce()
-			adaHTTP := func(i int) { searchOverHTTP(b, client, ada.URL, corpus.queryText[i], k) }
+			adaHTTP := func(i int) { searchOverHTTP(b, client, ada.URL, corpus.queryText[i], "", k) }
 			if mode == core.SearchHybrid && chroma != nil && n == chromaAt {
 				r.chromaInsert = timedRate(n, func() { chroma.load(b, corpus, n) })
 				r.chromaRecall = chromaRecall(b, chroma, corpus, n, k)
@@ -336,18 +336,23 @@ func searchInProcess(b *testing.B, svc *core.Service, text string, k int) []core
 	return items
 }
 
-// searchOverHTTP is GET /v1/memory?search=…&limit=k, the body read and
-// decoded as a client would.
-func searchOverHTTP(b *testing.B, client *http.Client, base, text string, k int) {
-	resp, err := client.Get(base + "/v1/memory?search=" + url.QueryEscape(text) + "&limit=" + strconv.Itoa(k))
+// searchOverHTTP is GET /v1/memory?search=…&limit=k (&scope=… when
+// given), the body read and decoded as a client would.
+func searchOverHTTP(tb testing.TB, client *http.Client, base, text, scope string, k int) []core.Memory {
+	q := url.Values{"search": {text}, "limit": {strconv.Itoa(k)}}
+	if scope != "" {
+		q.Set("scope", scope)
+	}
+	resp, err := client.Get(base + "/v1/memory?" + q.Encode())
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var out any
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != 200 {
-		b.Fatalf("memory search: status %d, %v", resp.StatusCode, err)
+	var page struct{ Items []core.Memory }
+	if err := json.NewDecoder(resp.Body).Decode(&page); err != nil || resp.StatusCode != 200 {
+		tb.Fatalf("memory search: status %d, %v", resp.StatusCode, err)
 	}
+	return page.Items
 }
 
 // adaRecall is the share of the vector search's k results that are among
