@@ -33,26 +33,64 @@ type matrix struct {
 	log  *slog.Logger
 }
 
-// prepareRoom fetches the room's state (encryption, power levels) and its
-// members once per process. Sends wait for it: the bot must know whether a
-// room is encrypted before its first message there, and whom to share the
-// encryption session with. Later changes arrive through /sync.
+// prepareRoom reads the room's state (encryption, power levels, members)
+// from the homeserver once per process. Sends wait for it: the bot must
+// know whether a room is encrypted before its first message there, and
+// whom to share the encryption session with. Later changes arrive through
+// /sync.
 func (mx *matrix) prepareRoom(ctx context.Context, room id.RoomID) error {
 	rt := mx.rooms.get(room)
-	if rt.prepared {
+	if rt.prepared.Load() {
 		return nil
 	}
-	if _, err := mx.cli.State(ctx, room); err != nil {
+	var state []*event.Event
+	if _, err := mx.cli.MakeRequest(ctx, http.MethodGet, mx.cli.BuildClientURL("v3", "rooms", room, "state"), nil, &state); err != nil {
 		return fmt.Errorf("read the room's state: %w", err)
 	}
-	if _, err := mx.cli.Members(ctx, room); err != nil {
-		return fmt.Errorf("read the room's members: %w", err)
+	for _, evt := range state {
+		if err := mx.learnState(ctx, room, evt); err != nil {
+			return err
+		}
 	}
 	if err := mx.cli.StateStore.MarkMembersFetched(ctx, room); err != nil {
 		return err
 	}
-	rt.prepared = true
+	rt.prepared.Store(true)
 	return nil
+}
+
+// learnState puts one event of the homeserver's answer in the state store,
+// except a membership the store already holds. /sync, and Ada's own
+// createRoom and join, wrote that, and the answer may be older: Dendrite
+// answers /state before it has processed the invites of a room just
+// created, or a join that /sync has already delivered. (mautrix's State
+// and Members replace every cached member with the answer: the first
+// message of a new direct chat was then shared with Ada's devices only,
+// and a room whose third member had just joined counted as a direct chat.)
+// A stay's stale members are cleared before Ada joins (forgetMembers).
+func (mx *matrix) learnState(ctx context.Context, room id.RoomID, evt *event.Event) error {
+	evt.RoomID = room
+	evt.Type.Class = event.StateEventType
+	_ = evt.Content.ParseRaw(evt.Type) // a type mautrix does not know stays raw, as in its State
+	if evt.Type == event.StateMember && evt.StateKey != nil {
+		known, err := mx.cli.StateStore.TryGetMember(ctx, room, id.UserID(*evt.StateKey))
+		if err != nil {
+			return fmt.Errorf("read a member of the room: %w", err)
+		}
+		if known != nil {
+			return nil
+		}
+	}
+	mautrix.UpdateStateStore(ctx, mx.cli.StateStore, evt)
+	return nil
+}
+
+// forgetMembers drops what the state store holds of the room's members
+// before Ada joins it: it dates from an earlier stay (sync says nothing of
+// a room Ada is not in), and learnState would keep it over the
+// homeserver's answer.
+func (mx *matrix) forgetMembers(ctx context.Context, room id.RoomID) error {
+	return mx.cli.StateStore.ClearCachedMembers(ctx, room)
 }
 
 // joinedMembers lists the room's joined members from the state store.

@@ -43,6 +43,9 @@ func (ms *membership) handleInvite(ctx context.Context, evt *event.Event) error 
 		_, err := ms.mx.cli.LeaveRoom(ctx, room, &mautrix.ReqLeave{Reason: "Ada does not join here: " + reason})
 		return err
 	}
+	if err := ms.mx.forgetMembers(ctx, room); err != nil {
+		return err
+	}
 	if _, err := ms.mx.cli.JoinRoomByID(ctx, room); err != nil {
 		return fmt.Errorf("join after invite: %w", err)
 	}

@@ -2,6 +2,7 @@ package bot
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"maunium.net/go/mautrix/id"
 
@@ -9,11 +10,14 @@ import (
 )
 
 // roomRuntime is what the bot keeps in memory about a room. Its fields are
-// only touched by the room's own jobs, which run one at a time.
+// only touched by the room's own jobs, which run one at a time, except
+// prepared, which sends from elsewhere (a reminder, a link in a new direct
+// chat) read and set too.
 type roomRuntime struct {
-	// prepared: the room's full state and member list were fetched once in
-	// this process, so its encryption and members are known before a send.
-	prepared bool
+	// prepared: the room's state and members are known in the state store
+	// (fetched once in this process, or the room was created by Ada), so
+	// its encryption and members are known before a send.
+	prepared atomic.Bool
 	// ring holds the newest room messages, oldest first (context for the
 	// model). In privacy mode it is the only copy, and it is never persisted.
 	ring       []storage.BridgeMessage
