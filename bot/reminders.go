@@ -49,8 +49,11 @@ type reminders struct {
 	// wake tells the loop that a reminder was set (its next due time may
 	// be sooner); buffered, so a set never waits for the loop.
 	wake chan struct{}
-	now  func() time.Time
-	log  *slog.Logger
+	// failing holds the due reminders whose post failed, by id, until
+	// they are posted or gone; only the loop touches it.
+	failing map[int64]reminderBackoff
+	now     func() time.Time
+	log     *slog.Logger
 }
 
 // roomPoster is what reminders need of the Matrix client (*matrix).
@@ -62,7 +65,7 @@ type roomPoster interface {
 
 func newReminders(opts Options, bridge *storage.Bridge, mx roomPoster, now func() time.Time, log *slog.Logger) *reminders {
 	return &reminders{bridge: bridge, mx: mx, opts: opts.Reminders, storeInRAG: opts.StoreInRAG,
-		resolve: when.New(when.English), wake: make(chan struct{}, 1), now: now, log: log}
+		resolve: when.New(when.English), wake: make(chan struct{}, 1), failing: make(map[int64]reminderBackoff), now: now, log: log}
 }
 
 // reminderRequest is one reminder asked for, by command or in plain words.

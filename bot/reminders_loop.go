@@ -15,18 +15,28 @@ import (
 )
 
 const (
-	// reminderBatch bounds the reminders posted in one pass; more due ones
-	// follow at once in the next.
+	// reminderBatch bounds the reminders read at once; a pass pages on
+	// through every due one.
 	reminderBatch = 20
 	// reminderRetry is how soon a reminder whose post failed is tried
-	// again (the homeserver may be away).
-	reminderRetry = 15 * time.Second
+	// again (the homeserver may be away, or the room refuse it for a
+	// while); each further failure of it doubles the wait, up to
+	// reminderRetryMax, and it never holds up the reminders after it.
+	reminderRetry    = 15 * time.Second
+	reminderRetryMax = 15 * time.Minute
 	// reminderIdle is how long the loop sleeps with nothing pending, in
 	// case a reminder came in some way it was not told of.
 	reminderIdle = time.Hour
 	// lateAfter: a reminder posted this long after its time says it is late.
 	lateAfter = time.Minute
 )
+
+// reminderBackoff is a reminder whose post failed: when to try it again,
+// and the wait that gave.
+type reminderBackoff struct {
+	next time.Time
+	wait time.Duration
+}
 
 // loop is the bot's one reminder timer: it posts what is due, then sleeps
 // until the next reminder's time, or until set says a sooner one came. A
@@ -53,47 +63,86 @@ func (r *reminders) loop(ctx context.Context, started time.Time) {
 	}
 }
 
-// postDue posts every due reminder and returns how long to wait for the
-// next one.
+// postDue posts every due reminder, except those backing off after a
+// failed post, and returns how long to wait for the next one or the next
+// retry. Only the loop calls it (it owns r.failing).
 func (r *reminders) postDue(ctx context.Context, started time.Time) time.Duration {
 	log := r.log
+	now := r.now()
+	var after storage.BridgeReminder
+	var retry time.Time // the soonest retry of a failing reminder
+	seen := make(map[int64]bool)
 	for {
-		now := r.now()
-		due, err := r.bridge.DueReminders(ctx, now, reminderBatch)
+		due, err := r.bridge.DueReminders(ctx, now, after, reminderBatch)
 		if err != nil {
 			if ctx.Err() == nil {
 				log.Error("could not read the due reminders", "error", err)
 			}
 			return reminderRetry
 		}
-		failed := false
 		for _, rem := range due {
 			if ctx.Err() != nil {
 				return 0
 			}
-			if err := r.post(ctx, rem, started, now); err != nil {
-				failed = true
-				log.Warn("could not post a reminder; trying again soon", "room_id", rem.RoomID, "number", rem.Number, "error", err)
+			seen[rem.ID] = true
+			if b, ok := r.failing[rem.ID]; ok && now.Before(b.next) {
+				retry = soonest(retry, b.next)
+				continue
 			}
-		}
-		if failed {
-			return reminderRetry
+			if err := r.post(ctx, rem, started, now); err != nil {
+				b := r.backOff(rem.ID, now)
+				retry = soonest(retry, b.next)
+				log.Warn("could not post a reminder; trying it again later", "room_id", rem.RoomID, "number", rem.Number,
+					"retry_in", b.wait.String(), "error", err)
+				continue
+			}
+			delete(r.failing, rem.ID)
 		}
 		if len(due) < reminderBatch {
 			break
 		}
+		after = due[len(due)-1]
 	}
-	next, ok, err := r.bridge.NextReminderDue(ctx)
+	for id := range r.failing { // posted elsewhere, cancelled or gone with the room
+		if !seen[id] {
+			delete(r.failing, id)
+		}
+	}
+	wait := reminderIdle
+	if !retry.IsZero() {
+		wait = min(wait, retry.Sub(r.now()))
+	}
+	next, ok, err := r.bridge.NextReminderDue(ctx, now)
 	switch {
 	case err != nil:
 		if ctx.Err() == nil {
 			log.Error("could not read the next reminder's time", "error", err)
 		}
-		return reminderRetry
-	case !ok:
-		return reminderIdle
+		return min(wait, reminderRetry)
+	case ok:
+		wait = min(wait, next.Sub(r.now()))
 	}
-	return max(0, min(next.Sub(r.now()), reminderIdle))
+	return max(0, wait)
+}
+
+// backOff records one more failed post of the reminder at now and returns
+// when to try it again.
+func (r *reminders) backOff(id int64, now time.Time) reminderBackoff {
+	b, ok := r.failing[id]
+	b.wait = min(2*b.wait, reminderRetryMax)
+	if !ok {
+		b.wait = reminderRetry
+	}
+	b.next = now.Add(b.wait)
+	r.failing[id] = b
+	return b
+}
+
+func soonest(a, b time.Time) time.Time {
+	if a.IsZero() || b.Before(a) {
+		return b
+	}
+	return a
 }
 
 // post posts one reminder as a reply to its request, mentioning its author
