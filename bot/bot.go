@@ -186,7 +186,7 @@ func (b *Bot) Run(ctx context.Context) (err error) {
 	b.setStatus(StateRunning, nil)
 	accepted := &roomqueue.Work{}
 	b.queue = roomqueue.New(work, maxParallelJobs, b.log, accepted)
-	b.answers.queue, b.forget.pending.queue, b.messages.cmds.web.queue = b.queue, b.queue, b.queue
+	b.answers.queue, b.forget.pending.queue, b.messages.cmds.web.queue, b.reminders.queue = b.queue, b.queue, b.queue, b.queue
 	b.answers.lines = roomqueue.New(work, maxParallelJobs, b.log, accepted)
 	b.registerHandlers()
 

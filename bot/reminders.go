@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
 	"maunium.net/go/mautrix/event"
 	"maunium.net/go/mautrix/id"
 
+	"github.com/ada-chat/ada/bot/roomqueue"
 	"github.com/ada-chat/ada/core"
 	"github.com/ada-chat/ada/core/when"
 	"github.com/ada-chat/ada/storage"
@@ -49,9 +51,16 @@ type reminders struct {
 	// wake tells the loop that a reminder was set (its next due time may
 	// be sooner); buffered, so a set never waits for the loop.
 	wake chan struct{}
+	// queue runs each post as a job of its room (Run gives it the room
+	// queue; nil in tests: the loop posts itself).
+	queue *roomqueue.Queue
+	// mu guards failing and posting, which the loop and the rooms' post
+	// jobs share.
+	mu sync.Mutex
 	// failing holds the due reminders whose post failed, by id, until
-	// they are posted or gone; only the loop touches it.
+	// they are posted or gone; posting those queued in their room.
 	failing map[int64]reminderBackoff
+	posting map[int64]bool
 	now     func() time.Time
 	log     *slog.Logger
 }
@@ -65,7 +74,15 @@ type roomPoster interface {
 
 func newReminders(opts Options, bridge *storage.Bridge, mx roomPoster, now func() time.Time, log *slog.Logger) *reminders {
 	return &reminders{bridge: bridge, mx: mx, opts: opts.Reminders, storeInRAG: opts.StoreInRAG,
-		resolve: when.New(when.English), wake: make(chan struct{}, 1), failing: make(map[int64]reminderBackoff), now: now, log: log}
+		resolve: when.New(when.English), wake: make(chan struct{}, 1), failing: make(map[int64]reminderBackoff), posting: make(map[int64]bool), now: now, log: log}
+}
+
+// nudge tells the loop to look again (a reminder set, a post failed).
+func (r *reminders) nudge() {
+	select {
+	case r.wake <- struct{}{}:
+	default: // the loop is already told
+	}
 }
 
 // reminderRequest is one reminder asked for, by command or in plain words.
@@ -107,10 +124,7 @@ func (r *reminders) set(ctx context.Context, rq reminderRequest) (reply string, 
 	if err != nil {
 		return "", false, err
 	}
-	select {
-	case r.wake <- struct{}{}:
-	default: // the loop is already told
-	}
+	r.nudge()
 	logFrom(ctx, r.log).Info("reminder set", "number", stored.Number, "due", due.UTC().Format(time.RFC3339), "by", rq.asker.String())
 	whom := "you"
 	if !rq.mention {

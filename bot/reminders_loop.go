@@ -11,6 +11,7 @@ import (
 	"maunium.net/go/mautrix/event"
 	"maunium.net/go/mautrix/id"
 
+	"github.com/ada-chat/ada/bot/roomqueue"
 	"github.com/ada-chat/ada/storage"
 )
 
@@ -63,14 +64,13 @@ func (r *reminders) loop(ctx context.Context, started time.Time) {
 	}
 }
 
-// postDue posts every due reminder, except those backing off after a
-// failed post, and returns how long to wait for the next one or the next
-// retry. Only the loop calls it (it owns r.failing).
+// postDue has every due reminder posted, except those backing off after a
+// failed post or still waiting in their room's queue, and returns how long
+// to wait for the next one or the next retry.
 func (r *reminders) postDue(ctx context.Context, started time.Time) time.Duration {
 	log := r.log
 	now := r.now()
 	var after storage.BridgeReminder
-	var retry time.Time // the soonest retry of a failing reminder
 	seen := make(map[int64]bool)
 	for {
 		due, err := r.bridge.DueReminders(ctx, now, after, reminderBatch)
@@ -85,31 +85,17 @@ func (r *reminders) postDue(ctx context.Context, started time.Time) time.Duratio
 				return 0
 			}
 			seen[rem.ID] = true
-			if b, ok := r.failing[rem.ID]; ok && now.Before(b.next) {
-				retry = soonest(retry, b.next)
-				continue
+			if r.claim(rem.ID, now) {
+				r.postInRoom(ctx, rem, started)
 			}
-			if err := r.post(ctx, rem, started, now); err != nil {
-				b := r.backOff(rem.ID, now)
-				retry = soonest(retry, b.next)
-				log.Warn("could not post a reminder; trying it again later", "room_id", rem.RoomID, "number", rem.Number,
-					"retry_in", b.wait.String(), "error", err)
-				continue
-			}
-			delete(r.failing, rem.ID)
 		}
 		if len(due) < reminderBatch {
 			break
 		}
 		after = due[len(due)-1]
 	}
-	for id := range r.failing { // posted elsewhere, cancelled or gone with the room
-		if !seen[id] {
-			delete(r.failing, id)
-		}
-	}
 	wait := reminderIdle
-	if !retry.IsZero() {
+	if retry, ok := r.settle(seen); ok {
 		wait = min(wait, retry.Sub(r.now()))
 	}
 	next, ok, err := r.bridge.NextReminderDue(ctx, now)
@@ -125,8 +111,88 @@ func (r *reminders) postDue(ctx context.Context, started time.Time) time.Duratio
 	return max(0, wait)
 }
 
+// claim marks the reminder as being posted unless it is already (its room
+// has not run the post yet) or it backs off until after now.
+func (r *reminders) claim(id int64, now time.Time) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if b, ok := r.failing[id]; r.posting[id] || ok && now.Before(b.next) {
+		return false
+	}
+	r.posting[id] = true
+	return true
+}
+
+// settle forgets the failures of reminders no longer due (posted, cancelled,
+// gone with their room) and returns the soonest retry of the others.
+func (r *reminders) settle(due map[int64]bool) (retry time.Time, ok bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for id, b := range r.failing {
+		switch {
+		case !due[id] && !r.posting[id]:
+			delete(r.failing, id)
+		case !r.posting[id]:
+			retry = soonest(retry, b.next)
+		}
+	}
+	return retry, !retry.IsZero()
+}
+
+// postInRoom posts the reminder as one of its room's jobs (in the room's
+// order), urgent, so that it does not wait behind the room's questions: a
+// `forget me` or a redaction of its request that the room ran first has
+// cancelled it, and one that runs after finds the post linked, to take
+// back. The loop does not wait for it (a job the stopping queue never
+// runs keeps its claim: the loop stops too). Without a queue (tests) it
+// posts at once.
+func (r *reminders) postInRoom(ctx context.Context, rem storage.BridgeReminder, started time.Time) {
+	run := func(ctx context.Context) error {
+		r.postClaimed(ctx, rem, started)
+		return nil
+	}
+	if r.queue == nil {
+		_ = run(ctx)
+		return
+	}
+	if !r.queue.EnqueueUrgent(id.RoomID(rem.RoomID), roomqueue.Job{Name: "reminder", Ctx: ctx, Run: run}) {
+		r.done(rem, errors.New("the room's queue is stopping")) // so is the loop
+	}
+}
+
+// postClaimed posts a claimed reminder if it is still pending and records
+// the outcome.
+func (r *reminders) postClaimed(ctx context.Context, rem storage.BridgeReminder, started time.Time) {
+	still, ok, err := r.bridge.Reminder(ctx, rem.RoomID, rem.Number)
+	switch {
+	case err != nil:
+		err = fmt.Errorf("read the reminder: %w", err)
+	case !ok || still.ID != rem.ID:
+		logFrom(ctx, r.log).Info("a due reminder was cancelled before its post", "room_id", rem.RoomID, "number", rem.Number)
+	default:
+		err = r.post(ctx, rem, started, r.now())
+	}
+	r.done(rem, err)
+}
+
+// done records the outcome of a claimed reminder's post: a failure backs
+// it off (and wakes the loop to wait for its retry).
+func (r *reminders) done(rem storage.BridgeReminder, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.posting, rem.ID)
+	if err == nil {
+		delete(r.failing, rem.ID)
+		return
+	}
+	b := r.backOff(rem.ID, r.now())
+	r.log.Warn("could not post a reminder; trying it again later", "room_id", rem.RoomID, "number", rem.Number,
+		"retry_in", b.wait.String(), "error", err)
+	r.nudge()
+}
+
 // backOff records one more failed post of the reminder at now and returns
-// when to try it again.
+// when to try it again. The caller holds r.mu.
 func (r *reminders) backOff(id int64, now time.Time) reminderBackoff {
 	b, ok := r.failing[id]
 	b.wait = min(2*b.wait, reminderRetryMax)

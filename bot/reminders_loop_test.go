@@ -15,6 +15,7 @@ import (
 	"maunium.net/go/mautrix/event"
 	"maunium.net/go/mautrix/id"
 
+	"github.com/ada-chat/ada/bot/roomqueue"
 	"github.com/ada-chat/ada/storage"
 )
 
@@ -193,5 +194,48 @@ func TestRemindersFailingRoomDoesNotBlock(t *testing.T) {
 	}
 	if rs, err := db.Bridge().RoomReminders(ctx, "!stuck:x"); err != nil || len(rs) != 0 {
 		t.Fatalf("the stuck room's reminders after posting: %+v, %v", rs, err)
+	}
+}
+
+// TestReminderPostWaitsForItsRoom: a due reminder is posted as one of its
+// room's jobs, so a job running in the room when it falls due ends first:
+// here one doing what `!ada forget me` does to the member's reminders, and
+// the reminder it cancelled is not posted (posted beside it, it quoted a
+// forgotten member's words, and its link came after the forgetting looked
+// for the replies to take back).
+func TestReminderPostWaitsForItsRoom(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	poster := &fakePoster{}
+	db, r, start, _ := newTestReminders(t, poster, 5)
+	work := &roomqueue.Work{}
+	q := roomqueue.New(ctx, 2, slog.New(slog.DiscardHandler), work)
+	t.Cleanup(q.Close)
+	r.queue = q
+	if _, err := db.Bridge().AddReminder(ctx, storage.BridgeReminder{RoomID: "!a:x", Member: "@alice:x", Mention: true,
+		Text: "call the clinic", Due: start, EventID: "$ask", Created: start.Add(-time.Hour)}, 5, 5); err != nil {
+		t.Fatal(err)
+	}
+	running, release := make(chan struct{}), make(chan struct{})
+	q.Enqueue("!a:x", roomqueue.Job{Name: "forget me", Run: func(ctx context.Context) error {
+		close(running)
+		<-release
+		_, err := r.forgetMember(ctx, "!a:x", "@alice:x")
+		return err
+	}})
+	<-running
+	r.postDue(ctx, start)
+	close(release)
+	if err := work.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	poster.mu.Lock()
+	sent := len(poster.sent)
+	poster.mu.Unlock()
+	if sent != 0 {
+		t.Fatalf("%d reminders posted beside the room's job that cancelled them; want none", sent)
+	}
+	if wait := r.postDue(ctx, start); wait != reminderIdle {
+		t.Fatalf("after the cancelled post: wait %s; want %s (nothing pending)", wait, reminderIdle)
 	}
 }
