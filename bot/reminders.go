@@ -45,6 +45,8 @@ type reminders struct {
 	bridge *storage.Bridge
 	mx     roomPoster
 	opts   ReminderOptions
+	// zone is TIMEZONE, loaded once.
+	zone *time.Location
 	// storeInRAG is STORE_IN_RAG: off, every room is in privacy mode.
 	storeInRAG bool
 	resolve    *when.Resolver
@@ -73,7 +75,7 @@ type roomPoster interface {
 }
 
 func newReminders(opts Options, bridge *storage.Bridge, mx roomPoster, now func() time.Time, log *slog.Logger) *reminders {
-	return &reminders{bridge: bridge, mx: mx, opts: opts.Reminders, storeInRAG: opts.StoreInRAG,
+	return &reminders{bridge: bridge, mx: mx, opts: opts.Reminders, zone: defaultZone(opts.Reminders), storeInRAG: opts.StoreInRAG,
 		resolve: when.New(when.English), wake: make(chan struct{}, 1), failing: make(map[int64]reminderBackoff), posting: make(map[int64]bool), now: now, log: log}
 }
 
@@ -184,18 +186,15 @@ func limitRefusal(e *storage.ReminderLimitError) string {
 // location is the room's time zone: its `timezone` setting, else TIMEZONE,
 // else UTC.
 func (r *reminders) location(ctx context.Context, room id.RoomID) *time.Location {
-	name := r.opts.TimeZone
 	stored, err := r.bridge.RoomSettings(ctx, room.String())
 	if err != nil {
 		logFrom(ctx, r.log).Error("could not read the room's settings; using the bridge's time zone", "error", err)
-	} else if v, ok := stored[timezoneSettingName]; ok && checkTimeZone(v) == "" {
-		name = v
+		return r.zone
 	}
-	loc, err := time.LoadLocation(name)
-	if err != nil {
-		return time.UTC // Options.validate checked TIMEZONE
+	if loc, refusal := loadTimeZone(stored[timezoneSettingName]); refusal == "" {
+		return loc
 	}
-	return loc
+	return r.zone
 }
 
 // showTime writes t in loc for people: the date (or "today"/"tomorrow"
