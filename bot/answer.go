@@ -29,9 +29,6 @@ type answerer struct {
 	media   *media
 	bridge  *storage.Bridge
 	rooms   *roomStates
-	// location is a room's time zone (reminders.location): the times a
-	// question mentions are its days there.
-	location func(context.Context, id.RoomID) *time.Location
 	// slots bounds the answers being made at once (BOT_WORKERS).
 	slots chan struct{}
 	tails roomTails
@@ -91,8 +88,10 @@ func (a *answerer) recoverBackground(ctx context.Context, name string) {
 
 // request builds the chat request, in the room's job: the room's context
 // is read there; members are the room's members as they are now, labels
-// their names.
-func (a *answerer) request(ctx context.Context, evt *event.Event, s storage.BridgeRoom, prompt string, asker core.Speaker, members core.Roster, labels core.Labels) core.ChatRequest {
+// their names; loc is the room's time zone (the times a question mentions
+// are its days there).
+func (a *answerer) request(ctx context.Context, evt *event.Event, s storage.BridgeRoom, prompt string, asker core.Speaker, members core.Roster, labels core.Labels,
+	loc *time.Location) core.ChatRequest {
 	// The room is the memory scope (entity:<room id>): the chat retrieves
 	// the room's memories and the global ones, and what is learned here stays
 	// here. The speaker is named, so that the model knows who asks and the
@@ -103,7 +102,7 @@ func (a *answerer) request(ctx context.Context, evt *event.Event, s storage.Brid
 		Entity:          evt.RoomID.String(),
 		Speaker:         &asker,
 		UserTimestamp:   sentAt(evt, a.now()),
-		Location:        a.location(ctx, evt.RoomID),
+		Location:        loc,
 		Store:           a.window.storageOn(s),
 		ContextMessages: a.window.contextFor(ctx, s, evt.ID, labels, a.threadEvents(ctx, evt)),
 		RoomID:          evt.RoomID.String(),

@@ -84,8 +84,9 @@ func (a *answerer) answer(ctx context.Context, evt *event.Event, q question, s s
 	members := a.mx.roster(ctx, evt.RoomID)
 	labels := members.Labels()
 	p.asker = core.Speaker{Name: a.mx.labelIn(ctx, labels, evt.RoomID, evt.Sender), UserID: evt.Sender.String()}
-	p.req = a.request(ctx, evt, s, q.prompt, p.asker, members, labels)
+	// The room's settings are read once for all of it, its time zone too.
 	p.settings = a.settings.forAnswer(ctx, evt.RoomID)
+	p.req = a.request(ctx, evt, s, q.prompt, p.asker, members, labels, p.settings.location)
 	p.settings.applyTo(&p.req)
 	p.req.ReplyChain = a.replyChain(ctx, evt, p.settings.context, labels)
 	waiting := a.lines.Pending(evt.RoomID) > 0

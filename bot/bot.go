@@ -138,7 +138,7 @@ func (b *Bot) build() {
 	settings := newRoomSettings(opts, b.bridge, log)
 	quota := &quotas{limits: opts.Quotas, bridge: b.bridge, mx: mx, now: now, log: log}
 	b.reminders = newReminders(opts, b.bridge, mx, now, log)
-	answers := &answerer{mx: mx, backend: backend, window: win, media: med, bridge: b.bridge, rooms: b.rooms, location: b.reminders.location,
+	answers := &answerer{mx: mx, backend: backend, window: win, media: med, bridge: b.bridge, rooms: b.rooms,
 		slots: make(chan struct{}, opts.Workers), timeout: opts.ChatTimeout, health: &chatHealth{}, settings: settings,
 		quota: quota,
 		streams: &streams{opts: opts.Stream, mx: mx, link: func(ctx context.Context, q *event.Event, kind string, posted id.EventID) {
@@ -186,7 +186,7 @@ func (b *Bot) Run(ctx context.Context) (err error) {
 	b.setStatus(StateRunning, nil)
 	accepted := &roomqueue.Work{}
 	b.queue = roomqueue.New(work, maxParallelJobs, b.log, accepted)
-	b.answers.queue, b.forget.pending.queue, b.messages.cmds.web.queue = b.queue, b.queue, b.queue
+	b.answers.queue, b.forget.pending.queue, b.messages.cmds.web.queue, b.reminders.queue = b.queue, b.queue, b.queue, b.queue
 	b.answers.lines = roomqueue.New(work, maxParallelJobs, b.log, accepted)
 	b.registerHandlers()
 

@@ -202,7 +202,7 @@ func TestSettingsBounds(t *testing.T) {
 	for _, r := range rs.table {
 		r.apply(r.def(o), &s)
 	}
-	if s != (answerSettings{model: "small", context: 5, stream: "off"}) {
+	if s != (answerSettings{model: "small", context: 5, stream: "off", location: time.UTC}) {
 		t.Errorf("the defaults give %+v", s)
 	}
 }

@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
 	"maunium.net/go/mautrix/event"
 	"maunium.net/go/mautrix/id"
 
+	"github.com/ada-chat/ada/bot/roomqueue"
 	"github.com/ada-chat/ada/core"
 	"github.com/ada-chat/ada/core/when"
 	"github.com/ada-chat/ada/storage"
@@ -43,14 +45,26 @@ type reminders struct {
 	bridge *storage.Bridge
 	mx     roomPoster
 	opts   ReminderOptions
+	// zone is TIMEZONE, loaded once.
+	zone *time.Location
 	// storeInRAG is STORE_IN_RAG: off, every room is in privacy mode.
 	storeInRAG bool
 	resolve    *when.Resolver
 	// wake tells the loop that a reminder was set (its next due time may
 	// be sooner); buffered, so a set never waits for the loop.
 	wake chan struct{}
-	now  func() time.Time
-	log  *slog.Logger
+	// queue runs each post as a job of its room (Run gives it the room
+	// queue; nil in tests: the loop posts itself).
+	queue *roomqueue.Queue
+	// mu guards failing and posting, which the loop and the rooms' post
+	// jobs share.
+	mu sync.Mutex
+	// failing holds the due reminders whose post failed, by id, until
+	// they are posted or gone; posting those queued in their room.
+	failing map[int64]reminderBackoff
+	posting map[int64]bool
+	now     func() time.Time
+	log     *slog.Logger
 }
 
 // roomPoster is what reminders need of the Matrix client (*matrix).
@@ -61,8 +75,16 @@ type roomPoster interface {
 }
 
 func newReminders(opts Options, bridge *storage.Bridge, mx roomPoster, now func() time.Time, log *slog.Logger) *reminders {
-	return &reminders{bridge: bridge, mx: mx, opts: opts.Reminders, storeInRAG: opts.StoreInRAG,
-		resolve: when.New(when.English), wake: make(chan struct{}, 1), now: now, log: log}
+	return &reminders{bridge: bridge, mx: mx, opts: opts.Reminders, zone: defaultZone(opts.Reminders), storeInRAG: opts.StoreInRAG,
+		resolve: when.New(when.English), wake: make(chan struct{}, 1), failing: make(map[int64]reminderBackoff), posting: make(map[int64]bool), now: now, log: log}
+}
+
+// nudge tells the loop to look again (a reminder set, a post failed).
+func (r *reminders) nudge() {
+	select {
+	case r.wake <- struct{}{}:
+	default: // the loop is already told
+	}
 }
 
 // reminderRequest is one reminder asked for, by command or in plain words.
@@ -104,10 +126,7 @@ func (r *reminders) set(ctx context.Context, rq reminderRequest) (reply string, 
 	if err != nil {
 		return "", false, err
 	}
-	select {
-	case r.wake <- struct{}{}:
-	default: // the loop is already told
-	}
+	r.nudge()
 	logFrom(ctx, r.log).Info("reminder set", "number", stored.Number, "due", due.UTC().Format(time.RFC3339), "by", rq.asker.String())
 	whom := "you"
 	if !rq.mention {
@@ -167,18 +186,15 @@ func limitRefusal(e *storage.ReminderLimitError) string {
 // location is the room's time zone: its `timezone` setting, else TIMEZONE,
 // else UTC.
 func (r *reminders) location(ctx context.Context, room id.RoomID) *time.Location {
-	name := r.opts.TimeZone
 	stored, err := r.bridge.RoomSettings(ctx, room.String())
 	if err != nil {
 		logFrom(ctx, r.log).Error("could not read the room's settings; using the bridge's time zone", "error", err)
-	} else if v, ok := stored[timezoneSettingName]; ok && checkTimeZone(v) == "" {
-		name = v
+		return r.zone
 	}
-	loc, err := time.LoadLocation(name)
-	if err != nil {
-		return time.UTC // Options.validate checked TIMEZONE
+	if loc, refusal := loadTimeZone(stored[timezoneSettingName]); refusal == "" {
+		return loc
 	}
-	return loc
+	return r.zone
 }
 
 // showTime writes t in loc for people: the date (or "today"/"tomorrow"

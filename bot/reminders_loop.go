@@ -11,22 +11,33 @@ import (
 	"maunium.net/go/mautrix/event"
 	"maunium.net/go/mautrix/id"
 
+	"github.com/ada-chat/ada/bot/roomqueue"
 	"github.com/ada-chat/ada/storage"
 )
 
 const (
-	// reminderBatch bounds the reminders posted in one pass; more due ones
-	// follow at once in the next.
+	// reminderBatch bounds the reminders read at once; a pass pages on
+	// through every due one.
 	reminderBatch = 20
 	// reminderRetry is how soon a reminder whose post failed is tried
-	// again (the homeserver may be away).
-	reminderRetry = 15 * time.Second
+	// again (the homeserver may be away, or the room refuse it for a
+	// while); each further failure of it doubles the wait, up to
+	// reminderRetryMax, and it never holds up the reminders after it.
+	reminderRetry    = 15 * time.Second
+	reminderRetryMax = 15 * time.Minute
 	// reminderIdle is how long the loop sleeps with nothing pending, in
 	// case a reminder came in some way it was not told of.
 	reminderIdle = time.Hour
 	// lateAfter: a reminder posted this long after its time says it is late.
 	lateAfter = time.Minute
 )
+
+// reminderBackoff is a reminder whose post failed: when to try it again,
+// and the wait that gave.
+type reminderBackoff struct {
+	next time.Time
+	wait time.Duration
+}
 
 // loop is the bot's one reminder timer: it posts what is due, then sleeps
 // until the next reminder's time, or until set says a sooner one came. A
@@ -53,47 +64,151 @@ func (r *reminders) loop(ctx context.Context, started time.Time) {
 	}
 }
 
-// postDue posts every due reminder and returns how long to wait for the
-// next one.
+// postDue has every due reminder posted, except those backing off after a
+// failed post or still waiting in their room's queue, and returns how long
+// to wait for the next one or the next retry.
 func (r *reminders) postDue(ctx context.Context, started time.Time) time.Duration {
 	log := r.log
+	now := r.now()
+	var after storage.BridgeReminder
+	seen := make(map[int64]bool)
 	for {
-		now := r.now()
-		due, err := r.bridge.DueReminders(ctx, now, reminderBatch)
+		due, err := r.bridge.DueReminders(ctx, now, after, reminderBatch)
 		if err != nil {
 			if ctx.Err() == nil {
 				log.Error("could not read the due reminders", "error", err)
 			}
 			return reminderRetry
 		}
-		failed := false
 		for _, rem := range due {
 			if ctx.Err() != nil {
 				return 0
 			}
-			if err := r.post(ctx, rem, started, now); err != nil {
-				failed = true
-				log.Warn("could not post a reminder; trying again soon", "room_id", rem.RoomID, "number", rem.Number, "error", err)
+			seen[rem.ID] = true
+			if r.claim(rem.ID, now) {
+				r.postInRoom(ctx, rem, started)
 			}
-		}
-		if failed {
-			return reminderRetry
 		}
 		if len(due) < reminderBatch {
 			break
 		}
+		after = due[len(due)-1]
 	}
-	next, ok, err := r.bridge.NextReminderDue(ctx)
+	wait := reminderIdle
+	if retry, ok := r.settle(seen); ok {
+		wait = min(wait, retry.Sub(r.now()))
+	}
+	next, ok, err := r.bridge.NextReminderDue(ctx, now)
 	switch {
 	case err != nil:
 		if ctx.Err() == nil {
 			log.Error("could not read the next reminder's time", "error", err)
 		}
-		return reminderRetry
-	case !ok:
-		return reminderIdle
+		return min(wait, reminderRetry)
+	case ok:
+		wait = min(wait, next.Sub(r.now()))
 	}
-	return max(0, min(next.Sub(r.now()), reminderIdle))
+	return max(0, wait)
+}
+
+// claim marks the reminder as being posted unless it is already (its room
+// has not run the post yet) or it backs off until after now.
+func (r *reminders) claim(id int64, now time.Time) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if b, ok := r.failing[id]; r.posting[id] || ok && now.Before(b.next) {
+		return false
+	}
+	r.posting[id] = true
+	return true
+}
+
+// settle forgets the failures of reminders no longer due (posted, cancelled,
+// gone with their room) and returns the soonest retry of the others.
+func (r *reminders) settle(due map[int64]bool) (retry time.Time, ok bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for id, b := range r.failing {
+		switch {
+		case !due[id] && !r.posting[id]:
+			delete(r.failing, id)
+		case !r.posting[id]:
+			retry = soonest(retry, b.next)
+		}
+	}
+	return retry, !retry.IsZero()
+}
+
+// postInRoom posts the reminder as one of its room's jobs (in the room's
+// order), urgent, so that it does not wait behind the room's questions: a
+// `forget me` or a redaction of its request that the room ran first has
+// cancelled it, and one that runs after finds the post linked, to take
+// back. The loop does not wait for it (a job the stopping queue never
+// runs keeps its claim: the loop stops too). Without a queue (tests) it
+// posts at once.
+func (r *reminders) postInRoom(ctx context.Context, rem storage.BridgeReminder, started time.Time) {
+	run := func(ctx context.Context) error {
+		r.postClaimed(ctx, rem, started)
+		return nil
+	}
+	if r.queue == nil {
+		_ = run(ctx)
+		return
+	}
+	if !r.queue.EnqueueUrgent(id.RoomID(rem.RoomID), roomqueue.Job{Name: "reminder", Ctx: ctx, Run: run}) {
+		r.done(rem, errors.New("the room's queue is stopping")) // so is the loop
+	}
+}
+
+// postClaimed posts a claimed reminder if it is still pending and records
+// the outcome.
+func (r *reminders) postClaimed(ctx context.Context, rem storage.BridgeReminder, started time.Time) {
+	still, ok, err := r.bridge.Reminder(ctx, rem.RoomID, rem.Number)
+	switch {
+	case err != nil:
+		err = fmt.Errorf("read the reminder: %w", err)
+	case !ok || still.ID != rem.ID:
+		logFrom(ctx, r.log).Info("a due reminder was cancelled before its post", "room_id", rem.RoomID, "number", rem.Number)
+	default:
+		err = r.post(ctx, rem, started, r.now())
+	}
+	r.done(rem, err)
+}
+
+// done records the outcome of a claimed reminder's post: a failure backs
+// it off (and wakes the loop to wait for its retry).
+func (r *reminders) done(rem storage.BridgeReminder, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.posting, rem.ID)
+	if err == nil {
+		delete(r.failing, rem.ID)
+		return
+	}
+	b := r.backOff(rem.ID, r.now())
+	r.log.Warn("could not post a reminder; trying it again later", "room_id", rem.RoomID, "number", rem.Number,
+		"retry_in", b.wait.String(), "error", err)
+	r.nudge()
+}
+
+// backOff records one more failed post of the reminder at now and returns
+// when to try it again. The caller holds r.mu.
+func (r *reminders) backOff(id int64, now time.Time) reminderBackoff {
+	b, ok := r.failing[id]
+	b.wait = min(2*b.wait, reminderRetryMax)
+	if !ok {
+		b.wait = reminderRetry
+	}
+	b.next = now.Add(b.wait)
+	r.failing[id] = b
+	return b
+}
+
+func soonest(a, b time.Time) time.Time {
+	if a.IsZero() || b.Before(a) {
+		return b
+	}
+	return a
 }
 
 // post posts one reminder as a reply to its request, mentioning its author

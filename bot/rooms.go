@@ -10,9 +10,9 @@ import (
 )
 
 // roomRuntime is what the bot keeps in memory about a room. Its fields are
-// only touched by the room's own jobs, which run one at a time, except
-// prepared, which sends from elsewhere (a reminder, a link in a new direct
-// chat) read and set too.
+// only touched by the room's own jobs, which run one at a time (a
+// reminder is posted in one too), except prepared, which sends from
+// elsewhere (a link in a new direct chat) read and set too.
 type roomRuntime struct {
 	// prepared: the room's state and members are known in the state store
 	// (fetched once in this process, or the room was created by Ada), so

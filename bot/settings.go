@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"maunium.net/go/mautrix/id"
 
@@ -43,6 +44,9 @@ type answerSettings struct {
 	context       int    // recent messages given as context
 	stream        string // "on" or "off": answers shown as written, by edits; "" = STREAM_EDITS
 	tools         string // MCP tools offered, comma-separated; "" = none; "all" until forAnswer resolves it
+	// location is the room's time zone (`timezone`, else TIMEZONE): the
+	// times the question names are read in it.
+	location *time.Location
 }
 
 // streamOr says whether the answer is streamed, def (STREAM_EDITS) unless
@@ -162,14 +166,16 @@ func allowedModels(o Options) []string {
 // roomSettings resolves the rooms' stored settings against the operator's
 // bounds; it holds the registry and the options.
 type roomSettings struct {
-	table  []roomSetting
-	opts   Options
+	table []roomSetting
+	opts  Options
+	// zone is TIMEZONE, loaded once.
+	zone   *time.Location
 	bridge *storage.Bridge
 	log    *slog.Logger
 }
 
 func newRoomSettings(opts Options, bridge *storage.Bridge, log *slog.Logger) *roomSettings {
-	return &roomSettings{table: settingsTable(), opts: opts, bridge: bridge, log: log}
+	return &roomSettings{table: settingsTable(), opts: opts, zone: defaultZone(opts.Reminders), bridge: bridge, log: log}
 }
 
 // find returns the named setting.
@@ -196,7 +202,7 @@ func (rs *roomSettings) names() string {
 // the operator's bounds. A read error leaves the defaults: an answer is
 // better than none.
 func (rs *roomSettings) forAnswer(ctx context.Context, room id.RoomID) answerSettings {
-	out := answerSettings{context: rs.opts.MaxContextMessages}
+	out := answerSettings{context: rs.opts.MaxContextMessages, location: rs.zone}
 	stored, err := rs.bridge.RoomSettings(ctx, room.String())
 	if err != nil {
 		logFrom(ctx, rs.log).Error("could not read the room's settings; using the defaults", "error", err)

@@ -16,7 +16,7 @@ func timezoneSetting() roomSetting {
 		values: func(Options) string { return "<IANA time zone, e.g. Europe/Berlin>" },
 		parse: func(_ Options, raw string) (string, string) {
 			raw = strings.TrimSpace(raw)
-			if refusal := checkTimeZone(raw); refusal != "" {
+			if _, refusal := loadTimeZone(raw); refusal != "" {
 				return "", refusal
 			}
 			return raw, ""
@@ -27,14 +27,31 @@ func timezoneSetting() roomSetting {
 			}
 			return o.Reminders.TimeZone
 		},
-		apply: func(string, *answerSettings) {}, // reminders read it (reminders.location)
+		apply: func(v string, s *answerSettings) {
+			if loc, refusal := loadTimeZone(v); refusal == "" {
+				s.location = loc
+			}
+		},
 	}
 }
 
-// checkTimeZone refuses what is not an IANA time zone name, in plain words.
-func checkTimeZone(name string) string {
-	if _, err := time.LoadLocation(name); err != nil || name == "" || name == "Local" || strings.ContainsAny(name, " \n") {
-		return fmt.Sprintf("`%s` is not a time zone I know; give an IANA name such as `Europe/Berlin`, `America/New_York` or `UTC`.", name)
+// loadTimeZone loads an IANA time zone; refusal says in plain words that
+// name is none.
+func loadTimeZone(name string) (loc *time.Location, refusal string) {
+	if name != "" && name != "Local" && !strings.ContainsAny(name, " \n") {
+		if loc, err := time.LoadLocation(name); err == nil {
+			return loc, ""
+		}
 	}
-	return ""
+	return nil, fmt.Sprintf("`%s` is not a time zone I know; give an IANA name such as `Europe/Berlin`, `America/New_York` or `UTC`.", name)
+}
+
+// defaultZone is TIMEZONE (Options.validate checked it), else UTC: the time
+// zone of a room without its own.
+func defaultZone(o ReminderOptions) *time.Location {
+	loc, err := time.LoadLocation(o.TimeZone)
+	if err != nil {
+		return time.UTC
+	}
+	return loc
 }

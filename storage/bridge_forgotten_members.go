@@ -43,11 +43,16 @@ func (b *Bridge) RecordForgotten(ctx context.Context, userID, roomID string, at 
 
 // ForgottenAt is the latest time the member was forgotten in the room or
 // everywhere; ok is false when they never were. Their events sent before
-// then are forgotten. It reads from the writer: a forgetting a moment ago
-// holds at once.
+// then are forgotten. Every incoming message asks, so it reads from a
+// reader and never queues behind a write for the writer connection: a
+// reader (WAL) sees every commit made before it began, and RecordForgotten
+// commits before the forgetting goes on (`!ada forget me` before the
+// room's next message is handled, in the room's order). A forgetting
+// through another door still being written races with the message either
+// way.
 func (b *Bridge) ForgottenAt(ctx context.Context, userID, roomID string) (at time.Time, ok bool, err error) {
 	var ms sql.NullInt64
-	err = b.w.QueryRowContext(ctx, forgottenAtSQL, forgottenKey(userID, roomID), forgottenKey(userID, forgottenEverywhere)).Scan(&ms)
+	err = b.r.QueryRowContext(ctx, forgottenAtSQL, forgottenKey(userID, roomID), forgottenKey(userID, forgottenEverywhere)).Scan(&ms)
 	if err != nil || !ms.Valid { // max() gives one row, NULL when never forgotten
 		return time.Time{}, false, err
 	}

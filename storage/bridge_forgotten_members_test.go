@@ -49,3 +49,33 @@ func TestMemberForgottenAt(t *testing.T) {
 		t.Error("PersonForgotten left no record")
 	}
 }
+
+// TestForgottenAtDoesNotWaitForTheWriter: every incoming message asks
+// whether its sender was forgotten; the question reads a committed
+// forgetting at once and does not queue behind a write in progress (an
+// answer being stored) for the one writer connection.
+func TestForgottenAtDoesNotWaitForTheWriter(t *testing.T) {
+	ctx := context.Background()
+	db := openTestDB(t)
+	b := db.Bridge()
+	t0 := time.UnixMilli(1_700_000_000_000)
+	if err := b.RecordForgotten(ctx, "@bob:x", "!r:x", t0); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := db.Writer().BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `INSERT INTO bridge_state (key, value) VALUES ('busy', '1')`); err != nil {
+		t.Fatal(err)
+	}
+	// The bound only ends a read that waits for the writer; one that does
+	// not returns at once.
+	qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	got, ok, err := b.ForgottenAt(qctx, "@bob:x", "!r:x")
+	if err != nil || !ok || !got.Equal(t0) {
+		t.Fatalf("ForgottenAt during a write = %v, %v, %v; want %v without waiting for the writer", got, ok, err, t0)
+	}
+}

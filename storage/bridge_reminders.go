@@ -43,10 +43,11 @@ const (
 		ON CONFLICT (room_id) DO UPDATE SET last = last + 1 RETURNING last`
 	addReminderSQL = `INSERT INTO bridge_reminders (room_id, number, member, mention, text, due_at, event_id, created_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
-	roomRemindersSQL      = `SELECT ` + reminderCols + ` FROM bridge_reminders WHERE room_id = ? ORDER BY due_at, number`
-	reminderSQL           = `SELECT ` + reminderCols + ` FROM bridge_reminders WHERE room_id = ? AND number = ?`
-	dueRemindersSQL       = `SELECT ` + reminderCols + ` FROM bridge_reminders WHERE due_at <= ? ORDER BY due_at, id LIMIT ?`
-	nextReminderDueSQL    = `SELECT min(due_at) FROM bridge_reminders`
+	roomRemindersSQL = `SELECT ` + reminderCols + ` FROM bridge_reminders WHERE room_id = ? ORDER BY due_at, number`
+	reminderSQL      = `SELECT ` + reminderCols + ` FROM bridge_reminders WHERE room_id = ? AND number = ?`
+	dueRemindersSQL  = `SELECT ` + reminderCols + ` FROM bridge_reminders
+		WHERE due_at <= ?1 AND (due_at > ?2 OR (due_at = ?2 AND id > ?3)) ORDER BY due_at, id LIMIT ?4`
+	nextReminderDueSQL    = `SELECT min(due_at) FROM bridge_reminders WHERE due_at > ?`
 	deleteReminderSQL     = `DELETE FROM bridge_reminders WHERE id = ?`
 	deleteMemberRemSQL    = `DELETE FROM bridge_reminders WHERE room_id = ? AND member = ?`
 	deleteEventRemSQL     = `DELETE FROM bridge_reminders WHERE room_id = ? AND event_id = ?`
@@ -107,16 +108,19 @@ func (b *Bridge) Reminder(ctx context.Context, roomID string, number int) (Bridg
 }
 
 // DueReminders lists at most limit reminders due at now or before, in
-// every room, the longest due first.
-func (b *Bridge) DueReminders(ctx context.Context, now time.Time, limit int) ([]BridgeReminder, error) {
-	return b.reminders(ctx, dueRemindersSQL, now.UnixMilli(), limit)
+// every room, the longest due first, from the one after `after` in that
+// order (the last of the previous page; the zero BridgeReminder starts at
+// the first): a page of reminders that stay, failing to post, does not
+// hide the ones after it.
+func (b *Bridge) DueReminders(ctx context.Context, now time.Time, after BridgeReminder, limit int) ([]BridgeReminder, error) {
+	return b.reminders(ctx, dueRemindersSQL, now.UnixMilli(), after.Due.UnixMilli(), after.ID, limit)
 }
 
-// NextReminderDue is when the soonest pending reminder is due; ok is false
-// when none is pending.
-func (b *Bridge) NextReminderDue(ctx context.Context) (time.Time, bool, error) {
+// NextReminderDue is when the soonest reminder due after `after` is due;
+// ok is false when none is.
+func (b *Bridge) NextReminderDue(ctx context.Context, after time.Time) (time.Time, bool, error) {
 	var due sql.NullInt64
-	if err := b.w.QueryRowContext(ctx, nextReminderDueSQL).Scan(&due); err != nil {
+	if err := b.w.QueryRowContext(ctx, nextReminderDueSQL, after.UnixMilli()).Scan(&due); err != nil {
 		return time.Time{}, false, err
 	}
 	return time.UnixMilli(due.Int64), due.Valid, nil

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 )
@@ -52,12 +53,18 @@ func TestReminders(t *testing.T) {
 	if _, ok, _ := b.Reminder(ctx, "!b:x", 3); ok {
 		t.Fatal("another room's number found")
 	}
-	if next, ok, err := b.NextReminderDue(ctx); err != nil || !ok || !next.Equal(now.Add(30*time.Second)) {
+	if next, ok, err := b.NextReminderDue(ctx, now); err != nil || !ok || !next.Equal(now.Add(30*time.Second)) {
 		t.Fatalf("next due = %v, %v, %v", next, ok, err)
 	}
-	due, err := b.DueReminders(ctx, now.Add(time.Hour), 10)
+	if next, ok, err := b.NextReminderDue(ctx, now.Add(30*time.Second)); err != nil || !ok || !next.Equal(now.Add(time.Hour)) {
+		t.Fatalf("next due after the first = %v, %v, %v", next, ok, err)
+	}
+	due, err := b.DueReminders(ctx, now.Add(time.Hour), BridgeReminder{}, 10)
 	if err != nil || len(due) != 2 || due[0].Number != 3 || due[1].Number != 1 {
 		t.Fatalf("due = %+v, %v", due, err)
+	}
+	if page, err := b.DueReminders(ctx, now.Add(time.Hour), due[0], 10); err != nil || len(page) != 1 || page[0].ID != due[1].ID {
+		t.Fatalf("due after the first = %+v, %v", page, err)
 	}
 
 	// Limits: @u:x has one in !a:x; the room has two.
@@ -146,5 +153,43 @@ func TestRetentionTakesOldReminders(t *testing.T) {
 	rs, err := b.RoomReminders(ctx, "!a:x")
 	if err != nil || len(rs) != 1 || !rs[0].Created.After(cutoff) {
 		t.Errorf("reminders after the sweep: %+v, %v; want only the one asked for after the cutoff", rs, err)
+	}
+}
+
+// TestDueRemindersPages: paging past the reminders of earlier pages (which
+// stay when their post fails) walks every due one once, those due at the
+// same time too, and none not yet due.
+func TestDueRemindersPages(t *testing.T) {
+	ctx := context.Background()
+	b := openTestDB(t).Bridge()
+	now := time.UnixMilli(1_700_000_000_000)
+	var want []int64
+	for i, due := range []time.Duration{-time.Hour, -time.Minute, -time.Minute, -time.Minute, 0, time.Second} {
+		r, err := b.AddReminder(ctx, BridgeReminder{RoomID: "!a:x", Member: "@u:x", Text: "t", Due: now.Add(due), EventID: "$e",
+			Created: now}, 10, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i < 5 {
+			want = append(want, r.ID)
+		}
+	}
+	var got []int64
+	var after BridgeReminder
+	for range 10 {
+		page, err := b.DueReminders(ctx, now, after, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range page {
+			got = append(got, r.ID)
+		}
+		if len(page) < 2 {
+			break
+		}
+		after = page[len(page)-1]
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("paged due reminders %v; want %v", got, want)
 	}
 }
