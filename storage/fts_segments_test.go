@@ -16,17 +16,23 @@ import (
 func TestOneKeywordSegmentPerWrite(t *testing.T) {
 	ctx := context.Background()
 	db := openTestDB(t)
-	for round := range 3 {
+	for round := range 4 {
 		before := keywordSegmentsWritten(t, db)
 		var docs []core.Document
 		for i := range 100 {
 			docs = append(docs, memoryDoc(fmt.Sprintf("note %d of round %d about apples", i, round), core.ScopeGlobal, 2))
 		}
-		if err := db.Put(ctx, docs...); err != nil {
+		how := "a Put"
+		if round == 3 {
+			how = "an Import"
+			if _, err := db.Import(ctx, docs, nil); err != nil {
+				t.Fatal(err)
+			}
+		} else if err := db.Put(ctx, docs...); err != nil {
 			t.Fatal(err)
 		}
 		if got := keywordSegmentsWritten(t, db) - before; got != 1 {
-			t.Fatalf("a Put of 100 documents wrote %d keyword segments, want 1", got)
+			t.Fatalf("round %d: %s of 100 documents wrote %d keyword segments, want 1", round, how, got)
 		}
 	}
 }
