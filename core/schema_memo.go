@@ -59,6 +59,13 @@ func (m *SchemaMemo) ValidateEncoded(s *SchemaSet, d Document, meta []byte) erro
 	return nil
 }
 
+// Len is how many metadata m remembers.
+func (m *SchemaMemo) Len() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.seen)
+}
+
 // metaWithoutTimestamp is meta with its timestamp's value removed, when meta
 // begins as json.Marshal encodes a Metadata of type t (its first two fields,
 // type and timestamp); ok is false otherwise.

@@ -150,7 +150,7 @@ func (e *encoding) encode(docs []core.Document, c int) {
 			e.errs[c] = err
 			return
 		}
-		e.docs[i] = encodedDoc{Document: d, meta: string(meta), embedding: encodeFloats(d.Embedding), code: vecindex.Quantize(d.Embedding)}
+		e.docs[i] = encodedDoc{Document: d, meta: string(meta), embedding: floatsArg(d.Embedding), code: vecindex.Quantize(d.Embedding)}
 	}
 }
 
@@ -504,6 +504,18 @@ func encodeFloats(v []float32) []byte {
 		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
 	}
 	return b
+}
+
+// floatsArg is encodeFloats(v) for a statement's argument: on a
+// little-endian machine v's own memory, not a copy. The driver copies a
+// blob as it binds it (SQLITE_TRANSIENT), so the 3 KiB copy of every
+// document written, and its garbage, would buy nothing. v must not change
+// before the statement has run.
+func floatsArg(v []float32) []byte {
+	if !littleEndian || len(v) == 0 {
+		return encodeFloats(v)
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), 4*len(v))
 }
 
 func decodeFloats(b []byte) []float32 {

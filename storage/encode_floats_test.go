@@ -24,6 +24,9 @@ func TestEncodeFloatsIsLittleEndian(t *testing.T) {
 			t.Errorf("float %d: decoded %v, want %v", i, back[i], v[i])
 		}
 	}
+	if arg := floatsArg(v); string(arg) != string(b) {
+		t.Errorf("floatsArg %x, want encodeFloats' %x", arg, b)
+	}
 	if len(encodeFloats(nil)) != 0 || len(decodeFloats(nil)) != 0 {
 		t.Error("an empty vector must encode and decode as empty")
 	}

@@ -26,6 +26,11 @@ func (r *ImportResult) Add(o ImportResult) {
 	r.HistorySkipped += o.HistorySkipped
 }
 
+// SchemaMemo is the memo of the schema checks the store's writes make: an
+// export's reader that remembers its checks in it (jsonl.Reader's
+// ShareSchemaMemo) spares Import a second check of each document.
+func (db *DB) SchemaMemo() *core.SchemaMemo { return &db.validated }
+
 // Import writes documents and memory history entries read from an export,
 // as they are (ids, timestamps, metadata, vectors), in one transaction. It
 // is idempotent, which makes an interrupted import resumable: a document

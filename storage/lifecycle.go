@@ -229,7 +229,9 @@ func (db *DB) PruneHistory(ctx context.Context, cutoff time.Time) (int, error) {
 }
 
 // Retired returns the retire entries that still hold words and that req
-// covers, without their words: the query selects them as
+// covers, without their text; their metadata comes whole, so its tags and
+// times may still quote the memory's words (the caller reads only whom and
+// where an entry concerns). The query selects them as
 // core.ForgetRequest.Covers does, so a person's forgetting reads their
 // retired versions only, not every one.
 func (db *DB) Retired(ctx context.Context, req core.ForgetRequest) ([]core.HistoryEntry, error) {

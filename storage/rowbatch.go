@@ -6,24 +6,34 @@ import (
 )
 
 // A document's keyword row (documents_fts) and code row (documents_codes)
-// are not inserted one statement each, as its documents row is, but held
-// by the write transaction and inserted rowsPerInsert at a time, by one
-// multi-row statement per table (flushRows): each statement through
-// database/sql and the driver costs a few microseconds of its own beside
-// its row, a share of an insert that plain vec0 (one statement a vector)
-// does not pay. The rows are flushed before anything in the transaction
-// could see them missing: before a document is deleted (deleteRowids, the
-// keyword index's delete trigger needs the row there), at the end of each
-// loop of inserts, and before the commit (DB.inTx).
+// are not inserted as its documents row is, but held by the write
+// transaction and inserted together (flushRows): the code rows
+// rowsPerInsert at a time, by one multi-row statement (each statement
+// through database/sql and the driver costs a few microseconds of its own
+// beside its row, a share of an insert that plain vec0, one statement a
+// vector, does not pay), then the keyword rows, one statement each.
+//
+// The keyword rows are not written several to a statement, nor followed
+// by a multi-row statement, because FTS5 writes its pending terms out as a
+// new segment at every statement savepoint opened after it was written in
+// the transaction, and SQLite opens one for every statement that may write
+// several rows and fail partway (a multi-row insert, an insert into a
+// virtual table of several rows): a batch of 100 documents became four
+// segments instead of one, each merged again later (as the insert trigger
+// of migration 7 made one a document; TestOneKeywordSegmentPerWrite). A
+// one-row insert opens none: the terms of the whole transaction go out as
+// one segment at the commit.
+//
+// The rows are flushed before anything in the transaction could see them
+// missing: before a document is deleted (deleteRowids, the keyword index's
+// delete trigger needs the row there), at the end of each loop of inserts,
+// and before the commit (DB.inTx).
 
-// rowsPerInsert are the row counts of the multi-row statements, largest
+// rowsPerInsert are the row counts of the multi-row code inserts, largest
 // first: a flush writes as many of the largest as fit, then the next.
 var rowsPerInsert = []int{64, 16, 4, 1}
 
-const (
-	keywordRowSQL = "(?, ?, ?)"
-	codeRowSQL    = "(?, ?, ?, ?, ?)"
-)
+const codeRowSQL = "(?, ?, ?, ?, ?)"
 
 // multiRowSQL is an insert of rows rows, given its one-row form, which ends
 // in its one row's values.
@@ -36,28 +46,38 @@ func multiRowSQL(oneRow, row string, rows int) string {
 func batchedSQL() []string {
 	var out []string
 	for _, n := range rowsPerInsert {
-		out = append(out, multiRowSQL(insertKeywordSQL, keywordRowSQL, n), multiRowSQL(insertCodeSQL, codeRowSQL, n))
+		out = append(out, multiRowSQL(insertCodeSQL, codeRowSQL, n))
 	}
 	return out
 }
 
-// flushRows inserts the keyword and code rows held (see above).
+// flushRows inserts the code and keyword rows held (see above), in that
+// order.
 func (tx *writeTx) flushRows(ctx context.Context) error {
-	if err := tx.flushTable(ctx, insertKeywordSQL, keywordRowSQL, 3, &tx.keywordArgs); err != nil {
+	if err := tx.flushCodes(ctx); err != nil {
 		return err
 	}
-	return tx.flushTable(ctx, insertCodeSQL, codeRowSQL, 5, &tx.codeArgs)
+	args := tx.keywordArgs
+	for ; len(args) >= 3; args = args[3:] {
+		if _, err := tx.exec(ctx, insertKeywordSQL, args[:3]...); err != nil {
+			return storeErr(err)
+		}
+	}
+	clear(tx.keywordArgs) // the texts are not kept alive by the slice
+	tx.keywordArgs = tx.keywordArgs[:0]
+	return nil
 }
 
-// flushTable inserts the rows of args (cols values each) by the multi-row
-// forms of oneRow, and empties args.
-func (tx *writeTx) flushTable(ctx context.Context, oneRow, row string, cols int, args *[]any) error {
-	rest := *args
+// flushCodes inserts the code rows held by the multi-row forms of
+// insertCodeSQL.
+func (tx *writeTx) flushCodes(ctx context.Context) error {
+	const cols = 5
+	rest := tx.codeArgs
 	for _, n := range rowsPerInsert {
 		if len(rest) < n*cols {
 			continue // nor is its statement built: most flushes hold nothing
 		}
-		q := multiRowSQL(oneRow, row, n)
+		q := multiRowSQL(insertCodeSQL, codeRowSQL, n)
 		for len(rest) >= n*cols {
 			if _, err := tx.exec(ctx, q, rest[:n*cols]...); err != nil {
 				return storeErr(err)
@@ -65,7 +85,7 @@ func (tx *writeTx) flushTable(ctx context.Context, oneRow, row string, cols int,
 			rest = rest[n*cols:]
 		}
 	}
-	clear(*args) // the texts and codes are not kept alive by the slice
-	*args = (*args)[:0]
+	clear(tx.codeArgs) // nor the codes
+	tx.codeArgs = tx.codeArgs[:0]
 	return nil
 }

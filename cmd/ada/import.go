@@ -87,6 +87,10 @@ func runImport(ctx context.Context, cfg *config.Config, log *slog.Logger, args [
 	return importInto(ctx, cfg, log, backendOf(cfg), in, plan, stdout, stderr)
 }
 
+// schemaMemoer is a store whose writes check the documents' schemas with a
+// memo an export's reader can share (storage.DB).
+type schemaMemoer interface{ SchemaMemo() *core.SchemaMemo }
+
 // importInto reads an export from in into the store of backend.
 func importInto(ctx context.Context, cfg *config.Config, log *slog.Logger, backend string, in io.Reader, plan importPlan, stdout, stderr io.Writer) error {
 	rd, err := jsonl.NewReader(in)
@@ -100,6 +104,9 @@ func importInto(ctx context.Context, cfg *config.Config, log *slog.Logger, backe
 	defer done()
 	if err := db.CheckEmbedder(ctx, emb.Name()); err != nil {
 		return fmt.Errorf("import: %w", err)
+	}
+	if m, ok := db.(schemaMemoer); ok {
+		rd.ShareSchemaMemo(m.SchemaMemo()) // each document's schema checked once
 	}
 	if err := plan.prepare(ctx, cfg, backend, db, stdout); err != nil {
 		return err

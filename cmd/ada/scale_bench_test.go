@@ -324,7 +324,7 @@ func printScale(rows []scaleRow) {
 			fmt.Sprintf("%.2f / %.2f", msf(over[0]), msf(over[1])), inserts)
 	}
 	fmt.Println("search: GET /v1/memory?search=<a stored memory's words, a fifth replaced>&limit=10 over the whole store (scope global) and within the entity scope (1 %); recall: the store's vector search against an exact scan (ties count); own text: a memory's full text finds it in the top 10")
-	fmt.Println("chat overhead: POST /v1/chat p50/p99 − the scripted instant model's own p50/p99; RSS after the measurements (peak); inserts: Put, 100 a transaction, beside a plain vec0 table grown in turns of 1,000 to the same size")
+	fmt.Println("chat overhead: POST /v1/chat p50/p99 − the scripted instant model's own p50/p99; RSS after the measurements (peak); inserts: Put, 100 a transaction, beside a plain vec0 table grown in turns of 1,000 to the same size, both syncing every commit (synchronous=FULL, DB_SYNC's default)")
 }
 
 // overhead is the chat's p50 and p99 less the model's own.

@@ -245,7 +245,9 @@ func (s *Store) PruneHistory(ctx context.Context, cutoff time.Time) (int, error)
 }
 
 // Retired returns the retire entries that still hold words and that req
-// covers, without their words. The history's metadata is one JSON value
+// covers, without their text; their metadata comes whole, so its tags and
+// times may still quote the memory's words (the caller reads only whom and
+// where an entry concerns). The history's metadata is one JSON value
 // here, which a where clause cannot read: the entries are selected in Go.
 func (s *Store) Retired(ctx context.Context, req core.ForgetRequest) ([]core.HistoryEntry, error) {
 	got, err := s.c.get(ctx, s.history, getRequest{Include: []string{"metadatas"}, Where: map[string]any{"$and": []any{

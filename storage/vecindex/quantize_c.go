@@ -57,7 +57,23 @@ void ada_rotate(const float *v, int dim, const float *signs, float *out) {
 				a[i + 2] = s0 - s1;
 				a[i + 3] = d0 - d1;
 			}
-			for (int h = 4; 4 * h <= ADA_ROT_SIZE; h *= 4) {
+			// The next two (h = 4) with a constant count of four: in the
+			// loop below, whose count is h, GCC vectorises eight at a time
+			// and left h = 4 to scalar code, nearly half of a code's time
+			// (perf). The operations are the same, element by element.
+			for (int i = 0; i < ADA_ROT_SIZE; i += 16) {
+				float *restrict x0 = a + i, *restrict x1 = a + i + 4;
+				float *restrict x2 = a + i + 8, *restrict x3 = a + i + 12;
+				for (int j = 0; j < 4; j++) {
+					float s0 = x0[j] + x1[j], d0 = x0[j] - x1[j];
+					float s1 = x2[j] + x3[j], d1 = x2[j] - x3[j];
+					x0[j] = s0 + s1;
+					x1[j] = d0 + d1;
+					x2[j] = s0 - s1;
+					x3[j] = d0 - d1;
+				}
+			}
+			for (int h = 16; 4 * h <= ADA_ROT_SIZE; h *= 4) {
 				for (int i = 0; i < ADA_ROT_SIZE; i += 4 * h) {
 					float *restrict x0 = a + i, *restrict x1 = a + i + h;
 					float *restrict x2 = a + i + 2 * h, *restrict x3 = a + i + 3 * h;

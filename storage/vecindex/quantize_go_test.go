@@ -1,6 +1,13 @@
 package vecindex
 
-import "math"
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/ada-chat/ada/core/embed"
+	"github.com/ada-chat/ada/storage/storagetest"
+)
 
 // The Go version of Quantize: production quantises in C (quantize_c.go),
 // which GCC vectorises. This one is kept beside the textbook reference in
@@ -72,6 +79,37 @@ func hadamard(a []float32) {
 		y = y[:len(x)]
 		for j := range x {
 			x[j], y[j] = x[j]+y[j], x[j]-y[j]
+		}
+	}
+}
+
+// TestRotateMatchesTheGoVersion: the C rotations are the Go version's to
+// the bit, not only in sign: the query's rotations are the search's
+// estimate (estimate.go), so a change of the C code that moved a value
+// would move answers.
+func TestRotateMatchesTheGoVersion(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 9))
+	vecs := [][]float32{make([]float32, 768), embed.HashVector("Sam drinks strong black coffee every morning")}
+	for range 100 {
+		vecs = append(vecs, storagetest.RandomUnit(rng))
+	}
+	for i, v := range vecs {
+		var got [codeBits]float32
+		rotateC(v, &got)
+		for b := range codeBlocks {
+			var a [rotSize]float32
+			copy(a[:], v)
+			for r := range rotRounds {
+				for j := range a {
+					a[j] *= rotSigns[b][r][j]
+				}
+				hadamard(a[:])
+			}
+			for j, x := range a {
+				if math.Float32bits(got[b*rotSize+j]) != math.Float32bits(x) {
+					t.Fatalf("vector %d, block %d, component %d: C %v, Go %v", i, b, j, got[b*rotSize+j], x)
+				}
+			}
 		}
 	}
 }
