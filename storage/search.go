@@ -126,13 +126,13 @@ func (db *DB) approximateSearch(ctx context.Context, q core.VectorQuery) ([]core
 	var missing []int64
 	for _, r := range rowids {
 		if d, ok := db.docs.get(r); ok && cachedFor(&d, applied) {
-			found = append(found, scoredDoc{scored: scored{rowid: r, distance: vecindex.CosineDistance(q.Vector, d.Embedding)}, doc: d})
+			found = append(found, scoredDoc{scored: scored{rowid: r}, doc: d})
 		} else {
 			missing = append(missing, r)
 		}
 	}
 	if len(missing) == 0 {
-		return nearestHits(found, q.K), nil
+		return exactHits(q.Vector, found, q.K), nil
 	}
 	tx, epoch, err := db.readSnapshot(ctx)
 	if err != nil {
@@ -166,10 +166,7 @@ func (db *DB) approximateSearch(ctx context.Context, q core.VectorQuery) ([]core
 	if err != nil {
 		return nil, err
 	}
-	for i := range loaded {
-		loaded[i].distance = vecindex.CosineDistance(q.Vector, loaded[i].doc.Embedding)
-	}
-	return nearestHits(append(found, loaded...), q.K), nil
+	return exactHits(q.Vector, append(found, loaded...), q.K), nil
 }
 
 // rankSQL before a WHERE clause selects the rowids of its rows and their
@@ -229,8 +226,14 @@ func readNearest(ctx context.Context, tx *sql.Tx, q []float32, where string, arg
 // depend on the path that found it, and returns the k nearest (see
 // nearestHits).
 func exactHits(q []float32, found []scoredDoc, k int) []core.Hit {
+	embs := make([][]float32, len(found))
 	for i := range found {
-		found[i].distance = vecindex.CosineDistance(q, found[i].doc.Embedding)
+		embs[i] = found[i].doc.Embedding
+	}
+	dists := make([]float64, len(found))
+	vecindex.CosineDistances(q, embs, dists)
+	for i := range found {
+		found[i].distance = dists[i]
 	}
 	return nearestHits(found, k)
 }

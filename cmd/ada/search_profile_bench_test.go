@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/ada-chat/ada/core"
 	"github.com/ada-chat/ada/core/embed"
@@ -32,11 +33,20 @@ func BenchmarkMemorySearchLoop(b *testing.B) {
 	svc := core.New(core.Deps{Store: db, Embedder: embed.Hash{}}, opts)
 	defer svc.Close()
 	b.ResetTimer()
+	cpu := cpuTime(b)
 	for i := 0; b.Loop(); i++ {
 		if _, err := svc.MemoryPage(ctx, core.MemoryQuery{Text: queries[i%len(queries)], Limit: 10}); err != nil {
 			b.Fatal(err)
 		}
 	}
+	reportCPUPerOp(b, cpu)
+}
+
+// reportCPUPerOp reports the process's CPU time per iteration since
+// cpuTime returned from: on a shared machine a steadier measure than the
+// time per iteration, which others' load stretches.
+func reportCPUPerOp(b *testing.B, from time.Duration) {
+	b.ReportMetric(float64((cpuTime(b)-from).Microseconds())/float64(b.N), "cpu-µs/op")
 }
 
 // BenchmarkMemorySearchHTTPLoop is BenchmarkMemorySearchLoop over HTTP:
@@ -54,9 +64,11 @@ func BenchmarkMemorySearchHTTPLoop(b *testing.B) {
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
 	defer client.CloseIdleConnections()
 	b.ResetTimer()
+	cpu := cpuTime(b)
 	for i := 0; b.Loop(); i++ {
 		searchOverHTTP(b, client, ada.URL, queries[i%len(queries)], "", 10)
 	}
+	reportCPUPerOp(b, cpu)
 }
 
 // seedSearchLoop writes the search loops' ADA_BENCH_MEMORIES memories

@@ -152,7 +152,10 @@ func (x *Index) scan(segs []*codeSegment, picks [][]int32, probed [][]uint16, q 
 	var shortlist []keptRow
 	var hist2 []int
 	if e != nil {
-		shortlist = make([]keptRow, 0, m+m/4)
+		// At most every row read is kept: a small store's m exceeds its
+		// rows, and a shortlist sized by m alone was most of what its
+		// search allocated (pprof).
+		shortlist = make([]keptRow, 0, min(m+m/4, rows))
 		hist2 = make([]int, codeBits+1)
 	}
 	worst := codeCand{distance: math.Inf(1)}
