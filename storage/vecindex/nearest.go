@@ -4,6 +4,9 @@ import (
 	"container/heap"
 	"math"
 	"math/bits"
+	"unsafe"
+
+	"github.com/ada-chat/ada/storage/vecindex/internal/prefetch"
 )
 
 // Nearest returns the rowids of the (at most) n codes within f nearest to
@@ -150,10 +153,8 @@ func (x *Index) scan(segs []*codeSegment, picks [][]int32, probed [][]uint16, q 
 	// or with e the estimated rows nearest by it, whose n nearest by the
 	// estimate are the third.
 	var shortlist []keptRow
-	var hist2 []int
 	if e != nil {
 		shortlist = make([]keptRow, 0, m+m/4)
-		hist2 = make([]int, codeBits+1)
 	}
 	worst := codeCand{distance: math.Inf(1)}
 	off = 0
@@ -172,20 +173,11 @@ func (x *Index) scan(segs []*codeSegment, picks [][]int32, probed [][]uint16, q 
 			if pick != nil {
 				i = int(pick[j])
 			}
-			code := &s.codes[i]
 			if e != nil {
-				// The head's distance and the code's next 512 bits
-				// only: one cache line of the code, where the whole
-				// code is four, read at random (most of this stage's
-				// time at a million rows: pprof).
-				h := int(hd)
-				for w := headWords; w < 2*headWords; w++ {
-					h += bits.OnesCount64(code[w] ^ q[w])
-				}
-				shortlist = append(shortlist, keptRow{code, s.rowids[i], uint16(h)})
-				hist2[h]++
+				shortlist = append(shortlist, keptRow{&s.codes[i], s, int32(i), hd})
 				continue
 			}
+			code := &s.codes[i]
 			h := 0
 			for w := range code {
 				h += bits.OnesCount64(code[w] ^ q[w])
@@ -193,31 +185,75 @@ func (x *Index) scan(segs []*codeSegment, picks [][]int32, probed [][]uint16, q 
 			worst = top.offer(codeCand{float64(h), s.rowids[i]}, n, worst)
 		}
 	}
-	if e == nil {
-		return
+	if e != nil {
+		estimateShortlist(shortlist, q, e, n, estimated, top)
 	}
-	// The nearest by those 1,024 bits (wideShare times the rows to
-	// estimate), then the estimated nearest of them by the whole codes.
-	limit1 := cut(hist2, wideShare*estimated)
-	clear(hist2)
+}
+
+// estimateShortlist offers to top the n rows of shortlist nearest to q by
+// e's estimate, of the estimated nearest by their whole codes' Hamming
+// distance, of the wideShare times as many nearest by their first 1,024
+// bits. Each stage reads its rows' codes at random (most of a search's
+// time at a million rows after the probe: pprof), so it first lists the
+// rows it reads, then reads them asking for the lines of the rows
+// prefetchAhead places on.
+func estimateShortlist(shortlist []keptRow, q *Code, e *estimator, n, estimated int, top *codeHeap) {
+	// The head's distance and the code's next 512 bits only: one cache
+	// line of the code, where the whole code is four.
+	hist := make([]int, codeBits+1)
+	for j := range shortlist {
+		if j+prefetchAhead < len(shortlist) {
+			prefetchCode(shortlist[j+prefetchAhead].code, 64)
+		}
+		k := &shortlist[j]
+		h := int(k.hamming)
+		for w := headWords; w < 2*headWords; w++ {
+			h += bits.OnesCount64(k.code[w] ^ q[w])
+		}
+		k.hamming = uint16(h)
+		hist[h]++
+	}
+	// The nearest by those 1,024 bits, then the estimated nearest of them
+	// by the whole codes.
+	limit1 := cut(hist, wideShare*estimated)
+	clear(hist)
 	wide := shortlist[:0]
 	for _, k := range shortlist {
-		if int(k.hamming) > limit1 {
-			continue
+		if int(k.hamming) <= limit1 {
+			wide = append(wide, k)
 		}
+	}
+	for j := range wide {
+		if j+prefetchAhead < len(wide) {
+			c := wide[j+prefetchAhead].code
+			prefetchCode(c, 128)
+			prefetchCode(c, 192)
+		}
+		k := &wide[j]
 		h := int(k.hamming)
 		for w := 2 * headWords; w < codeWords; w++ {
 			h += bits.OnesCount64(k.code[w] ^ q[w])
 		}
 		k.hamming = uint16(h)
-		hist2[h]++
-		wide = append(wide, k)
+		hist[h]++
 	}
-	limit2 := cut(hist2, estimated)
+	limit2 := cut(hist, estimated)
+	est := wide[:0]
 	for _, k := range wide {
 		if int(k.hamming) <= limit2 {
-			worst = top.offer(codeCand{e.estimate(k.code), k.rowid}, n, worst)
+			est = append(est, k)
 		}
+	}
+	worst := codeCand{distance: math.Inf(1)}
+	for j, k := range est {
+		if j+prefetchAhead < len(est) {
+			// The head's line, the one the stages before did not read
+			// from the codes' array, and the row's rowid.
+			a := est[j+prefetchAhead]
+			prefetchCode(a.code, 0)
+			prefetch.Line(uintptr(unsafe.Pointer(&a.seg.rowids[a.i])))
+		}
+		worst = top.offer(codeCand{e.estimate(k.code), k.seg.rowids[k.i]}, n, worst)
 	}
 }
 
@@ -246,10 +282,12 @@ const (
 )
 
 // keptRow is a row the heads kept, with its code's Hamming distance (of
-// its first 1,024 bits, then of the whole code).
+// its head, then its first 1,024 bits, then the whole code). Its rowid is
+// read last, for the few estimated: another array read at random.
 type keptRow struct {
 	code    *Code
-	rowid   int64
+	seg     *codeSegment
+	i       int32 // the row's index in seg
 	hamming uint16
 }
 
