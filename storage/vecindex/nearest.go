@@ -59,7 +59,14 @@ func (x *Index) nearest(q *Code, e *estimator, f Filter, n, m, estimated, probe 
 	// (The nearest rows of a minority of a segment are farther from the
 	// query than the segment's, in lists the probe would reach late.)
 	picks := make([][]int32, len(segs))
-	probed := make([][]uint16, len(segs)) // the picks' head distances, when known
+	probes := make([]*probeBuf, len(segs)) // a probe's picks, their head distances and histogram
+	defer func() {
+		for _, p := range probes {
+			if p != nil {
+				x.probeBufs.Put(p)
+			}
+		}
+	}()
 	for si, s := range segs {
 		if len(s.codes) >= hugeMinRows {
 			s.huge.offer(s.codes)
@@ -73,7 +80,13 @@ func (x *Index) nearest(q *Code, e *estimator, f Filter, n, m, estimated, probe 
 		}
 		switch {
 		case s.ivf != nil && admitted > x.exactMax && 2*admitted > len(s.rowids):
-			picks[si], probed[si] = s.probe(q, e, srf, n, probe, x.probeChunk)
+			p, _ := x.probeBufs.Get().(*probeBuf)
+			if p == nil {
+				p = new(probeBuf)
+			}
+			probes[si] = p
+			s.probe(q, e, srf, n, probe, x.probeChunk, p)
+			picks[si] = p.rows
 		case srf.scopes != nil:
 			picks[si] = []int32{}
 			for _, sc := range srf.scopes {
@@ -82,7 +95,7 @@ func (x *Index) nearest(q *Code, e *estimator, f Filter, n, m, estimated, probe 
 		}
 	}
 	top := make(codeHeap, 0, n)
-	x.scan(segs, picks, probed, q, e, n, m, estimated, &top)
+	x.scan(segs, picks, probes, q, e, n, m, estimated, &top)
 	out := make([]int64, len(top))
 	for i, c := range top {
 		out[i] = c.rowid
@@ -92,11 +105,14 @@ func (x *Index) nearest(q *Code, e *estimator, f Filter, n, m, estimated, probe 
 
 // scan offers to top the n codes of the picked rows of segs (see Nearest)
 // nearest to q: a first stage keeps about m by the heads' distance (given
-// in probed for a probe's rows), a second ranks them by the whole codes'
+// by a probe's for its rows), a second ranks them by the whole codes'
 // distance, or with e by e's estimate.
-func (x *Index) scan(segs []*codeSegment, picks [][]int32, probed [][]uint16, q *Code, e *estimator, n, m, estimated int, top *codeHeap) {
+func (x *Index) scan(segs []*codeSegment, picks [][]int32, probes []*probeBuf, q *Code, e *estimator, n, m, estimated int, top *codeHeap) {
 	rows := 0
 	for si, s := range segs {
+		if probes[si] != nil {
+			continue // its distances are the probe's
+		}
 		if picks[si] != nil {
 			rows += len(picks[si])
 		} else {
@@ -116,25 +132,30 @@ func (x *Index) scan(segs []*codeSegment, picks [][]int32, probed [][]uint16, q 
 	}
 	dists := (*dp)[:rows]
 	var hist [headWords*64 + 1]int
+	segDists := make([][]uint16, len(segs)) // per segment, its picks' distances
 	off := 0
 	for si, s := range segs {
+		if p := probes[si]; p != nil {
+			segDists[si] = p.dists
+			for d, c := range p.hist {
+				hist[d] += c
+			}
+			rows += len(p.rows)
+			continue
+		}
 		if pick := picks[si]; pick != nil {
 			d := dists[off : off+len(pick)]
 			off += len(pick)
-			if probed[si] != nil {
-				copy(d, probed[si])
-			} else {
-				for j, i := range pick {
-					d[j] = headDist(&s.heads[i], q)
-				}
-			}
-			for _, hd := range d {
-				hist[hd]++
+			segDists[si] = d
+			for j, i := range pick {
+				d[j] = headDist(&s.heads[i], q)
+				hist[d[j]]++
 			}
 			continue
 		}
 		d := dists[off : off+len(s.heads)]
 		off += len(s.heads)
+		segDists[si] = d
 		for i := range s.heads {
 			d[i] = headDist(&s.heads[i], q)
 			hist[d[i]]++
@@ -157,15 +178,9 @@ func (x *Index) scan(segs []*codeSegment, picks [][]int32, probed [][]uint16, q 
 		shortlist = make([]keptRow, 0, m+m/4)
 	}
 	worst := codeCand{distance: math.Inf(1)}
-	off = 0
 	for si, s := range segs {
 		pick := picks[si]
-		d := dists[off : off+len(pick)]
-		if pick == nil {
-			d = dists[off : off+len(s.heads)]
-		}
-		off += len(d)
-		for j, hd := range d {
+		for j, hd := range segDists[si] {
 			if int(hd) > limit {
 				continue
 			}
