@@ -49,7 +49,8 @@ func (db *DB) Search(ctx context.Context, q core.VectorQuery) ([]core.Hit, error
 // codes' Hamming distance, so that 60 candidates keep recall@10 against an
 // exact scan near 1 at 100k memories and 100 above 0.95 at a million
 // (make bench: BenchmarkVectorRecall; docs/operators.md's performance
-// notes). A store of largeStore rows or more rescores largeCandidates.
+// notes). A search whose filter admits largeStore rows or more rescores
+// largeCandidates.
 const (
 	rescoreFactor   = 2
 	minCandidates   = 60
@@ -66,6 +67,8 @@ type searchEffort struct {
 	// before the estimate: for the benchmark's comparisons.
 	candidates int
 	hamming    bool
+	// largeRows, when set, replaces largeStore (tests, on small stores).
+	largeRows int
 }
 
 // defaultEffort is the effort of a search; vecindex.NearestVector scales
@@ -361,19 +364,23 @@ func (db *DB) ScanCodes(q core.VectorQuery) int {
 }
 
 // nearestCodes is the first stage of an approximate search: the rowids of
-// the candidates, nearest first, by the in-memory codes.
+// the candidates, nearest first, by the in-memory codes. Their number is
+// candidateCount's for the rows q's filter admits, which the index counts
+// under the one read lock of its search.
 func (db *DB) nearestCodes(q core.VectorQuery) []int64 {
 	eff := db.effort
 	n := eff.candidates
 	if n == 0 {
-		n = candidateCount(q.K, db.codes.Len())
+		large := cmp.Or(eff.largeRows, largeStore)
+		n = candidateCount(q.K, 0)
+		eff.LargeRows, eff.LargeCandidates = large, candidateCount(q.K, largeStore)
 	}
 	if eff.hamming {
 		qc := vecindex.CodeOf(vecindex.Quantize(q.Vector))
 		return db.codes.Nearest(&qc, indexFilter(q.Filter), n)
 	}
-	if eff.Effort == (vecindex.Effort{}) {
-		eff.Effort = defaultEffort
+	if eff.Shortlist == 0 && eff.Estimated == 0 && eff.Probe == 0 {
+		eff.Shortlist, eff.Estimated = defaultEffort.Shortlist, defaultEffort.Estimated
 	}
 	return db.codes.NearestVector(q.Vector, indexFilter(q.Filter), n, eff.Effort)
 }

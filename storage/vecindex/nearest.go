@@ -14,7 +14,7 @@ import (
 // inverted files it probes (see invLists), where they are very likely
 // among them.
 func (x *Index) Nearest(q *Code, f Filter, n int) []int64 {
-	return x.nearest(q, nil, f, n, n*prefilterFactor, n, 0)
+	return x.nearest(q, nil, f, n, Effort{})
 }
 
 // NearestVector returns the rowids of the (at most) n rows within f
@@ -24,23 +24,21 @@ func (x *Index) Nearest(q *Code, f Filter, n int) []int64 {
 // them closer to the exact order than their codes' Hamming distance.
 func (x *Index) NearestVector(v []float32, f Filter, n int, eff Effort) []int64 {
 	q, e := newQuery(v)
-	return x.nearest(&q, e, f, n, max(n, eff.Shortlist), max(n, eff.Estimated), eff.Probe)
+	return x.nearest(&q, e, f, n, eff)
 }
 
 // Effort is how many rows a NearestVector search ranks at each stage: the
 // Shortlist nearest by the heads' Hamming distance, of which the Estimated
 // nearest by the whole codes' are ranked by the estimate. Probe is the
 // percent of a large segment's rows its inverted file's probe reads
-// (0: probePercent).
-type Effort struct{ Shortlist, Estimated, Probe int }
+// (0: probePercent). A search whose filter admits at least LargeRows rows
+// (0: none) returns at least LargeCandidates rows, more than its n: the
+// rows its filter admits, not the index's, are what make it large, and the
+// index knows them only under its lock, which the search holds anyway.
+type Effort struct{ Shortlist, Estimated, Probe, LargeRows, LargeCandidates int }
 
-// nearest is Nearest (e nil) or NearestVector, with m rows kept by the
-// heads and probe percent of a large segment's rows probed (0:
-// probePercent).
-func (x *Index) nearest(q *Code, e *estimator, f Filter, n, m, estimated, probe int) []int64 {
-	if probe <= 0 {
-		probe = probePercent
-	}
+// nearest is Nearest (e nil) or NearestVector.
+func (x *Index) nearest(q *Code, e *estimator, f Filter, n int, eff Effort) []int64 {
 	if n <= 0 {
 		return nil
 	}
@@ -53,6 +51,22 @@ func (x *Index) nearest(q *Code, e *estimator, f Filter, n, m, estimated, probe 
 	}
 	var segsBuf [8]*codeSegment
 	segs := x.segments(rf, segsBuf[:0])
+	if eff.LargeRows > 0 {
+		admitted := 0
+		for _, s := range segs {
+			admitted += s.admits(rf)
+		}
+		if admitted >= eff.LargeRows {
+			n = max(n, eff.LargeCandidates)
+		}
+	}
+	m, estimated, probe := n*prefilterFactor, n, eff.Probe
+	if e != nil {
+		m, estimated = max(n, eff.Shortlist), max(n, eff.Estimated)
+	}
+	if probe <= 0 {
+		probe = probePercent
+	}
 	// picks holds, per segment, the rows to scan (nil: every row): those
 	// of the nearest lists of a large segment where the filter admits
 	// many rows and most of them, those of the filter's scopes in another.
