@@ -49,7 +49,8 @@ func (db *DB) Search(ctx context.Context, q core.VectorQuery) ([]core.Hit, error
 // codes' Hamming distance, so that 60 candidates keep recall@10 against an
 // exact scan near 1 at 100k memories and 100 above 0.95 at a million
 // (make bench: BenchmarkVectorRecall; docs/operators.md's performance
-// notes). A store of largeStore rows or more rescores largeCandidates.
+// notes). A search whose filter admits largeStore rows or more rescores
+// largeCandidates.
 const (
 	rescoreFactor   = 2
 	minCandidates   = 60
@@ -66,12 +67,15 @@ type searchEffort struct {
 	// before the estimate: for the benchmark's comparisons.
 	candidates int
 	hamming    bool
+	// largeRows, when set, replaces largeStore (tests, on small stores).
+	largeRows int
 }
 
 // defaultEffort is the effort of a search; vecindex.NearestVector scales
 // its stages down with the rows a search reads (at 100k a shortlist of
 // 4,000). At a million, 8,000 rows kept by the heads give recall@10 0.956
-// for 8.3 ms of CPU a search, 16,000 0.966 for 10.9 ms; probing less of
+// (4.6–4.9 ms of CPU a search since the codes are prefetched), 16,000
+// 0.966 for about a third more (measured before); probing less of
 // the inverted file than its 40% cost more recall than that (30%: 0.939),
 // so the shortlist is what is cut (BenchmarkRecall, ADA_BENCH_N=1000000).
 var defaultEffort = vecindex.Effort{Shortlist: 8_000, Estimated: 1_000}
@@ -364,19 +368,23 @@ func (db *DB) ScanCodes(q core.VectorQuery) int {
 }
 
 // nearestCodes is the first stage of an approximate search: the rowids of
-// the candidates, nearest first, by the in-memory codes.
+// the candidates, nearest first, by the in-memory codes. Their number is
+// candidateCount's for the rows q's filter admits, which the index counts
+// under the one read lock of its search.
 func (db *DB) nearestCodes(q core.VectorQuery) []int64 {
 	eff := db.effort
 	n := eff.candidates
 	if n == 0 {
-		n = candidateCount(q.K, db.codes.Len())
+		large := cmp.Or(eff.largeRows, largeStore)
+		n = candidateCount(q.K, 0)
+		eff.LargeRows, eff.LargeCandidates = large, candidateCount(q.K, largeStore)
 	}
 	if eff.hamming {
 		qc := vecindex.CodeOf(vecindex.Quantize(q.Vector))
 		return db.codes.Nearest(&qc, indexFilter(q.Filter), n)
 	}
-	if eff.Effort == (vecindex.Effort{}) {
-		eff.Effort = defaultEffort
+	if eff.Shortlist == 0 && eff.Estimated == 0 && eff.Probe == 0 {
+		eff.Shortlist, eff.Estimated = defaultEffort.Shortlist, defaultEffort.Estimated
 	}
 	return db.codes.NearestVector(q.Vector, indexFilter(q.Filter), n, eff.Effort)
 }

@@ -45,3 +45,38 @@ func TestCandidateCount(t *testing.T) {
 		}
 	}
 }
+
+// TestCandidatesAreSizedByTheFilter: a search rescores the candidates of a
+// large search only when its filter admits a large number of rows, not
+// when the store holds them (a scope's search in a large store rescores
+// as many as in a small one).
+func TestCandidatesAreSizedByTheFilter(t *testing.T) {
+	ctx := context.Background()
+	db := openTestDB(t)
+	var docs []core.Document
+	for i := range 400 {
+		scope := core.ScopeGlobal
+		if i%10 < 3 {
+			scope = core.EntityScope("alpha") // 120 rows
+		}
+		docs = append(docs, memoryDoc(fmt.Sprintf("note %d about the project meeting %d", i, i*7), scope, 3))
+	}
+	if err := db.Put(ctx, docs...); err != nil {
+		t.Fatal(err)
+	}
+	db.effort = searchEffort{largeRows: 300}
+	q := embed.HashVector("project meeting")
+	for _, tc := range []struct {
+		name   string
+		scopes []string
+		want   int
+	}{
+		{"the whole store", []string{core.ScopeGlobal, core.EntityScope("alpha")}, largeCandidates},
+		{"one scope", []string{core.EntityScope("alpha")}, minCandidates},
+	} {
+		f := core.Filter{Type: core.DocMemory, Scopes: tc.scopes}
+		if got := db.ScanCodes(core.VectorQuery{Filter: f, Vector: q, K: 10}); got != tc.want {
+			t.Errorf("%s: %d candidates, want %d", tc.name, got, tc.want)
+		}
+	}
+}

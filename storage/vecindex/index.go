@@ -42,6 +42,9 @@ type Index struct {
 	// row) between scans: a slice as long as the index, kept by the index
 	// it measures rather than shared by every index of the process.
 	headDists sync.Pool
+	// probeBufs holds probes' rows and distances (*probeBuf) between
+	// searches, as headDists a scan's.
+	probeBufs sync.Pool
 	// loaded is closed (under mu) once the index holds what it was loaded
 	// from (at once for New); until then (NewLoading) Apply queues its ops
 	// in pending, and every read waits.

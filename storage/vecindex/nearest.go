@@ -4,6 +4,9 @@ import (
 	"container/heap"
 	"math"
 	"math/bits"
+	"unsafe"
+
+	"github.com/ada-chat/ada/storage/vecindex/internal/prefetch"
 )
 
 // Nearest returns the rowids of the (at most) n codes within f nearest to
@@ -11,7 +14,7 @@ import (
 // inverted files it probes (see invLists), where they are very likely
 // among them.
 func (x *Index) Nearest(q *Code, f Filter, n int) []int64 {
-	return x.nearest(q, nil, f, n, n*prefilterFactor, n, 0)
+	return x.nearest(q, nil, f, n, Effort{})
 }
 
 // NearestVector returns the rowids of the (at most) n rows within f
@@ -21,23 +24,21 @@ func (x *Index) Nearest(q *Code, f Filter, n int) []int64 {
 // them closer to the exact order than their codes' Hamming distance.
 func (x *Index) NearestVector(v []float32, f Filter, n int, eff Effort) []int64 {
 	q, e := newQuery(v)
-	return x.nearest(&q, e, f, n, max(n, eff.Shortlist), max(n, eff.Estimated), eff.Probe)
+	return x.nearest(&q, e, f, n, eff)
 }
 
 // Effort is how many rows a NearestVector search ranks at each stage: the
 // Shortlist nearest by the heads' Hamming distance, of which the Estimated
 // nearest by the whole codes' are ranked by the estimate. Probe is the
 // percent of a large segment's rows its inverted file's probe reads
-// (0: probePercent).
-type Effort struct{ Shortlist, Estimated, Probe int }
+// (0: probePercent). A search whose filter admits at least LargeRows rows
+// (0: none) returns at least LargeCandidates rows, more than its n: the
+// rows its filter admits, not the index's, are what make it large, and the
+// index knows them only under its lock, which the search holds anyway.
+type Effort struct{ Shortlist, Estimated, Probe, LargeRows, LargeCandidates int }
 
-// nearest is Nearest (e nil) or NearestVector, with m rows kept by the
-// heads and probe percent of a large segment's rows probed (0:
-// probePercent).
-func (x *Index) nearest(q *Code, e *estimator, f Filter, n, m, estimated, probe int) []int64 {
-	if probe <= 0 {
-		probe = probePercent
-	}
+// nearest is Nearest (e nil) or NearestVector.
+func (x *Index) nearest(q *Code, e *estimator, f Filter, n int, eff Effort) []int64 {
 	if n <= 0 {
 		return nil
 	}
@@ -50,13 +51,36 @@ func (x *Index) nearest(q *Code, e *estimator, f Filter, n, m, estimated, probe 
 	}
 	var segsBuf [8]*codeSegment
 	segs := x.segments(rf, segsBuf[:0])
+	if eff.LargeRows > 0 {
+		admitted := 0
+		for _, s := range segs {
+			admitted += s.admits(rf)
+		}
+		if admitted >= eff.LargeRows {
+			n = max(n, eff.LargeCandidates)
+		}
+	}
+	m, estimated, probe := n*prefilterFactor, n, eff.Probe
+	if e != nil {
+		m, estimated = max(n, eff.Shortlist), max(n, eff.Estimated)
+	}
+	if probe <= 0 {
+		probe = probePercent
+	}
 	// picks holds, per segment, the rows to scan (nil: every row): those
 	// of the nearest lists of a large segment where the filter admits
 	// many rows and most of them, those of the filter's scopes in another.
 	// (The nearest rows of a minority of a segment are farther from the
 	// query than the segment's, in lists the probe would reach late.)
 	picks := make([][]int32, len(segs))
-	probed := make([][]uint16, len(segs)) // the picks' head distances, when known
+	probes := make([]*probeBuf, len(segs)) // a probe's picks, their head distances and histogram
+	defer func() {
+		for _, p := range probes {
+			if p != nil {
+				x.probeBufs.Put(p)
+			}
+		}
+	}()
 	for si, s := range segs {
 		if len(s.codes) >= hugeMinRows {
 			s.huge.offer(s.codes)
@@ -70,7 +94,13 @@ func (x *Index) nearest(q *Code, e *estimator, f Filter, n, m, estimated, probe 
 		}
 		switch {
 		case s.ivf != nil && admitted > x.exactMax && 2*admitted > len(s.rowids):
-			picks[si], probed[si] = s.probe(q, e, srf, n, probe, x.probeChunk)
+			p, _ := x.probeBufs.Get().(*probeBuf)
+			if p == nil {
+				p = new(probeBuf)
+			}
+			probes[si] = p
+			s.probe(q, e, srf, n, probe, x.probeChunk, p)
+			picks[si] = p.rows
 		case srf.scopes != nil:
 			picks[si] = []int32{}
 			for _, sc := range srf.scopes {
@@ -79,7 +109,7 @@ func (x *Index) nearest(q *Code, e *estimator, f Filter, n, m, estimated, probe 
 		}
 	}
 	top := make(codeHeap, 0, n)
-	x.scan(segs, picks, probed, q, e, n, m, estimated, &top)
+	x.scan(segs, picks, probes, q, e, n, m, estimated, &top)
 	out := make([]int64, len(top))
 	for i, c := range top {
 		out[i] = c.rowid
@@ -89,11 +119,14 @@ func (x *Index) nearest(q *Code, e *estimator, f Filter, n, m, estimated, probe 
 
 // scan offers to top the n codes of the picked rows of segs (see Nearest)
 // nearest to q: a first stage keeps about m by the heads' distance (given
-// in probed for a probe's rows), a second ranks them by the whole codes'
+// by a probe's for its rows), a second ranks them by the whole codes'
 // distance, or with e by e's estimate.
-func (x *Index) scan(segs []*codeSegment, picks [][]int32, probed [][]uint16, q *Code, e *estimator, n, m, estimated int, top *codeHeap) {
+func (x *Index) scan(segs []*codeSegment, picks [][]int32, probes []*probeBuf, q *Code, e *estimator, n, m, estimated int, top *codeHeap) {
 	rows := 0
 	for si, s := range segs {
+		if probes[si] != nil {
+			continue // its distances are the probe's
+		}
 		if picks[si] != nil {
 			rows += len(picks[si])
 		} else {
@@ -113,25 +146,30 @@ func (x *Index) scan(segs []*codeSegment, picks [][]int32, probed [][]uint16, q 
 	}
 	dists := (*dp)[:rows]
 	var hist [headWords*64 + 1]int
+	segDists := make([][]uint16, len(segs)) // per segment, its picks' distances
 	off := 0
 	for si, s := range segs {
+		if p := probes[si]; p != nil {
+			segDists[si] = p.dists
+			for d, c := range p.hist {
+				hist[d] += c
+			}
+			rows += len(p.rows)
+			continue
+		}
 		if pick := picks[si]; pick != nil {
 			d := dists[off : off+len(pick)]
 			off += len(pick)
-			if probed[si] != nil {
-				copy(d, probed[si])
-			} else {
-				for j, i := range pick {
-					d[j] = headDist(&s.heads[i], q)
-				}
-			}
-			for _, hd := range d {
-				hist[hd]++
+			segDists[si] = d
+			for j, i := range pick {
+				d[j] = headDist(&s.heads[i], q)
+				hist[d[j]]++
 			}
 			continue
 		}
 		d := dists[off : off+len(s.heads)]
 		off += len(s.heads)
+		segDists[si] = d
 		for i := range s.heads {
 			d[i] = headDist(&s.heads[i], q)
 			hist[d[i]]++
@@ -150,24 +188,16 @@ func (x *Index) scan(segs []*codeSegment, picks [][]int32, probed [][]uint16, q 
 	// or with e the estimated rows nearest by it, whose n nearest by the
 	// estimate are the third.
 	var shortlist []keptRow
-	var hist2 []int
 	if e != nil {
 		// At most every row read is kept: a small store's m exceeds its
 		// rows, and a shortlist sized by m alone was most of what its
 		// search allocated (pprof).
 		shortlist = make([]keptRow, 0, min(m+m/4, rows))
-		hist2 = make([]int, codeBits+1)
 	}
 	worst := codeCand{distance: math.Inf(1)}
-	off = 0
 	for si, s := range segs {
 		pick := picks[si]
-		d := dists[off : off+len(pick)]
-		if pick == nil {
-			d = dists[off : off+len(s.heads)]
-		}
-		off += len(d)
-		for j, hd := range d {
+		for j, hd := range segDists[si] {
 			if int(hd) > limit {
 				continue
 			}
@@ -175,20 +205,11 @@ func (x *Index) scan(segs []*codeSegment, picks [][]int32, probed [][]uint16, q 
 			if pick != nil {
 				i = int(pick[j])
 			}
-			code := &s.codes[i]
 			if e != nil {
-				// The head's distance and the code's next 512 bits
-				// only: one cache line of the code, where the whole
-				// code is four, read at random (most of this stage's
-				// time at a million rows: pprof).
-				h := int(hd)
-				for w := headWords; w < 2*headWords; w++ {
-					h += bits.OnesCount64(code[w] ^ q[w])
-				}
-				shortlist = append(shortlist, keptRow{code, s.rowids[i], uint16(h)})
-				hist2[h]++
+				shortlist = append(shortlist, keptRow{&s.codes[i], s, int32(i), hd})
 				continue
 			}
+			code := &s.codes[i]
 			h := 0
 			for w := range code {
 				h += bits.OnesCount64(code[w] ^ q[w])
@@ -196,31 +217,75 @@ func (x *Index) scan(segs []*codeSegment, picks [][]int32, probed [][]uint16, q 
 			worst = top.offer(codeCand{float64(h), s.rowids[i]}, n, worst)
 		}
 	}
-	if e == nil {
-		return
+	if e != nil {
+		estimateShortlist(shortlist, q, e, n, estimated, top)
 	}
-	// The nearest by those 1,024 bits (wideShare times the rows to
-	// estimate), then the estimated nearest of them by the whole codes.
-	limit1 := cut(hist2, wideShare*estimated)
-	clear(hist2)
+}
+
+// estimateShortlist offers to top the n rows of shortlist nearest to q by
+// e's estimate, of the estimated nearest by their whole codes' Hamming
+// distance, of the wideShare times as many nearest by their first 1,024
+// bits. Each stage reads its rows' codes at random (most of a search's
+// time at a million rows after the probe: pprof), so it first lists the
+// rows it reads, then reads them asking for the lines of the rows
+// prefetchAhead places on.
+func estimateShortlist(shortlist []keptRow, q *Code, e *estimator, n, estimated int, top *codeHeap) {
+	// The head's distance and the code's next 512 bits only: one cache
+	// line of the code, where the whole code is four.
+	hist := make([]int, codeBits+1)
+	for j := range shortlist {
+		if j+prefetchAhead < len(shortlist) {
+			prefetchCode(shortlist[j+prefetchAhead].code, 64)
+		}
+		k := &shortlist[j]
+		h := int(k.hamming)
+		for w := headWords; w < 2*headWords; w++ {
+			h += bits.OnesCount64(k.code[w] ^ q[w])
+		}
+		k.hamming = uint16(h)
+		hist[h]++
+	}
+	// The nearest by those 1,024 bits, then the estimated nearest of them
+	// by the whole codes.
+	limit1 := cut(hist, wideShare*estimated)
+	clear(hist)
 	wide := shortlist[:0]
 	for _, k := range shortlist {
-		if int(k.hamming) > limit1 {
-			continue
+		if int(k.hamming) <= limit1 {
+			wide = append(wide, k)
 		}
+	}
+	for j := range wide {
+		if j+prefetchAhead < len(wide) {
+			c := wide[j+prefetchAhead].code
+			prefetchCode(c, 128)
+			prefetchCode(c, 192)
+		}
+		k := &wide[j]
 		h := int(k.hamming)
 		for w := 2 * headWords; w < codeWords; w++ {
 			h += bits.OnesCount64(k.code[w] ^ q[w])
 		}
 		k.hamming = uint16(h)
-		hist2[h]++
-		wide = append(wide, k)
+		hist[h]++
 	}
-	limit2 := cut(hist2, estimated)
+	limit2 := cut(hist, estimated)
+	est := wide[:0]
 	for _, k := range wide {
 		if int(k.hamming) <= limit2 {
-			worst = top.offer(codeCand{e.estimate(k.code), k.rowid}, n, worst)
+			est = append(est, k)
 		}
+	}
+	worst := codeCand{distance: math.Inf(1)}
+	for j, k := range est {
+		if j+prefetchAhead < len(est) {
+			// The head's line, the one the stages before did not read
+			// from the codes' array, and the row's rowid.
+			a := est[j+prefetchAhead]
+			prefetchCode(a.code, 0)
+			prefetch.Line(uintptr(unsafe.Pointer(&a.seg.rowids[a.i])))
+		}
+		worst = top.offer(codeCand{e.estimate(k.code), k.seg.rowids[k.i]}, n, worst)
 	}
 }
 
@@ -249,10 +314,12 @@ const (
 )
 
 // keptRow is a row the heads kept, with its code's Hamming distance (of
-// its first 1,024 bits, then of the whole code).
+// its head, then its first 1,024 bits, then the whole code). Its rowid is
+// read last, for the few estimated: another array read at random.
 type keptRow struct {
 	code    *Code
-	rowid   int64
+	seg     *codeSegment
+	i       int32 // the row's index in seg
 	hamming uint16
 }
 

@@ -32,9 +32,9 @@ func (v *invLists) listOrder(q *Code, e *estimator) []int32 {
 	return out
 }
 
-// probe returns the rows of s within rf in the lists nearest to q, and
-// their heads' distances to q: at least percent of the rows, and on
-// until n admitted rows were found (or every list was
+// probe sets p to the rows of s within rf in the lists nearest to q, their
+// heads' distances to q and the distances' histogram: at least percent of
+// the rows, and on until n admitted rows were found (or every list was
 // read), so that a filter never leaves fewer results than exist. The
 // caller keeps the nearest by the heads and compares their whole codes, as
 // it does for a small segment's rows.
@@ -42,7 +42,7 @@ func (v *invLists) listOrder(q *Code, e *estimator) []int32 {
 // Those rows are read on every core (GOMAXPROCS), each reading a
 // run of the lists: the heads' distances are most of a search's time at a
 // million rows, and one search would otherwise leave the other cores idle.
-func (s *codeSegment) probe(q *Code, e *estimator, rf resolvedFilter, n, percent, chunk int) ([]int32, []uint16) {
+func (s *codeSegment) probe(q *Code, e *estimator, rf resolvedFilter, n, percent, chunk int, p *probeBuf) {
 	v := s.ivf
 	order := v.listOrder(q, e)
 	target := len(s.rowids) * percent / 100
@@ -62,20 +62,25 @@ func (s *codeSegment) probe(q *Code, e *estimator, rf resolvedFilter, n, percent
 		}
 		bounds[w] = l
 	}
-	// Each part gets its place in one buffer, room for every row of its
-	// lists (all of them are kept when no scope is checked), and the
-	// parts are then moved together: appends that grew a part from
-	// nothing copied its hundreds of thousands of rows again and again.
-	buf := probed{rows: make([]int32, scanned), dists: make([]uint16, scanned)}
+	// Each part gets its place in p's buffers (kept from probe to probe:
+	// zeroing and collecting them cost as much as the reads), room for
+	// every row of its lists (all of them are kept when no scope is
+	// checked), and the parts are then moved together.
+	if cap(p.rows) < scanned {
+		p.rows, p.dists = make([]int32, scanned), make([]uint16, scanned)
+	}
+	p.rows, p.dists = p.rows[:0], p.dists[:0]
+	clear(p.hist[:])
 	parts := make([]probed, workers)
 	for w, off := 0, 0; w < workers; w++ {
 		rows := 0
 		for _, l := range order[bounds[w]:bounds[w+1]] {
 			rows += len(v.lists[l])
 		}
-		parts[w] = probed{rows: buf.rows[off : off : off+rows], dists: buf.dists[off : off : off+rows]}
+		parts[w] = probed{rows: p.rows[off : off : off+rows], dists: p.dists[off : off : off+rows], hist: new([headWords*64 + 1]int)}
 		off += rows
 	}
+	parts[0].hist = &p.hist
 	var wg sync.WaitGroup
 	for w := 1; w < workers; w++ {
 		wg.Go(func() { parts[w].read(v, order[bounds[w]:bounds[w+1]], q, rf) })
@@ -84,37 +89,67 @@ func (s *codeSegment) probe(q *Code, e *estimator, rf resolvedFilter, n, percent
 	wg.Wait()
 	// Each part starts at or after the end of those before it: the
 	// appends move it down (memmove), within the buffer.
-	out := probed{rows: buf.rows[:0], dists: buf.dists[:0]}
-	for _, p := range parts {
-		out.rows = append(out.rows, p.rows...)
-		out.dists = append(out.dists, p.dists...)
+	out := probed{rows: p.rows[:0], dists: p.dists[:0], hist: &p.hist}
+	for w, part := range parts {
+		out.rows = append(out.rows, part.rows...)
+		out.dists = append(out.dists, part.dists...)
+		if w > 0 {
+			for d, c := range part.hist {
+				p.hist[d] += c
+			}
+		}
 	}
 	// A filter that admitted fewer than n rows of those: on, list by list.
 	for l := first; l < len(order) && len(out.rows) < n; l++ {
 		out.read(v, order[l:l+1], q, rf)
 	}
-	return out.rows, out.dists
+	p.rows, p.dists = out.rows, out.dists
+}
+
+// probeBuf is what a probe read: rows within its filter, their heads'
+// distances, and how many rows are at each distance.
+type probeBuf struct {
+	rows  []int32
+	dists []uint16
+	hist  [headWords*64 + 1]int
 }
 
 // probeChunkRows is the fewest rows a probe gives one more core (chunk).
 const probeChunkRows = 32_768
 
-// probed is what a probe read of some lists: the rows within its filter
-// and their heads' distances.
+// probed is what a probe read of some lists: the rows within its filter,
+// their heads' distances, and the distances' histogram.
 type probed struct {
 	rows  []int32
 	dists []uint16
+	hist  *[headWords*64 + 1]int
 }
 
 func (p *probed) read(v *invLists, lists []int32, q *Code, rf resolvedFilter) {
 	for _, l := range lists {
 		hs, ss := v.heads[l], v.scopes[l]
+		if rf.scopes == nil {
+			// Every row: the list's rows copied, and the distances
+			// written in place rather than appended one by one.
+			p.rows = append(p.rows, v.lists[l]...)
+			at := len(p.dists)
+			p.dists = slices.Grow(p.dists, len(hs))[:at+len(hs)]
+			d := p.dists[at:]
+			for j := range hs {
+				hd := headDist(&hs[j], q)
+				d[j] = hd
+				p.hist[hd]++
+			}
+			continue
+		}
 		for j, i := range v.lists[l] {
-			if rf.scopes != nil && !rf.holdsScope(ss[j]) {
+			if !rf.holdsScope(ss[j]) {
 				continue
 			}
+			hd := headDist(&hs[j], q)
 			p.rows = append(p.rows, i)
-			p.dists = append(p.dists, headDist(&hs[j], q))
+			p.dists = append(p.dists, hd)
+			p.hist[hd]++
 		}
 	}
 }
