@@ -28,6 +28,21 @@ package vecindex
 #define ADA_CLONES
 #endif
 
+// ada_radix4 applies two levels of the Walsh–Hadamard transform to the
+// 4h floats at x: four runs of h combined element by element.
+static inline __attribute__((always_inline)) void ada_radix4(float *x, int h) {
+	float *restrict x0 = x, *restrict x1 = x + h;
+	float *restrict x2 = x + 2 * h, *restrict x3 = x + 3 * h;
+	for (int j = 0; j < h; j++) {
+		float s0 = x0[j] + x1[j], d0 = x0[j] - x1[j];
+		float s1 = x2[j] + x3[j], d1 = x2[j] - x3[j];
+		x0[j] = s0 + s1;
+		x1[j] = d0 + d1;
+		x2[j] = s0 - s1;
+		x3[j] = d0 - d1;
+	}
+}
+
 // ada_rotate writes the ADA_CODE_BLOCKS rotations of v to out, one after
 // the other (ADA_CODE_BLOCKS * ADA_ROT_SIZE floats): the code's bits are
 // their signs.
@@ -46,9 +61,8 @@ void ada_rotate(const float *v, int dim, const float *signs, float *out) {
 			}
 			// The Walsh–Hadamard transform, two levels at a time (see
 			// hadamard in quantize_go_test.go): 1024 = 4^5. The first two levels
-			// work within groups of four neighbours, the next two within
-			// groups of sixteen: written out, GCC vectorises them across
-			// the groups.
+			// work within groups of four neighbours: written out, GCC
+			// vectorises them across the groups.
 			for (int i = 0; i < ADA_ROT_SIZE; i += 4) {
 				float s0 = a[i] + a[i + 1], d0 = a[i] - a[i + 1];
 				float s1 = a[i + 2] + a[i + 3], d1 = a[i + 2] - a[i + 3];
@@ -57,34 +71,16 @@ void ada_rotate(const float *v, int dim, const float *signs, float *out) {
 				a[i + 2] = s0 - s1;
 				a[i + 3] = d0 - d1;
 			}
-			// The next two (h = 4) with a constant count of four: in the
-			// loop below, whose count is h, GCC vectorises eight at a time
-			// and left h = 4 to scalar code, nearly half of a code's time
-			// (perf). The operations are the same, element by element.
+			// The next levels two at a time, within groups of 4h. h = 4
+			// gets its own call: with the count a constant GCC vectorises
+			// it, where the loop's variable count left it to scalar code,
+			// nearly half of a code's time (perf).
 			for (int i = 0; i < ADA_ROT_SIZE; i += 16) {
-				float *restrict x0 = a + i, *restrict x1 = a + i + 4;
-				float *restrict x2 = a + i + 8, *restrict x3 = a + i + 12;
-				for (int j = 0; j < 4; j++) {
-					float s0 = x0[j] + x1[j], d0 = x0[j] - x1[j];
-					float s1 = x2[j] + x3[j], d1 = x2[j] - x3[j];
-					x0[j] = s0 + s1;
-					x1[j] = d0 + d1;
-					x2[j] = s0 - s1;
-					x3[j] = d0 - d1;
-				}
+				ada_radix4(a + i, 4);
 			}
 			for (int h = 16; 4 * h <= ADA_ROT_SIZE; h *= 4) {
 				for (int i = 0; i < ADA_ROT_SIZE; i += 4 * h) {
-					float *restrict x0 = a + i, *restrict x1 = a + i + h;
-					float *restrict x2 = a + i + 2 * h, *restrict x3 = a + i + 3 * h;
-					for (int j = 0; j < h; j++) {
-						float s0 = x0[j] + x1[j], d0 = x0[j] - x1[j];
-						float s1 = x2[j] + x3[j], d1 = x2[j] - x3[j];
-						x0[j] = s0 + s1;
-						x1[j] = d0 + d1;
-						x2[j] = s0 - s1;
-						x3[j] = d0 - d1;
-					}
+					ada_radix4(a + i, h);
 				}
 			}
 		}
