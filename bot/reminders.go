@@ -56,15 +56,13 @@ type reminders struct {
 	// queue runs each post as a job of its room (Run gives it the room
 	// queue; nil in tests: the loop posts itself).
 	queue *roomqueue.Queue
-	// mu guards failing and posting, which the loop and the rooms' post
-	// jobs share.
+	// mu guards claims, which the loop and the rooms' post jobs share.
 	mu sync.Mutex
-	// failing holds the due reminders whose post failed, by id, until
-	// they are posted or gone; posting those queued in their room.
-	failing map[int64]reminderBackoff
-	posting map[int64]bool
-	now     func() time.Time
-	log     *slog.Logger
+	// claims holds, by id, the due reminders queued in their room and
+	// those whose post failed, until they are posted or gone.
+	claims map[int64]reminderClaim
+	now    func() time.Time
+	log    *slog.Logger
 }
 
 // roomPoster is what reminders need of the Matrix client (*matrix).
@@ -76,7 +74,7 @@ type roomPoster interface {
 
 func newReminders(opts Options, bridge *storage.Bridge, settings *roomSettings, mx roomPoster, now func() time.Time, log *slog.Logger) *reminders {
 	return &reminders{bridge: bridge, mx: mx, opts: opts.Reminders, settings: settings, storeInRAG: opts.StoreInRAG,
-		resolve: when.New(when.English), wake: make(chan struct{}, 1), failing: make(map[int64]reminderBackoff), posting: make(map[int64]bool), now: now, log: log}
+		resolve: when.New(when.English), wake: make(chan struct{}, 1), claims: make(map[int64]reminderClaim), now: now, log: log}
 }
 
 // nudge tells the loop to look again (a reminder set, a post failed).
