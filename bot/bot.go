@@ -137,7 +137,7 @@ func (b *Bot) build() {
 		respondToDMs: opts.RespondToDMs, log: log}
 	settings := newRoomSettings(opts, b.bridge, log)
 	quota := &quotas{limits: opts.Quotas, bridge: b.bridge, mx: mx, now: now, log: log}
-	b.reminders = newReminders(opts, b.bridge, mx, now, log)
+	b.reminders = newReminders(opts, b.bridge, settings, mx, now, log)
 	answers := &answerer{mx: mx, backend: backend, window: win, media: med, bridge: b.bridge, rooms: b.rooms,
 		slots: make(chan struct{}, opts.Workers), timeout: opts.ChatTimeout, health: &chatHealth{}, settings: settings,
 		quota: quota,

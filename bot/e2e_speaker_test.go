@@ -22,15 +22,7 @@ func (f *roomsFixture) testSpeakerFindsOwnWords(t *testing.T) {
 	}
 	question := "what does member-alice love?"
 	f.ask(t, f.bob, room, &event.MessageEventContent{MsgType: event.MsgText, Body: "Ada, " + question})
-	var system string
-	for _, r := range f.llm.ChatRequests() {
-		if n := len(r.Messages); n > 1 && strings.Contains(r.Messages[n-1].Content, question) {
-			system = r.Messages[0].Content
-		}
-	}
-	if system == "" {
-		t.Fatal("the question never reached the model")
-	}
+	system := chatRequest(t, f.llm, question).Messages[0].Content
 	if !strings.Contains(system, "member-alice: I love climbing cliffs.") {
 		t.Errorf("the model was not shown alice's own words, after her name, when asked about her:\n%s", system)
 	}

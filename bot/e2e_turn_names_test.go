@@ -5,8 +5,6 @@ import (
 	"testing"
 
 	"maunium.net/go/mautrix/event"
-
-	"github.com/ada-chat/ada/core"
 )
 
 // testEarlierTurnsNamed is issue 40 item 6 in a room of three (alice, bob,
@@ -17,15 +15,7 @@ func (f *roomsFixture) testEarlierTurnsNamed(t *testing.T) {
 	f.ask(t, f.alice, room, &event.MessageEventContent{MsgType: event.MsgText, Body: "Ada, where is the picnic?"})
 	f.ask(t, f.bob, room, &event.MessageEventContent{MsgType: event.MsgText, Body: "Ada, what should I bring?"})
 	f.ask(t, f.alice, room, &event.MessageEventContent{MsgType: event.MsgText, Body: "Ada, and when does it start?"})
-	var last []core.Message
-	for _, r := range f.llm.ChatRequests() {
-		if n := len(r.Messages); n > 0 && strings.Contains(r.Messages[n-1].Content, "when does it start?") {
-			last = r.Messages
-		}
-	}
-	if last == nil {
-		t.Fatal("the last question never reached the model")
-	}
+	last := chatRequest(t, f.llm, "when does it start?").Messages
 	want := map[string]string{"where is the picnic?": "member-alice: ", "what should I bring?": "member-bob: "}
 	for _, m := range last[1 : len(last)-1] {
 		for q, name := range want {

@@ -45,8 +45,8 @@ type reminders struct {
 	bridge *storage.Bridge
 	mx     roomPoster
 	opts   ReminderOptions
-	// zone is TIMEZONE, loaded once.
-	zone *time.Location
+	// settings gives the room's time zone.
+	settings *roomSettings
 	// storeInRAG is STORE_IN_RAG: off, every room is in privacy mode.
 	storeInRAG bool
 	resolve    *when.Resolver
@@ -56,15 +56,13 @@ type reminders struct {
 	// queue runs each post as a job of its room (Run gives it the room
 	// queue; nil in tests: the loop posts itself).
 	queue *roomqueue.Queue
-	// mu guards failing and posting, which the loop and the rooms' post
-	// jobs share.
+	// mu guards claims, which the loop and the rooms' post jobs share.
 	mu sync.Mutex
-	// failing holds the due reminders whose post failed, by id, until
-	// they are posted or gone; posting those queued in their room.
-	failing map[int64]reminderBackoff
-	posting map[int64]bool
-	now     func() time.Time
-	log     *slog.Logger
+	// claims holds, by id, the due reminders queued in their room and
+	// those whose post failed, until they are posted or gone.
+	claims map[int64]reminderClaim
+	now    func() time.Time
+	log    *slog.Logger
 }
 
 // roomPoster is what reminders need of the Matrix client (*matrix).
@@ -74,9 +72,9 @@ type roomPoster interface {
 	powerLevel(ctx context.Context, room id.RoomID, user id.UserID) (int, error)
 }
 
-func newReminders(opts Options, bridge *storage.Bridge, mx roomPoster, now func() time.Time, log *slog.Logger) *reminders {
-	return &reminders{bridge: bridge, mx: mx, opts: opts.Reminders, zone: defaultZone(opts.Reminders), storeInRAG: opts.StoreInRAG,
-		resolve: when.New(when.English), wake: make(chan struct{}, 1), failing: make(map[int64]reminderBackoff), posting: make(map[int64]bool), now: now, log: log}
+func newReminders(opts Options, bridge *storage.Bridge, settings *roomSettings, mx roomPoster, now func() time.Time, log *slog.Logger) *reminders {
+	return &reminders{bridge: bridge, mx: mx, opts: opts.Reminders, settings: settings, storeInRAG: opts.StoreInRAG,
+		resolve: when.New(when.English), wake: make(chan struct{}, 1), claims: make(map[int64]reminderClaim), now: now, log: log}
 }
 
 // nudge tells the loop to look again (a reminder set, a post failed).
@@ -186,15 +184,7 @@ func limitRefusal(e *storage.ReminderLimitError) string {
 // location is the room's time zone: its `timezone` setting, else TIMEZONE,
 // else UTC.
 func (r *reminders) location(ctx context.Context, room id.RoomID) *time.Location {
-	stored, err := r.bridge.RoomSettings(ctx, room.String())
-	if err != nil {
-		logFrom(ctx, r.log).Error("could not read the room's settings; using the bridge's time zone", "error", err)
-		return r.zone
-	}
-	if loc, refusal := loadTimeZone(stored[timezoneSettingName]); refusal == "" {
-		return loc
-	}
-	return r.zone
+	return r.settings.forAnswer(ctx, room).location
 }
 
 // showTime writes t in loc for people: the date (or "today"/"tomorrow"

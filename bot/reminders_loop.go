@@ -32,11 +32,13 @@ const (
 	lateAfter = time.Minute
 )
 
-// reminderBackoff is a reminder whose post failed: when to try it again,
-// and the wait that gave.
-type reminderBackoff struct {
-	next time.Time
-	wait time.Duration
+// reminderClaim is a due reminder the loop handed to its room: posting
+// while its job has not run; after a failed post, when to try it again and
+// the wait that gave.
+type reminderClaim struct {
+	posting bool
+	next    time.Time
+	wait    time.Duration
 }
 
 // loop is the bot's one reminder timer: it posts what is due, then sleeps
@@ -116,10 +118,12 @@ func (r *reminders) postDue(ctx context.Context, started time.Time) time.Duratio
 func (r *reminders) claim(id int64, now time.Time) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if b, ok := r.failing[id]; r.posting[id] || ok && now.Before(b.next) {
+	c := r.claims[id]
+	if c.posting || now.Before(c.next) {
 		return false
 	}
-	r.posting[id] = true
+	c.posting = true
+	r.claims[id] = c
 	return true
 }
 
@@ -128,12 +132,13 @@ func (r *reminders) claim(id int64, now time.Time) bool {
 func (r *reminders) settle(due map[int64]bool) (retry time.Time, ok bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for id, b := range r.failing {
+	for id, c := range r.claims {
 		switch {
-		case !due[id] && !r.posting[id]:
-			delete(r.failing, id)
-		case !r.posting[id]:
-			retry = soonest(retry, b.next)
+		case c.posting: // its room's job has the outcome
+		case !due[id]:
+			delete(r.claims, id)
+		default:
+			retry = soonest(retry, c.next)
 		}
 	}
 	return retry, !retry.IsZero()
@@ -176,32 +181,26 @@ func (r *reminders) postClaimed(ctx context.Context, rem storage.BridgeReminder,
 }
 
 // done records the outcome of a claimed reminder's post: a failure backs
-// it off (and wakes the loop to wait for its retry).
+// it off, each further one doubling the wait (and wakes the loop to wait
+// for its retry).
 func (r *reminders) done(rem storage.BridgeReminder, err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	delete(r.posting, rem.ID)
 	if err == nil {
-		delete(r.failing, rem.ID)
+		delete(r.claims, rem.ID)
 		return
 	}
-	b := r.backOff(rem.ID, r.now())
-	r.log.Warn("could not post a reminder; trying it again later", "room_id", rem.RoomID, "number", rem.Number,
-		"retry_in", b.wait.String(), "error", err)
-	r.nudge()
-}
-
-// backOff records one more failed post of the reminder at now and returns
-// when to try it again. The caller holds r.mu.
-func (r *reminders) backOff(id int64, now time.Time) reminderBackoff {
-	b, ok := r.failing[id]
-	b.wait = min(2*b.wait, reminderRetryMax)
-	if !ok {
-		b.wait = reminderRetry
+	c := r.claims[rem.ID]
+	c.posting = false
+	c.wait = min(2*c.wait, reminderRetryMax)
+	if c.wait == 0 {
+		c.wait = reminderRetry
 	}
-	b.next = now.Add(b.wait)
-	r.failing[id] = b
-	return b
+	c.next = r.now().Add(c.wait)
+	r.claims[rem.ID] = c
+	r.log.Warn("could not post a reminder; trying it again later", "room_id", rem.RoomID, "number", rem.Number,
+		"retry_in", c.wait.String(), "error", err)
+	r.nudge()
 }
 
 func soonest(a, b time.Time) time.Time {

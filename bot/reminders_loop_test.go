@@ -66,7 +66,8 @@ func newTestReminders(t *testing.T, poster roomPoster, limit int) (db *storage.D
 	now := start
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
 	setClock = func(t time.Time) { mu.Lock(); now = t; mu.Unlock() }
-	r = newReminders(Options{StoreInRAG: true, Reminders: ReminderOptions{MemberPending: limit, RoomPending: limit}}, db.Bridge(), poster,
+	opts := Options{StoreInRAG: true, Reminders: ReminderOptions{MemberPending: limit, RoomPending: limit}}
+	r = newReminders(opts, db.Bridge(), newRoomSettings(opts, db.Bridge(), slog.New(slog.DiscardHandler)), poster,
 		clock, slog.New(slog.DiscardHandler))
 	return db, r, start, setClock
 }
