@@ -61,14 +61,14 @@ const (
 // searchEffort is what a vector search reads at each stage (see
 // vecindex.Effort), and the candidates it rescores for k results.
 type searchEffort struct {
+	// Effort.LargeRows, when set, replaces largeStore (tests, on small
+	// stores).
 	vecindex.Effort
 	// candidates, when set, replaces candidateCount; hamming ranks by the
 	// codes' Hamming distance alone (vecindex.Nearest), as searches did
 	// before the estimate: for the benchmark's comparisons.
 	candidates int
 	hamming    bool
-	// largeRows, when set, replaces largeStore (tests, on small stores).
-	largeRows int
 }
 
 // defaultEffort is the effort of a search; vecindex.NearestVector scales
@@ -375,9 +375,8 @@ func (db *DB) nearestCodes(q core.VectorQuery) []int64 {
 	eff := db.effort
 	n := eff.candidates
 	if n == 0 {
-		large := cmp.Or(eff.largeRows, largeStore)
 		n = candidateCount(q.K, 0)
-		eff.LargeRows, eff.LargeCandidates = large, candidateCount(q.K, largeStore)
+		eff.LargeRows, eff.LargeCandidates = cmp.Or(eff.LargeRows, largeStore), candidateCount(q.K, largeStore)
 	}
 	if eff.hamming {
 		qc := vecindex.CodeOf(vecindex.Quantize(q.Vector))

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ada-chat/ada/core"
 	"github.com/ada-chat/ada/core/embed"
+	"github.com/ada-chat/ada/storage/vecindex"
 )
 
 // Every document is found by its own vector, and after a reindex rewrote
@@ -64,7 +65,7 @@ func TestCandidatesAreSizedByTheFilter(t *testing.T) {
 	if err := db.Put(ctx, docs...); err != nil {
 		t.Fatal(err)
 	}
-	db.effort = searchEffort{largeRows: 300}
+	db.effort = searchEffort{Effort: vecindex.Effort{LargeRows: 300}}
 	q := embed.HashVector("project meeting")
 	for _, tc := range []struct {
 		name   string

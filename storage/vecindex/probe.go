@@ -67,7 +67,10 @@ func (s *codeSegment) probe(q *Code, e *estimator, rf resolvedFilter, n, percent
 	// every row of its lists (all of them are kept when no scope is
 	// checked), and the parts are then moved together.
 	if cap(p.rows) < scanned {
-		p.rows, p.dists = make([]int32, scanned), make([]uint16, scanned)
+		p.rows = make([]int32, scanned)
+	}
+	if cap(p.dists) < scanned { // grown apart from rows by a probe's reading on
+		p.dists = make([]uint16, scanned)
 	}
 	p.rows, p.dists = p.rows[:0], p.dists[:0]
 	clear(p.hist[:])
