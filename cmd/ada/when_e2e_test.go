@@ -2,7 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"html"
 	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/ada-chat/ada/core/llm/llmtest"
@@ -97,5 +99,10 @@ func TestMemorySearchNamesADateOverHTTP(t *testing.T) {
 	want := `says "on 13 October 2025" (2025-10-13), overlapping the prompt's "on 13 October 2025" (2025-10-13)`
 	if len(page.Items) != 3 || page.Items[0].Text != said || page.Items[0].Explain.TimeMatch != want {
 		t.Fatalf("search: %+v, want %q first with time_match %q", page.Items, said, want)
+	}
+	// The memory page's search shows the same: the time's bonus and why.
+	st, body := ada.send("", "GET", "/ui/memories?"+url.Values{"q": {"What shipped on 13 October 2025?"}}.Encode(), nil)
+	if shown := html.UnescapeString(string(body)); st != 200 || !strings.Contains(shown, ", time ") || !strings.Contains(shown, want) {
+		t.Fatalf("memory page: %d, want the time bonus with %q\n%s", st, want, body)
 	}
 }
