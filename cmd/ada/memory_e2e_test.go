@@ -119,7 +119,7 @@ func TestMemoryBadInputIsRejectedAndWritesNothing(t *testing.T) {
 		{"bad conversation id", "POST", "/v1/memory", `{"text": "x", "conversation_id": "c1"}`, 400, "conversation_id"},
 		{"21 tags", "POST", "/v1/memory", map[string]any{"text": "x", "tags": manyTags(21)}, 400, "tags: at most 20"},
 		{"a 65-character tag", "POST", "/v1/memory", map[string]any{"text": "x", "tags": []string{"ok", strings.Repeat("t", 65)}}, 400, "tags[1]"},
-		{"scope and entity disagree", "POST", "/v1/memory", `{"text": "x", "scope": "entity:alice", "entity": "bob"}`, 400, "entity"},
+		{"scope and entity disagree", "POST", "/v1/memory", `{"text": "x", "scope": "entity:alice", "entity": "bob"}`, 400, `entity: must be "alice" for scope "entity:alice", got "bob"`},
 		{"2 MiB body", "POST", "/v1/memory", big, 413, "larger than"},
 		{"limit 0", "GET", "/v1/memory?search=x&limit=0", nil, 400, "limit"},
 		{"limit 21", "GET", "/v1/memory?search=x&limit=21", nil, 400, "limit"},

@@ -2,7 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"html"
 	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/ada-chat/ada/core/llm/llmtest"
@@ -74,6 +77,16 @@ func TestRecallLastWeekOverHTTP(t *testing.T) {
 // 2025", kept in its times when stored) comes first when the search names
 // that day, and explain's time_match says so. (Its words rank it first
 // too; core's TestMemorySearchFindsTheTimeAMemoryMeant shows the ranking.)
+// timedHits is a memory search's answer, as far as its times go.
+type timedHits struct {
+	Items []struct {
+		Text    string `json:"text"`
+		Explain struct {
+			TimeMatch string `json:"time_match"`
+		} `json:"explain"`
+	} `json:"items"`
+}
+
 func TestMemorySearchNamesADateOverHTTP(t *testing.T) {
 	ada, _, _ := startChatAda(t, "ollama", map[string]string{"RAG_AUTO_MEMORY": "false"})
 	said := "The release shipped on 13 October 2025 after the review."
@@ -82,14 +95,7 @@ func TestMemorySearchNamesADateOverHTTP(t *testing.T) {
 			t.Fatalf("POST /v1/memory %q: %d", text, st)
 		}
 	}
-	var page struct {
-		Items []struct {
-			Text    string `json:"text"`
-			Explain struct {
-				TimeMatch string `json:"time_match"`
-			} `json:"explain"`
-		} `json:"items"`
-	}
+	var page timedHits
 	q := url.Values{"search": {"What shipped on 13 October 2025?"}, "limit": {"3"}}
 	if st := ada.call("GET", "/v1/memory?"+q.Encode(), nil, &page); st != 200 {
 		t.Fatal(st)
@@ -97,5 +103,37 @@ func TestMemorySearchNamesADateOverHTTP(t *testing.T) {
 	want := `says "on 13 October 2025" (2025-10-13), overlapping the prompt's "on 13 October 2025" (2025-10-13)`
 	if len(page.Items) != 3 || page.Items[0].Text != said || page.Items[0].Explain.TimeMatch != want {
 		t.Fatalf("search: %+v, want %q first with time_match %q", page.Items, said, want)
+	}
+	// The memory page's search shows the same: the time's bonus and why.
+	st, body := ada.send("", "GET", "/ui/memories?"+url.Values{"q": {"What shipped on 13 October 2025?"}}.Encode(), nil)
+	if shown := html.UnescapeString(string(body)); st != 200 || !strings.Contains(shown, ", time ") || !strings.Contains(shown, want) {
+		t.Fatalf("memory page: %d, want the time bonus with %q\n%s", st, want, body)
+	}
+}
+
+// TestMCPSearchMemoryNamesADate: MCP's search_memory ranks a memory of the
+// date the query names first, with the time in its explain, as the API does.
+func TestMCPSearchMemoryNamesADate(t *testing.T) {
+	m := startMCPStdio(t)
+	defer m.close()
+	said := "The release shipped on 13 October 2025 after the review."
+	for i, text := range []string{"The release shipped after the review, a good one.", said, "The release shipped after the review, at last."} {
+		args, _ := json.Marshal(map[string]any{"text": text})
+		if got := m.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"add_memory","arguments":%s}}`, 10+i, args)); strings.Contains(got, `"isError":true`) {
+			t.Fatalf("add_memory %q: %s", text, got)
+		}
+	}
+	got := m.send(`{"jsonrpc":"2.0","id":20,"method":"tools/call","params":{"name":"search_memory","arguments":{"query":"What shipped on 13 October 2025?","limit":3}}}`)
+	var answer struct {
+		Result struct {
+			StructuredContent timedHits `json:"structuredContent"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(got), &answer); err != nil {
+		t.Fatalf("%v: %s", err, got)
+	}
+	items := answer.Result.StructuredContent.Items
+	if len(items) != 3 || items[0].Text != said || !strings.Contains(items[0].Explain.TimeMatch, "(2025-10-13)") {
+		t.Fatalf("search_memory: %s", got)
 	}
 }
