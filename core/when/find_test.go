@@ -115,6 +115,19 @@ func TestFindCutShort(t *testing.T) {
 	}
 }
 
+// TestFindOnlyPunctuationAtTheEnd: a text ending in an opening quote or
+// bracket after a space, or made of one, has a word of nothing there
+// (the fuzzed chat prompt "'" crashed the chat with an index out of range).
+func TestFindOnlyPunctuationAtTheEnd(t *testing.T) {
+	r := New(English)
+	ref := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
+	for _, text := range []string{"'", "(", "\"", "see you '", "see you (", "('\""} {
+		if got := r.Find(text, ref); len(got) != 0 {
+			t.Errorf("%q: %v", text, got)
+		}
+	}
+}
+
 // TestFindAnyYear: a date named without its year says so; with its year,
 // or relative, it does not.
 func TestFindAnyYear(t *testing.T) {

@@ -69,8 +69,12 @@ func (r *Resolver) tokens(text string, limit int) []token {
 	return out
 }
 
-// upper reports whether s starts with a capital letter.
+// upper reports whether s starts with a capital letter; an empty s (a
+// word of nothing, an opening quote ending the text) does not.
 func upper(s string) bool {
+	if s == "" {
+		return false
+	}
 	if s[0] < utf8.RuneSelf {
 		return s[0] >= 'A' && s[0] <= 'Z'
 	}
