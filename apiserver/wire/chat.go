@@ -99,6 +99,9 @@ func (b *ChatRequest) ToCore() (core.ChatRequest, error) {
 			return req, core.Errorf(core.KindInvalid, "timezone: not an IANA time zone name")
 		}
 		req.Location = loc
+		if t := req.UserTimestamp; !t.IsZero() && t.In(loc).Year() > 9999 {
+			return req, core.Errorf(core.KindInvalid, "user_timestamp: in the time zone %s, the year must be at most 9999", tz)
+		}
 	}
 	return req, nil
 }

@@ -185,3 +185,31 @@ func TestChatRequestTimeZone(t *testing.T) {
 		}
 	}
 }
+
+// TestChatRequestTimeOutsideTheCalendar: a user_timestamp Ada could not
+// store (its year in UTC, or in the time zone given, outside 1..9999) is
+// refused naming the field; the years' edges themselves are taken.
+func TestChatRequestTimeOutsideTheCalendar(t *testing.T) {
+	for _, c := range []struct{ ts, tz string }{
+		{"0000-01-01T00:00:00+01:00", ""},
+		{"9999-12-31T23:00:00-05:00", ""},
+		{"9999-12-31T23:00:00Z", "Pacific/Kiritimati"},
+	} {
+		b := ChatRequest{Prompt: new("hi"), UserTimestamp: &c.ts, TimeZone: &c.tz}
+		if _, err := b.ToCore(); core.KindOf(err) != core.KindInvalid || !strings.Contains(err.Error(), "user_timestamp") {
+			t.Errorf("%s in %q: %v, want invalid user_timestamp", c.ts, c.tz, err)
+		}
+	}
+	for _, ts := range []string{"0001-01-01T00:00:00Z", "9999-12-31T23:59:59Z"} {
+		b := ChatRequest{Prompt: new("hi"), UserTimestamp: &ts}
+		if _, err := b.ToCore(); err != nil {
+			t.Errorf("%s: %v", ts, err)
+		}
+	}
+	for _, ts := range []string{"0000-12-31T23:00:00Z", "9999-12-31T23:00:00-05:00"} {
+		b := MemoryCreate{Text: new("tea"), ExpiresAt: &ts}
+		if _, err := b.ToInput(); core.KindOf(err) != core.KindInvalid || !strings.Contains(err.Error(), "expires_at") {
+			t.Errorf("expires_at %s: %v, want invalid", ts, err)
+		}
+	}
+}

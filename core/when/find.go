@@ -37,6 +37,9 @@ func (r *Resolver) Find(text string, ref time.Time) []Span {
 		}
 		first, last := toks[i], toks[i+n-1]
 		for _, s := range spans {
+			if !s.writable() {
+				continue
+			}
 			s.Text = text[first.start:last.end]
 			out = append(out, s)
 		}

@@ -128,6 +128,38 @@ func TestFindOnlyPunctuationAtTheEnd(t *testing.T) {
 	}
 }
 
+// TestFindOutsideTheCalendar: a time before the year 1 or after 9999 means
+// no date (it could not be stored: JSON's times hold 0 to 9999), found or
+// read as a reminder's time; the same words within the years still do.
+func TestFindOutsideTheCalendar(t *testing.T) {
+	r := New(English)
+	kiritimati, err := time.LoadLocation("Pacific/Kiritimati")
+	if err != nil {
+		t.Fatal(err)
+	}
+	early := time.Date(1, 6, 1, 0, 0, 0, 0, time.UTC)
+	late := time.Date(9998, 12, 31, 23, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		text string
+		ref  time.Time
+	}{
+		{"two years ago we met", early},
+		{"in 5000 years", late},
+		{"in two years", late.In(kiritimati)},
+		{"last year", time.Date(1, 3, 1, 0, 0, 0, 0, time.UTC)},
+	} {
+		if got := r.Find(c.text, c.ref); len(got) != 0 {
+			t.Errorf("Find(%q at %v) = %v, want nothing", c.text, c.ref, got)
+		}
+		if s, _, ok := r.Prefix(c.text, c.ref); ok {
+			t.Errorf("Prefix(%q at %v) = %v, want nothing", c.text, c.ref, s)
+		}
+	}
+	if got := r.Find("yesterday", late); len(got) != 1 || got[0].Start.Year() != 9998 {
+		t.Errorf("yesterday at %v: %v, want a day of 9998", late, got)
+	}
+}
+
 // TestFindAnyYear: a date named without its year says so; with its year,
 // or relative, it does not.
 func TestFindAnyYear(t *testing.T) {

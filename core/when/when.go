@@ -25,6 +25,14 @@ type Span struct {
 	AnyYear bool
 }
 
+// writable says s lies within the years that times are stored and
+// shown in (JSON holds 0 to 9999), in UTC and in its own zone: "two years
+// ago" said in the year 1 means no date.
+func (s Span) writable() bool {
+	in := func(t time.Time) bool { return t.Year() >= 1 && t.Year() <= 9999 }
+	return in(s.Start) && in(s.Start.UTC()) && in(s.End) && in(s.End.UTC())
+}
+
 // Resolver reads the phrases of one language.
 type Resolver struct{ l Lang }
 
@@ -97,7 +105,7 @@ func (r *Resolver) Prefix(text string, ref time.Time) (span Span, rest string, o
 	toks := r.tokens(text, 12)
 	p := parser{r: r, toks: toks, ref: ref}
 	n, ok := p.phrase()
-	if !ok || n == 0 {
+	if !ok || n == 0 || !p.span.writable() {
 		return Span{}, text, false
 	}
 	end := toks[n-1].end
