@@ -50,3 +50,29 @@ func TestRefusedBodyStillGetsThe413(t *testing.T) {
 		}
 	}
 }
+
+// TestLongURL: a search as long as a long memory's text, percent-encoded
+// (10 KiB), is answered; a request line past the limit gets a 431 naming
+// it, read by the client whole (a reset connection before), as a JSON
+// detail like every error.
+func TestLongURL(t *testing.T) {
+	url := serveOnLoopback(t, New(nil, Deps{}, testConfig(t, nil), slog.New(slog.DiscardHandler)), nil)
+	get := func(n int) (int, string) {
+		resp, err := http.Get(url + "/v1/no-such-route?x=" + strings.Repeat("%C3%A9", n/6))
+		if err != nil {
+			t.Fatalf("%d bytes: the client lost the answer: %v", n, err)
+		}
+		defer resp.Body.Close()
+		var d struct{ Detail string }
+		json.NewDecoder(resp.Body).Decode(&d)
+		return resp.StatusCode, d.Detail
+	}
+	if status, detail := get(10 << 10); status != http.StatusNotFound {
+		t.Errorf("10 KiB URL: %d %q, want the route's own 404", status, detail)
+	}
+	for i := range 10 {
+		if status, detail := get(64 << 10); status != http.StatusRequestHeaderFieldsTooLarge || !strings.Contains(detail, "16384 bytes") {
+			t.Fatalf("attempt %d, 64 KiB URL: %d %q, want 431 naming the limit", i, status, detail)
+		}
+	}
+}

@@ -143,6 +143,7 @@ func New(svc Service, deps Deps, cfg Config, log *slog.Logger) *Server {
 		// The largest body of any route; HeaderReceived lowers it for every
 		// route but the upload before a byte of the body is read.
 		MaxRequestBodySize: s.uploadLimit(),
+		ReadBufferSize:     maxHeaderBytes,
 		HeaderReceived:     s.bodyLimit,
 		ReadTimeout:        60 * time.Second,
 		IdleTimeout:        120 * time.Second,
@@ -163,10 +164,14 @@ func New(svc Service, deps Deps, cfg Config, log *slog.Logger) *Server {
 func (s *Server) transportError(c *fasthttp.RequestCtx, err error) {
 	var status int
 	var detail string
-	if errors.Is(err, fasthttp.ErrBodyTooLarge) {
+	var small *fasthttp.ErrSmallBuffer
+	if errors.Is(err, fasthttp.ErrBodyTooLarge) || errors.As(err, &small) {
 		lingerOnClose(c.Conn())
 	}
 	switch {
+	case small != nil:
+		status = fasthttp.StatusRequestHeaderFieldsTooLarge
+		detail = fmt.Sprintf("the request line and headers are larger than %d bytes", maxHeaderBytes)
 	case errors.Is(err, fasthttp.ErrBodyTooLarge) && isUpload(&c.Request.Header):
 		status = fasthttp.StatusRequestEntityTooLarge
 		detail = fmt.Sprintf("request body is larger than %d bytes (OCR_MAX_BYTES plus the form's framing)", s.uploadLimit())
@@ -180,6 +185,11 @@ func (s *Server) transportError(c *fasthttp.RequestCtx, err error) {
 	// A client's mistake: WARN, like every 4xx (logLevel).
 	s.log.Warn("request", "method", string(c.Method()), "path", redactLinks(string(c.Path())), "status", status, "error", redactLinks(err.Error()))
 }
+
+// maxHeaderBytes bounds a request's line and headers together: a search
+// of a long memory's whole text in the URL fits (fasthttp's default of
+// 4 KiB did not: a few hundred non-Latin words, percent-encoded, filled it).
+const maxHeaderBytes = 16 << 10
 
 // uploadFraming is what multipart adds around an uploaded file.
 const uploadFraming = 64 << 10
