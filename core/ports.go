@@ -108,6 +108,11 @@ type StoreStatus struct {
 	// Heartbeat is a remote store's clock when it last answered; 0 for
 	// the embedded store.
 	Heartbeat int64
+	// IndexLoading says the embedded store's in-memory vector index is
+	// still loading, as it does for a few seconds after a start at a
+	// million documents: vector searches scan the file meanwhile (the
+	// same answers, slower).
+	IndexLoading bool
 }
 
 // StoreStats describes the store for the debug endpoint and the metrics.

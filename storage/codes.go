@@ -29,7 +29,7 @@ const insertCodeSQL = `INSERT INTO documents_codes (rowid, doc_type, scope, conv
 // (vecindex.NewLoading), so none is lost and no deleted row comes back. A
 // failed load (an I/O error) is reported to failed, if set, and tried
 // again until Close.
-func (db *DB) loadCodesInBackground(failed func(error)) {
+func (db *DB) loadCodesInBackground(failed func(error), loaded func(rows int, took time.Duration)) {
 	db.codes = vecindex.NewLoading()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -44,9 +44,13 @@ func (db *DB) loadCodesInBackground(failed func(error)) {
 	}
 	go func() {
 		defer close(done)
+		t0 := time.Now()
 		for wait := time.Second; ; wait = min(2*wait, 30*time.Second) {
 			err := loadCodes(ctx, db.read, db.codes)
 			if err == nil {
+				if loaded != nil {
+					loaded(db.codes.Len(), time.Since(t0))
+				}
 				return
 			}
 			if failed != nil && ctx.Err() == nil {

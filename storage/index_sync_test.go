@@ -431,4 +431,37 @@ func TestCodeIndexLoadFailureIsReported(t *testing.T) {
 	if !db.VectorIndexLoading() {
 		t.Fatal("the index is loaded from a damaged code")
 	}
+	if st, err := db.Status(ctx); err != nil || !st.IndexLoading {
+		t.Fatalf("status %+v, %v; want the index loading", st, err)
+	}
+}
+
+// The end of the code index's load is reported (WithLoadDone) with its
+// size, and Status says the index is ready (while it loads, or when its
+// load failed, Status says it is loading: TestCodeIndexLoadFailureIsReported).
+func TestCodeIndexLoadIsReported(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "ada.db")
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, text := range []string{"the first fact", "the second fact"} {
+		if err := db.Put(ctx, memoryDoc(text, core.ScopeGlobal, 3)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	loaded := make(chan int, 1)
+	db, err = Open(ctx, path, WithLoadDone(func(rows int, took time.Duration) { loaded <- rows }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if rows := <-loaded; rows != 2 {
+		t.Fatalf("loaded %d codes, want 2", rows)
+	}
+	if st, err := db.Status(ctx); err != nil || st.IndexLoading {
+		t.Fatalf("after the load: %+v, %v; want ready", st, err)
+	}
 }

@@ -106,6 +106,7 @@ type options struct {
 	sync       Sync
 	noSearch   bool
 	loadFailed func(error)
+	loaded     func(rows int, took time.Duration)
 }
 
 // WithSync sets the commit durability; SyncFull when not given.
@@ -126,6 +127,14 @@ func WithoutSearchIndex() Option { return func(o *options) { o.noSearch = true }
 // answers, so only the operator's log would say why. f runs on the
 // loading goroutine.
 func WithLoadErrors(f func(error)) Option { return func(o *options) { o.loadFailed = f } }
+
+// WithLoadDone has f told when the in-memory vector index has loaded: how
+// many codes it holds and how long the load took (until then, vector
+// searches scan SQLite, so an operator reading the log after a restart
+// knows when searches are fast again). f runs on the loading goroutine.
+func WithLoadDone(f func(rows int, took time.Duration)) Option {
+	return func(o *options) { o.loaded = f }
+}
 
 // dsn puts every per-connection setting in the connection string, so that
 // each pooled connection gets them (a PRAGMA run once would reach only one).
@@ -216,7 +225,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 	if o.noSearch {
 		return db, nil
 	}
-	db.loadCodesInBackground(o.loadFailed)
+	db.loadCodesInBackground(o.loadFailed, o.loaded)
 	return db, nil
 }
 

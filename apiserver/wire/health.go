@@ -42,8 +42,11 @@ type StoreStatus struct {
 	Version string `json:"version"`
 	// Heartbeat is a remote store's clock when it last answered (Chroma's
 	// nanosecond heartbeat); absent for the embedded store.
-	Heartbeat int64   `json:"heartbeat,omitempty"`
-	Error     *string `json:"error"`
+	Heartbeat int64 `json:"heartbeat,omitempty"`
+	// Index is the embedded store's in-memory vector index: "loading"
+	// after a start, "ready" once loaded; left out for Chroma.
+	Index string  `json:"index,omitempty"`
+	Error *string `json:"error"`
 }
 
 // LLMStatus is the "llm" object of the health body.

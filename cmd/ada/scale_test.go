@@ -35,8 +35,8 @@ func TestScaleTable(t *testing.T) {
 		if r.ownAsked != c.ownText || r.ownFound < r.ownAsked*95/100 {
 			t.Errorf("%s: own text found %d of %d", r.backend, r.ownFound, r.ownAsked)
 		}
-		if r.healthy <= 0 || r.rss <= 0 || r.peakRSS < r.rss || r.importTime <= 0 {
-			t.Errorf("%s: healthy %v, RSS %d (peak %d), import %v: a measure is missing", r.backend, r.healthy, r.rss, r.peakRSS, r.importTime)
+		if r.healthy <= 0 || r.indexReady < r.healthy || r.rss <= 0 || r.peakRSS < r.rss || r.importTime <= 0 {
+			t.Errorf("%s: healthy %v, index ready %v, RSS %d (peak %d), import %v: a measure is missing", r.backend, r.healthy, r.indexReady, r.rss, r.peakRSS, r.importTime)
 		}
 		if (r.backend == "SQLite") != (r.insertAda > 0 && r.insertVec0 > 0) {
 			t.Errorf("%s: insert rates %.0f, %.0f: want them on SQLite's row only", r.backend, r.insertAda, r.insertVec0)

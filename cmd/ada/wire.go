@@ -115,7 +115,10 @@ func openApp(ctx context.Context, cfg *config.Config, log *slog.Logger, adjust f
 	loadFailed := storage.WithLoadErrors(func(err error) {
 		log.Error("vector index could not be loaded; vector searches scan the database until it is (tried again)", "error", err)
 	})
-	db, unlock, err := openStore(ctx, cfg, append(localStoreOptions(cfg), loadFailed)...)
+	loaded := storage.WithLoadDone(func(rows int, took time.Duration) {
+		log.Info("vector index loaded", "documents", rows, "seconds", took.Seconds())
+	})
+	db, unlock, err := openStore(ctx, cfg, append(localStoreOptions(cfg), loadFailed, loaded)...)
 	if err != nil {
 		return nil, err
 	}
