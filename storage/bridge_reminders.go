@@ -120,7 +120,7 @@ func (b *Bridge) DueReminders(ctx context.Context, now time.Time, after BridgeRe
 // ok is false when none is.
 func (b *Bridge) NextReminderDue(ctx context.Context, after time.Time) (time.Time, bool, error) {
 	var due sql.NullInt64
-	if err := b.w.QueryRowContext(ctx, nextReminderDueSQL, after.UnixMilli()).Scan(&due); err != nil {
+	if err := b.r.QueryRowContext(ctx, nextReminderDueSQL, after.UnixMilli()).Scan(&due); err != nil {
 		return time.Time{}, false, err
 	}
 	return time.UnixMilli(due.Int64), due.Valid, nil
@@ -156,7 +156,9 @@ func (b *Bridge) DeleteRemindersBefore(ctx context.Context, cutoff time.Time) (i
 // reminders reads from the writer: a reminder set or cancelled a moment ago
 // is listed (or not) at once.
 func (b *Bridge) reminders(ctx context.Context, query string, args ...any) ([]BridgeReminder, error) {
-	rows, err := b.w.QueryContext(ctx, query, args...)
+	// A reader: a long write (an import, a forgetting) does not hold the
+	// reminder loop up, and what it reads was committed before it asked.
+	rows, err := b.r.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}

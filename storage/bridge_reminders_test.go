@@ -193,3 +193,40 @@ func TestDueRemindersPages(t *testing.T) {
 		t.Fatalf("paged due reminders %v; want %v", got, want)
 	}
 }
+
+// TestRemindersReadDoNotWaitForTheWriter: the reminder loop's reads (the
+// next due time, the due page) and the room's listings read a snapshot on
+// a reader connection: a long write (an import, a forgetting's rewrite)
+// does not hold the reminders up.
+func TestRemindersReadDoNotWaitForTheWriter(t *testing.T) {
+	ctx := context.Background()
+	db := openTestDB(t)
+	b := db.Bridge()
+	now := time.UnixMilli(1_700_000_000_000)
+	r, err := b.AddReminder(ctx, BridgeReminder{RoomID: "!a:x", Member: "@u:x", Text: "t", Due: now.Add(-time.Minute),
+		EventID: "$e", Created: now}, 10, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := db.Writer().BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `INSERT INTO bridge_state (key, value) VALUES ('busy', '1')`); err != nil {
+		t.Fatal(err)
+	}
+	// The bound only ends a read that waits for the writer; one that does
+	// not returns at once.
+	qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if next, ok, err := b.NextReminderDue(qctx, now.Add(-time.Hour)); err != nil || !ok || !next.Equal(r.Due) {
+		t.Errorf("NextReminderDue during a write = %v, %v, %v; want %v", next, ok, err, r.Due)
+	}
+	if due, err := b.DueReminders(qctx, now, BridgeReminder{}, 10); err != nil || len(due) != 1 {
+		t.Errorf("DueReminders during a write = %v, %v; want the one", due, err)
+	}
+	if got, ok, err := b.Reminder(qctx, "!a:x", r.Number); err != nil || !ok || got.ID != r.ID {
+		t.Errorf("Reminder during a write = %+v, %v, %v", got, ok, err)
+	}
+}
