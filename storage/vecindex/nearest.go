@@ -99,7 +99,7 @@ func (x *Index) nearest(q *Code, e *estimator, f Filter, n int, eff Effort) []in
 				p = new(probeBuf)
 			}
 			probes[si] = p
-			s.probe(q, e, srf, n, probe, x.probeChunk, p)
+			s.probe(q, e, srf, n, probe, x.probeChunk, x.kernel, p)
 			picks[si] = p.rows
 		case srf.scopes != nil:
 			picks[si] = []int32{}
@@ -170,10 +170,7 @@ func (x *Index) scan(segs []*codeSegment, picks [][]int32, probes []*probeBuf, q
 		d := dists[off : off+len(s.heads)]
 		off += len(s.heads)
 		segDists[si] = d
-		for i := range s.heads {
-			d[i] = headDist(&s.heads[i], q)
-			hist[d[i]]++
-		}
+		x.kernel.dists(s.heads, q, d, &hist)
 	}
 	if e != nil {
 		// The estimate's stages scale with the rows read, up to the

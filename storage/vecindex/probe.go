@@ -42,7 +42,7 @@ func (v *invLists) listOrder(q *Code, e *estimator) []int32 {
 // Those rows are read on every core (GOMAXPROCS), each reading a
 // run of the lists: the heads' distances are most of a search's time at a
 // million rows, and one search would otherwise leave the other cores idle.
-func (s *codeSegment) probe(q *Code, e *estimator, rf resolvedFilter, n, percent, chunk int, p *probeBuf) {
+func (s *codeSegment) probe(q *Code, e *estimator, rf resolvedFilter, n, percent, chunk int, k headKernel, p *probeBuf) {
 	v := s.ivf
 	order := v.listOrder(q, e)
 	target := len(s.rowids) * percent / 100
@@ -80,7 +80,7 @@ func (s *codeSegment) probe(q *Code, e *estimator, rf resolvedFilter, n, percent
 		for _, l := range order[bounds[w]:bounds[w+1]] {
 			rows += len(v.lists[l])
 		}
-		parts[w] = probed{rows: p.rows[off : off : off+rows], dists: p.dists[off : off : off+rows], hist: new([headWords*64 + 1]int)}
+		parts[w] = probed{rows: p.rows[off : off : off+rows], dists: p.dists[off : off : off+rows], hist: new([headWords*64 + 1]int), kernel: k}
 		off += rows
 	}
 	parts[0].hist = &p.hist
@@ -92,7 +92,7 @@ func (s *codeSegment) probe(q *Code, e *estimator, rf resolvedFilter, n, percent
 	wg.Wait()
 	// Each part starts at or after the end of those before it: the
 	// appends move it down (memmove), within the buffer.
-	out := probed{rows: p.rows[:0], dists: p.dists[:0], hist: &p.hist}
+	out := probed{rows: p.rows[:0], dists: p.dists[:0], hist: &p.hist, kernel: k}
 	for w, part := range parts {
 		out.rows = append(out.rows, part.rows...)
 		out.dists = append(out.dists, part.dists...)
@@ -123,36 +123,37 @@ const probeChunkRows = 32_768
 // probed is what a probe read of some lists: the rows within its filter,
 // their heads' distances, and the distances' histogram.
 type probed struct {
-	rows  []int32
-	dists []uint16
-	hist  *[headWords*64 + 1]int
+	rows   []int32
+	dists  []uint16
+	hist   *[headWords*64 + 1]int
+	kernel headKernel
 }
 
 func (p *probed) read(v *invLists, lists []int32, q *Code, rf resolvedFilter) {
 	for _, l := range lists {
 		hs, ss := v.heads[l], v.scopes[l]
+		// Every row's distance written in place, then (with scopes to
+		// check) those of the rows within them moved down over the rest.
+		at := len(p.dists)
+		p.dists = slices.Grow(p.dists, len(hs))[:at+len(hs)]
+		d := p.dists[at:]
 		if rf.scopes == nil {
-			// Every row: the list's rows copied, and the distances
-			// written in place rather than appended one by one.
 			p.rows = append(p.rows, v.lists[l]...)
-			at := len(p.dists)
-			p.dists = slices.Grow(p.dists, len(hs))[:at+len(hs)]
-			d := p.dists[at:]
-			for j := range hs {
-				hd := headDist(&hs[j], q)
-				d[j] = hd
-				p.hist[hd]++
-			}
+			p.kernel.dists(hs, q, d, p.hist)
 			continue
 		}
+		p.kernel.dists(hs, q, d, nil)
+		k := 0
 		for j, i := range v.lists[l] {
 			if !rf.holdsScope(ss[j]) {
 				continue
 			}
-			hd := headDist(&hs[j], q)
+			hd := d[j]
 			p.rows = append(p.rows, i)
-			p.dists = append(p.dists, hd)
+			d[k] = hd
 			p.hist[hd]++
+			k++
 		}
+		p.dists = p.dists[:at+k]
 	}
 }

@@ -35,7 +35,7 @@ func TestProbeReusesABufferGrownApart(t *testing.T) {
 		t.Fatal("the empty filter resolves to nothing")
 	}
 	p := &probeBuf{rows: make([]int32, 0, n)} // room for the rowids only
-	x.segs[0].probe(&codes[0], nil, rf, 10, probePercent, x.probeChunk, p)
+	x.segs[0].probe(&codes[0], nil, rf, 10, probePercent, x.probeChunk, x.kernel, p)
 	if len(p.rows) == 0 || len(p.rows) != len(p.dists) {
 		t.Fatalf("the probe gave %d rows and %d distances", len(p.rows), len(p.dists))
 	}
