@@ -50,8 +50,8 @@ type Index struct {
 	// in pending, and every read waits.
 	loaded  chan struct{}
 	pending []Op
-	// kernel computes the heads' distances (AVX-512 where the CPU has
-	// it; tests compare it with the Go loop).
+	// kernel computes the heads' distances (with AVX-512 or AVX2 where
+	// the CPU has them; tests compare each with the Go loop).
 	kernel headKernel
 	// listMin, exactMax and probeChunk are ivfMinRows, exactMaxRows and
 	// probeChunkRows, smaller in tests, which run the same code on fewer
@@ -123,7 +123,7 @@ func New() *Index {
 func NewLoading() *Index {
 	return &Index{bySegment: make(map[segmentKey]int32), pos: make(map[int64]rowRef), names: make(map[string]uint32),
 		loaded: make(chan struct{}), listMin: ivfMinRows, exactMax: exactMaxRows, growMin: growMinRows, probeChunk: probeChunkRows,
-		kernel: headKernel{vpopcnt: hasVPOPCNT()}}
+		kernel: headKernel{level: simdLevel()}}
 }
 
 // Ready reports whether the index is loaded: its reads do not wait.

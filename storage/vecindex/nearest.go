@@ -192,26 +192,28 @@ func (x *Index) scan(segs []*codeSegment, picks [][]int32, probes []*probeBuf, q
 		shortlist = make([]keptRow, 0, min(m+m/4, rows))
 	}
 	worst := codeCand{distance: math.Inf(1)}
+	var sel [4096]int32 // the kept rows of a run of distances
 	for si, s := range segs {
-		pick := picks[si]
-		for j, hd := range segDists[si] {
-			if int(hd) > limit {
-				continue
+		pick, ds := picks[si], segDists[si]
+		for lo := 0; lo < len(ds); lo += len(sel) {
+			run := ds[lo:min(lo+len(sel), len(ds))]
+			for _, j := range x.kernel.below(run, uint16(limit), sel[:len(run)]) {
+				i := lo + int(j)
+				hd := ds[i]
+				if pick != nil {
+					i = int(pick[i])
+				}
+				if e != nil {
+					shortlist = append(shortlist, keptRow{&s.codes[i], s, int32(i), hd})
+					continue
+				}
+				code := &s.codes[i]
+				h := 0
+				for w := range code {
+					h += bits.OnesCount64(code[w] ^ q[w])
+				}
+				worst = top.offer(codeCand{float64(h), s.rowids[i]}, n, worst)
 			}
-			i := j
-			if pick != nil {
-				i = int(pick[j])
-			}
-			if e != nil {
-				shortlist = append(shortlist, keptRow{&s.codes[i], s, int32(i), hd})
-				continue
-			}
-			code := &s.codes[i]
-			h := 0
-			for w := range code {
-				h += bits.OnesCount64(code[w] ^ q[w])
-			}
-			worst = top.offer(codeCand{float64(h), s.rowids[i]}, n, worst)
 		}
 	}
 	if e != nil {
