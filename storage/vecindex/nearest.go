@@ -100,7 +100,9 @@ func (x *Index) nearest(q *Code, e *estimator, f Filter, n int, eff Effort) []in
 			}
 			probes[si] = p
 			s.probe(q, e, srf, n, probe, x.probeChunk, x.kernel, p)
-			picks[si] = p.rows
+			if !p.listed {
+				picks[si] = p.rows
+			}
 		case srf.scopes != nil:
 			picks[si] = []int32{}
 			for _, sc := range srf.scopes {
@@ -154,7 +156,7 @@ func (x *Index) scan(segs []*codeSegment, picks [][]int32, probes []*probeBuf, q
 			for d, c := range p.hist {
 				hist[d] += c
 			}
-			rows += len(p.rows)
+			rows += len(p.dists)
 			continue
 		}
 		if pick := picks[si]; pick != nil {
@@ -195,13 +197,20 @@ func (x *Index) scan(segs []*codeSegment, picks [][]int32, probes []*probeBuf, q
 	var sel [4096]int32 // the kept rows of a run of distances
 	for si, s := range segs {
 		pick, ds := picks[si], segDists[si]
+		var walk *listWalk // a listed probe's rows
+		if p := probes[si]; p != nil && p.listed {
+			walk = &listWalk{v: s.ivf, lists: p.lists}
+		}
 		for lo := 0; lo < len(ds); lo += len(sel) {
 			run := ds[lo:min(lo+len(sel), len(ds))]
 			for _, j := range x.kernel.below(run, uint16(limit), sel[:len(run)]) {
 				i := lo + int(j)
 				hd := ds[i]
-				if pick != nil {
+				switch {
+				case pick != nil:
 					i = int(pick[i])
+				case walk != nil:
+					i = walk.row(i)
 				}
 				if e != nil {
 					shortlist = append(shortlist, keptRow{&s.codes[i], s, int32(i), hd})

@@ -74,6 +74,13 @@ func (s *codeSegment) probe(q *Code, e *estimator, rf resolvedFilter, n, percent
 	}
 	p.rows, p.dists = p.rows[:0], p.dists[:0]
 	clear(p.hist[:])
+	// With no scope to check, every row of a list read is the probe's:
+	// the lists name them (copying their 400k row numbers at 1M cost a
+	// twentieth of a search: pprof).
+	p.listed, p.lists = rf.scopes == nil, p.lists[:0]
+	if p.listed {
+		p.lists = append(p.lists, order[:first]...)
+	}
 	parts := make([]probed, workers)
 	for w, off := 0, 0; w < workers; w++ {
 		rows := 0
@@ -104,18 +111,45 @@ func (s *codeSegment) probe(q *Code, e *estimator, rf resolvedFilter, n, percent
 		}
 	}
 	// A filter that admitted fewer than n rows of those: on, list by list.
-	for l := first; l < len(order) && len(out.rows) < n; l++ {
+	for l := first; l < len(order) && len(out.dists) < n; l++ {
 		out.read(v, order[l:l+1], q, rf)
+		if p.listed {
+			p.lists = append(p.lists, order[l])
+		}
 	}
 	p.rows, p.dists = out.rows, out.dists
 }
 
 // probeBuf is what a probe read: rows within its filter, their heads'
-// distances, and how many rows are at each distance.
+// distances, and how many rows are at each distance. When no scope was
+// checked (listed) the rows are those of lists, one after the other, and
+// rows is empty.
 type probeBuf struct {
-	rows  []int32
-	dists []uint16
-	hist  [headWords*64 + 1]int
+	rows   []int32
+	dists  []uint16
+	hist   [headWords*64 + 1]int
+	listed bool
+	lists  []int32
+}
+
+// listWalk gives the rows at a listed probe's positions, asked in
+// increasing order.
+type listWalk struct {
+	v     *invLists
+	lists []int32
+	// li is the list of the last position asked, start its first
+	// position.
+	li, start int
+}
+
+func (w *listWalk) row(j int) int {
+	l := w.v.lists[w.lists[w.li]]
+	for j >= w.start+len(l) {
+		w.start += len(l)
+		w.li++
+		l = w.v.lists[w.lists[w.li]]
+	}
+	return int(l[j-w.start])
 }
 
 // probeChunkRows is the fewest rows a probe gives one more core (chunk).
@@ -138,8 +172,7 @@ func (p *probed) read(v *invLists, lists []int32, q *Code, rf resolvedFilter) {
 		at := len(p.dists)
 		p.dists = slices.Grow(p.dists, len(hs))[:at+len(hs)]
 		d := p.dists[at:]
-		if rf.scopes == nil {
-			p.rows = append(p.rows, v.lists[l]...)
+		if rf.scopes == nil { // the rows are the list's (probeBuf.listed)
 			p.kernel.dists(hs, q, d, p.hist)
 			continue
 		}
