@@ -50,6 +50,9 @@ type Index struct {
 	// in pending, and every read waits.
 	loaded  chan struct{}
 	pending []Op
+	// kernel computes the heads' distances (with AVX-512 or AVX2 where
+	// the CPU has them; tests compare each with the Go loop).
+	kernel headKernel
 	// listMin, exactMax and probeChunk are ivfMinRows, exactMaxRows and
 	// probeChunkRows, smaller in tests, which run the same code on fewer
 	// rows.
@@ -119,7 +122,8 @@ func New() *Index {
 // meanwhile, Ready is false and reads wait.
 func NewLoading() *Index {
 	return &Index{bySegment: make(map[segmentKey]int32), pos: make(map[int64]rowRef), names: make(map[string]uint32),
-		loaded: make(chan struct{}), listMin: ivfMinRows, exactMax: exactMaxRows, growMin: growMinRows, probeChunk: probeChunkRows}
+		loaded: make(chan struct{}), listMin: ivfMinRows, exactMax: exactMaxRows, growMin: growMinRows, probeChunk: probeChunkRows,
+		kernel: headKernel{level: simdLevel()}}
 }
 
 // Ready reports whether the index is loaded: its reads do not wait.

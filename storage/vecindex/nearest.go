@@ -99,8 +99,10 @@ func (x *Index) nearest(q *Code, e *estimator, f Filter, n int, eff Effort) []in
 				p = new(probeBuf)
 			}
 			probes[si] = p
-			s.probe(q, e, srf, n, probe, x.probeChunk, p)
-			picks[si] = p.rows
+			s.probe(q, e, srf, n, probe, x.probeChunk, x.kernel, p)
+			if !p.listed {
+				picks[si] = p.rows
+			}
 		case srf.scopes != nil:
 			picks[si] = []int32{}
 			for _, sc := range srf.scopes {
@@ -154,7 +156,7 @@ func (x *Index) scan(segs []*codeSegment, picks [][]int32, probes []*probeBuf, q
 			for d, c := range p.hist {
 				hist[d] += c
 			}
-			rows += len(p.rows)
+			rows += len(p.dists)
 			continue
 		}
 		if pick := picks[si]; pick != nil {
@@ -170,10 +172,7 @@ func (x *Index) scan(segs []*codeSegment, picks [][]int32, probes []*probeBuf, q
 		d := dists[off : off+len(s.heads)]
 		off += len(s.heads)
 		segDists[si] = d
-		for i := range s.heads {
-			d[i] = headDist(&s.heads[i], q)
-			hist[d[i]]++
-		}
+		x.kernel.dists(s.heads, q, d, &hist)
 	}
 	if e != nil {
 		// The estimate's stages scale with the rows read, up to the
@@ -195,26 +194,35 @@ func (x *Index) scan(segs []*codeSegment, picks [][]int32, probes []*probeBuf, q
 		shortlist = make([]keptRow, 0, min(m+m/4, rows))
 	}
 	worst := codeCand{distance: math.Inf(1)}
+	var sel [4096]int32 // the kept rows of a run of distances
 	for si, s := range segs {
-		pick := picks[si]
-		for j, hd := range segDists[si] {
-			if int(hd) > limit {
-				continue
+		pick, ds := picks[si], segDists[si]
+		var walk *listWalk // a listed probe's rows
+		if p := probes[si]; p != nil && p.listed {
+			walk = &listWalk{v: s.ivf, lists: p.lists}
+		}
+		for lo := 0; lo < len(ds); lo += len(sel) {
+			run := ds[lo:min(lo+len(sel), len(ds))]
+			for _, j := range x.kernel.below(run, uint16(limit), sel[:len(run)]) {
+				i := lo + int(j)
+				hd := ds[i]
+				switch {
+				case pick != nil:
+					i = int(pick[i])
+				case walk != nil:
+					i = walk.row(i)
+				}
+				if e != nil {
+					shortlist = append(shortlist, keptRow{&s.codes[i], s, int32(i), hd})
+					continue
+				}
+				code := &s.codes[i]
+				h := 0
+				for w := range code {
+					h += bits.OnesCount64(code[w] ^ q[w])
+				}
+				worst = top.offer(codeCand{float64(h), s.rowids[i]}, n, worst)
 			}
-			i := j
-			if pick != nil {
-				i = int(pick[j])
-			}
-			if e != nil {
-				shortlist = append(shortlist, keptRow{&s.codes[i], s, int32(i), hd})
-				continue
-			}
-			code := &s.codes[i]
-			h := 0
-			for w := range code {
-				h += bits.OnesCount64(code[w] ^ q[w])
-			}
-			worst = top.offer(codeCand{float64(h), s.rowids[i]}, n, worst)
 		}
 	}
 	if e != nil {
