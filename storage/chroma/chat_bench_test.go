@@ -102,10 +102,6 @@ func BenchmarkSearchesOfAChat(b *testing.B) {
 			_, err := s.c.get(ctx, s.docs, getRequest{Where: whereOf(memF), WhereDocument: containsAny([]string{word(q)}), Include: []string{}})
 			return err
 		}},
-		{"raw: a word's postings, the memories' where", func(q string) error {
-			_, err := s.postingsOf(ctx, word(q), whereOf(memF))
-			return err
-		}},
 		{"raw: get a word, no where, ids", func(q string) error {
 			_, err := s.c.get(ctx, s.docs, getRequest{WhereDocument: containsAny([]string{word(q)}), Include: []string{}})
 			return err

@@ -14,8 +14,7 @@ import (
 	"github.com/ada-chat/ada/storage"
 )
 
-// The keyword search until the postings are complete (backfill.go; after,
-// keyword_postings.go). Chroma has no BM25 of its own: its where_document
+// The keyword search. Chroma has no BM25 of its own: its where_document
 // $contains finds the candidates of a term (a substring, in lower case,
 // capitalised or in capitals: $contains is case-sensitive) within the
 // query's filter (its where), and they are ranked here with BM25 as
@@ -45,8 +44,7 @@ const (
 )
 
 // KeywordSearch returns up to q.K documents within q's filter that match
-// q.Text's words, best BM25 first: from the postings once they are
-// complete (postings.go, backfill.go), from $contains gets until then.
+// q.Text's words, best BM25 first.
 func (s *Store) KeywordSearch(ctx context.Context, q core.KeywordQuery) ([]core.KeywordHit, error) {
 	var stems []string // each term's stem, as often as the query says it
 	for _, t := range storage.KeywordTerms(q.Text) {
@@ -55,15 +53,6 @@ func (s *Store) KeywordSearch(ctx context.Context, q core.KeywordQuery) ([]core.
 	if len(stems) == 0 || q.K <= 0 {
 		return nil, nil
 	}
-	if s.backfill.complete() {
-		return s.postingsSearch(ctx, q, stems)
-	}
-	return s.containsSearch(ctx, q, stems)
-}
-
-// containsSearch is KeywordSearch by $contains gets, as the package
-// comment above says.
-func (s *Store) containsSearch(ctx context.Context, q core.KeywordQuery, stems []string) ([]core.KeywordHit, error) {
 	var total int
 	var cands []core.Document
 	var kept []string
@@ -88,16 +77,15 @@ func (s *Store) containsSearch(ctx context.Context, q core.KeywordQuery, stems [
 		return nil, err
 	}
 	total = max(total, len(cands)) // a count a minute old may be short
-	return s.completeHits(ctx, rankBM25(cands, kept, total), q.Filter, q.K, kept)
+	return s.completeHits(ctx, rankBM25(cands, kept, total), q.Filter, q.K)
 }
 
-// completeHits reads the texts, metadata and embeddings of the
-// best-ranked hits (a get of K at a time, until K of them are within f
-// and still hold one of stems, holdsAny) and returns the first K: only
-// those chosen cross the wire with their metadata and their 768 numbers
-// each (as JSON). The where clause held f but for the conditions only Go
-// checks, so one get is the rule.
-func (s *Store) completeHits(ctx context.Context, ranked []core.KeywordHit, f core.Filter, k int, stems []string) ([]core.KeywordHit, error) {
+// completeHits reads the metadata and embeddings of the best-ranked hits
+// (a get of K at a time, until K of them are within f) and returns the
+// first K within f: only those chosen cross the wire with their metadata
+// and their 768 numbers each (as JSON). The where clause held f but for
+// the conditions only Go checks, so one get is the rule.
+func (s *Store) completeHits(ctx context.Context, ranked []core.KeywordHit, f core.Filter, k int) ([]core.KeywordHit, error) {
 	var out []core.KeywordHit
 	conds := f.Conds()
 	for len(ranked) > 0 && len(out) < k {
@@ -107,7 +95,7 @@ func (s *Store) completeHits(ctx context.Context, ranked []core.KeywordHit, f co
 		for i, h := range next {
 			ids[i] = h.ID
 		}
-		got, err := s.c.get(ctx, s.docs, getRequest{IDs: ids, Include: []string{"documents", "metadatas", "embeddings"}})
+		got, err := s.c.get(ctx, s.docs, getRequest{IDs: ids, Include: []string{"metadatas", "embeddings"}})
 		if err != nil {
 			return nil, err
 		}
@@ -121,9 +109,10 @@ func (s *Store) completeHits(ctx context.Context, ranked []core.KeywordHit, f co
 		}
 		for _, h := range next {
 			d, ok := byID[h.ID] // absent: another replica deleted it meanwhile
-			if !ok || !core.AdmitsAll(conds, &d) || !holdsAny(d.Text, stems) || len(out) == k {
+			if !ok || !core.AdmitsAll(conds, &d) || len(out) == k {
 				continue
 			}
+			d.Text = h.Text
 			out = append(out, core.KeywordHit{Document: d, BM25: h.BM25})
 		}
 	}

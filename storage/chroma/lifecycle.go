@@ -19,7 +19,7 @@ func (s *Store) deleteDocs(ctx context.Context, ids []string, reason string) ([]
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	if err := s.removeDocs(ctx, ids); err != nil {
+	if err := s.c.deleteIDs(ctx, s.docs, ids); err != nil {
 		return nil, err
 	}
 	return s.sweepOrphans(ctx, reason)
@@ -67,7 +67,7 @@ func (s *Store) sweepOrphans(ctx context.Context, reason string) ([]string, erro
 	if len(orphans) == 0 {
 		return nil, nil
 	}
-	if err := s.removeDocs(ctx, orphans); err != nil {
+	if err := s.c.deleteIDs(ctx, s.docs, orphans); err != nil {
 		return nil, err
 	}
 	return orphans, s.appendHistory(ctx, history...)

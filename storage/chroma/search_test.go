@@ -39,7 +39,6 @@ func TestKeywordSearchCommonnessWithinFilter(t *testing.T) {
 func TestKeywordSearchCutCandidates(t *testing.T) {
 	ctx := context.Background()
 	s := openTestStore(t, "cut")
-	s.backfill.done.Store(false) // the $contains search, which serves until the postings are complete
 	s.kw = keywordLimits{termDocs: 3, candidates: 6}
 	now := time.Now().UTC()
 	var docs []core.Document

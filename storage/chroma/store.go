@@ -7,8 +7,6 @@ import (
 	"slices"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/ada-chat/ada/core"
 )
 
@@ -34,8 +32,6 @@ type Store struct {
 	size      *storeSize    // the documents' count, lately
 	shares    *filterShares // the share of the store a where clause selects, lately
 	wideMin   int           // wideMinDocs (tests lower it)
-	shards    []string      // the postings' collections (postings.go)
-	backfill  *backfill     // whether the postings are complete (backfill.go)
 }
 
 var _ core.Store = (*Store)(nil)
@@ -68,41 +64,17 @@ func Open(ctx context.Context, rawURL string, opts ...Option) (*Store, error) {
 			return nil, err
 		}
 	}
-	if err := s.openShards(ctx); err != nil {
-		return nil, err
-	}
 	if _, err := s.sweepOrphans(ctx, ""); err != nil {
 		return nil, err
 	}
 	if err := s.scrubRetireReasons(ctx); err != nil {
 		return nil, err
 	}
-	if err := s.startBackfill(ctx); err != nil {
-		return nil, err
-	}
 	return s, nil
 }
 
-// openShards creates (or opens) the postings' collections.
-func (s *Store) openShards(ctx context.Context) error {
-	s.shards = make([]string, postingShards)
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(shardWrites)
-	for i := range s.shards {
-		g.Go(func() (err error) {
-			s.shards[i], err = s.c.collection(gctx, shardName(i), false)
-			return err
-		})
-	}
-	return g.Wait()
-}
-
-// Close stops the postings' backfill, if it runs; the server keeps the
-// data (a backfill cut short starts again at the next Open).
-func (s *Store) Close() error {
-	s.backfill.stop()
-	return nil
-}
+// Close releases nothing: the server keeps the data.
+func (s *Store) Close() error { return nil }
 
 // Ping checks that the server answers its heartbeat.
 func (s *Store) Ping(ctx context.Context) error {
@@ -154,7 +126,7 @@ func (s *Store) Apply(ctx context.Context, c core.Change) (core.Deleted, error) 
 			return core.Deleted{}, err
 		}
 	}
-	if err := s.writeDocs(ctx, c.Put, r); err != nil {
+	if err := s.upsertDocs(ctx, r); err != nil {
 		return core.Deleted{}, err
 	}
 	gone := core.Deleted{IDs: c.Deleting()}
@@ -262,7 +234,7 @@ func (s *Store) Replace(ctx context.Context, f core.Filter, docs ...core.Documen
 	if err != nil {
 		return err
 	}
-	if err := s.writeDocs(ctx, docs, r); err != nil {
+	if err := s.upsertDocs(ctx, r); err != nil {
 		return err
 	}
 	old, err := s.find(ctx, f, []string{"metadatas"})
@@ -386,12 +358,7 @@ func (s *Store) texts(ctx context.Context, coll string, ids []string) (map[strin
 // Drop deletes the store's collections and everything in them: for a
 // throwaway store (`ada eval retrieval` gives each sample one).
 func (s *Store) Drop(ctx context.Context) error {
-	s.backfill.stop()
-	names := []string{docsName, historyName, metaName}
-	for i := range postingShards {
-		names = append(names, shardName(i))
-	}
-	for _, name := range names {
+	for _, name := range []string{docsName, historyName, metaName} {
 		if err := s.c.call(ctx, http.MethodDelete, s.c.db+"/collections/"+name, nil, nil); err != nil {
 			return err
 		}

@@ -122,7 +122,7 @@ func (s *Store) Import(ctx context.Context, docs []core.Document, history []core
 	if err != nil {
 		return res, err
 	}
-	if err := s.writeDocs(ctx, todo, r); err != nil {
+	if err := s.upsertDocs(ctx, r); err != nil {
 		return res, err
 	}
 	res.Documents = len(todo)
