@@ -3,6 +3,7 @@ package chroma
 import (
 	"cmp"
 	"context"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -25,22 +26,22 @@ import (
 // search.
 //
 // Each term is first counted (a get of its ids, at most maxTermDocs+1,
-// termFetches at a time), and whether it is too common is remembered for
-// an hour per where clause (termCache); then the candidates of the rare
-// terms come in one get (an $or of their $contains, texts only), and the
-// metadata and embeddings of the K chosen in another. A search whose
-// terms are all known thus makes two requests (the candidates, the K
-// chosen; Chroma's count, BM25's N, is reused for a minute, storeSize)
-// instead of one per term plus three. The candidates' get is one
-// request (Chroma evaluates a get's clauses again for each page); when it
-// holds more than the rare terms can match (maxTermDocs each, at least
-// maxCandidates: a rare term became common), its terms are counted again.
+// termFetches at a time) within the search's where clause, and its
+// verdict remembered per where clause (termCache): a common term for an
+// hour, a rare one with its documents' ids for a minute, and until this
+// process writes a text holding it. Then the candidates' texts are read
+// by id and ranked here, and the metadata and embeddings of the K chosen
+// read by id (Chroma's count, BM25's N, is reused for a minute,
+// storeSize). A search whose terms are all known thus sends no request
+// that Chroma answers by reading the store (every where and
+// where_document clause is such a request on Chroma 1.0: it evaluates the
+// clause over every record of the collection, whatever it selects); one
+// with new terms sends one such get per new term.
 const (
-	bm25K1        = 1.2
-	bm25B         = 0.75
-	maxTermDocs   = 500
-	maxCandidates = 2000
-	termFetches   = 4
+	bm25K1      = 1.2
+	bm25B       = 0.75
+	maxTermDocs = 500
+	termFetches = 4
 )
 
 // KeywordSearch returns up to q.K documents within q's filter that match
@@ -127,89 +128,88 @@ const wideKeywordShare = 0.9
 
 // keywordCandidates returns the documents of where holding any of the
 // terms that are not too common (by $contains), and those terms, each as
-// often as stems holds it.
+// often as stems holds it. Each term's documents come from its count (the
+// ids of at most maxTermDocs+1 documents of where holding it), which
+// termCache keeps: a term whose documents are known (lately) costs no
+// request; the candidates' texts are then read by id, which Chroma
+// answers from an index, where a get by $contains reads every document.
 func (s *Store) keywordCandidates(ctx context.Context, where map[string]any, stems []string) ([]core.Document, []string, error) {
 	now, scope := time.Now(), termScope(where)
 	unique := slices.Compact(slices.Sorted(slices.Values(stems)))
+	idsOf := map[string][]string{}
 	var unknown []string
-	rare := func(st string) bool {
-		common, known := s.terms.verdict(scope, st, now)
-		return known && !common
-	}
 	for _, st := range unique {
-		if _, known := s.terms.verdict(scope, st, now); !known {
+		switch common, ids, known := s.terms.verdict(scope, st, now); {
+		case !known:
 			unknown = append(unknown, st)
+		case !common:
+			idsOf[st] = ids
 		}
 	}
-	if err := s.countTerms(ctx, where, scope, unknown, now); err != nil {
-		return nil, nil, err
-	}
-	unique = slices.DeleteFunc(unique, func(st string) bool { return !rare(st) })
-	keptOnly := func() []string {
-		return slices.DeleteFunc(slices.Clone(stems), func(st string) bool { return !slices.Contains(unique, st) })
-	}
-	if len(unique) == 0 {
-		return nil, nil, nil
-	}
-	// One request, not pages: Chroma evaluates the clause again for each
-	// page. The rare terms' documents number at most termDocs each, so
-	// a get of more holds a term that became common meanwhile.
-	most := max(s.kw.candidates, len(unique)*s.kw.termDocs)
-	limit := most + 1
-	got, err := s.c.getOnce(ctx, s.docs, getRequest{Where: where, WhereDocument: containsAny(unique), Limit: &limit, Include: []string{"documents"}})
+	counted, err := s.countTerms(ctx, where, scope, unknown, now)
 	if err != nil {
 		return nil, nil, err
 	}
-	if len(got.IDs) <= most {
-		return idTexts(got), keptOnly(), nil
+	maps.Copy(idsOf, counted)
+	kept := slices.DeleteFunc(slices.Clone(stems), func(st string) bool { _, ok := idsOf[st]; return !ok })
+	var ids []string
+	for _, st := range slices.Sorted(maps.Keys(idsOf)) {
+		ids = append(ids, idsOf[st]...)
 	}
-	// Cut: a verdict was out of date. The terms are counted again, and
-	// the rare ones' candidates read whole (at most maxTermDocs each).
-	if err := s.countTerms(ctx, where, scope, unique, now); err != nil {
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	texts, err := s.texts(ctx, s.docs, ids)
+	if err != nil {
 		return nil, nil, err
 	}
-	if unique = slices.DeleteFunc(unique, func(st string) bool { return !rare(st) }); len(unique) == 0 {
-		return nil, nil, nil
+	cands := make([]core.Document, 0, len(texts))
+	for _, id := range ids {
+		if text, ok := texts[id]; ok { // absent: deleted since its term was counted
+			cands = append(cands, core.Document{ID: id, Text: text})
+		}
 	}
-	got, err = s.c.get(ctx, s.docs, getRequest{Where: where, WhereDocument: containsAny(unique), Include: []string{"documents"}})
-	return idTexts(got), keptOnly(), err
+	return cands, kept, nil
 }
 
-// idTexts are the documents of r with their ids and texts only.
-func idTexts(r records) []core.Document {
-	out := make([]core.Document, len(r.IDs))
-	for i, id := range r.IDs {
-		out[i] = core.Document{ID: id, Text: r.Documents[i]}
-	}
-	return out
-}
-
-// keywordLimits are maxTermDocs and maxCandidates (tests lower them).
-type keywordLimits struct{ termDocs, candidates int }
+// keywordLimits is maxTermDocs (tests lower it).
+type keywordLimits struct{ termDocs int }
 
 // countTerms asks Chroma, term by term (termFetches at a time, ids only),
-// whether more than maxTermDocs documents of where hold each of stems,
-// and records the verdicts under scope (termScope(where)).
-func (s *Store) countTerms(ctx context.Context, where map[string]any, scope string, stems []string, now time.Time) error {
+// for the documents of where holding each of stems (at most
+// maxTermDocs+1), records under scope (termScope(where)) whether each is
+// too common and, when not, its documents, and returns the latter.
+func (s *Store) countTerms(ctx context.Context, where map[string]any, scope string, stems []string, now time.Time) (map[string][]string, error) {
 	if len(stems) == 0 {
-		return nil
+		return nil, nil
 	}
-	isCommon := make([]bool, len(stems))
+	ids := make([][]string, len(stems))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(termFetches)
 	for i, st := range stems {
 		g.Go(func() error {
 			limit := s.kw.termDocs + 1
 			got, err := s.c.get(gctx, s.docs, getRequest{Where: where, Limit: &limit, Include: []string{}, WhereDocument: containsAny([]string{st})})
-			isCommon[i] = err == nil && len(got.IDs) > s.kw.termDocs
+			ids[i] = got.IDs
 			return err
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return err
+		return nil, err
 	}
-	s.terms.set(scope, stems, isCommon, now)
-	return nil
+	out := map[string][]string{}
+	for i, st := range stems {
+		switch {
+		case len(ids[i]) > s.kw.termDocs:
+			ids[i] = nil // too common
+		case ids[i] == nil:
+			ids[i] = []string{} // in no document
+		}
+		if ids[i] != nil {
+			out[st] = ids[i]
+		}
+	}
+	s.terms.set(scope, stems, ids, now)
+	return out, nil
 }
 
 // containsAny is the where_document clause of the texts holding any of

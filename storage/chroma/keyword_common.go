@@ -2,32 +2,44 @@ package chroma
 
 import (
 	"encoding/json"
+	"slices"
 	"sync"
 	"time"
 )
 
 // termCache remembers, per where clause, whether a keyword term was found
-// too common (more than maxTermDocs documents) or not, so that the next
-// search asks Chroma for the rare terms' candidates at once, without
-// counting each term again: counting is one request per term, and a
-// request whose $or holds a common term costs the server a scan of every
-// document holding it. A term's documents grow and shrink slowly, so a
-// verdict is believed for termVerdictFor (a verdict proved wrong by a cut
-// get is corrected then); at most termCacheMax are kept (when full, the
-// cache starts again).
+// too common (more than maxTermDocs documents) or not and, when not, the
+// ids of its documents, so that the next search reads the candidates'
+// texts by id without asking Chroma to read the store again (a get by
+// $contains costs the server a read of every document, whatever it
+// finds). A common term's documents grow and shrink slowly: its verdict
+// is believed for termVerdictFor. A rare one's documents change with
+// every write holding it: they are believed for termIDsFor, and forgotten
+// at once when this process writes a text holding the term (written); a
+// write by another replica is seen when they are asked again. A document
+// deleted meanwhile is not read (its text is gone). At most termCacheMax
+// verdicts and termIDsMax ids are kept (when full, the cache starts
+// again).
 type termCache struct {
 	mu       sync.Mutex
 	verdicts map[string]termVerdict
+	ids      int // how many ids verdicts holds
 }
 
 type termVerdict struct {
-	common bool
-	until  time.Time
+	stem  string
+	ids   []string // nil: too common
+	until time.Time
 }
 
 const (
 	termVerdictFor = time.Hour
+	termIDsFor     = time.Minute
 	termCacheMax   = 20000
+	termIDsMax     = 500000
+	// writtenScanMax is the most texts a write checks against the
+	// verdicts one by one; a larger write (an import) forgets them all.
+	writtenScanMax = 64
 )
 
 // termScope is the key of where's verdicts, asked once a search.
@@ -37,27 +49,56 @@ func termScope(where map[string]any) string {
 }
 
 // verdict reports whether stem is common within the where clause of
-// scope (termScope), and whether that is known (lately).
-func (c *termCache) verdict(scope, stem string, now time.Time) (common, known bool) {
+// scope (termScope), and whether that is known (lately); when it is not
+// common, ids are its documents.
+func (c *termCache) verdict(scope, stem string, now time.Time) (common bool, ids []string, known bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	v, ok := c.verdicts[scope+"\x00"+stem]
 	if !ok || !now.Before(v.until) {
-		return false, false
+		return false, nil, false
 	}
-	return v.common, true
+	return v.ids == nil, v.ids, true
 }
 
-// set records whether each of stems is common (common[i]) within the
-// where clause of scope.
-func (c *termCache) set(scope string, stems []string, common []bool, now time.Time) {
+// set records, for each of stems, its documents within the where clause
+// of scope (ids[i]), or that it is common (ids[i] nil).
+func (c *termCache) set(scope string, stems []string, ids [][]string, now time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.verdicts == nil || len(c.verdicts)+len(stems) > termCacheMax {
-		c.verdicts = map[string]termVerdict{}
+	n := 0
+	for _, l := range ids {
+		n += len(l)
+	}
+	if c.verdicts == nil || len(c.verdicts)+len(stems) > termCacheMax || c.ids+n > termIDsMax {
+		c.verdicts, c.ids = map[string]termVerdict{}, 0
 	}
 	for i, st := range stems {
-		c.verdicts[scope+"\x00"+st] = termVerdict{common: common[i], until: now.Add(termVerdictFor)}
+		v := termVerdict{stem: st, until: now.Add(termVerdictFor)}
+		if ids[i] != nil {
+			v.ids, v.until = ids[i], now.Add(termIDsFor)
+		}
+		key := scope + "\x00" + st
+		c.ids += len(v.ids) - len(c.verdicts[key].ids)
+		c.verdicts[key] = v
+	}
+}
+
+// written forgets the documents of the rare terms that texts (just
+// written) hold in a form $contains finds: their lists lack the new
+// documents. A common term stays common.
+func (c *termCache) written(texts []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(texts) > writtenScanMax {
+		c.verdicts, c.ids = nil, 0
+		return
+	}
+	for key, v := range c.verdicts {
+		if v.ids != nil && slices.ContainsFunc(texts, func(t string) bool { return hasForm(t, v.stem) }) {
+			c.ids -= len(v.ids)
+			delete(c.verdicts, key)
+		}
 	}
 }
 

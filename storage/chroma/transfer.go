@@ -125,6 +125,7 @@ func (s *Store) Import(ctx context.Context, docs []core.Document, history []core
 	if err := s.upsertDocs(ctx, r); err != nil {
 		return res, err
 	}
+	s.terms.written(r.Documents)
 	res.Documents = len(todo)
 	hr, err := historyRecords(history)
 	if err != nil {
