@@ -158,15 +158,23 @@ func (s *Store) keywordCandidates(ctx context.Context, where map[string]any, ste
 	}
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
-	texts, err := s.texts(ctx, s.docs, ids)
-	if err != nil {
+	// The texts by id, a page each, termFetches pages at once.
+	pages := slices.Collect(slices.Chunk(ids, getPage))
+	got := make([]records, len(pages))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(termFetches)
+	for i, page := range pages {
+		g.Go(func() (err error) {
+			got[i], err = s.c.getOnce(gctx, s.docs, getRequest{IDs: page, Include: []string{"documents"}})
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
 		return nil, nil, err
 	}
-	cands := make([]core.Document, 0, len(texts))
-	for _, id := range ids {
-		if text, ok := texts[id]; ok { // absent: deleted since its term was counted
-			cands = append(cands, core.Document{ID: id, Text: text})
-		}
+	var cands []core.Document // a document deleted since its term was counted is absent
+	for _, r := range got {
+		cands = append(cands, idTexts(r)...)
 	}
 	return cands, kept, nil
 }
@@ -298,4 +306,13 @@ func rankBM25(cands []core.Document, stems []string, total int) []core.KeywordHi
 	}
 	slices.SortFunc(hits, func(a, b core.KeywordHit) int { return cmp.Or(cmp.Compare(b.BM25, a.BM25), cmp.Compare(a.ID, b.ID)) })
 	return hits
+}
+
+// idTexts are the documents of r with their ids and texts only.
+func idTexts(r records) []core.Document {
+	out := make([]core.Document, len(r.IDs))
+	for i, id := range r.IDs {
+		out[i] = core.Document{ID: id, Text: r.Documents[i]}
+	}
+	return out
 }
