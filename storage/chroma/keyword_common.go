@@ -3,6 +3,7 @@ package chroma
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 )
@@ -85,9 +86,13 @@ func (c *termCache) set(scope string, stems []string, ids [][]string, now time.T
 }
 
 // written forgets the documents of the rare terms that texts (just
-// written) hold in a form $contains finds: their lists lack the new
-// documents. A common term stays common.
+// written) hold in any case (a superset of the forms $contains finds):
+// their lists lack the new documents. A common term stays common.
 func (c *termCache) written(texts []string) {
+	lower := make([]string, len(texts))
+	for i, t := range texts {
+		lower[i] = strings.ToLower(t)
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(texts) > writtenScanMax {
@@ -95,7 +100,7 @@ func (c *termCache) written(texts []string) {
 		return
 	}
 	for key, v := range c.verdicts {
-		if v.ids != nil && slices.ContainsFunc(texts, func(t string) bool { return hasForm(t, v.stem) }) {
+		if v.ids != nil && slices.ContainsFunc(lower, func(t string) bool { return strings.Contains(t, v.stem) }) {
 			c.ids -= len(v.ids)
 			delete(c.verdicts, key)
 		}
