@@ -128,55 +128,118 @@ const wideKeywordShare = 0.9
 
 // keywordCandidates returns the documents of where holding any of the
 // terms that are not too common (by $contains), and those terms, each as
-// often as stems holds it. Each term's documents come from its count (the
-// ids of at most maxTermDocs+1 documents of where holding it), which
-// termCache keeps: a term whose documents are known (lately) costs no
-// request; the candidates' texts are then read by id, which Chroma
-// answers from an index, where a get by $contains reads every document.
+// often as stems holds it. A term not known lately is counted (the ids
+// of at most maxTermDocs+1 documents of where holding it); a rare term
+// whose documents are known lately (termCache) costs no request; those
+// of rare terms known longer ago are asked again together, in one get
+// (an $or of their $contains, with their texts). The other candidates'
+// texts are then read by id, which Chroma answers from an index, where a
+// get by $contains reads every document.
 func (s *Store) keywordCandidates(ctx context.Context, where map[string]any, stems []string) ([]core.Document, []string, error) {
 	now, scope := time.Now(), termScope(where)
 	unique := slices.Compact(slices.Sorted(slices.Values(stems)))
 	idsOf := map[string][]string{}
-	var unknown []string
+	var unknown, stale []string
 	for _, st := range unique {
-		switch common, ids, known := s.terms.verdict(scope, st, now); {
+		switch common, ids, fresh, known := s.terms.verdict(scope, st, now); {
 		case !known:
 			unknown = append(unknown, st)
-		case !common:
+		case common:
+		case fresh:
 			idsOf[st] = ids
+		default:
+			stale = append(stale, st)
 		}
 	}
-	counted, err := s.countTerms(ctx, where, scope, unknown, now)
-	if err != nil {
-		return nil, nil, err
-	}
-	maps.Copy(idsOf, counted)
-	kept := slices.DeleteFunc(slices.Clone(stems), func(st string) bool { _, ok := idsOf[st]; return !ok })
-	var ids []string
-	for _, st := range slices.Sorted(maps.Keys(idsOf)) {
-		ids = append(ids, idsOf[st]...)
-	}
-	slices.Sort(ids)
-	ids = slices.Compact(ids)
-	// The texts by id, a page each, termFetches pages at once.
-	pages := slices.Collect(slices.Chunk(ids, getPage))
-	got := make([]records, len(pages))
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(termFetches)
-	for i, page := range pages {
-		g.Go(func() (err error) {
-			got[i], err = s.c.getOnce(gctx, s.docs, getRequest{IDs: page, Include: []string{"documents"}})
+	var cands []core.Document
+	var g errgroup.Group
+	var counted map[string][]string
+	g.Go(func() (err error) {
+		counted, err = s.countTerms(ctx, where, scope, unknown, now)
+		return err
+	})
+	if len(stale) > 0 {
+		g.Go(func() error {
+			got, cut, err := s.staleCandidates(ctx, where, scope, stale, now)
+			if err != nil || !cut {
+				cands = got
+				return err
+			}
+			_, err = s.countTerms(ctx, where, scope, stale, now) // a term grew common
 			return err
 		})
 	}
 	if err := g.Wait(); err != nil {
 		return nil, nil, err
 	}
-	var cands []core.Document // a document deleted since its term was counted is absent
-	for _, r := range got {
+	maps.Copy(idsOf, counted)
+	for _, st := range stale {
+		if common, ids, _, known := s.terms.verdict(scope, st, now); known && !common {
+			idsOf[st] = ids
+		}
+	}
+	kept := slices.DeleteFunc(slices.Clone(stems), func(st string) bool { _, ok := idsOf[st]; return !ok })
+	have := map[string]bool{}
+	for _, d := range cands {
+		have[d.ID] = true
+	}
+	var ids []string
+	for _, st := range slices.Sorted(maps.Keys(idsOf)) {
+		for _, id := range idsOf[st] {
+			if !have[id] {
+				ids = append(ids, id)
+			}
+		}
+	}
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	// The texts by id, a page each, termFetches pages at once.
+	pages := slices.Collect(slices.Chunk(ids, getPage))
+	got := make([]records, len(pages))
+	pg, pctx := errgroup.WithContext(ctx)
+	pg.SetLimit(termFetches)
+	for i, page := range pages {
+		pg.Go(func() (err error) {
+			got[i], err = s.c.getOnce(pctx, s.docs, getRequest{IDs: page, Include: []string{"documents"}})
+			return err
+		})
+	}
+	if err := pg.Wait(); err != nil {
+		return nil, nil, err
+	}
+	for _, r := range got { // a document deleted since its term was counted is absent
 		cands = append(cands, idTexts(r)...)
 	}
 	return cands, kept, nil
+}
+
+// staleCandidates asks Chroma again for the documents of where holding
+// stems (rare terms whose documents were known longer ago than
+// termIDsFor), in one get with their texts, records each term's anew, and
+// returns them; cut says the get held more than the terms may match (a
+// term grew common): nothing is recorded, the terms are to be counted.
+func (s *Store) staleCandidates(ctx context.Context, where map[string]any, scope string, stems []string, now time.Time) ([]core.Document, bool, error) {
+	most := len(stems) * s.kw.termDocs
+	limit := most + 1
+	got, err := s.c.getOnce(ctx, s.docs, getRequest{Where: where, WhereDocument: containsAny(stems), Limit: &limit, Include: []string{"documents"}})
+	if err != nil || len(got.IDs) > most {
+		return nil, err == nil, err
+	}
+	docs := idTexts(got)
+	ids := make([][]string, len(stems))
+	for i, st := range stems {
+		ids[i] = []string{}
+		for _, d := range docs {
+			if hasForm(d.Text, st) {
+				ids[i] = append(ids[i], d.ID)
+			}
+		}
+		if len(ids[i]) > s.kw.termDocs {
+			ids[i] = nil
+		}
+	}
+	s.terms.set(scope, stems, ids, now)
+	return docs, false, nil
 }
 
 // keywordLimits is maxTermDocs (tests lower it).

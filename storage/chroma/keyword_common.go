@@ -3,9 +3,10 @@ package chroma
 import (
 	"encoding/json"
 	"slices"
-	"strings"
 	"sync"
 	"time"
+
+	"github.com/ada-chat/ada/core"
 )
 
 // termCache remembers, per where clause, whether a keyword term was found
@@ -13,14 +14,16 @@ import (
 // ids of its documents, so that the next search reads the candidates'
 // texts by id without asking Chroma to read the store again (a get by
 // $contains costs the server a read of every document, whatever it
-// finds). A common term's documents grow and shrink slowly: its verdict
-// is believed for termVerdictFor. A rare one's documents change with
-// every write holding it: they are believed for termIDsFor, and forgotten
-// at once when this process writes a text holding the term (written); a
-// write by another replica is seen when they are asked again. A document
-// deleted meanwhile is not read (its text is gone). At most termCacheMax
-// verdicts and termIDsMax ids are kept (when full, the cache starts
-// again).
+// finds). A verdict is believed for termVerdictFor: a term's documents
+// grow and shrink slowly. A rare term's documents are believed for
+// termIDsFor (another replica's writes are seen then): after, its
+// documents are asked again with the other such terms of the search in
+// one $contains get. A write of this process holding the term adds its
+// document to the whole store's list (the where clause of no filter),
+// and makes the other lists of the term stale (their filters are not
+// read here). A document deleted meanwhile is not read (its text is
+// gone). At most termCacheMax verdicts and termIDsMax ids are kept (when
+// full, the cache starts again).
 type termCache struct {
 	mu       sync.Mutex
 	verdicts map[string]termVerdict
@@ -28,9 +31,9 @@ type termCache struct {
 }
 
 type termVerdict struct {
-	stem  string
-	ids   []string // nil: too common
-	until time.Time
+	scope, stem     string
+	ids             []string // nil: too common
+	until, idsUntil time.Time
 }
 
 const (
@@ -49,17 +52,20 @@ func termScope(where map[string]any) string {
 	return string(w)
 }
 
+// wholeStore is the termScope of no where clause.
+var wholeStore = termScope(nil)
+
 // verdict reports whether stem is common within the where clause of
 // scope (termScope), and whether that is known (lately); when it is not
-// common, ids are its documents.
-func (c *termCache) verdict(scope, stem string, now time.Time) (common bool, ids []string, known bool) {
+// common, ids are its documents, known lately when fresh.
+func (c *termCache) verdict(scope, stem string, now time.Time) (common bool, ids []string, fresh, known bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	v, ok := c.verdicts[scope+"\x00"+stem]
 	if !ok || !now.Before(v.until) {
-		return false, nil, false
+		return false, nil, false, false
 	}
-	return v.ids == nil, v.ids, true
+	return v.ids == nil, v.ids, v.ids != nil && now.Before(v.idsUntil), true
 }
 
 // set records, for each of stems, its documents within the where clause
@@ -75,35 +81,43 @@ func (c *termCache) set(scope string, stems []string, ids [][]string, now time.T
 		c.verdicts, c.ids = map[string]termVerdict{}, 0
 	}
 	for i, st := range stems {
-		v := termVerdict{stem: st, until: now.Add(termVerdictFor)}
-		if ids[i] != nil {
-			v.ids, v.until = ids[i], now.Add(termIDsFor)
-		}
+		v := termVerdict{scope: scope, stem: st, ids: ids[i], until: now.Add(termVerdictFor), idsUntil: now.Add(termIDsFor)}
 		key := scope + "\x00" + st
 		c.ids += len(v.ids) - len(c.verdicts[key].ids)
 		c.verdicts[key] = v
 	}
 }
 
-// written forgets the documents of the rare terms that texts (just
-// written) hold in any case (a superset of the forms $contains finds):
-// their lists lack the new documents. A common term stays common.
-func (c *termCache) written(texts []string) {
-	lower := make([]string, len(texts))
-	for i, t := range texts {
-		lower[i] = strings.ToLower(t)
-	}
+// written updates the rare terms' documents for docs (just written):
+// a document holding a term (in a form $contains finds) joins the term's
+// whole-store list, or makes it common past most; the term's lists
+// within a where clause become stale. A common term stays common.
+func (c *termCache) written(docs []core.Document, most int, now time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(texts) > writtenScanMax {
+	if len(docs) > writtenScanMax {
 		c.verdicts, c.ids = nil, 0
 		return
 	}
 	for key, v := range c.verdicts {
-		if v.ids != nil && slices.ContainsFunc(lower, func(t string) bool { return strings.Contains(t, v.stem) }) {
-			c.ids -= len(v.ids)
-			delete(c.verdicts, key)
+		if v.ids == nil {
+			continue
 		}
+		for _, d := range docs {
+			switch {
+			case !hasForm(d.Text, v.stem):
+			case v.scope != wholeStore:
+				v.idsUntil = time.Time{}
+			case !slices.Contains(v.ids, d.ID):
+				v.ids = append(slices.Clone(v.ids), d.ID)
+				c.ids++
+			}
+		}
+		if len(v.ids) > most {
+			c.ids -= len(v.ids)
+			v.ids, v.until = nil, now.Add(termVerdictFor)
+		}
+		c.verdicts[key] = v
 	}
 }
 

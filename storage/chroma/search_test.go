@@ -77,10 +77,10 @@ func TestKeywordSearchRemembersTermsDocuments(t *testing.T) {
 	if err != nil || !slices.Equal(ids(hits), rare) || len(hits[0].Embedding) != core.Dim {
 		t.Fatalf("hits = %v (%v), want the zanzibar memory alone", ids(hits), err)
 	}
-	if common, _, known := s.terms.verdict(termScope(nil), "coffee", time.Now()); !common || !known {
+	if common, _, _, known := s.terms.verdict(termScope(nil), "coffee", time.Now()); !common || !known {
 		t.Fatal("coffee should be remembered as common")
 	}
-	if common, docs, known := s.terms.verdict(termScope(nil), "zanzibar", time.Now()); common || !known || !slices.Equal(docs, rare) {
+	if common, docs, fresh, known := s.terms.verdict(termScope(nil), "zanzibar", time.Now()); common || !known || !fresh || !slices.Equal(docs, rare) {
 		t.Fatalf("zanzibar should be remembered as rare, in %v; got %v", rare, docs)
 	}
 	log := &bodyLog{next: http.DefaultTransport}
@@ -121,12 +121,35 @@ func TestKeywordSearchRemembersTermsDocuments(t *testing.T) {
 	if err != nil || len(hits) != 6 {
 		t.Fatalf("hits = %v (%v), want the 6 saucer and teapot memories", ids(hits), err)
 	}
-	if common, _, known := s.terms.verdict(termScope(nil), "kettle", time.Now()); !common || !known {
+	if common, _, _, known := s.terms.verdict(termScope(nil), "kettle", time.Now()); !common || !known {
 		t.Fatal("kettle should be remembered as common after the write")
 	}
 	hits, err = s.KeywordSearch(ctx, core.KeywordQuery{Text: "zanzibar", K: 10})
 	if want := append(slices.Clone(rare), second...); err != nil || !slices.Equal(ids(hits), slices.Sorted(slices.Values(want))) {
 		t.Fatalf("zanzibar after the write: %v (%v), want both zanzibar memories", ids(hits), err)
+	}
+	// Within a filter's where clause, a write holding the word makes its
+	// documents stale: the next search asks them again (one get) and
+	// finds the new memory.
+	memories := core.Filter{Type: core.DocMemory}
+	hits, err = s.KeywordSearch(ctx, core.KeywordQuery{Text: "zanzibar", K: 10, Filter: memories})
+	if err != nil || len(hits) != 2 {
+		t.Fatalf("zanzibar among memories: %v (%v), want both", ids(hits), err)
+	}
+	docs = docs[:0]
+	third := add(1, "zanzibar once more")
+	if err := s.Put(ctx, docs...); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, fresh, known := s.terms.verdict(termScope(whereOf(memories)), "zanzibar", time.Now()); fresh || !known {
+		t.Fatal("zanzibar among memories should be known rare, its documents stale after the write")
+	}
+	hits, err = s.KeywordSearch(ctx, core.KeywordQuery{Text: "zanzibar", K: 10, Filter: memories})
+	if err != nil || len(hits) != 3 || !slices.Contains(ids(hits), third[0]) {
+		t.Fatalf("zanzibar among memories after the write: %v (%v), want the three", ids(hits), err)
+	}
+	if _, docs, fresh, _ := s.terms.verdict(termScope(whereOf(memories)), "zanzibar", time.Now()); !fresh || len(docs) != 3 {
+		t.Fatalf("zanzibar among memories: %v (fresh %v), want its three documents asked again", docs, fresh)
 	}
 }
 

@@ -129,7 +129,7 @@ func (s *Store) Apply(ctx context.Context, c core.Change) (core.Deleted, error) 
 	if err := s.upsertDocs(ctx, r); err != nil {
 		return core.Deleted{}, err
 	}
-	s.terms.written(r.Documents)
+	s.terms.written(c.Put, s.kw.termDocs, time.Now())
 	gone := core.Deleted{IDs: c.Deleting()}
 	if gone.Orphans, err = s.deleteDocs(ctx, gone.IDs, c.Reason); err != nil {
 		return core.Deleted{}, err
@@ -238,7 +238,7 @@ func (s *Store) Replace(ctx context.Context, f core.Filter, docs ...core.Documen
 	if err := s.upsertDocs(ctx, r); err != nil {
 		return err
 	}
-	s.terms.written(r.Documents)
+	s.terms.written(docs, s.kw.termDocs, time.Now())
 	old, err := s.find(ctx, f, []string{"metadatas"})
 	if err != nil {
 		return err
