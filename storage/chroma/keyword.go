@@ -71,7 +71,11 @@ func (s *Store) KeywordSearch(ctx context.Context, q core.KeywordQuery) ([]core.
 		where = nil
 	}
 	g.Go(func() (err error) {
-		cands, kept, err = s.keywordCandidates(gctx, where, stems)
+		if q.Filter.ConversationID != "" && where != nil {
+			cands, kept, err = s.conversationCandidates(gctx, where, stems)
+		} else {
+			cands, kept, err = s.keywordCandidates(gctx, where, stems)
+		}
 		return err
 	})
 	if err := g.Wait(); err != nil || len(cands) == 0 {
@@ -240,6 +244,30 @@ func (s *Store) staleCandidates(ctx context.Context, where map[string]any, scope
 	}
 	s.terms.set(scope, stems, ids, now)
 	return docs, false, nil
+}
+
+// conversationCandidates is keywordCandidates within one conversation
+// (a chat's recall, a new conversation's first): its documents are read
+// in one get and their words matched here, where asking Chroma for each
+// word would cost a read of the store per word (and a new conversation's
+// words are never known yet). A word in more than maxTermDocs of its
+// documents is too common, as in keywordCandidates.
+func (s *Store) conversationCandidates(ctx context.Context, where map[string]any, stems []string) ([]core.Document, []string, error) {
+	got, err := s.c.get(ctx, s.docs, getRequest{Where: where, Include: []string{"documents"}})
+	if err != nil {
+		return nil, nil, err
+	}
+	docs := idTexts(got)
+	df := map[string]int{}
+	for _, st := range slices.Compact(slices.Sorted(slices.Values(stems))) {
+		for _, d := range docs {
+			if hasForm(d.Text, st) {
+				df[st]++
+			}
+		}
+	}
+	kept := slices.DeleteFunc(slices.Clone(stems), func(st string) bool { return df[st] == 0 || df[st] > s.kw.termDocs })
+	return docs, kept, nil
 }
 
 // keywordLimits is maxTermDocs (tests lower it).

@@ -191,3 +191,43 @@ func (l *bodyLog) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	return l.next.RoundTrip(r)
 }
+
+// A keyword search within one conversation (a chat's recall) reads the
+// conversation's documents once and matches their words here: no
+// $contains, whose cost is a read of the store per word. A word in more
+// of its documents than maxTermDocs is left out, as elsewhere.
+func TestKeywordSearchWithinAConversationReadsItOnce(t *testing.T) {
+	ctx := context.Background()
+	s := openTestStore(t, "convkw")
+	s.kw = keywordLimits{termDocs: 3}
+	now := time.Now().UTC()
+	conv := core.NewConversationID()
+	var docs []core.Document
+	for i, text := range []string{"the zeppelin landed", "a Zeppelin again", "we had coffee", "coffee, coffee", "more coffee", "coffee and a zeppelin"} {
+		docs = append(docs, testTurn(conv, i, "user", text, now))
+	}
+	other := testTurn(core.NewConversationID(), 0, "user", "a zeppelin elsewhere", now)
+	if err := s.Put(ctx, append(docs, other)...); err != nil {
+		t.Fatal(err)
+	}
+	log := &bodyLog{next: http.DefaultTransport}
+	s.c.http.Transport = log
+	hits, err := s.KeywordSearch(ctx, core.KeywordQuery{Text: "zeppelin coffee", K: 10, Filter: core.Filter{Type: core.DocTurn, ConversationID: conv}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, h := range hits {
+		got = append(got, h.Text)
+	}
+	slices.Sort(got)
+	// coffee is in 4 of the conversation's turns, more than 3: left out.
+	if want := []string{"a Zeppelin again", "coffee and a zeppelin", "the zeppelin landed"}; !slices.Equal(got, want) {
+		t.Fatalf("hits = %q, want %q", got, want)
+	}
+	for _, b := range log.bodies {
+		if strings.Contains(b, "where_document") {
+			t.Errorf("a search within a conversation sent a $contains: %s", b)
+		}
+	}
+}
