@@ -3,6 +3,7 @@ package chroma
 import (
 	"cmp"
 	"context"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -25,22 +26,22 @@ import (
 // search.
 //
 // Each term is first counted (a get of its ids, at most maxTermDocs+1,
-// termFetches at a time), and whether it is too common is remembered for
-// an hour per where clause (termCache); then the candidates of the rare
-// terms come in one get (an $or of their $contains, texts only), and the
-// metadata and embeddings of the K chosen in another. A search whose
-// terms are all known thus makes two requests (the candidates, the K
-// chosen; Chroma's count, BM25's N, is reused for a minute, storeSize)
-// instead of one per term plus three. The candidates' get is one
-// request (Chroma evaluates a get's clauses again for each page); when it
-// holds more than the rare terms can match (maxTermDocs each, at least
-// maxCandidates: a rare term became common), its terms are counted again.
+// termFetches at a time) within the search's where clause, and its
+// verdict remembered per where clause (termCache): a common term for an
+// hour, a rare one with its documents' ids for a minute, and until this
+// process writes a text holding it. Then the candidates' texts are read
+// by id and ranked here, and the metadata and embeddings of the K chosen
+// read by id (Chroma's count, BM25's N, is reused for a minute,
+// storeSize). A search whose terms are all known thus sends no request
+// that Chroma answers by reading the store (every where and
+// where_document clause is such a request on Chroma 1.0: it evaluates the
+// clause over every record of the collection, whatever it selects); one
+// with new terms sends one such get per new term.
 const (
-	bm25K1        = 1.2
-	bm25B         = 0.75
-	maxTermDocs   = 500
-	maxCandidates = 2000
-	termFetches   = 4
+	bm25K1      = 1.2
+	bm25B       = 0.75
+	maxTermDocs = 500
+	termFetches = 4
 )
 
 // KeywordSearch returns up to q.K documents within q's filter that match
@@ -70,7 +71,11 @@ func (s *Store) KeywordSearch(ctx context.Context, q core.KeywordQuery) ([]core.
 		where = nil
 	}
 	g.Go(func() (err error) {
-		cands, kept, err = s.keywordCandidates(gctx, where, stems)
+		if q.Filter.ConversationID != "" && where != nil {
+			cands, kept, err = s.conversationCandidates(gctx, where, stems)
+		} else {
+			cands, kept, err = s.keywordCandidates(gctx, where, stems)
+		}
 		return err
 	})
 	if err := g.Wait(); err != nil || len(cands) == 0 {
@@ -127,89 +132,183 @@ const wideKeywordShare = 0.9
 
 // keywordCandidates returns the documents of where holding any of the
 // terms that are not too common (by $contains), and those terms, each as
-// often as stems holds it.
+// often as stems holds it. A term not known lately is counted (the ids
+// of at most maxTermDocs+1 documents of where holding it); a rare term
+// whose documents are known lately (termCache) costs no request; those
+// of rare terms known longer ago are asked again together, in one get
+// (an $or of their $contains, with their texts). The other candidates'
+// texts are then read by id, which Chroma answers from an index, where a
+// get by $contains reads every document.
 func (s *Store) keywordCandidates(ctx context.Context, where map[string]any, stems []string) ([]core.Document, []string, error) {
 	now, scope := time.Now(), termScope(where)
 	unique := slices.Compact(slices.Sorted(slices.Values(stems)))
-	var unknown []string
-	rare := func(st string) bool {
-		common, known := s.terms.verdict(scope, st, now)
-		return known && !common
-	}
+	idsOf := map[string][]string{}
+	var unknown, stale []string
 	for _, st := range unique {
-		if _, known := s.terms.verdict(scope, st, now); !known {
+		switch common, ids, fresh, known := s.terms.verdict(scope, st, now); {
+		case !known:
 			unknown = append(unknown, st)
+		case common:
+		case fresh:
+			idsOf[st] = ids
+		default:
+			stale = append(stale, st)
 		}
 	}
-	if err := s.countTerms(ctx, where, scope, unknown, now); err != nil {
+	var cands []core.Document
+	var g errgroup.Group
+	var counted map[string][]string
+	g.Go(func() (err error) {
+		counted, err = s.countTerms(ctx, where, scope, unknown, now)
+		return err
+	})
+	if len(stale) > 0 {
+		g.Go(func() error {
+			got, cut, err := s.staleCandidates(ctx, where, scope, stale, now)
+			if err != nil || !cut {
+				cands = got
+				return err
+			}
+			_, err = s.countTerms(ctx, where, scope, stale, now) // a term grew common
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
 		return nil, nil, err
 	}
-	unique = slices.DeleteFunc(unique, func(st string) bool { return !rare(st) })
-	keptOnly := func() []string {
-		return slices.DeleteFunc(slices.Clone(stems), func(st string) bool { return !slices.Contains(unique, st) })
+	maps.Copy(idsOf, counted)
+	for _, st := range stale {
+		if common, ids, _, known := s.terms.verdict(scope, st, now); known && !common {
+			idsOf[st] = ids
+		}
 	}
-	if len(unique) == 0 {
-		return nil, nil, nil
+	kept := slices.DeleteFunc(slices.Clone(stems), func(st string) bool { _, ok := idsOf[st]; return !ok })
+	have := map[string]bool{}
+	for _, d := range cands {
+		have[d.ID] = true
 	}
-	// One request, not pages: Chroma evaluates the clause again for each
-	// page. The rare terms' documents number at most termDocs each, so
-	// a get of more holds a term that became common meanwhile.
-	most := max(s.kw.candidates, len(unique)*s.kw.termDocs)
+	var ids []string
+	for _, st := range slices.Sorted(maps.Keys(idsOf)) {
+		for _, id := range idsOf[st] {
+			if !have[id] {
+				ids = append(ids, id)
+			}
+		}
+	}
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	// The texts by id, a page each, termFetches pages at once.
+	pages := slices.Collect(slices.Chunk(ids, getPage))
+	got := make([]records, len(pages))
+	pg, pctx := errgroup.WithContext(ctx)
+	pg.SetLimit(termFetches)
+	for i, page := range pages {
+		pg.Go(func() (err error) {
+			got[i], err = s.c.getOnce(pctx, s.docs, getRequest{IDs: page, Include: []string{"documents"}})
+			return err
+		})
+	}
+	if err := pg.Wait(); err != nil {
+		return nil, nil, err
+	}
+	for _, r := range got { // a document deleted since its term was counted is absent
+		cands = append(cands, idTexts(r)...)
+	}
+	return cands, kept, nil
+}
+
+// staleCandidates asks Chroma again for the documents of where holding
+// stems (rare terms whose documents were known longer ago than
+// termIDsFor), in one get with their texts, records each term's anew, and
+// returns them; cut says the get held more than the terms may match (a
+// term grew common): nothing is recorded, the terms are to be counted.
+func (s *Store) staleCandidates(ctx context.Context, where map[string]any, scope string, stems []string, now time.Time) ([]core.Document, bool, error) {
+	most := len(stems) * s.kw.termDocs
 	limit := most + 1
-	got, err := s.c.getOnce(ctx, s.docs, getRequest{Where: where, WhereDocument: containsAny(unique), Limit: &limit, Include: []string{"documents"}})
+	got, err := s.c.getOnce(ctx, s.docs, getRequest{Where: where, WhereDocument: containsAny(stems), Limit: &limit, Include: []string{"documents"}})
+	if err != nil || len(got.IDs) > most {
+		return nil, err == nil, err
+	}
+	docs := idTexts(got)
+	ids := make([][]string, len(stems))
+	for i, st := range stems {
+		ids[i] = []string{}
+		for _, d := range docs {
+			if hasForm(d.Text, st) {
+				ids[i] = append(ids[i], d.ID)
+			}
+		}
+		if len(ids[i]) > s.kw.termDocs {
+			ids[i] = nil
+		}
+	}
+	s.terms.set(scope, stems, ids, now)
+	return docs, false, nil
+}
+
+// conversationCandidates is keywordCandidates within one conversation
+// (a chat's recall, a new conversation's first): its documents are read
+// in one get and their words matched here, where asking Chroma for each
+// word would cost a read of the store per word (and a new conversation's
+// words are never known yet). A word in more than maxTermDocs of its
+// documents is too common, as in keywordCandidates.
+func (s *Store) conversationCandidates(ctx context.Context, where map[string]any, stems []string) ([]core.Document, []string, error) {
+	got, err := s.c.get(ctx, s.docs, getRequest{Where: where, Include: []string{"documents"}})
 	if err != nil {
 		return nil, nil, err
 	}
-	if len(got.IDs) <= most {
-		return idTexts(got), keptOnly(), nil
+	docs := idTexts(got)
+	df := map[string]int{}
+	for _, st := range slices.Compact(slices.Sorted(slices.Values(stems))) {
+		for _, d := range docs {
+			if hasForm(d.Text, st) {
+				df[st]++
+			}
+		}
 	}
-	// Cut: a verdict was out of date. The terms are counted again, and
-	// the rare ones' candidates read whole (at most maxTermDocs each).
-	if err := s.countTerms(ctx, where, scope, unique, now); err != nil {
-		return nil, nil, err
-	}
-	if unique = slices.DeleteFunc(unique, func(st string) bool { return !rare(st) }); len(unique) == 0 {
-		return nil, nil, nil
-	}
-	got, err = s.c.get(ctx, s.docs, getRequest{Where: where, WhereDocument: containsAny(unique), Include: []string{"documents"}})
-	return idTexts(got), keptOnly(), err
+	kept := slices.DeleteFunc(slices.Clone(stems), func(st string) bool { return df[st] == 0 || df[st] > s.kw.termDocs })
+	return docs, kept, nil
 }
 
-// idTexts are the documents of r with their ids and texts only.
-func idTexts(r records) []core.Document {
-	out := make([]core.Document, len(r.IDs))
-	for i, id := range r.IDs {
-		out[i] = core.Document{ID: id, Text: r.Documents[i]}
-	}
-	return out
-}
-
-// keywordLimits are maxTermDocs and maxCandidates (tests lower them).
-type keywordLimits struct{ termDocs, candidates int }
+// keywordLimits is maxTermDocs (tests lower it).
+type keywordLimits struct{ termDocs int }
 
 // countTerms asks Chroma, term by term (termFetches at a time, ids only),
-// whether more than maxTermDocs documents of where hold each of stems,
-// and records the verdicts under scope (termScope(where)).
-func (s *Store) countTerms(ctx context.Context, where map[string]any, scope string, stems []string, now time.Time) error {
+// for the documents of where holding each of stems (at most
+// maxTermDocs+1), records under scope (termScope(where)) whether each is
+// too common and, when not, its documents, and returns the latter.
+func (s *Store) countTerms(ctx context.Context, where map[string]any, scope string, stems []string, now time.Time) (map[string][]string, error) {
 	if len(stems) == 0 {
-		return nil
+		return nil, nil
 	}
-	isCommon := make([]bool, len(stems))
+	ids := make([][]string, len(stems))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(termFetches)
 	for i, st := range stems {
 		g.Go(func() error {
 			limit := s.kw.termDocs + 1
 			got, err := s.c.get(gctx, s.docs, getRequest{Where: where, Limit: &limit, Include: []string{}, WhereDocument: containsAny([]string{st})})
-			isCommon[i] = err == nil && len(got.IDs) > s.kw.termDocs
+			ids[i] = got.IDs
 			return err
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return err
+		return nil, err
 	}
-	s.terms.set(scope, stems, isCommon, now)
-	return nil
+	out := map[string][]string{}
+	for i, st := range stems {
+		switch {
+		case len(ids[i]) > s.kw.termDocs:
+			ids[i] = nil // too common
+		case ids[i] == nil:
+			ids[i] = []string{} // in no document
+		}
+		if ids[i] != nil {
+			out[st] = ids[i]
+		}
+	}
+	s.terms.set(scope, stems, ids, now)
+	return out, nil
 }
 
 // containsAny is the where_document clause of the texts holding any of
@@ -298,4 +397,13 @@ func rankBM25(cands []core.Document, stems []string, total int) []core.KeywordHi
 	}
 	slices.SortFunc(hits, func(a, b core.KeywordHit) int { return cmp.Or(cmp.Compare(b.BM25, a.BM25), cmp.Compare(a.ID, b.ID)) })
 	return hits
+}
+
+// idTexts are the documents of r with their ids and texts only.
+func idTexts(r records) []core.Document {
+	out := make([]core.Document, len(r.IDs))
+	for i, id := range r.IDs {
+		out[i] = core.Document{ID: id, Text: r.Documents[i]}
+	}
+	return out
 }

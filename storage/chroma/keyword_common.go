@@ -2,32 +2,48 @@ package chroma
 
 import (
 	"encoding/json"
+	"slices"
 	"sync"
 	"time"
+
+	"github.com/ada-chat/ada/core"
 )
 
 // termCache remembers, per where clause, whether a keyword term was found
-// too common (more than maxTermDocs documents) or not, so that the next
-// search asks Chroma for the rare terms' candidates at once, without
-// counting each term again: counting is one request per term, and a
-// request whose $or holds a common term costs the server a scan of every
-// document holding it. A term's documents grow and shrink slowly, so a
-// verdict is believed for termVerdictFor (a verdict proved wrong by a cut
-// get is corrected then); at most termCacheMax are kept (when full, the
-// cache starts again).
+// too common (more than maxTermDocs documents) or not and, when not, the
+// ids of its documents, so that the next search reads the candidates'
+// texts by id without asking Chroma to read the store again (a get by
+// $contains costs the server a read of every document, whatever it
+// finds). A verdict is believed for termVerdictFor: a term's documents
+// grow and shrink slowly. A rare term's documents are believed for
+// termIDsFor (another replica's writes are seen then): after, its
+// documents are asked again with the other such terms of the search in
+// one $contains get. A write of this process holding the term adds its
+// document to the whole store's list (the where clause of no filter),
+// and makes the other lists of the term stale (their filters are not
+// read here). A document deleted meanwhile is not read (its text is
+// gone). At most termCacheMax verdicts and termIDsMax ids are kept (when
+// full, the cache starts again).
 type termCache struct {
 	mu       sync.Mutex
 	verdicts map[string]termVerdict
+	ids      int // how many ids verdicts holds
 }
 
 type termVerdict struct {
-	common bool
-	until  time.Time
+	scope, stem     string
+	ids             []string // nil: too common
+	until, idsUntil time.Time
 }
 
 const (
 	termVerdictFor = time.Hour
+	termIDsFor     = time.Minute
 	termCacheMax   = 20000
+	termIDsMax     = 500000
+	// writtenScanMax is the most texts a write checks against the
+	// verdicts one by one; a larger write (an import) forgets them all.
+	writtenScanMax = 64
 )
 
 // termScope is the key of where's verdicts, asked once a search.
@@ -36,28 +52,72 @@ func termScope(where map[string]any) string {
 	return string(w)
 }
 
+// wholeStore is the termScope of no where clause.
+var wholeStore = termScope(nil)
+
 // verdict reports whether stem is common within the where clause of
-// scope (termScope), and whether that is known (lately).
-func (c *termCache) verdict(scope, stem string, now time.Time) (common, known bool) {
+// scope (termScope), and whether that is known (lately); when it is not
+// common, ids are its documents, known lately when fresh.
+func (c *termCache) verdict(scope, stem string, now time.Time) (common bool, ids []string, fresh, known bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	v, ok := c.verdicts[scope+"\x00"+stem]
 	if !ok || !now.Before(v.until) {
-		return false, false
+		return false, nil, false, false
 	}
-	return v.common, true
+	return v.ids == nil, v.ids, v.ids != nil && now.Before(v.idsUntil), true
 }
 
-// set records whether each of stems is common (common[i]) within the
-// where clause of scope.
-func (c *termCache) set(scope string, stems []string, common []bool, now time.Time) {
+// set records, for each of stems, its documents within the where clause
+// of scope (ids[i]), or that it is common (ids[i] nil).
+func (c *termCache) set(scope string, stems []string, ids [][]string, now time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.verdicts == nil || len(c.verdicts)+len(stems) > termCacheMax {
-		c.verdicts = map[string]termVerdict{}
+	n := 0
+	for _, l := range ids {
+		n += len(l)
+	}
+	if c.verdicts == nil || len(c.verdicts)+len(stems) > termCacheMax || c.ids+n > termIDsMax {
+		c.verdicts, c.ids = map[string]termVerdict{}, 0
 	}
 	for i, st := range stems {
-		c.verdicts[scope+"\x00"+st] = termVerdict{common: common[i], until: now.Add(termVerdictFor)}
+		v := termVerdict{scope: scope, stem: st, ids: ids[i], until: now.Add(termVerdictFor), idsUntil: now.Add(termIDsFor)}
+		key := scope + "\x00" + st
+		c.ids += len(v.ids) - len(c.verdicts[key].ids)
+		c.verdicts[key] = v
+	}
+}
+
+// written updates the rare terms' documents for docs (just written):
+// a document holding a term (in a form $contains finds) joins the term's
+// whole-store list, or makes it common past most; the term's lists
+// within a where clause become stale. A common term stays common.
+func (c *termCache) written(docs []core.Document, most int, now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(docs) > writtenScanMax {
+		c.verdicts, c.ids = nil, 0
+		return
+	}
+	for key, v := range c.verdicts {
+		if v.ids == nil {
+			continue
+		}
+		for _, d := range docs {
+			switch {
+			case !hasForm(d.Text, v.stem):
+			case v.scope != wholeStore:
+				v.idsUntil = time.Time{}
+			case !slices.Contains(v.ids, d.ID):
+				v.ids = append(slices.Clone(v.ids), d.ID)
+				c.ids++
+			}
+		}
+		if len(v.ids) > most {
+			c.ids -= len(v.ids)
+			v.ids, v.until = nil, now.Add(termVerdictFor)
+		}
+		c.verdicts[key] = v
 	}
 }
 

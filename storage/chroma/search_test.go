@@ -1,10 +1,13 @@
 package chroma
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -32,14 +35,16 @@ func TestKeywordSearchCommonnessWithinFilter(t *testing.T) {
 	}
 }
 
-// Each term is counted once, and the rare terms' candidates come in one
-// get; when that get is cut (more than the cap), the terms are counted
-// again and the rare ones' candidates read whole. Either way the search
-// finds what the terms kept match, and nothing a common term alone does.
-func TestKeywordSearchCutCandidates(t *testing.T) {
+// Each term is counted once (the ids of its documents, at most
+// maxTermDocs+1): a common term is left out, a rare term's documents are
+// remembered, so the next search of known terms reads its candidates by
+// id and asks Chroma no $contains. A write holding a rare term makes it
+// counted again: the new document is found at once, and a term grown
+// common is left out.
+func TestKeywordSearchRemembersTermsDocuments(t *testing.T) {
 	ctx := context.Background()
 	s := openTestStore(t, "cut")
-	s.kw = keywordLimits{termDocs: 3, candidates: 6}
+	s.kw = keywordLimits{termDocs: 3}
 	now := time.Now().UTC()
 	var docs []core.Document
 	add := func(n int, text string) []string {
@@ -72,41 +77,43 @@ func TestKeywordSearchCutCandidates(t *testing.T) {
 	if err != nil || !slices.Equal(ids(hits), rare) || len(hits[0].Embedding) != core.Dim {
 		t.Fatalf("hits = %v (%v), want the zanzibar memory alone", ids(hits), err)
 	}
-	// The verdicts are remembered: the next search counts nothing.
-	if common, known := s.terms.verdict(termScope(nil), "coffee", time.Now()); !common || !known {
+	if common, _, _, known := s.terms.verdict(termScope(nil), "coffee", time.Now()); !common || !known {
 		t.Fatal("coffee should be remembered as common")
 	}
-	if common, known := s.terms.verdict(termScope(nil), "zanzibar", time.Now()); common || !known {
-		t.Fatal("zanzibar should be remembered as rare")
+	if common, docs, fresh, known := s.terms.verdict(termScope(nil), "zanzibar", time.Now()); common || !known || !fresh || !slices.Equal(docs, rare) {
+		t.Fatalf("zanzibar should be remembered as rare, in %v; got %v", rare, docs)
 	}
-	log := &requestLog{next: s.c.http.Transport}
-	if log.next == nil {
-		log.next = http.DefaultTransport
-	}
+	log := &bodyLog{next: http.DefaultTransport}
 	s.c.http.Transport = log
 	hits, err = s.KeywordSearch(ctx, core.KeywordQuery{Text: "zanzibar coffee", K: 10})
 	if err != nil || !slices.Equal(ids(hits), rare) {
 		t.Fatalf("again: hits = %v (%v), want the zanzibar memory alone", ids(hits), err)
 	}
-	// With the verdicts known: one get of the rare terms' candidates, one
-	// of the chosen hits' metadata and vectors, whatever the query's words
-	// (the store's count, kept a minute, is not a get).
-	paths := log.take()
-	if gets := slices.DeleteFunc(paths, func(p string) bool { return !strings.HasSuffix(p, "/get") }); len(gets) > 2 {
-		t.Errorf("a search with remembered verdicts sent %d gets, want 2: %v", len(gets), gets)
+	// With the terms known: the candidates' texts by id, the chosen
+	// hits' metadata and vectors by id (the store's count, kept a
+	// minute, is not a get), and no clause Chroma reads the store for.
+	var gets []string
+	for _, b := range log.bodies {
+		if strings.Contains(b, "where") {
+			t.Errorf("a search of known terms sent a clause: %s", b)
+		}
+		if strings.Contains(b, `"ids"`) {
+			gets = append(gets, b)
+		}
 	}
-	// Three rare terms, 9 documents together, as many as three rare terms
-	// may match: one get, every match ranked.
+	if len(gets) > 2 {
+		t.Errorf("a search of known terms sent %d gets, want 2: %v", len(gets), gets)
+	}
 	hits, err = s.KeywordSearch(ctx, core.KeywordQuery{Text: "kettle saucer teapot", K: 10})
 	slices.Sort(spread)
 	if err != nil || !slices.Equal(ids(hits), spread) {
 		t.Fatalf("hits = %v (%v), want the 9 kitchen memories", ids(hits), err)
 	}
-	// "kettle" becomes common while remembered as rare: the get holds
-	// more than three rare terms may match (11 > 9), is cut, the terms
-	// are counted again, and kettle's documents alone are left out.
+	// A new zanzibar memory is found at once; "kettle" grows common and
+	// is left out.
 	docs = docs[:0]
 	add(2, "a kettle")
+	second := add(1, "Zanzibar again")
 	if err := s.Put(ctx, docs...); err != nil {
 		t.Fatal(err)
 	}
@@ -114,8 +121,35 @@ func TestKeywordSearchCutCandidates(t *testing.T) {
 	if err != nil || len(hits) != 6 {
 		t.Fatalf("hits = %v (%v), want the 6 saucer and teapot memories", ids(hits), err)
 	}
-	if common, known := s.terms.verdict(termScope(nil), "kettle", time.Now()); !common || !known {
-		t.Fatal("kettle should be remembered as common after the cut")
+	if common, _, _, known := s.terms.verdict(termScope(nil), "kettle", time.Now()); !common || !known {
+		t.Fatal("kettle should be remembered as common after the write")
+	}
+	hits, err = s.KeywordSearch(ctx, core.KeywordQuery{Text: "zanzibar", K: 10})
+	if want := append(slices.Clone(rare), second...); err != nil || !slices.Equal(ids(hits), slices.Sorted(slices.Values(want))) {
+		t.Fatalf("zanzibar after the write: %v (%v), want both zanzibar memories", ids(hits), err)
+	}
+	// Within a filter's where clause, a write holding the word makes its
+	// documents stale: the next search asks them again (one get) and
+	// finds the new memory.
+	memories := core.Filter{Type: core.DocMemory}
+	hits, err = s.KeywordSearch(ctx, core.KeywordQuery{Text: "zanzibar", K: 10, Filter: memories})
+	if err != nil || len(hits) != 2 {
+		t.Fatalf("zanzibar among memories: %v (%v), want both", ids(hits), err)
+	}
+	docs = docs[:0]
+	third := add(1, "zanzibar once more")
+	if err := s.Put(ctx, docs...); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, fresh, known := s.terms.verdict(termScope(whereOf(memories)), "zanzibar", time.Now()); fresh || !known {
+		t.Fatal("zanzibar among memories should be known rare, its documents stale after the write")
+	}
+	hits, err = s.KeywordSearch(ctx, core.KeywordQuery{Text: "zanzibar", K: 10, Filter: memories})
+	if err != nil || len(hits) != 3 || !slices.Contains(ids(hits), third[0]) {
+		t.Fatalf("zanzibar among memories after the write: %v (%v), want the three", ids(hits), err)
+	}
+	if _, docs, fresh, _ := s.terms.verdict(termScope(whereOf(memories)), "zanzibar", time.Now()); !fresh || len(docs) != 3 {
+		t.Fatalf("zanzibar among memories: %v (fresh %v), want its three documents asked again", docs, fresh)
 	}
 }
 
@@ -134,5 +168,66 @@ func TestKeywordSearchAfterFirstWrite(t *testing.T) {
 	hits, err := s.KeywordSearch(ctx, core.KeywordQuery{Text: "zeppelin", K: 5})
 	if err != nil || len(hits) != 1 || hits[0].ID != memory.ID {
 		t.Fatalf("hits = %d (%v), want the memory", len(hits), err)
+	}
+}
+
+// bodyLog records the bodies of the requests it sends on.
+type bodyLog struct {
+	mu     sync.Mutex
+	bodies []string
+	next   http.RoundTripper
+}
+
+func (l *bodyLog) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Body != nil {
+		data, err := io.ReadAll(r.Body)
+		if err != nil {
+			return nil, err
+		}
+		r.Body = io.NopCloser(bytes.NewReader(data))
+		l.mu.Lock()
+		l.bodies = append(l.bodies, string(data))
+		l.mu.Unlock()
+	}
+	return l.next.RoundTrip(r)
+}
+
+// A keyword search within one conversation (a chat's recall) reads the
+// conversation's documents once and matches their words here: no
+// $contains, whose cost is a read of the store per word. A word in more
+// of its documents than maxTermDocs is left out, as elsewhere.
+func TestKeywordSearchWithinAConversationReadsItOnce(t *testing.T) {
+	ctx := context.Background()
+	s := openTestStore(t, "convkw")
+	s.kw = keywordLimits{termDocs: 3}
+	now := time.Now().UTC()
+	conv := core.NewConversationID()
+	var docs []core.Document
+	for i, text := range []string{"the zeppelin landed", "a Zeppelin again", "we had coffee", "coffee, coffee", "more coffee", "coffee and a zeppelin"} {
+		docs = append(docs, testTurn(conv, i, "user", text, now))
+	}
+	other := testTurn(core.NewConversationID(), 0, "user", "a zeppelin elsewhere", now)
+	if err := s.Put(ctx, append(docs, other)...); err != nil {
+		t.Fatal(err)
+	}
+	log := &bodyLog{next: http.DefaultTransport}
+	s.c.http.Transport = log
+	hits, err := s.KeywordSearch(ctx, core.KeywordQuery{Text: "zeppelin coffee", K: 10, Filter: core.Filter{Type: core.DocTurn, ConversationID: conv}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, h := range hits {
+		got = append(got, h.Text)
+	}
+	slices.Sort(got)
+	// coffee is in 4 of the conversation's turns, more than 3: left out.
+	if want := []string{"a Zeppelin again", "coffee and a zeppelin", "the zeppelin landed"}; !slices.Equal(got, want) {
+		t.Fatalf("hits = %q, want %q", got, want)
+	}
+	for _, b := range log.bodies {
+		if strings.Contains(b, "where_document") {
+			t.Errorf("a search within a conversation sent a $contains: %s", b)
+		}
 	}
 }

@@ -110,7 +110,7 @@ func TestKeywordSearchWideAdmitsTheFilterOnly(t *testing.T) {
 		}
 	}
 	// The clause was left out: the word was counted in the whole store.
-	if _, known := s.terms.verdict(termScope(nil), stemOf("zanzibar"), time.Now()); !known {
+	if _, _, _, known := s.terms.verdict(termScope(nil), stemOf("zanzibar"), time.Now()); !known {
 		t.Error("the word was counted within the where clause, want the whole store")
 	}
 }

@@ -54,7 +54,7 @@ func Open(ctx context.Context, rawURL string, opts ...Option) (*Store, error) {
 	if err := c.ensureDatabase(ctx, tenant, database); err != nil {
 		return nil, err
 	}
-	s := &Store{c: c, url: c.root, readWhole: metaPage, kw: keywordLimits{termDocs: maxTermDocs, candidates: maxCandidates},
+	s := &Store{c: c, url: c.root, readWhole: metaPage, kw: keywordLimits{termDocs: maxTermDocs},
 		terms: &termCache{}, size: &storeSize{}, shares: &filterShares{}, wideMin: wideMinDocs}
 	for _, x := range []struct {
 		name string
@@ -129,6 +129,7 @@ func (s *Store) Apply(ctx context.Context, c core.Change) (core.Deleted, error) 
 	if err := s.upsertDocs(ctx, r); err != nil {
 		return core.Deleted{}, err
 	}
+	s.terms.written(c.Put, s.kw.termDocs, time.Now())
 	gone := core.Deleted{IDs: c.Deleting()}
 	if gone.Orphans, err = s.deleteDocs(ctx, gone.IDs, c.Reason); err != nil {
 		return core.Deleted{}, err
@@ -237,6 +238,7 @@ func (s *Store) Replace(ctx context.Context, f core.Filter, docs ...core.Documen
 	if err := s.upsertDocs(ctx, r); err != nil {
 		return err
 	}
+	s.terms.written(docs, s.kw.termDocs, time.Now())
 	old, err := s.find(ctx, f, []string{"metadatas"})
 	if err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"slices"
+	"time"
 
 	"github.com/ada-chat/ada/core"
 	"github.com/ada-chat/ada/storage"
@@ -125,6 +126,7 @@ func (s *Store) Import(ctx context.Context, docs []core.Document, history []core
 	if err := s.upsertDocs(ctx, r); err != nil {
 		return res, err
 	}
+	s.terms.written(todo, s.kw.termDocs, time.Now())
 	res.Documents = len(todo)
 	hr, err := historyRecords(history)
 	if err != nil {

@@ -1,0 +1,42 @@
+package chroma
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/ada-chat/ada/core"
+)
+
+// A write adds its documents to the whole store's lists of the rare terms
+// they hold (in a form $contains finds), makes a term common past the
+// most, and makes the lists within a where clause stale; a common term
+// stays common, the lists of terms it does not hold stay as they were; a
+// write of many documents forgets every verdict.
+func TestTermCacheFollowsWrites(t *testing.T) {
+	var c termCache
+	now := time.Now()
+	memories := termScope(map[string]any{"type": "memory"})
+	c.set(wholeStore, []string{"zanzibar", "coffee", "kettle"}, [][]string{{"doc-1"}, nil, {"doc-2", "doc-3"}}, now)
+	c.set(memories, []string{"zanzibar"}, [][]string{{"doc-1"}}, now)
+	c.written([]core.Document{{ID: "doc-4", Text: "a Zanzibar trip, a kettle"}}, 2, now)
+	if common, ids, fresh, known := c.verdict(wholeStore, "zanzibar", now); common || !fresh || !known || !slices.Equal(ids, []string{"doc-1", "doc-4"}) {
+		t.Errorf("zanzibar in the store: %v %v %v %v, want doc-1 and the new doc-4", common, ids, fresh, known)
+	}
+	if _, _, fresh, known := c.verdict(memories, "zanzibar", now); fresh || !known {
+		t.Error("zanzibar among memories should be rare and stale (the filter is not read here)")
+	}
+	if common, _, _, known := c.verdict(wholeStore, "kettle", now); !common || !known {
+		t.Error("kettle, in 3 documents past the most of 2, should be common")
+	}
+	if common, _, _, known := c.verdict(wholeStore, "coffee", now); !common || !known {
+		t.Error("coffee should stay common")
+	}
+	if _, _, fresh, known := c.verdict(wholeStore, "zanzibar", now.Add(termIDsFor)); fresh || !known {
+		t.Error("a rare term's documents should be fresh for termIDsFor only, its verdict longer")
+	}
+	c.written(make([]core.Document, writtenScanMax+1), 2, now)
+	if _, _, _, known := c.verdict(wholeStore, "coffee", now); known {
+		t.Error("a write of many documents should forget every verdict")
+	}
+}
