@@ -27,7 +27,7 @@ import (
 // its own export file (memories of 8 to 16 words, 1 % in one entity's
 // scope), loads it with the real `ada import`, starts the real `ada serve`
 // binary and measures over HTTP: start to healthy, resident memory,
-// memory search p50/p99 over the whole store and within the entity scope,
+// memory search p50/p90/p99 over the whole store and within the entity scope,
 // recall@10 of the vector search against an exact scan (both ways), a
 // memory's own full text finding it in the top 10, and the chat's overhead
 // (POST /v1/chat − the scripted instant model's own time); and the insert
@@ -343,22 +343,22 @@ func (g *growingPair) close() {
 }
 
 func printScale(rows []scaleRow) {
-	fmt.Printf("\n%-8s | %-7s | %-9s | %-14s | %-11s | %-15s | %-15s | %-13s | %-8s | %-15s | %s\n", "memories", "backend", "import s",
-		"healthy, index", "RSS (peak)", "search p50/p99", "in scope", "recall@10", "own text", "chat overhead", "inserts/s: ada, vec0")
-	fmt.Printf("%-8s | %-7s | %-9s | %-14s | %-11s | %-15s | %-15s | %-13s | %-8s | %-15s | %s\n", "", "", "(docs/s)",
-		"s", "MB", "ms", "p50/p99 ms", "all / scoped", "top 10", "p50/p99 ms", "(CPU µs/doc)")
+	fmt.Printf("\n%-8s | %-7s | %-9s | %-14s | %-11s | %-20s | %-20s | %-13s | %-8s | %-15s | %s\n", "memories", "backend", "import s",
+		"healthy, index", "RSS (peak)", "search p50/90/99", "in scope", "recall@10", "own text", "chat overhead", "inserts/s: ada, vec0")
+	fmt.Printf("%-8s | %-7s | %-9s | %-14s | %-11s | %-20s | %-20s | %-13s | %-8s | %-15s | %s\n", "", "", "(docs/s)",
+		"s", "MB", "ms", "p50/90/99 ms", "all / scoped", "top 10", "p50/p99 ms", "(CPU µs/doc)")
 	for _, r := range rows {
 		over := overhead(r.chat, r.llm)
 		inserts := "—"
 		if r.insertAda > 0 {
 			inserts = fmt.Sprintf("%.0f, %.0f = %.2f× (%.0f, %.0f)", r.insertAda, r.insertVec0, r.insertAda/r.insertVec0, r.insertAdaCPU, r.vec0CPU)
 		}
-		fmt.Printf("%-8d | %-7s | %-9s | %-14s | %-11s | %-15s | %-15s | %-13s | %-8s | %-15s | %s\n", r.n, r.backend,
+		fmt.Printf("%-8d | %-7s | %-9s | %-14s | %-11s | %-20s | %-20s | %-13s | %-8s | %-15s | %s\n", r.n, r.backend,
 			fmt.Sprintf("%.1f (%.0f)", r.importTime.Seconds(), float64(r.imported)/r.importTime.Seconds()),
 			fmt.Sprintf("%.2f, %.2f", r.healthy.Seconds(), r.indexReady.Seconds()),
 			fmt.Sprintf("%d (%d)", r.rss>>20, r.peakRSS>>20),
-			fmt.Sprintf("%.2f / %.2f", msf(pct(r.search, 50)), msf(pct(r.search, 99))),
-			fmt.Sprintf("%.2f / %.2f", msf(pct(r.scoped, 50)), msf(pct(r.scoped, 99))),
+			fmt.Sprintf("%.2f / %.2f / %.2f", msf(pct(r.search, 50)), msf(pct(r.search, 90)), msf(pct(r.search, 99))),
+			fmt.Sprintf("%.2f / %.2f / %.2f", msf(pct(r.scoped, 50)), msf(pct(r.scoped, 90)), msf(pct(r.scoped, 99))),
 			fmt.Sprintf("%.3f / %.3f", r.recall, r.recallScoped), fmt.Sprintf("%d / %d", r.ownFound, r.ownAsked),
 			fmt.Sprintf("%.2f / %.2f", msf(over[0]), msf(over[1])), inserts)
 	}
