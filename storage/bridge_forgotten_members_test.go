@@ -50,6 +50,25 @@ func TestMemberForgottenAt(t *testing.T) {
 	}
 }
 
+// holdWriter holds a write transaction on db's one writer connection until
+// the test ends, and returns a context bounded at 10 s: the bound only
+// ends a read that waits for the writer; one that does not returns at once.
+func holdWriter(t *testing.T, db *DB) context.Context {
+	t.Helper()
+	ctx := context.Background()
+	tx, err := db.Writer().BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tx.Rollback() })
+	if _, err := tx.ExecContext(ctx, `INSERT INTO bridge_state (key, value) VALUES ('busy', '1')`); err != nil {
+		t.Fatal(err)
+	}
+	qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	t.Cleanup(cancel)
+	return qctx
+}
+
 // TestForgottenAtDoesNotWaitForTheWriter: every incoming message asks
 // whether its sender was forgotten; the question reads a committed
 // forgetting at once and does not queue behind a write in progress (an
@@ -62,18 +81,7 @@ func TestForgottenAtDoesNotWaitForTheWriter(t *testing.T) {
 	if err := b.RecordForgotten(ctx, "@bob:x", "!r:x", t0); err != nil {
 		t.Fatal(err)
 	}
-	tx, err := db.Writer().BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `INSERT INTO bridge_state (key, value) VALUES ('busy', '1')`); err != nil {
-		t.Fatal(err)
-	}
-	// The bound only ends a read that waits for the writer; one that does
-	// not returns at once.
-	qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
+	qctx := holdWriter(t, db)
 	got, ok, err := b.ForgottenAt(qctx, "@bob:x", "!r:x")
 	if err != nil || !ok || !got.Equal(t0) {
 		t.Fatalf("ForgottenAt during a write = %v, %v, %v; want %v without waiting for the writer", got, ok, err, t0)

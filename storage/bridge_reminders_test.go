@@ -208,18 +208,7 @@ func TestRemindersReadDoNotWaitForTheWriter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tx, err := db.Writer().BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `INSERT INTO bridge_state (key, value) VALUES ('busy', '1')`); err != nil {
-		t.Fatal(err)
-	}
-	// The bound only ends a read that waits for the writer; one that does
-	// not returns at once.
-	qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
+	qctx := holdWriter(t, db)
 	if next, ok, err := b.NextReminderDue(qctx, now.Add(-time.Hour)); err != nil || !ok || !next.Equal(r.Due) {
 		t.Errorf("NextReminderDue during a write = %v, %v, %v; want %v", next, ok, err, r.Due)
 	}
