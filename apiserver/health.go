@@ -46,8 +46,8 @@ func (s *Server) handleHealth(r *request) error {
 	resp.Persona.Loaded = h.PersonaLoaded
 	resp.Store = wire.StoreStatus{OK: h.StoreErr == nil, Backend: cmp.Or(h.Store.Backend, "sqlite-vec"), Version: h.Store.Version,
 		Heartbeat: h.Store.Heartbeat}
-	if resp.Store.Backend == "sqlite-vec" && h.StoreErr == nil {
-		resp.Store.Index = map[bool]string{true: "loading", false: "ready"}[h.Store.IndexLoading]
+	if h.StoreErr == nil {
+		resp.Store.Index = h.Store.Index
 	}
 	if h.StoreErr != nil {
 		msg := "vector store unavailable"

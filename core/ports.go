@@ -108,12 +108,18 @@ type StoreStatus struct {
 	// Heartbeat is a remote store's clock when it last answered; 0 for
 	// the embedded store.
 	Heartbeat int64
-	// IndexLoading says the embedded store's in-memory vector index is
-	// still loading, as it does for a few seconds after a start at a
-	// million documents: vector searches scan the file meanwhile (the
-	// same answers, slower).
-	IndexLoading bool
+	// Index is the state of the store's in-memory vector index:
+	// IndexLoading for a few seconds after a start at a million documents
+	// (vector searches scan the file meanwhile: the same answers, slower),
+	// then IndexReady; "" for a store without one (Chroma).
+	Index string
 }
+
+// The states of StoreStatus.Index.
+const (
+	IndexLoading = "loading"
+	IndexReady   = "ready"
+)
 
 // StoreStats describes the store for the debug endpoint and the metrics.
 type StoreStats struct {

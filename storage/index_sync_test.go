@@ -431,7 +431,7 @@ func TestCodeIndexLoadFailureIsReported(t *testing.T) {
 	if !db.VectorIndexLoading() {
 		t.Fatal("the index is loaded from a damaged code")
 	}
-	if st, err := db.Status(ctx); err != nil || !st.IndexLoading {
+	if st, err := db.Status(ctx); err != nil || st.Index != core.IndexLoading {
 		t.Fatalf("status %+v, %v; want the index loading", st, err)
 	}
 }
@@ -461,7 +461,7 @@ func TestCodeIndexLoadIsReported(t *testing.T) {
 	if rows := <-loaded; rows != 2 {
 		t.Fatalf("loaded %d codes, want 2", rows)
 	}
-	if st, err := db.Status(ctx); err != nil || st.IndexLoading {
+	if st, err := db.Status(ctx); err != nil || st.Index != core.IndexReady {
 		t.Fatalf("after the load: %+v, %v; want ready", st, err)
 	}
 }

@@ -79,7 +79,10 @@ func (db *DB) CheckEmbedder(ctx context.Context, name string) error {
 // Status checks that both connections answer and names sqlite-vec's
 // version, counting nothing (health's probe).
 func (db *DB) Status(ctx context.Context) (core.StoreStatus, error) {
-	st := core.StoreStatus{Backend: backendName, IndexLoading: db.VectorIndexLoading()}
+	st := core.StoreStatus{Backend: backendName, Index: core.IndexReady}
+	if db.VectorIndexLoading() {
+		st.Index = core.IndexLoading
+	}
 	if err := db.read.QueryRowContext(ctx, "SELECT vec_version()").Scan(&st.Version); err != nil {
 		return st, core.Wrap(core.KindUnavailable, err, "vector store unavailable")
 	}
