@@ -73,7 +73,7 @@ bench: deps chroma
 	$(GO) test -run '^$$' -bench 'VectorRecall' -benchtime 100x -timeout 30m ./storage
 	$(GO) test -run '^$$' -bench 'Put|KeywordFiltered' -benchtime 100x -benchmem ./storage
 	$(GO) test -run '^$$' -bench 'ReadDocument|ReadKind' ./storage/jsonl
-	$(GO) test -run '^$$' -bench 'TrainLists|Nearest|Quantize|CodeScan|GrowthPause|CosineDistances' ./storage/vecindex
+	$(GO) test -run '^$$' -bench 'TrainLists|Nearest|Quantize|CodeScan|GrowthPause|CosineDistances|HeadKernels' ./storage/vecindex
 	$(GO) test -run '^$$' -bench 'Recall' -benchtime 100x ./storage/vecindex
 	$(GO) test -run '^$$' -bench 'Find' -benchmem ./core/when
 

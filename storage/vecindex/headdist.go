@@ -1,11 +1,11 @@
 package vecindex
 
 // headKernel computes rows' head distances to a query: in C with AVX-512's
-// popcount where the CPU has it (headdist_c.go; level 2), about four times
-// as fast as the Go loop, which popcounts one word at a time, or with AVX2
-// (level 1), about 1.7 times; in Go elsewhere (level 0). (Those are on heads
-// in the caches; a probe at 1M streams its heads from memory, which bounds
-// both kernels alike: docs/operators.md.)
+// popcount where the CPU has it (headdist_c.go; level 2), or with AVX2
+// (level 1), several times as fast as the Go loop, which popcounts one word
+// at a time (level 0) and runs elsewhere (make bench: BenchmarkHeadKernels,
+// on heads in the caches; a probe at 1M streams its heads from memory,
+// which bounds every kernel alike: docs/operators.md).
 type headKernel struct{ level int }
 
 // dists sets d[i] to headDist(&hs[i], q) for every head of hs, and counts

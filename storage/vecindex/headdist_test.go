@@ -127,3 +127,29 @@ func TestSearchesWithTheKernelsMatchTheGoLoop(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkHeadKernels times each kernel this CPU runs on 4,096 heads
+// (256 KiB, in the caches), counting the histogram as a probe does.
+func BenchmarkHeadKernels(b *testing.B) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	hs := make([][headWords]uint64, 4096)
+	for i := range hs {
+		for w := range hs[i] {
+			hs[i][w] = rng.Uint64()
+		}
+	}
+	var q Code
+	for w := range q {
+		q[w] = rng.Uint64()
+	}
+	d := make([]uint16, len(hs))
+	var hist [headWords*64 + 1]int
+	for level := 0; level <= simdLevel(); level++ {
+		b.Run(fmt.Sprintf("level-%d", level), func(b *testing.B) {
+			for b.Loop() {
+				headKernel{level}.dists(hs, &q, d, &hist)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(hs)), "ns/head")
+		})
+	}
+}

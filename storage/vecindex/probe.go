@@ -82,15 +82,23 @@ func (s *codeSegment) probe(q *Code, e *estimator, rf resolvedFilter, n, percent
 		p.lists = append(p.lists, order[:first]...)
 	}
 	parts := make([]probed, workers)
+	for len(p.hists) < workers-1 {
+		p.hists = append(p.hists, new([headWords*64 + 1]int))
+	}
 	for w, off := 0, 0; w < workers; w++ {
 		rows := 0
 		for _, l := range order[bounds[w]:bounds[w+1]] {
 			rows += len(v.lists[l])
 		}
-		parts[w] = probed{rows: p.rows[off : off : off+rows], dists: p.dists[off : off : off+rows], hist: new([headWords*64 + 1]int), kernel: k}
+		parts[w] = probed{rows: p.rows[off : off : off+rows], dists: p.dists[off : off : off+rows], kernel: k}
 		off += rows
+		if w == 0 {
+			parts[w].hist = &p.hist
+		} else {
+			parts[w].hist = p.hists[w-1]
+			clear(parts[w].hist[:])
+		}
 	}
-	parts[0].hist = &p.hist
 	var wg sync.WaitGroup
 	for w := 1; w < workers; w++ {
 		wg.Go(func() { parts[w].read(v, order[bounds[w]:bounds[w+1]], q, rf) })
@@ -125,9 +133,11 @@ func (s *codeSegment) probe(q *Code, e *estimator, rf resolvedFilter, n, percent
 // checked (listed) the rows are those of lists, one after the other, and
 // rows is empty.
 type probeBuf struct {
-	rows   []int32
-	dists  []uint16
-	hist   [headWords*64 + 1]int
+	rows  []int32
+	dists []uint16
+	hist  [headWords*64 + 1]int
+	// hists are the other cores' parts' histograms, added into hist.
+	hists  []*[headWords*64 + 1]int
 	listed bool
 	lists  []int32
 }
