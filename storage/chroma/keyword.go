@@ -225,6 +225,7 @@ func (s *Store) keywordCandidates(ctx context.Context, where map[string]any, ste
 func (s *Store) staleCandidates(ctx context.Context, where map[string]any, scope string, stems []string, now time.Time) ([]core.Document, bool, error) {
 	most := len(stems) * s.kw.termDocs
 	limit := most + 1
+	since := s.terms.writeCount()
 	got, err := s.c.getOnce(ctx, s.docs, getRequest{Where: where, WhereDocument: containsAny(stems), Limit: &limit, Include: []string{"documents"}})
 	if err != nil || len(got.IDs) > most {
 		return nil, err == nil, err
@@ -242,7 +243,7 @@ func (s *Store) staleCandidates(ctx context.Context, where map[string]any, scope
 			ids[i] = nil
 		}
 	}
-	s.terms.set(scope, stems, ids, now)
+	s.terms.set(scope, stems, ids, since, now)
 	return docs, false, nil
 }
 
@@ -282,6 +283,7 @@ func (s *Store) countTerms(ctx context.Context, where map[string]any, scope stri
 		return nil, nil
 	}
 	ids := make([][]string, len(stems))
+	since := s.terms.writeCount()
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(termFetches)
 	for i, st := range stems {
@@ -307,7 +309,7 @@ func (s *Store) countTerms(ctx context.Context, where map[string]any, scope stri
 			out[st] = ids[i]
 		}
 	}
-	s.terms.set(scope, stems, ids, now)
+	s.terms.set(scope, stems, ids, since, now)
 	return out, nil
 }
 

@@ -28,6 +28,9 @@ type termCache struct {
 	mu       sync.Mutex
 	verdicts map[string]termVerdict
 	ids      int // how many ids verdicts holds
+	// writes counts this process's writes (written): a count that began
+	// before one may lack its document, so its lists are not believed.
+	writes uint64
 }
 
 type termVerdict struct {
@@ -68,11 +71,24 @@ func (c *termCache) verdict(scope, stem string, now time.Time) (common bool, ids
 	return v.ids == nil, v.ids, v.ids != nil && now.Before(v.idsUntil), true
 }
 
-// set records, for each of stems, its documents within the where clause
-// of scope (ids[i]), or that it is common (ids[i] nil).
-func (c *termCache) set(scope string, stems []string, ids [][]string, now time.Time) {
+// writeCount is what a count notes before it asks Chroma, for set.
+func (c *termCache) writeCount() uint64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	return c.writes
+}
+
+// set records, for each of stems, its documents within the where clause
+// of scope (ids[i]), or that it is common (ids[i] nil), as counted from
+// before the write numbered since (writeCount): when this process wrote
+// meanwhile, the lists are recorded stale (their verdicts stand).
+func (c *termCache) set(scope string, stems []string, ids [][]string, since uint64, now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	idsUntil := now.Add(termIDsFor)
+	if c.writes != since {
+		idsUntil = time.Time{}
+	}
 	n := 0
 	for _, l := range ids {
 		n += len(l)
@@ -81,7 +97,7 @@ func (c *termCache) set(scope string, stems []string, ids [][]string, now time.T
 		c.verdicts, c.ids = map[string]termVerdict{}, 0
 	}
 	for i, st := range stems {
-		v := termVerdict{scope: scope, stem: st, ids: ids[i], until: now.Add(termVerdictFor), idsUntil: now.Add(termIDsFor)}
+		v := termVerdict{scope: scope, stem: st, ids: ids[i], until: now.Add(termVerdictFor), idsUntil: idsUntil}
 		key := scope + "\x00" + st
 		c.ids += len(v.ids) - len(c.verdicts[key].ids)
 		c.verdicts[key] = v
@@ -95,6 +111,7 @@ func (c *termCache) set(scope string, stems []string, ids [][]string, now time.T
 func (c *termCache) written(docs []core.Document, most int, now time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.writes++
 	if len(docs) > writtenScanMax {
 		c.verdicts, c.ids = nil, 0
 		return

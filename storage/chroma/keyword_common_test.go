@@ -17,8 +17,8 @@ func TestTermCacheFollowsWrites(t *testing.T) {
 	var c termCache
 	now := time.Now()
 	memories := termScope(map[string]any{"type": "memory"})
-	c.set(wholeStore, []string{"zanzibar", "coffee", "kettle"}, [][]string{{"doc-1"}, nil, {"doc-2", "doc-3"}}, now)
-	c.set(memories, []string{"zanzibar"}, [][]string{{"doc-1"}}, now)
+	c.set(wholeStore, []string{"zanzibar", "coffee", "kettle"}, [][]string{{"doc-1"}, nil, {"doc-2", "doc-3"}}, 0, now)
+	c.set(memories, []string{"zanzibar"}, [][]string{{"doc-1"}}, 0, now)
 	c.written([]core.Document{{ID: "doc-4", Text: "a Zanzibar trip, a kettle"}}, 2, now)
 	if common, ids, fresh, known := c.verdict(wholeStore, "zanzibar", now); common || !fresh || !known || !slices.Equal(ids, []string{"doc-1", "doc-4"}) {
 		t.Errorf("zanzibar in the store: %v %v %v %v, want doc-1 and the new doc-4", common, ids, fresh, known)
@@ -38,5 +38,22 @@ func TestTermCacheFollowsWrites(t *testing.T) {
 	c.written(make([]core.Document, writtenScanMax+1), 2, now)
 	if _, _, _, known := c.verdict(wholeStore, "coffee", now); known {
 		t.Error("a write of many documents should forget every verdict")
+	}
+}
+
+// A count that began before a write of this process may lack its
+// document: its lists are recorded stale (asked again), its verdicts kept.
+func TestTermCacheCountAcrossAWrite(t *testing.T) {
+	var c termCache
+	now := time.Now()
+	since := c.writeCount() // the count begins
+	c.written([]core.Document{{ID: "doc-9", Text: "zanzibar"}}, 10, now)
+	c.set(wholeStore, []string{"zanzibar"}, [][]string{{"doc-1"}}, since, now) // it ends without doc-9
+	if common, _, fresh, known := c.verdict(wholeStore, "zanzibar", now); common || fresh || !known {
+		t.Errorf("zanzibar counted across a write: common %v, fresh %v, known %v; want rare, stale, known", common, fresh, known)
+	}
+	c.set(wholeStore, []string{"zanzibar"}, [][]string{{"doc-1", "doc-9"}}, c.writeCount(), now)
+	if _, ids, fresh, _ := c.verdict(wholeStore, "zanzibar", now); !fresh || len(ids) != 2 {
+		t.Errorf("counted after the write: fresh %v, %v; want both, fresh", fresh, ids)
 	}
 }
