@@ -252,11 +252,17 @@ func (s *Store) staleCandidates(ctx context.Context, where map[string]any, scope
 // in one get and their words matched here, where asking Chroma for each
 // word would cost a read of the store per word (and a new conversation's
 // words are never known yet). A word in more than maxTermDocs of its
-// documents is too common, as in keywordCandidates.
+// documents is too common, as in keywordCandidates. A conversation of
+// more than maxConversationTexts documents (an imported one) is searched
+// as any filter is, rather than read whole at every search.
 func (s *Store) conversationCandidates(ctx context.Context, where map[string]any, stems []string) ([]core.Document, []string, error) {
-	got, err := s.c.get(ctx, s.docs, getRequest{Where: where, Include: []string{"documents"}})
+	limit := s.kw.conversationTexts + 1
+	got, err := s.c.get(ctx, s.docs, getRequest{Where: where, Limit: &limit, Include: []string{"documents"}})
 	if err != nil {
 		return nil, nil, err
+	}
+	if len(got.IDs) > s.kw.conversationTexts {
+		return s.keywordCandidates(ctx, where, stems)
 	}
 	docs := idTexts(got)
 	df := map[string]int{}
@@ -271,8 +277,12 @@ func (s *Store) conversationCandidates(ctx context.Context, where map[string]any
 	return docs, kept, nil
 }
 
-// keywordLimits is maxTermDocs (tests lower it).
-type keywordLimits struct{ termDocs int }
+// maxConversationTexts bounds the texts conversationCandidates reads.
+const maxConversationTexts = 2000
+
+// keywordLimits are maxTermDocs and maxConversationTexts (tests lower
+// them).
+type keywordLimits struct{ termDocs, conversationTexts int }
 
 // countTerms asks Chroma, term by term (termFetches at a time, ids only),
 // for the documents of where holding each of stems (at most

@@ -44,7 +44,7 @@ func TestKeywordSearchCommonnessWithinFilter(t *testing.T) {
 func TestKeywordSearchRemembersTermsDocuments(t *testing.T) {
 	ctx := context.Background()
 	s := openTestStore(t, "cut")
-	s.kw = keywordLimits{termDocs: 3}
+	s.kw = keywordLimits{termDocs: 3, conversationTexts: maxConversationTexts}
 	now := time.Now().UTC()
 	var docs []core.Document
 	add := func(n int, text string) []string {
@@ -199,7 +199,7 @@ func (l *bodyLog) RoundTrip(r *http.Request) (*http.Response, error) {
 func TestKeywordSearchWithinAConversationReadsItOnce(t *testing.T) {
 	ctx := context.Background()
 	s := openTestStore(t, "convkw")
-	s.kw = keywordLimits{termDocs: 3}
+	s.kw = keywordLimits{termDocs: 3, conversationTexts: maxConversationTexts}
 	now := time.Now().UTC()
 	conv := core.NewConversationID()
 	var docs []core.Document
@@ -229,5 +229,24 @@ func TestKeywordSearchWithinAConversationReadsItOnce(t *testing.T) {
 		if strings.Contains(b, "where_document") {
 			t.Errorf("a search within a conversation sent a $contains: %s", b)
 		}
+	}
+	// A conversation longer than the bound is not read whole: it is
+	// searched as any filter is, with the same answer.
+	s.kw.conversationTexts = len(docs) - 1
+	log.bodies = nil
+	hits, err = s.KeywordSearch(ctx, core.KeywordQuery{Text: "zeppelin coffee", K: 10, Filter: core.Filter{Type: core.DocTurn, ConversationID: conv}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = got[:0]
+	for _, h := range hits {
+		got = append(got, h.Text)
+	}
+	slices.Sort(got)
+	if want := []string{"a Zeppelin again", "coffee and a zeppelin", "the zeppelin landed"}; !slices.Equal(got, want) {
+		t.Fatalf("past the bound: hits = %q, want %q", got, want)
+	}
+	if !slices.ContainsFunc(log.bodies, func(b string) bool { return strings.Contains(b, "where_document") }) {
+		t.Error("a conversation past the bound was read whole")
 	}
 }

@@ -54,7 +54,7 @@ func Open(ctx context.Context, rawURL string, opts ...Option) (*Store, error) {
 	if err := c.ensureDatabase(ctx, tenant, database); err != nil {
 		return nil, err
 	}
-	s := &Store{c: c, url: c.root, readWhole: metaPage, kw: keywordLimits{termDocs: maxTermDocs},
+	s := &Store{c: c, url: c.root, readWhole: metaPage, kw: keywordLimits{termDocs: maxTermDocs, conversationTexts: maxConversationTexts},
 		terms: &termCache{}, size: &storeSize{}, shares: &filterShares{}, wideMin: wideMinDocs}
 	for _, x := range []struct {
 		name string
