@@ -56,7 +56,8 @@ fuzz:
 ## vector search, chat overhead, bridge; then the benchmarks behind the
 ## performance claims in CHANGELOG.md and docs/operators.md: migrate-store's
 ## fingerprints, the memory search loop, room labels, the quota index, the
-## keyword half as the store grows (ADA_BENCH_SIZES, ADA_BENCH_DIR), reading
+## keyword half as the store grows (ADA_BENCH_SIZES, ADA_BENCH_DIR) and as its
+## segments are merged, reading
 ## export lines, and the vector index's inverted file and code scans, and
 ## the longest write and search while its lists are trained as it grows)
 bench: deps chroma
@@ -72,6 +73,7 @@ bench: deps chroma
 	$(GO) test -run '^$$' -bench 'MemberUsageSince|KeywordScale' -benchtime 200x -timeout 30m ./storage
 	$(GO) test -run '^$$' -bench 'VectorRecall' -benchtime 100x -timeout 30m ./storage
 	$(GO) test -run '^$$' -bench 'Put|KeywordFiltered' -benchtime 100x -benchmem ./storage
+	$(GO) test -run '^$$' -bench 'KeywordSegments' -benchtime 2000x ./storage
 	$(GO) test -run '^$$' -bench 'ReadDocument|ReadKind' ./storage/jsonl
 	$(GO) test -run '^$$' -bench 'TrainLists|Nearest|Quantize|CodeScan|GrowthPause|CosineDistances|HeadKernels' ./storage/vecindex
 	$(GO) test -run '^$$' -bench 'Recall' -benchtime 100x ./storage/vecindex

@@ -125,6 +125,22 @@ func (db *DB) keywordSearch(ctx context.Context, q core.KeywordQuery, choose fun
 	return out, nil
 }
 
+// mergeKeywordSQL merges keyword segments, 16 pages (64 KB) of them at
+// most: each write that adds or deletes documents runs it before its
+// commit. FTS5 writes a transaction's terms as a segment of their own and
+// merges segments only once 64 pages have been written since its last
+// merge, so a store written a few documents at a time kept a dozen
+// segments or more, and a query seeks each of its words in every one.
+// With usermerge at 2 (migration 22) the step merges any two segments of
+// one level, as a binary counter carries, so the segments stay about as
+// many as the index's levels; a larger merge is spread over the writes
+// that follow, and a step with nothing to merge reads one record.
+// BenchmarkKeywordSegments: 1,000 memories written 100 at a time keep 2
+// segments, not 10, and a search of them takes a third less (279 µs p50,
+// not 434); at 100,000, 8 segments, not 16, and a fifth less; a document's
+// write took 2–10 % more CPU (two runs on a loaded machine).
+const mergeKeywordSQL = "INSERT INTO documents_fts (documents_fts, rank) VALUES ('merge', 16)"
+
 // keywordOverfetch and minKeywordRows size the read of a keyword search
 // filtered in memory: max(keywordOverfetch·k, minKeywordRows) best matches.
 // SQLite scores and sorts every match whatever the limit; the rows read

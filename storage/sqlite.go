@@ -81,7 +81,7 @@ func (db *DB) SchemaUpgrade() (from, to int) {
 // preparedSQL are the statements prepared at Open: those that run once per
 // document written or deleted.
 var preparedSQL = []string{selectRowidByIDSQL, insertDocumentSQL, insertKeywordSQL, insertCodeSQL, insertSourceSQL,
-	deleteCodeSQL, deleteDocumentSQL, selectRowidTypeSQL}
+	deleteCodeSQL, deleteDocumentSQL, selectRowidTypeSQL, mergeKeywordSQL}
 
 var _ core.Store = (*DB)(nil)
 
@@ -285,6 +285,12 @@ func (db *DB) inTx(ctx context.Context, fn func(*writeTx) error) error {
 	}
 	if err := tx.flushRows(ctx); err != nil {
 		return err
+	}
+	if len(tx.codes) > 0 {
+		// Documents were written or deleted: so were keyword segments.
+		if _, err := tx.exec(ctx, mergeKeywordSQL); err != nil {
+			return storeErr(err)
+		}
 	}
 	if err := sqlTx.Commit(); err != nil {
 		return storeErr(err)
