@@ -38,12 +38,13 @@ type Index struct {
 	// names interns the types, scopes and conversation ids: a scan compares
 	// small integers. It only grows (a few bytes per distinct string).
 	names map[string]uint32
-	// headDists holds a scan's first-stage distances (*[]uint16, one per
-	// row) between scans: a slice as long as the index, kept by the index
-	// it measures rather than shared by every index of the process.
-	headDists sync.Pool
+	// scans holds a scan's buffers (*scanBuf) between scans: its
+	// first-stage distances are as long as the index, so they are kept by
+	// the index they measure rather than shared by every index of the
+	// process.
+	scans sync.Pool
 	// probeBufs holds probes' rows and distances (*probeBuf) between
-	// searches, as headDists a scan's.
+	// searches, as scans a scan's.
 	probeBufs sync.Pool
 	// loaded is closed (under mu) once the index holds what it was loaded
 	// from (at once for New); until then (NewLoading) Apply queues its ops
