@@ -63,3 +63,42 @@ func TestPrepareRoomKeepsNewerMembers(t *testing.T) {
 		}
 	}
 }
+
+// TestRejoinForgetsAnEarlierStaysMembers: what the state store holds of a
+// room's members from Ada's earlier stay is dropped when she is invited
+// back. Sync says nothing of a room she is out of, and the room's
+// preparation keeps every membership the store holds (above), so a member
+// who left meanwhile would still count as joined: the room's keys shared
+// with their devices, a room shrunk to two not a direct chat. Here the
+// store holds a join the room's state does not have, as a stale one would
+// be; after the kick and the new invitation it is gone, and the members
+// the homeserver lists are learned. In a room of three.
+func TestRejoinForgetsAnEarlierStaysMembers(t *testing.T) {
+	f, _ := startRooms(t, func(*botSetup) {})
+	room := f.groupRoom(t, "rejoin")
+	ctx := context.Background()
+	store := f.bot.bot.mx.cli.StateStore
+	if _, err := f.alice.Client.KickUser(ctx, room, &mautrix.ReqKickUser{UserID: f.botID, Reason: "bye"}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "Ada's sync delivers her kick", func() bool { return store.IsMembership(ctx, room, f.botID, event.MembershipLeave) })
+	carol := id.UserID("@carol:localhost")
+	if err := store.SetMembership(ctx, room, carol, event.MembershipJoin); err != nil {
+		t.Fatal(err)
+	}
+
+	if _, err := f.alice.Client.InviteUser(ctx, room, &mautrix.ReqInviteUser{UserID: f.botID}); err != nil {
+		t.Fatal(err)
+	}
+	intro := bottest.MessageFrom(room, f.botID, event.MsgNotice)
+	firstIntro := f.alice.Find(intro)[0].ID
+	f.alice.Wait("the intro of the new stay", func(e *event.Event) bool { return intro(e) && e.ID != firstIntro })
+	// Ada's own join can reach the store after her intro (through sync,
+	// when the homeserver's answer to the preparation predates it).
+	for _, user := range []id.UserID{f.alice.Client.UserID, f.bob.Client.UserID, f.botID} {
+		waitFor(t, string(user)+" joined in the store in the new stay", func() bool { return store.IsMembership(ctx, room, user, event.MembershipJoin) })
+	}
+	if m, err := store.TryGetMember(ctx, room, carol); err != nil || m != nil && m.Membership == event.MembershipJoin {
+		t.Errorf("carol, joined in the store before the new stay only: %+v, %v", m, err)
+	}
+}
