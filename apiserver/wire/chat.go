@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/ada-chat/ada/core"
+	"github.com/ada-chat/ada/core/when"
 )
 
 // ChatRequest is the body of POST /v1/chat and /v1/chat/stream: SPEC.md and
@@ -99,8 +100,8 @@ func (b *ChatRequest) ToCore() (core.ChatRequest, error) {
 			return req, core.Errorf(core.KindInvalid, "timezone: not an IANA time zone name")
 		}
 		req.Location = loc
-		if t := req.UserTimestamp; !t.IsZero() && t.In(loc).Year() > 9999 {
-			return req, core.Errorf(core.KindInvalid, "user_timestamp: in the time zone %s, the year must be at most 9999", tz)
+		if t := req.UserTimestamp; !t.IsZero() && !when.Storable(t.In(loc)) {
+			return req, core.Errorf(core.KindInvalid, "user_timestamp: in the time zone %s, the year must be between 1 and 9999", tz)
 		}
 	}
 	return req, nil

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ada-chat/ada/core"
+	"github.com/ada-chat/ada/core/when"
 )
 
 // Decode decodes a JSON request body into v and turns decoder errors into
@@ -59,18 +60,10 @@ func parseTime(name, raw string) (time.Time, error) {
 	if err != nil {
 		return time.Time{}, core.Errorf(core.KindInvalid, "%s: must be ISO 8601 with a time zone, e.g. 2026-01-02T15:04:05Z; got %q", name, Truncate(raw, 40))
 	}
-	if !storable(t) {
+	if !when.Storable(t) {
 		return time.Time{}, core.Errorf(core.KindInvalid, "%s: the year must be between 1 and 9999 in UTC; got %q", name, Truncate(raw, 40))
 	}
 	return t, nil
-}
-
-// storable says t is a time Ada can store and show: JSON holds the years
-// 0 to 9999 only, and a time is kept in UTC (the year 1 leaves room for a
-// zone west of it).
-func storable(t time.Time) bool {
-	y := t.UTC().Year()
-	return y >= 1 && y <= 9999
 }
 
 // formatTime is the wire form of a time the client sends.

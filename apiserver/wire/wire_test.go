@@ -194,6 +194,7 @@ func TestChatRequestTimeOutsideTheCalendar(t *testing.T) {
 		{"0000-01-01T00:00:00+01:00", ""},
 		{"9999-12-31T23:00:00-05:00", ""},
 		{"9999-12-31T23:00:00Z", "Pacific/Kiritimati"},
+		{"0001-01-01T03:00:00Z", "America/New_York"}, // the year 0 there
 	} {
 		b := ChatRequest{Prompt: new("hi"), UserTimestamp: &c.ts, TimeZone: &c.tz}
 		if _, err := b.ToCore(); core.KindOf(err) != core.KindInvalid || !strings.Contains(err.Error(), "user_timestamp") {

@@ -25,13 +25,18 @@ type Span struct {
 	AnyYear bool
 }
 
-// writable says s lies within the years that times are stored and
-// shown in (JSON holds 0 to 9999), in UTC and in its own zone: "two years
-// ago" said in the year 1 means no date.
-func (s Span) writable() bool {
+// Storable says t lies within the years that times are stored and shown
+// in, in UTC and in its own zone: JSON holds the years 0 to 9999 only, and
+// the year 1 leaves room for a zone west of UTC. The API refuses a time
+// outside them, and the date reader finds none there ("two years ago"
+// said in the year 1 means no date).
+func Storable(t time.Time) bool {
 	in := func(t time.Time) bool { return t.Year() >= 1 && t.Year() <= 9999 }
-	return in(s.Start) && in(s.Start.UTC()) && in(s.End) && in(s.End.UTC())
+	return in(t) && in(t.UTC())
 }
+
+// writable says s lies within the years times are stored in (Storable).
+func (s Span) writable() bool { return Storable(s.Start) && Storable(s.End) }
 
 // Resolver reads the phrases of one language.
 type Resolver struct{ l Lang }
