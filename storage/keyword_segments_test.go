@@ -63,14 +63,15 @@ func TestKeywordIndexKeepsFewSegments(t *testing.T) {
 
 // BenchmarkKeywordSegments measures the keyword search of 1,000 (and
 // ADA_BENCH_SIZES) memories written 100 at a time, as the merge step of
-// each write leaves the index (usermerge 2) and as FTS5 alone would
-// (usermerge 16: the step merges only sixteen segments of a level), with
-// the CPU a document's write took.
+// each write leaves the index with FTS5's usermerge at 2 (Ada's), at 4
+// (FTS5's default) and at 16 (the step then merges only sixteen segments
+// of a level: about as FTS5 alone would), with the CPU a document's write
+// took (the documents made beforehand).
 //
 //	ADA_BENCH_SIZES=1000,100000 go test -tags goolm,sqlite_fts5 -run '^$' -bench KeywordSegments ./storage
 func BenchmarkKeywordSegments(b *testing.B) {
 	for _, n := range benchSizes(b, "ADA_BENCH_SIZES", 1000) {
-		for _, merge := range []int{16, 2} {
+		for _, merge := range []int{16, 4, 2} {
 			ctx := context.Background()
 			db, err := Open(ctx, b.TempDir()+"/ada.db")
 			if err != nil {
@@ -80,8 +81,16 @@ func BenchmarkKeywordSegments(b *testing.B) {
 				b.Fatal(err)
 			}
 			w := storagetest.NewWords(rand.New(rand.NewPCG(5, 6)), []string{"coffee", "tea"}, 4000)
+			docs := make([]core.Document, n)
+			for i := range docs {
+				docs[i] = memoryDoc(strings.Join(w.Sentence(8, 16), " "), core.ScopeGlobal, 3)
+			}
 			cpu := processCPU(b)
-			putMemories(b, db, w, n, 100)
+			for start := 0; start < n; start += 100 {
+				if err := db.Put(ctx, docs[start:min(start+100, n)]...); err != nil {
+					b.Fatal(err)
+				}
+			}
 			write := (processCPU(b) - cpu) / time.Duration(n)
 			queries := make([]string, 200)
 			for i := range queries {
