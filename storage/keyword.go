@@ -131,14 +131,16 @@ func (db *DB) keywordSearch(ctx context.Context, q core.KeywordQuery, choose fun
 // merges segments only once 64 pages have been written since its last
 // merge, so a store written a few documents at a time kept a dozen
 // segments or more, and a query seeks each of its words in every one.
-// With usermerge at 2 (migration 22) the step merges any two segments of
-// one level, as a binary counter carries, so the segments stay about as
-// many as the index's levels; a larger merge is spread over the writes
-// that follow, and a step with nothing to merge reads one record.
-// BenchmarkKeywordSegments: 1,000 memories written 100 at a time keep 2
-// segments, not 10, and a search of them takes a third less (279 µs p50,
-// not 434); at 100,000, 8 segments, not 16, and a fifth less; a document's
-// write took 2–10 % more CPU (two runs on a loaded machine).
+// The step merges the segments of a level as soon as it holds four
+// (FTS5's usermerge, left at its default), as FTS5's own merge would after
+// its 64 pages; a larger merge is spread over the writes that follow, and
+// a step with nothing to merge reads one record. BenchmarkKeywordSegments
+// (1,000 memories written 100 at a time): 4 segments, not 10, and a
+// keyword search 442 → 313 µs p50; at 100,000, 10, not 16, 1,624 → 1,202
+// µs. Merging at two segments a level (usermerge 2) keeps fewer still
+// (2 and 8) but leaves a bulk import a debt of merges that later writes
+// pay, up to a few ms each, for no gain a search over HTTP showed at 1,000
+// (BenchmarkSearchTargets, three alternated runs each).
 const mergeKeywordSQL = "INSERT INTO documents_fts (documents_fts, rank) VALUES ('merge', 16)"
 
 // keywordOverfetch and minKeywordRows size the read of a keyword search
