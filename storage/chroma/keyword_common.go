@@ -106,8 +106,12 @@ func (c *termCache) set(scope string, stems []string, ids [][]string, since uint
 
 // written updates the rare terms' documents for docs (just written):
 // a document holding a term (in a form $contains finds) joins the term's
-// whole-store list, or makes it common past most; the term's lists
-// within a where clause become stale. A common term stays common.
+// list within each where clause that admits it (whereAdmits: the whole
+// store's, and a filter's its metadata meets), or makes it common past
+// most; a list whose clause it does not meet stays as it was (a chat's
+// turns leave the memories' and the FAQ's lists fresh), and one whose
+// clause is not understood here becomes stale. A common term stays
+// common.
 func (c *termCache) written(docs []core.Document, most int, now time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -116,16 +120,38 @@ func (c *termCache) written(docs []core.Document, most int, now time.Time) {
 		c.verdicts, c.ids = nil, 0
 		return
 	}
+	metas := make([]map[string]any, len(docs)) // as Chroma holds them: nil when not understood
+	for i, d := range docs {
+		if m, err := chromaMeta(d); err == nil {
+			metas[i], _ = normalised(m).(map[string]any)
+		}
+	}
+	clauses := map[string]map[string]any{}
 	for key, v := range c.verdicts {
 		if v.ids == nil {
 			continue
 		}
-		for _, d := range docs {
+		where, parsed := clauses[v.scope]
+		if !parsed {
+			where = parseClause(v.scope)
+			clauses[v.scope] = where
+		}
+		for i, d := range docs {
+			if !hasForm(d.Text, v.stem) {
+				continue
+			}
+			admits, known := true, true
 			switch {
-			case !hasForm(d.Text, v.stem):
-			case v.scope != wholeStore:
+			case v.scope == wholeStore:
+			case where == nil || metas[i] == nil:
+				known = false
+			default:
+				admits, known = clauseAdmits(where, metas[i])
+			}
+			switch {
+			case !known:
 				v.idsUntil = time.Time{}
-			case !slices.Contains(v.ids, d.ID):
+			case admits && !slices.Contains(v.ids, d.ID):
 				v.ids = append(slices.Clone(v.ids), d.ID)
 				c.ids++
 			}
