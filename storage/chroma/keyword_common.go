@@ -31,6 +31,9 @@ type termCache struct {
 	// writes counts this process's writes (written): a count that began
 	// before one may lack its document, so its lists are not believed.
 	writes uint64
+	// counting holds the scope and stem of each term being counted
+	// behind a search (claim).
+	counting map[string]bool
 }
 
 type termVerdict struct {
@@ -69,6 +72,33 @@ func (c *termCache) verdict(scope, stem string, now time.Time) (common bool, ids
 		return false, nil, false, false
 	}
 	return v.ids == nil, v.ids, v.ids != nil && now.Before(v.idsUntil), true
+}
+
+// claim returns those of stems within scope not being counted already,
+// marked as being counted until release.
+func (c *termCache) claim(scope string, stems []string) []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.counting == nil {
+		c.counting = map[string]bool{}
+	}
+	var out []string
+	for _, st := range stems {
+		if key := scope + "\x00" + st; !c.counting[key] {
+			c.counting[key] = true
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
+// release ends claim's mark of stems within scope.
+func (c *termCache) release(scope string, stems []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, st := range stems {
+		delete(c.counting, scope+"\x00"+st)
+	}
 }
 
 // writeCount is what a count notes before it asks Chroma, for set.
