@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/ada-chat/ada/core"
-	"github.com/ada-chat/ada/storage/storagetest"
 )
 
 // A rare word's documents known longer ago than termIDsFor are used as
@@ -20,16 +19,7 @@ import (
 // after the count find what another replica wrote meanwhile.
 func TestStaleTermsAreCountedBehindTheSearch(t *testing.T) {
 	ctx := context.Background()
-	url := storagetest.StartChroma(t).URL + "?database=behind"
-	open := func() *Store {
-		s, err := Open(ctx, url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { s.Close() })
-		return s
-	}
-	a, b := open(), open()
+	a, b := openReplicas(t, "behind")
 	now := time.Now().UTC()
 	first := testMemory("zanzibar notes", now)
 	if err := a.Put(ctx, first); err != nil {
