@@ -329,6 +329,7 @@ func forms(st string) []string {
 // substring, not always a word). The candidates have no metadata yet: f's
 // conditions beyond the where clause are checked after (completeHits).
 func rankBM25(cands []core.Document, stems []string, total int) []core.KeywordHit {
+	stems = informative(cands, stems, total)
 	// The candidates of the terms kept only: a document matched by a
 	// common term alone does not count in the average length.
 	cands = slices.DeleteFunc(cands, func(d core.Document) bool {
@@ -376,6 +377,34 @@ func rankBM25(cands []core.Document, stems []string, total int) []core.KeywordHi
 	}
 	slices.SortFunc(hits, func(a, b core.KeywordHit) int { return cmp.Or(cmp.Compare(b.BM25, a.BM25), cmp.Compare(a.ID, b.ID)) })
 	return hits
+}
+
+// informative leaves out of stems those SQLite leaves out of its keyword
+// search (storage.CommonLimit: in a twentieth of a store of total
+// documents, and at least 50), counted as words among cands (which hold
+// every document of the search's where clause holding them), so that
+// both backends rank by the same terms.
+func informative(cands []core.Document, stems []string, total int) []string {
+	limit := storage.CommonLimit(int64(total))
+	if int64(total) <= limit {
+		return stems
+	}
+	df := make(map[string]int64, len(stems))
+	for _, st := range stems {
+		df[st] = 0
+	}
+	for _, d := range cands {
+		seen := map[string]bool{}
+		for _, w := range words(d.Text) {
+			if st := stemOf(w); !seen[st] {
+				if _, asked := df[st]; asked {
+					seen[st] = true
+					df[st]++
+				}
+			}
+		}
+	}
+	return slices.DeleteFunc(slices.Clone(stems), func(st string) bool { return df[st] >= limit })
 }
 
 // idTexts are the documents of r with their ids and texts only.
