@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -16,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ada-chat/ada/core"
 	"github.com/ada-chat/ada/core/llm/llmtest"
 )
 
@@ -24,29 +27,39 @@ import (
 // Chroma requests the chats send listed by kind (endpoint; ids, where,
 // where_document), each with how many a chat sends and the time they
 // take a chat at the p50: where a chat's overhead goes. Chats in a new
-// conversation, then chats continuing one.
+// conversation, then chats continuing one. ADA_BENCH_CHROMA_URL names a
+// Chroma server to use instead of one of its own (its memories, seeded
+// by an earlier run, are kept: two builds compared on the same data).
 //
 //	ADA_BENCH_CHROMA_CHAT_DOCS=100000 go test -run '^$' -bench ChromaChatRequests -benchtime 1x ./cmd/ada
 func BenchmarkChromaChatRequests(b *testing.B) {
 	n := benchInt(b, "ADA_BENCH_CHROMA_CHAT_DOCS", 10_000)
 	const chats = 40
-	c := startChroma(b)
-	if c == nil {
-		return
+	server := os.Getenv("ADA_BENCH_CHROMA_URL")
+	if server == "" {
+		c := startChroma(b)
+		if c == nil {
+			return
+		}
+		server = c.url
 	}
 	llm := llmtest.New(b)
 	llm.Instant(true)
 	llm.Default(llmtest.Reply{Tokens: []string{"Sure", ", here", " is", " an", " answer."}})
-	bk := &backendRun{name: "Chroma", url: c.url}
+	bk := &backendRun{name: "Chroma", url: server}
 	env := bk.env(b, "bench-chat", llm)
 	store, closeStore := bk.open(b, env)
-	benchCorpus(n, 0, 7).putAda(b, store, 0, n)
+	if count, err := store.Count(context.Background(), core.Filter{Type: core.DocMemory}, n); err != nil {
+		b.Fatal(err)
+	} else if count < n { // a server of ADA_BENCH_CHROMA_URL seeded by an earlier run is used as it is
+		benchCorpus(n, 0, 7).putAda(b, store, count, n)
+	}
 	closeStore()
-	target, _ := url.Parse(c.url)
+	target, _ := url.Parse(server)
 	log := &chromaLog{}
 	proxy := httptest.NewServer(log.wrap(httputil.NewSingleHostReverseProxy(target)))
 	defer proxy.Close()
-	env["VECTORDB_URL"] = strings.Replace(env["VECTORDB_URL"], c.url, proxy.URL, 1)
+	env["VECTORDB_URL"] = strings.Replace(env["VECTORDB_URL"], server, proxy.URL, 1)
 	ada := startAda(b, "serve", env)
 	defer ada.stop()
 	fmt.Printf("\nA chat's Chroma requests, %d memories, %d chats each, load average %s\n", n, chats, loadAverage())
