@@ -34,6 +34,9 @@ func (s *Store) Search(ctx context.Context, q core.VectorQuery) ([]core.Hit, err
 		}
 	} else {
 		found, ok, err := s.searchWide(ctx, q, where)
+		if err == nil && !ok {
+			found, ok, err = s.searchSmall(ctx, q, where)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -121,6 +124,42 @@ func (s *Store) searchWide(ctx context.Context, q core.VectorQuery, where map[st
 	}
 	docs, err := documents(full)
 	return docs, err == nil, err
+}
+
+// smallMax is the most documents searchSmall reads: a page of them
+// with their vectors is about 2 MB of JSON.
+const smallMax = 256
+
+// searchSmall is Search of a filter known to select few documents (the
+// FAQ, one conversation; filterShares): Chroma 1.0 answers a query with
+// a where clause (or with ids) by reading far more than the clause
+// selects (at 100k documents, 130–160 ms for the FAQ's or one
+// conversation's, against 12–50 ms for a get of the same clause), so the
+// filter's documents, at most smallMax, are read with their vectors in
+// one get and ranked here exactly. ok is false when the filter's share
+// is not known small, or it holds more than smallMax documents: Search
+// then asks with the where clause.
+func (s *Store) searchSmall(ctx context.Context, q core.VectorQuery, where map[string]any) ([]core.Document, bool, error) {
+	now := time.Now()
+	share, known := s.shares.get(termScope(where), now)
+	if where == nil || !known {
+		return nil, false, nil
+	}
+	total, err := s.size.get(now, func() (int, error) { return s.c.count(ctx, s.docs) })
+	if err != nil || share*float64(total) > 4*smallMax { // (a share from 400 neighbours is rough)
+		return nil, false, err
+	}
+	limit := smallMax + 1
+	got, err := s.c.getOnce(ctx, s.docs, getRequest{Where: where, Limit: &limit, Include: []string{"documents", "metadatas", "embeddings"}})
+	if err != nil || len(got.IDs) > smallMax {
+		return nil, false, err
+	}
+	docs, err := documents(got)
+	if err != nil {
+		return nil, false, err
+	}
+	conds := slices.DeleteFunc(q.Filter.Conds(), func(c core.Cond) bool { return c.Narrowing })
+	return slices.DeleteFunc(docs, func(d core.Document) bool { return !core.AdmitsAll(conds, &d) }), true, nil
 }
 
 // words splits text as KeywordTerms does: lower-cased letters and digits.
