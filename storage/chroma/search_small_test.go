@@ -16,12 +16,12 @@ import (
 	"github.com/ada-chat/ada/storage/vecindex"
 )
 
-// A vector search of a filter known to select few documents (one
-// conversation, the FAQ) reads them with their vectors in one get and
-// ranks them here, exactly: no Chroma query with a where clause, which
-// Chroma 1.0 answers by reading far more than the clause selects. Only the
-// filter's documents come back; a filter holding more than smallMax is
-// asked with its where clause, as before.
+// A vector search of one conversation, or of a filter known to select
+// few documents (the FAQ), reads their ids with the clause and their
+// vectors by id, and ranks them here, exactly: no Chroma query with a
+// where clause, which Chroma 1.0 answers by reading far more than the
+// clause selects. Only the filter's documents come back; a conversation
+// of more than smallMax is asked with its where clause, as before.
 func TestSearchSmallReadsTheFilterOnce(t *testing.T) {
 	ctx := context.Background()
 	s := openTestStore(t, "small")
@@ -42,7 +42,11 @@ func TestSearchSmallReadsTheFilterOnce(t *testing.T) {
 	log := &bodyLog{next: http.DefaultTransport}
 	s.c.http.Transport = log
 	f := core.Filter{Type: core.DocTurn, ConversationID: conv}
-	s.shares.set(termScope(whereOf(f)), 0.01, time.Now())
+	faqF := core.Filter{Type: core.DocFAQ}
+	s.shares.set(termScope(whereOf(faqF)), 0, time.Now())
+	if hits, err := s.Search(ctx, core.VectorQuery{Vector: embed.HashVector("the train"), K: 5, Filter: faqF}); err != nil || len(hits) != 0 {
+		t.Fatalf("no FAQ: %d hits (%v)", len(hits), err)
+	}
 	for q := range 3 {
 		vec := embed.HashVector(fmt.Sprintf("the train and item %d", q))
 		hits, err := s.Search(ctx, core.VectorQuery{Vector: vec, K: 5, Filter: f})
@@ -68,7 +72,6 @@ func TestSearchSmallReadsTheFilterOnce(t *testing.T) {
 		}
 	}
 	long := core.Filter{Type: core.DocTurn, ConversationID: big}
-	s.shares.set(termScope(whereOf(long)), 0.01, time.Now())
 	hits, err := s.Search(ctx, core.VectorQuery{Vector: embed.HashVector("turn 7 of a long one"), K: 3, Filter: long})
 	if err != nil || len(hits) != 3 || hits[0].Meta.ConversationID != big {
 		t.Fatalf("a conversation of more than smallMax: %d hits (%v), want 3 of it", len(hits), err)
