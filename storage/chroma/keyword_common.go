@@ -136,7 +136,7 @@ func (c *termCache) set(scope string, stems []string, ids [][]string, since uint
 
 // written updates the rare terms' documents for docs (just written):
 // a document holding a term (in a form $contains finds) joins the term's
-// list within each where clause that admits it (whereAdmits: the whole
+// list within each where clause that admits it (clauseAdmits: the whole
 // store's, and a filter's its metadata meets), or makes it common past
 // most; a list whose clause it does not meet stays as it was (a chat's
 // turns leave the memories' and the FAQ's lists fresh), and one whose
