@@ -133,9 +133,8 @@ func (s *Service) chat(ctx context.Context, req ChatRequest, emit func(Event) er
 	if userTime.IsZero() {
 		userTime = s.now()
 	}
-	newConversation := req.ConversationID == ""
-	if newConversation {
-		req.ConversationID = NewConversationID()
+	if req.ConversationID == "" {
+		req.ConversationID, req.minted = NewConversationID(), true
 	}
 	prompt, r, err := s.buildPrompt(ctx, req)
 	if err != nil {

@@ -87,6 +87,10 @@ type ChatRequest struct {
 	// carries it only while Ada has stored no turn of the conversation:
 	// once it has, its own turns are the history.
 	History []Message
+	// minted says ConversationID was assigned by this chat (the request
+	// named none): the conversation holds nothing yet, and its recent
+	// window is not read.
+	minted bool
 }
 
 // Speaker is a chat-room member as the model and the memories name them.

@@ -50,6 +50,9 @@ type fakeStore struct {
 	mu      sync.Mutex
 	docs    map[string]Document
 	history []HistoryEntry
+	// windowReads counts the lists of one conversation's turns or
+	// summaries (a chat's recent window).
+	windowReads int
 }
 
 func newFakeStore(j *journal) *fakeStore { return &fakeStore{j: j, docs: map[string]Document{}} }
@@ -152,6 +155,11 @@ func (f *fakeStore) selected(flt Filter) ([]Document, error) {
 }
 
 func (f *fakeStore) List(ctx context.Context, flt Filter, limit int) ([]Document, error) {
+	if flt.ConversationID != "" && (flt.Type == DocTurn || flt.Type == DocSummary) {
+		f.mu.Lock()
+		f.windowReads++
+		f.mu.Unlock()
+	}
 	docs, err := f.selected(flt)
 	return docs[:min(limit, len(docs))], err
 }

@@ -69,7 +69,7 @@ func (s *Service) retrieveAll(ctx context.Context, req ChatRequest) (retrieval, 
 	if !s.opts.RAGEnabled {
 		return r, nil
 	}
-	if req.ConversationID != "" {
+	if req.ConversationID != "" && !req.minted { // a conversation just minted holds nothing to read
 		if err := s.recentWindow(ctx, req, &r); err != nil {
 			return r, err
 		}

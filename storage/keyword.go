@@ -347,6 +347,10 @@ func (db *DB) informativeTerms(ctx context.Context, tx *sql.Tx, terms []string) 
 	return rarestTerms(terms, counts, limit, db.findPostings), nil
 }
 
+// CommonLimit is commonLimit, for another backend that leaves out the
+// terms SQLite leaves out (storage/chroma), so that their searches agree.
+func CommonLimit(stored int64) int64 { return commonLimit(stored) }
+
 // commonLimit is the number of documents from which a term is common in a
 // store of stored documents (see commonShare).
 func commonLimit(stored int64) int64 {

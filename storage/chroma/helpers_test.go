@@ -20,6 +20,23 @@ func openTestStore(tb testing.TB, database string) *Store {
 	return s
 }
 
+// openReplicas opens two stores on one database of a Chroma server of
+// the test's own, as two replicas of Ada sharing it.
+func openReplicas(tb testing.TB, database string) (*Store, *Store) {
+	tb.Helper()
+	url := storagetest.StartChroma(tb).URL + "?database=" + database
+	var out [2]*Store
+	for i := range out {
+		s, err := Open(context.Background(), url)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		tb.Cleanup(func() { s.Close() })
+		out[i] = s
+	}
+	return out[0], out[1]
+}
+
 // testTurn is turn i of conversation conv, said by role at at.
 func testTurn(conv string, i int, role, text string, at time.Time) core.Document {
 	return core.Document{ID: core.NewDocID(), Text: text, Embedding: embed.HashVector(text),

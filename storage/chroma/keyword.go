@@ -28,15 +28,18 @@ import (
 // Each term is first counted (a get of its ids, at most maxTermDocs+1,
 // termFetches at a time) within the search's where clause, and its
 // verdict remembered per where clause (termCache): a common term for an
-// hour, a rare one with its documents' ids for a minute, and until this
-// process writes a text holding it. Then the candidates' texts are read
-// by id and ranked here, and the metadata and embeddings of the K chosen
-// read by id (Chroma's count, BM25's N, is reused for a minute,
-// storeSize). A search whose terms are all known thus sends no request
-// that Chroma answers by reading the store (every where and
-// where_document clause is such a request on Chroma 1.0: it evaluates the
-// clause over every record of the collection, whatever it selects); one
-// with new terms sends one such get per new term.
+// hour, a rare one with its documents' ids, which this process's writes
+// keep up to date and which are counted again, behind the search, when
+// they are a minute old (refreshStale). Then the candidates' texts are
+// read by id and ranked here, and the metadata and embeddings of the K
+// chosen read by id (Chroma's count, BM25's N, is reused for a minute,
+// storeSize). A search whose terms are all known thus waits for no
+// request that Chroma answers by reading the store: on Chroma 1.0 a
+// where_document clause reads every text of the collection, and a where
+// clause costs in proportion to the records it selects (BenchmarkSearchesOfAChat
+// at 100k: a get by ids 1.5 ms, a where selecting no record 12 ms, one
+// selecting them all 175 ms, a $contains of one word 96 ms). One with new
+// terms waits for one such get per new term.
 const (
 	bm25K1      = 1.2
 	bm25B       = 0.75
@@ -134,11 +137,11 @@ const wideKeywordShare = 0.9
 // terms that are not too common (by $contains), and those terms, each as
 // often as stems holds it. A term not known lately is counted (the ids
 // of at most maxTermDocs+1 documents of where holding it); a rare term
-// whose documents are known lately (termCache) costs no request; those
-// of rare terms known longer ago are asked again together, in one get
-// (an $or of their $contains, with their texts). The other candidates'
-// texts are then read by id, which Chroma answers from an index, where a
-// get by $contains reads every document.
+// whose documents are known costs no request: those known longer ago
+// than termIDsFor are used as they are and counted again behind the
+// search (refreshStale), so that no chat waits for a $contains, which
+// Chroma answers by reading every text of the store. The candidates'
+// texts are then read by id, which Chroma answers from an index.
 func (s *Store) keywordCandidates(ctx context.Context, where map[string]any, stems []string) ([]core.Document, []string, error) {
 	now, scope := time.Now(), termScope(where)
 	unique := slices.Compact(slices.Sorted(slices.Values(stems)))
@@ -149,51 +152,22 @@ func (s *Store) keywordCandidates(ctx context.Context, where map[string]any, ste
 		case !known:
 			unknown = append(unknown, st)
 		case common:
-		case fresh:
-			idsOf[st] = ids
 		default:
-			stale = append(stale, st)
+			if idsOf[st] = ids; !fresh {
+				stale = append(stale, st)
+			}
 		}
 	}
-	var cands []core.Document
-	var g errgroup.Group
-	var counted map[string][]string
-	g.Go(func() (err error) {
-		counted, err = s.countTerms(ctx, where, scope, unknown, now)
-		return err
-	})
-	if len(stale) > 0 {
-		g.Go(func() error {
-			got, cut, err := s.staleCandidates(ctx, where, scope, stale, now)
-			if err != nil || !cut {
-				cands = got
-				return err
-			}
-			_, err = s.countTerms(ctx, where, scope, stale, now) // a term grew common
-			return err
-		})
-	}
-	if err := g.Wait(); err != nil {
+	s.refreshStale(where, scope, stale)
+	counted, err := s.countTerms(ctx, where, scope, unknown, now)
+	if err != nil {
 		return nil, nil, err
 	}
 	maps.Copy(idsOf, counted)
-	for _, st := range stale {
-		if common, ids, _, known := s.terms.verdict(scope, st, now); known && !common {
-			idsOf[st] = ids
-		}
-	}
 	kept := slices.DeleteFunc(slices.Clone(stems), func(st string) bool { _, ok := idsOf[st]; return !ok })
-	have := map[string]bool{}
-	for _, d := range cands {
-		have[d.ID] = true
-	}
 	var ids []string
 	for _, st := range slices.Sorted(maps.Keys(idsOf)) {
-		for _, id := range idsOf[st] {
-			if !have[id] {
-				ids = append(ids, id)
-			}
-		}
+		ids = append(ids, idsOf[st]...)
 	}
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
@@ -211,40 +185,33 @@ func (s *Store) keywordCandidates(ctx context.Context, where map[string]any, ste
 	if err := pg.Wait(); err != nil {
 		return nil, nil, err
 	}
+	var cands []core.Document
 	for _, r := range got { // a document deleted since its term was counted is absent
 		cands = append(cands, idTexts(r)...)
 	}
 	return cands, kept, nil
 }
 
-// staleCandidates asks Chroma again for the documents of where holding
-// stems (rare terms whose documents were known longer ago than
-// termIDsFor), in one get with their texts, records each term's anew, and
-// returns them; cut says the get held more than the terms may match (a
-// term grew common): nothing is recorded, the terms are to be counted.
-func (s *Store) staleCandidates(ctx context.Context, where map[string]any, scope string, stems []string, now time.Time) ([]core.Document, bool, error) {
-	most := len(stems) * s.kw.termDocs
-	limit := most + 1
-	since := s.terms.writeCount()
-	got, err := s.c.getOnce(ctx, s.docs, getRequest{Where: where, WhereDocument: containsAny(stems), Limit: &limit, Include: []string{"documents"}})
-	if err != nil || len(got.IDs) > most {
-		return nil, err == nil, err
+// refreshStale counts stems (rare terms whose documents were known
+// longer ago than termIDsFor) again within where, behind the search that
+// used their documents as known: another replica's writes of the last
+// minute are found by the searches after it. The final read by id keeps
+// what was deleted or moved out of the filter meanwhile out of every
+// search (completeHits). A term being counted already is not counted
+// twice; a count that fails leaves the documents stale, to be counted
+// at the next search.
+func (s *Store) refreshStale(where map[string]any, scope string, stems []string) {
+	stems = s.terms.claim(scope, stems)
+	if len(stems) == 0 {
+		return
 	}
-	docs := idTexts(got)
-	ids := make([][]string, len(stems))
-	for i, st := range stems {
-		ids[i] = []string{}
-		for _, d := range docs {
-			if hasForm(d.Text, st) {
-				ids[i] = append(ids[i], d.ID)
-			}
-		}
-		if len(ids[i]) > s.kw.termDocs {
-			ids[i] = nil
-		}
+	started := s.behind.run(func(ctx context.Context) {
+		defer s.terms.release(scope, stems)
+		_, _ = s.countTerms(ctx, where, scope, stems, time.Now())
+	})
+	if !started {
+		s.terms.release(scope, stems)
 	}
-	s.terms.set(scope, stems, ids, since, now)
-	return docs, false, nil
 }
 
 // conversationCandidates is keywordCandidates within one conversation
@@ -362,6 +329,7 @@ func forms(st string) []string {
 // substring, not always a word). The candidates have no metadata yet: f's
 // conditions beyond the where clause are checked after (completeHits).
 func rankBM25(cands []core.Document, stems []string, total int) []core.KeywordHit {
+	stems = informative(cands, stems, total)
 	// The candidates of the terms kept only: a document matched by a
 	// common term alone does not count in the average length.
 	cands = slices.DeleteFunc(cands, func(d core.Document) bool {
@@ -409,6 +377,34 @@ func rankBM25(cands []core.Document, stems []string, total int) []core.KeywordHi
 	}
 	slices.SortFunc(hits, func(a, b core.KeywordHit) int { return cmp.Or(cmp.Compare(b.BM25, a.BM25), cmp.Compare(a.ID, b.ID)) })
 	return hits
+}
+
+// informative leaves out of stems those SQLite leaves out of its keyword
+// search (storage.CommonLimit: in a twentieth of a store of total
+// documents, and at least 50), counted as words among cands (which hold
+// every document of the search's where clause holding them), so that
+// both backends rank by the same terms.
+func informative(cands []core.Document, stems []string, total int) []string {
+	limit := storage.CommonLimit(int64(total))
+	if int64(total) <= limit {
+		return stems
+	}
+	df := make(map[string]int64, len(stems))
+	for _, st := range stems {
+		df[st] = 0
+	}
+	for _, d := range cands {
+		seen := map[string]bool{}
+		for _, w := range words(d.Text) {
+			if st := stemOf(w); !seen[st] {
+				if _, asked := df[st]; asked {
+					seen[st] = true
+					df[st]++
+				}
+			}
+		}
+	}
+	return slices.DeleteFunc(slices.Clone(stems), func(st string) bool { return df[st] >= limit })
 }
 
 // idTexts are the documents of r with their ids and texts only.

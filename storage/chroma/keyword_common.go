@@ -31,6 +31,9 @@ type termCache struct {
 	// writes counts this process's writes (written): a count that began
 	// before one may lack its document, so its lists are not believed.
 	writes uint64
+	// counting holds the scope and stem of each term being counted
+	// behind a search (claim).
+	counting map[string]bool
 }
 
 type termVerdict struct {
@@ -71,6 +74,33 @@ func (c *termCache) verdict(scope, stem string, now time.Time) (common bool, ids
 	return v.ids == nil, v.ids, v.ids != nil && now.Before(v.idsUntil), true
 }
 
+// claim returns those of stems within scope not being counted already,
+// marked as being counted until release.
+func (c *termCache) claim(scope string, stems []string) []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.counting == nil {
+		c.counting = map[string]bool{}
+	}
+	var out []string
+	for _, st := range stems {
+		if key := scope + "\x00" + st; !c.counting[key] {
+			c.counting[key] = true
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
+// release ends claim's mark of stems within scope.
+func (c *termCache) release(scope string, stems []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, st := range stems {
+		delete(c.counting, scope+"\x00"+st)
+	}
+}
+
 // writeCount is what a count notes before it asks Chroma, for set.
 func (c *termCache) writeCount() uint64 {
 	c.mu.Lock()
@@ -106,8 +136,12 @@ func (c *termCache) set(scope string, stems []string, ids [][]string, since uint
 
 // written updates the rare terms' documents for docs (just written):
 // a document holding a term (in a form $contains finds) joins the term's
-// whole-store list, or makes it common past most; the term's lists
-// within a where clause become stale. A common term stays common.
+// list within each where clause that admits it (clauseAdmits: the whole
+// store's, and a filter's its metadata meets), or makes it common past
+// most; a list whose clause it does not meet stays as it was (a chat's
+// turns leave the memories' and the FAQ's lists fresh), and one whose
+// clause is not understood here becomes stale. A common term stays
+// common.
 func (c *termCache) written(docs []core.Document, most int, now time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -116,16 +150,38 @@ func (c *termCache) written(docs []core.Document, most int, now time.Time) {
 		c.verdicts, c.ids = nil, 0
 		return
 	}
+	metas := make([]map[string]any, len(docs)) // as Chroma holds them: nil when not understood
+	for i, d := range docs {
+		if m, err := chromaMeta(d); err == nil {
+			metas[i], _ = normalised(m).(map[string]any)
+		}
+	}
+	clauses := map[string]map[string]any{}
 	for key, v := range c.verdicts {
 		if v.ids == nil {
 			continue
 		}
-		for _, d := range docs {
+		where, parsed := clauses[v.scope]
+		if !parsed {
+			where = parseClause(v.scope)
+			clauses[v.scope] = where
+		}
+		for i, d := range docs {
+			if !hasForm(d.Text, v.stem) {
+				continue
+			}
+			admits, known := true, true
 			switch {
-			case !hasForm(d.Text, v.stem):
-			case v.scope != wholeStore:
+			case v.scope == wholeStore:
+			case where == nil || metas[i] == nil:
+				known = false
+			default:
+				admits, known = clauseAdmits(where, metas[i])
+			}
+			switch {
+			case !known:
 				v.idsUntil = time.Time{}
-			case !slices.Contains(v.ids, d.ID):
+			case admits && !slices.Contains(v.ids, d.ID):
 				v.ids = append(slices.Clone(v.ids), d.ID)
 				c.ids++
 			}

@@ -17,14 +17,26 @@ func TestTermCacheFollowsWrites(t *testing.T) {
 	var c termCache
 	now := time.Now()
 	memories := termScope(map[string]any{"type": "memory"})
+	faqs := termScope(map[string]any{"type": "faq"})
+	odd := termScope(map[string]any{"type": map[string]any{"$ne": "faq"}}) // not whereOf's: not understood here
 	c.set(wholeStore, []string{"zanzibar", "coffee", "kettle"}, [][]string{{"doc-1"}, nil, {"doc-2", "doc-3"}}, 0, now)
-	c.set(memories, []string{"zanzibar"}, [][]string{{"doc-1"}}, 0, now)
-	c.written([]core.Document{{ID: "doc-4", Text: "a Zanzibar trip, a kettle"}}, 2, now)
+	for _, scope := range []string{memories, faqs, odd} {
+		c.set(scope, []string{"zanzibar"}, [][]string{{"doc-1"}}, 0, now)
+	}
+	memory := testMemory("a Zanzibar trip, a kettle", now)
+	memory.ID = "doc-4"
+	c.written([]core.Document{memory}, 2, now)
 	if common, ids, fresh, known := c.verdict(wholeStore, "zanzibar", now); common || !fresh || !known || !slices.Equal(ids, []string{"doc-1", "doc-4"}) {
 		t.Errorf("zanzibar in the store: %v %v %v %v, want doc-1 and the new doc-4", common, ids, fresh, known)
 	}
-	if _, _, fresh, known := c.verdict(memories, "zanzibar", now); fresh || !known {
-		t.Error("zanzibar among memories should be rare and stale (the filter is not read here)")
+	if _, ids, fresh, known := c.verdict(memories, "zanzibar", now); !fresh || !known || !slices.Equal(ids, []string{"doc-1", "doc-4"}) {
+		t.Errorf("zanzibar among memories: %v, fresh %v; want doc-1 and the new memory, fresh", ids, fresh)
+	}
+	if _, ids, fresh, known := c.verdict(faqs, "zanzibar", now); !fresh || !known || !slices.Equal(ids, []string{"doc-1"}) {
+		t.Errorf("zanzibar among FAQs: %v, fresh %v; want doc-1 alone, fresh (a memory is no FAQ)", ids, fresh)
+	}
+	if _, _, fresh, known := c.verdict(odd, "zanzibar", now); fresh || !known {
+		t.Error("zanzibar within a clause not understood here should be rare and stale")
 	}
 	if common, _, _, known := c.verdict(wholeStore, "kettle", now); !common || !known {
 		t.Error("kettle, in 3 documents past the most of 2, should be common")

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/ada-chat/ada/core"
-	"github.com/ada-chat/ada/storage/storagetest"
 )
 
 // TestRememberedDocumentsFollowAnotherReplica: the documents a rare word
@@ -17,16 +16,7 @@ import (
 // checked against the filter).
 func TestRememberedDocumentsFollowAnotherReplica(t *testing.T) {
 	ctx := context.Background()
-	url := storagetest.StartChroma(t).URL + "?database=replicas"
-	open := func() *Store {
-		s, err := Open(ctx, url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { s.Close() })
-		return s
-	}
-	a, b := open(), open()
+	a, b := openReplicas(t, "replicas")
 	now := time.Now().UTC()
 	moved, deleted, kept := testMemory("zanzibar notes one", now), testMemory("zanzibar notes two", now), testMemory("zanzibar notes three", now)
 	if err := a.Put(ctx, moved, deleted, kept); err != nil {

@@ -34,6 +34,9 @@ func (s *Store) Search(ctx context.Context, q core.VectorQuery) ([]core.Hit, err
 		}
 	} else {
 		found, ok, err := s.searchWide(ctx, q, where)
+		if err == nil && !ok {
+			found, ok, err = s.searchSmall(ctx, q, where)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -121,6 +124,62 @@ func (s *Store) searchWide(ctx context.Context, q core.VectorQuery, where map[st
 	}
 	docs, err := documents(full)
 	return docs, err == nil, err
+}
+
+// smallMax is the most documents searchSmall reads: with their
+// vectors (768 numbers each as JSON, up to 8 kB a document) up to 4 MB in
+// one get. At 100k documents a get of a conversation's 300 turns with the
+// hash embedder's vectors (1.1 MB) took 30–70 ms, a query with its where
+// clause 164 ms (BenchmarkChromaChatRequests).
+const smallMax = 512
+
+// searchSmall is Search of a filter that selects few documents: one
+// conversation's (a chat's recall), or one known to select few
+// (filterShares: the FAQ). Chroma 1.0 answers a query with a where clause
+// (or with ids) by reading far more than the clause selects (at 100k
+// documents, 130–290 ms for the FAQ's or one conversation's), and a get of
+// the clause in proportion to what it selects (12–50 ms): so the
+// filter's ids, at most smallMax, are read with the clause, then their
+// vectors by id, and they are ranked here, exactly. A conversation's
+// share is not asked: its own turns are the nearest neighbours of its
+// recall's queries, so a sample overrates it. ok is false when the filter
+// is not known small or holds more than smallMax documents (one get of
+// ids spent): Search then asks with the where clause.
+func (s *Store) searchSmall(ctx context.Context, q core.VectorQuery, where map[string]any) ([]core.Document, bool, error) {
+	if where == nil {
+		return nil, false, nil
+	}
+	if q.Filter.ConversationID == "" {
+		now := time.Now()
+		share, known := s.shares.get(termScope(where), now)
+		if !known {
+			return nil, false, nil
+		}
+		total, err := s.size.get(now, func() (int, error) { return s.c.count(ctx, s.docs) })
+		if err != nil || share*float64(total) > 4*smallMax { // (a share from 400 neighbours is rough)
+			return nil, false, err
+		}
+	}
+	limit := smallMax + 1
+	ids, err := s.c.getOnce(ctx, s.docs, getRequest{Where: where, Limit: &limit, Include: []string{}})
+	if err != nil || len(ids.IDs) > smallMax {
+		return nil, false, err
+	}
+	if len(ids.IDs) == 0 {
+		return nil, true, nil
+	}
+	got, err := s.c.getOnce(ctx, s.docs, getRequest{IDs: ids.IDs, Include: []string{"documents", "metadatas", "embeddings"}})
+	if err != nil {
+		return nil, false, err
+	}
+	docs, err := documents(got)
+	if err != nil {
+		return nil, false, err
+	}
+	// The filter checked on what was read by id: another replica may have
+	// moved a document out of it meanwhile.
+	conds := slices.DeleteFunc(q.Filter.Conds(), func(c core.Cond) bool { return c.Narrowing })
+	return slices.DeleteFunc(docs, func(d core.Document) bool { return !core.AdmitsAll(conds, &d) }), true, nil
 }
 
 // words splits text as KeywordTerms does: lower-cased letters and digits.

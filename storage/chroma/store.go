@@ -32,6 +32,7 @@ type Store struct {
 	size      *storeSize    // the documents' count, lately
 	shares    *filterShares // the share of the store a where clause selects, lately
 	wideMin   int           // wideMinDocs (tests lower it)
+	behind    *background   // the keyword terms' refreshes behind the searches (refreshStale)
 }
 
 var _ core.Store = (*Store)(nil)
@@ -55,7 +56,7 @@ func Open(ctx context.Context, rawURL string, opts ...Option) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{c: c, url: c.root, readWhole: metaPage, kw: keywordLimits{termDocs: maxTermDocs, conversationTexts: maxConversationTexts},
-		terms: &termCache{}, size: &storeSize{}, shares: &filterShares{}, wideMin: wideMinDocs}
+		terms: &termCache{}, size: &storeSize{}, shares: &filterShares{}, wideMin: wideMinDocs, behind: newBackground()}
 	for _, x := range []struct {
 		name string
 		id   *string
@@ -73,8 +74,12 @@ func Open(ctx context.Context, rawURL string, opts ...Option) (*Store, error) {
 	return s, nil
 }
 
-// Close releases nothing: the server keeps the data.
-func (s *Store) Close() error { return nil }
+// Close stops the refreshes running behind the searches, and waits for
+// them; the server keeps the data.
+func (s *Store) Close() error {
+	s.behind.stop()
+	return nil
+}
 
 // Ping checks that the server answers its heartbeat.
 func (s *Store) Ping(ctx context.Context) error {

@@ -71,6 +71,14 @@ func filterDocs(convs [2]string) []core.Document {
 	return docs
 }
 
+// FilterCorpus is the filter cases' documents and the cases, for a
+// backend's own check of how it says a filter (its query language
+// against its evaluation of it).
+func FilterCorpus(convs [2]string) ([]core.Document, []core.Filter) {
+	docs := filterDocs(convs)
+	return docs, filterCases(docs, convs)
+}
+
 // filterCases exercise every field of core.Filter, alone and together
 // (testFilterMeaning checks that each changes what a case selects).
 func filterCases(docs []core.Document, convs [2]string) []core.Filter {

@@ -1,0 +1,79 @@
+package chroma
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ada-chat/ada/core"
+	"github.com/ada-chat/ada/core/embed"
+	"github.com/ada-chat/ada/storage/vecindex"
+)
+
+// A vector search of one conversation, or of a filter known to select
+// few documents (the FAQ), reads their ids with the clause and their
+// vectors by id, and ranks them here, exactly: no Chroma query with a
+// where clause, which Chroma 1.0 answers by reading far more than the
+// clause selects. Only the filter's documents come back; a conversation
+// of more than smallMax is asked with its where clause, as before.
+func TestSearchSmallReadsTheFilterOnce(t *testing.T) {
+	ctx := context.Background()
+	s := openTestStore(t, "small")
+	now := time.Now().UTC()
+	conv, big := core.NewConversationID(), core.NewConversationID()
+	var docs, turns []core.Document
+	for i := range 40 {
+		text := fmt.Sprintf("note %d about the garden, the train and item %d", i, i*7%13)
+		d := testTurn(conv, i, "user", text, now)
+		docs, turns = append(docs, d, testMemory(text, now)), append(turns, d)
+	}
+	for i := range smallMax + 1 {
+		docs = append(docs, testTurn(big, i, "user", fmt.Sprintf("turn %d of a long one", i), now))
+	}
+	if err := s.Put(ctx, docs...); err != nil {
+		t.Fatal(err)
+	}
+	log := &bodyLog{next: http.DefaultTransport}
+	s.c.http.Transport = log
+	f := core.Filter{Type: core.DocTurn, ConversationID: conv}
+	faqF := core.Filter{Type: core.DocFAQ}
+	s.shares.set(termScope(whereOf(faqF)), 0, time.Now())
+	if hits, err := s.Search(ctx, core.VectorQuery{Vector: embed.HashVector("the train"), K: 5, Filter: faqF}); err != nil || len(hits) != 0 {
+		t.Fatalf("no FAQ: %d hits (%v)", len(hits), err)
+	}
+	for q := range 3 {
+		vec := embed.HashVector(fmt.Sprintf("the train and item %d", q))
+		hits, err := s.Search(ctx, core.VectorQuery{Vector: vec, K: 5, Filter: f})
+		if err != nil || len(hits) != 5 {
+			t.Fatalf("query %d: %d hits (%v), want 5", q, len(hits), err)
+		}
+		exact := slices.Clone(turns)
+		slices.SortFunc(exact, func(a, b core.Document) int {
+			return cmp.Compare(vecindex.CosineDistance(vec, a.Embedding), vecindex.CosineDistance(vec, b.Embedding))
+		})
+		for i, h := range hits {
+			if h.Meta.ConversationID != conv || h.Meta.Type != core.DocTurn || h.Text == "" {
+				t.Fatalf("hit %s is a %s of %s", h.ID, h.Meta.Type, h.Meta.ConversationID)
+			}
+			if want := vecindex.CosineDistance(vec, exact[i].Embedding); math.Abs(float64(h.Distance-want)) > 1e-5 {
+				t.Fatalf("query %d: hit %d at %v, the exact %dth at %v", q, i, h.Distance, i, want)
+			}
+		}
+	}
+	for _, b := range log.bodies {
+		if strings.Contains(b, "query_embeddings") && strings.Contains(b, "where") {
+			t.Errorf("a search of a small filter sent a query with a where clause: %.200s", b)
+		}
+	}
+	long := core.Filter{Type: core.DocTurn, ConversationID: big}
+	hits, err := s.Search(ctx, core.VectorQuery{Vector: embed.HashVector("turn 7 of a long one"), K: 3, Filter: long})
+	if err != nil || len(hits) != 3 || hits[0].Meta.ConversationID != big {
+		t.Fatalf("a conversation of more than smallMax: %d hits (%v), want 3 of it", len(hits), err)
+	}
+}
