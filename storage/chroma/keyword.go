@@ -66,6 +66,9 @@ func (s *Store) KeywordSearch(ctx context.Context, q core.KeywordQuery) ([]core.
 		return err
 	})
 	where := whereOf(q.Filter)
+	if conds, ok := whereConds(q.Filter); ok && where != nil {
+		s.terms.describe(termScope(where), conds)
+	}
 	if share, known := s.shares.get(termScope(where), time.Now()); where != nil && known && share >= wideKeywordShare {
 		// Most of the store: the clause would cost Chroma a read of
 		// every document it selects per request (filterShares). The

@@ -19,10 +19,8 @@ import (
 // termIDsFor (another replica's writes are seen then): after, its
 // documents are asked again with the other such terms of the search in
 // one $contains get. A write of this process holding the term adds its
-// document to the whole store's list (the where clause of no filter),
-// and makes the other lists of the term stale (their filters are not
-// read here). A document deleted meanwhile is not read (its text is
-// gone). At most termCacheMax verdicts and termIDsMax ids are kept (when
+// document to the lists of the where clauses it meets (written). A
+// document deleted meanwhile is not read (its text is gone). At most termCacheMax verdicts and termIDsMax ids are kept (when
 // full, the cache starts again).
 type termCache struct {
 	mu       sync.Mutex
@@ -34,6 +32,10 @@ type termCache struct {
 	// counting holds the scope and stem of each term being counted
 	// behind a search (claim).
 	counting map[string]bool
+	// clauses are the conditions each scope's where clause holds
+	// (whereConds), for written; a scope whose clause is not held exactly
+	// is absent. They never go stale: a scope is its clause.
+	clauses map[string][]core.Cond
 }
 
 type termVerdict struct {
@@ -108,6 +110,18 @@ func (c *termCache) writeCount() uint64 {
 	return c.writes
 }
 
+// describe records the conditions scope's where clause holds exactly
+// (whereConds), so that a write can tell which of its lists a document
+// joins (written).
+func (c *termCache) describe(scope string, conds []core.Cond) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.clauses == nil || len(c.clauses) >= termCacheMax {
+		c.clauses = map[string][]core.Cond{}
+	}
+	c.clauses[scope] = conds
+}
+
 // set records, for each of stems, its documents within the where clause
 // of scope (ids[i]), or that it is common (ids[i] nil), as counted from
 // before the write numbered since (writeCount): when this process wrote
@@ -136,12 +150,11 @@ func (c *termCache) set(scope string, stems []string, ids [][]string, since uint
 
 // written updates the rare terms' documents for docs (just written):
 // a document holding a term (in a form $contains finds) joins the term's
-// list within each where clause that admits it (clauseAdmits: the whole
-// store's, and a filter's its metadata meets), or makes it common past
+// list within each where clause that admits it (the whole store's, and a
+// filter's whose conditions it meets: describe), or makes it common past
 // most; a list whose clause it does not meet stays as it was (a chat's
 // turns leave the memories' and the FAQ's lists fresh), and one whose
-// clause is not understood here becomes stale. A common term stays
-// common.
+// clause is not held exactly becomes stale. A common term stays common.
 func (c *termCache) written(docs []core.Document, most int, now time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -150,38 +163,20 @@ func (c *termCache) written(docs []core.Document, most int, now time.Time) {
 		c.verdicts, c.ids = nil, 0
 		return
 	}
-	metas := make([]map[string]any, len(docs)) // as Chroma holds them: nil when not understood
-	for i, d := range docs {
-		if m, err := chromaMeta(d); err == nil {
-			metas[i], _ = normalised(m).(map[string]any)
-		}
-	}
-	clauses := map[string]map[string]any{}
 	for key, v := range c.verdicts {
 		if v.ids == nil {
 			continue
 		}
-		where, parsed := clauses[v.scope]
-		if !parsed {
-			where = parseClause(v.scope)
-			clauses[v.scope] = where
-		}
-		for i, d := range docs {
+		conds, known := c.clauses[v.scope]
+		for i := range docs {
+			d := &docs[i]
 			if !hasForm(d.Text, v.stem) {
 				continue
 			}
-			admits, known := true, true
 			switch {
-			case v.scope == wholeStore:
-			case where == nil || metas[i] == nil:
-				known = false
-			default:
-				admits, known = clauseAdmits(where, metas[i])
-			}
-			switch {
-			case !known:
+			case v.scope != wholeStore && !known:
 				v.idsUntil = time.Time{}
-			case admits && !slices.Contains(v.ids, d.ID):
+			case (v.scope == wholeStore || core.AdmitsAll(conds, d)) && !slices.Contains(v.ids, d.ID):
 				v.ids = append(slices.Clone(v.ids), d.ID)
 				c.ids++
 			}

@@ -8,17 +8,26 @@ import (
 	"github.com/ada-chat/ada/core"
 )
 
-// A write adds its documents to the whole store's lists of the rare terms
-// they hold (in a form $contains finds), makes a term common past the
-// most, and makes the lists within a where clause stale; a common term
+// A write adds its documents to the lists of the rare terms they hold (in
+// a form $contains finds) within the whole store and within each where
+// clause whose conditions they meet, makes a term common past the most,
+// and makes the lists within a clause of unknown conditions stale; a common term
 // stays common, the lists of terms it does not hold stay as they were; a
 // write of many documents forgets every verdict.
 func TestTermCacheFollowsWrites(t *testing.T) {
 	var c termCache
 	now := time.Now()
-	memories := termScope(map[string]any{"type": "memory"})
-	faqs := termScope(map[string]any{"type": "faq"})
-	odd := termScope(map[string]any{"type": map[string]any{"$ne": "faq"}}) // not whereOf's: not understood here
+	described := func(f core.Filter) string {
+		scope := termScope(whereOf(f))
+		conds, ok := whereConds(f)
+		if !ok {
+			t.Fatalf("%+v: its where clause does not hold it exactly", f)
+		}
+		c.describe(scope, conds)
+		return scope
+	}
+	memories, faqs := described(core.Filter{Type: core.DocMemory}), described(core.Filter{Type: core.DocFAQ})
+	odd := termScope(map[string]any{"type": map[string]any{"$ne": "faq"}}) // no filter's: its conditions unknown
 	c.set(wholeStore, []string{"zanzibar", "coffee", "kettle"}, [][]string{{"doc-1"}, nil, {"doc-2", "doc-3"}}, 0, now)
 	for _, scope := range []string{memories, faqs, odd} {
 		c.set(scope, []string{"zanzibar"}, [][]string{{"doc-1"}}, 0, now)
@@ -36,7 +45,7 @@ func TestTermCacheFollowsWrites(t *testing.T) {
 		t.Errorf("zanzibar among FAQs: %v, fresh %v; want doc-1 alone, fresh (a memory is no FAQ)", ids, fresh)
 	}
 	if _, _, fresh, known := c.verdict(odd, "zanzibar", now); fresh || !known {
-		t.Error("zanzibar within a clause not understood here should be rare and stale")
+		t.Error("zanzibar within a clause of unknown conditions should be rare and stale")
 	}
 	if common, _, _, known := c.verdict(wholeStore, "kettle", now); !common || !known {
 		t.Error("kettle, in 3 documents past the most of 2, should be common")

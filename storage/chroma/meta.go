@@ -67,6 +67,25 @@ func documents(r records) ([]core.Document, error) {
 	return out, nil
 }
 
+// whereConds are the conditions of f its where clause (whereOf) holds,
+// when it holds each exactly: a document meets them all (core.AdmitsAll)
+// exactly when the clause admits it, so Go needs no reading of the
+// clause of its own. ok is false when a condition is only approximated
+// there; those Go alone checks (a tag) are not in the clause, nor here.
+func whereConds(f core.Filter) (conds []core.Cond, ok bool) {
+	for _, c := range f.Conds() {
+		w, exact := condWhere(c)
+		switch {
+		case w == nil:
+		case !exact:
+			return nil, false
+		default:
+			conds = append(conds, c)
+		}
+	}
+	return conds, true
+}
+
 // whereOf is f's conditions (core.Filter.Conds) that Chroma can say, as a
 // where clause (nil for none), some widened (a page cursor's id
 // tie-break). What it cannot say exactly (tags; the fields kept only in
