@@ -106,26 +106,6 @@ func BenchmarkSearchesOfAChat(b *testing.B) {
 			_, err := s.c.get(ctx, s.docs, getRequest{WhereDocument: containsAny([]string{word(q)}), Include: []string{}})
 			return err
 		}},
-		{"raw: get the prompt's words ($or), ids", func(q string) error {
-			_, err := s.c.get(ctx, s.docs, getRequest{WhereDocument: containsAny(stemsOf(q)), Include: []string{}})
-			return err
-		}},
-		{"raw: get the prompt's words ($or), texts", func(q string) error {
-			_, err := s.c.get(ctx, s.docs, getRequest{WhereDocument: containsAny(stemsOf(q)), Include: []string{"documents"}})
-			return err
-		}},
-		{"raw: get the prompt's words ($or), texts+metadata", func(q string) error {
-			_, err := s.c.get(ctx, s.docs, getRequest{WhereDocument: containsAny(stemsOf(q)), Include: []string{"documents", "metadatas"}})
-			return err
-		}},
-		{"raw: get the prompt's words, lower case only, ids", func(q string) error {
-			var or []any
-			for _, st := range stemsOf(q) {
-				or = append(or, map[string]any{"$contains": st})
-			}
-			_, err := s.c.get(ctx, s.docs, getRequest{WhereDocument: map[string]any{"$or": or}, Include: []string{}})
-			return err
-		}},
 		{"raw: count", func(string) error {
 			_, err := s.c.count(ctx, s.docs)
 			return err
@@ -197,15 +177,6 @@ func seedBench(b *testing.B, srv *storagetest.Chroma, database string, memoryEve
 		b.Fatal(err)
 	}
 	return s, w, docs
-}
-
-// stemsOf is the stems of q's keyword terms.
-func stemsOf(q string) []string {
-	var out []string
-	for _, t := range words(q) {
-		out = append(out, stemOf(t))
-	}
-	return slices.Compact(slices.Sorted(slices.Values(out)))
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
