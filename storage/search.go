@@ -126,7 +126,15 @@ func (db *DB) approximateSearch(ctx context.Context, q core.VectorQuery) ([]core
 	// cached embeddings: a read transaction and a query for 80 rowids cost
 	// several times the dot products (make bench, stage shares). A small
 	// store's candidates are nearly all cached.
-	found := make([]scoredDoc, 0, len(rowids))
+	buf, _ := db.candidates.Get().(*[]scoredDoc)
+	if buf == nil {
+		buf = new([]scoredDoc)
+	}
+	defer func() {
+		clear(*buf) // the documents are not kept alive by the pool
+		db.candidates.Put(buf)
+	}()
+	found := slices.Grow((*buf)[:0], len(rowids))
 	var missing []int64
 	for _, r := range rowids {
 		if d, ok := db.docs.get(r); ok && cachedFor(&d, applied) {
@@ -135,6 +143,7 @@ func (db *DB) approximateSearch(ctx context.Context, q core.VectorQuery) ([]core
 			missing = append(missing, r)
 		}
 	}
+	*buf = found
 	if len(missing) == 0 {
 		return exactHits(q.Vector, found, q.K), nil
 	}
@@ -170,7 +179,9 @@ func (db *DB) approximateSearch(ctx context.Context, q core.VectorQuery) ([]core
 	if err != nil {
 		return nil, err
 	}
-	return exactHits(q.Vector, append(found, loaded...), q.K), nil
+	found = append(found, loaded...)
+	*buf = found
+	return exactHits(q.Vector, found, q.K), nil
 }
 
 // rankSQL before a WHERE clause selects the rowids of its rows and their
