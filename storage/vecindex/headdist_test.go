@@ -132,12 +132,7 @@ func TestSearchesWithTheKernelsMatchTheGoLoop(t *testing.T) {
 // (256 KiB, in the caches), counting the histogram as a probe does.
 func BenchmarkHeadKernels(b *testing.B) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	hs := make([][headWords]uint64, 4096)
-	for i := range hs {
-		for w := range hs[i] {
-			hs[i][w] = rng.Uint64()
-		}
-	}
+	hs := randomHeads(rng, 4096)
 	var q Code
 	for w := range q {
 		q[w] = rng.Uint64()
@@ -152,4 +147,15 @@ func BenchmarkHeadKernels(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(hs)), "ns/head")
 		})
 	}
+}
+
+// randomHeads is n heads of random bits.
+func randomHeads(rng *rand.Rand, n int) [][headWords]uint64 {
+	hs := make([][headWords]uint64, n)
+	for i := range hs {
+		for w := range hs[i] {
+			hs[i][w] = rng.Uint64()
+		}
+	}
+	return hs
 }

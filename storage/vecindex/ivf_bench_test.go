@@ -12,12 +12,7 @@ import (
 // retrainGrowth times.
 func BenchmarkTrainLists(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	heads := make([][headWords]uint64, 100_000)
-	for i := range heads {
-		for w := range heads[i] {
-			heads[i][w] = rng.Uint64()
-		}
-	}
+	heads := randomHeads(rng, 100_000)
 	for b.Loop() {
 		trainLists(heads, make([]uint32, len(heads)), runtime.GOMAXPROCS(0))
 	}
