@@ -153,8 +153,7 @@ func (b *Bridge) DeleteRemindersBefore(ctx context.Context, cutoff time.Time) (i
 	return b.execCount(ctx, deleteOldRemindersSQL, cutoff.UnixMilli())
 }
 
-// reminders reads from the writer: a reminder set or cancelled a moment ago
-// is listed (or not) at once.
+// reminders reads the reminders query selects.
 func (b *Bridge) reminders(ctx context.Context, query string, args ...any) ([]BridgeReminder, error) {
 	// A reader: a long write (an import, a forgetting) does not hold the
 	// reminder loop up, and what it reads was committed before it asked.

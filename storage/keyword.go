@@ -136,7 +136,7 @@ func (db *DB) keywordSearch(ctx context.Context, q core.KeywordQuery, choose fun
 // its 64 pages; a larger merge is spread over the writes that follow, and
 // a step with nothing to merge reads one record. BenchmarkKeywordSegments
 // (1,000 memories written 100 at a time): 4 segments, not 10, and a
-// keyword search 442 → 313 µs p50; at 100,000, 10, not 16, 1,624 → 1,202
+// keyword search 416 → 291 µs p50; at 100,000, 10, not 17, 1,595 → 1,381
 // µs. Merging at two segments a level (usermerge 2) keeps fewer still
 // (2 and 8) but leaves a bulk import a debt of merges that later writes
 // pay, up to a few ms each, for no gain a search over HTTP showed at 1,000

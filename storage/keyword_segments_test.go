@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -81,22 +80,19 @@ func BenchmarkKeywordSegments(b *testing.B) {
 			if _, err := db.write.ExecContext(ctx, "INSERT INTO documents_fts (documents_fts, rank) VALUES ('usermerge', ?)", merge); err != nil {
 				b.Fatal(err)
 			}
-			w := storagetest.NewWords(rand.New(rand.NewPCG(5, 6)), []string{"coffee", "tea"}, 4000)
+			texts := scaleCorpusOf(n+200, 4000)
 			docs := make([]core.Document, n)
 			for i := range docs {
-				docs[i] = memoryDoc(strings.Join(w.Sentence(8, 16), " "), core.ScopeGlobal, 3)
+				docs[i] = memoryDoc(texts[i], core.ScopeGlobal, 3)
 			}
-			cpu := processCPU(b)
+			cpu := storagetest.ProcessCPU()
 			for start := 0; start < n; start += 100 {
 				if err := db.Put(ctx, docs[start:min(start+100, n)]...); err != nil {
 					b.Fatal(err)
 				}
 			}
-			write := (processCPU(b) - cpu) / time.Duration(n)
-			queries := make([]string, 200)
-			for i := range queries {
-				queries[i] = strings.Join(w.Sentence(8, 16), " ")
-			}
+			write := time.Duration((storagetest.ProcessCPU() - cpu) / int64(n))
+			queries := texts[n:]
 			b.Run(fmt.Sprintf("%d/usermerge=%d", n, merge), func(b *testing.B) {
 				var took []time.Duration
 				for i := 0; b.Loop(); i++ {
@@ -114,13 +110,4 @@ func BenchmarkKeywordSegments(b *testing.B) {
 			db.Close()
 		}
 	}
-}
-
-// processCPU is the CPU time the process has used, user and system.
-func processCPU(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
