@@ -279,6 +279,7 @@ func insertDocument(ctx context.Context, tx *writeTx, d *encodedDoc) (rowid int6
 	// the values of documents.text and documents.speaker (migration 21),
 	// and the code, both written with others' (rowbatch.go).
 	tx.keywordArgs = append(tx.keywordArgs, rowid, d.Text, keywordSpeaker(d.Document))
+	tx.keywordsChanged = true
 	tx.codeArgs = append(tx.codeArgs, rowid, string(d.Meta.Type), d.Meta.Scope, d.Meta.ConversationID, d.code)
 	tx.insertedCode(rowid, string(d.Meta.Type), d.Meta.Scope, d.Meta.ConversationID, d.code)
 	for _, src := range d.Meta.SourceIDs {

@@ -45,6 +45,7 @@ func deleteRowids(ctx context.Context, tx *writeTx, rowids []int64, cascade bool
 			return storeErr(err)
 		}
 		tx.deletedCode(r)
+		tx.keywordsChanged = true
 	}
 	if err := execChunks(ctx, tx, "DELETE FROM memory_sources WHERE memory_id IN", ids); err != nil {
 		return err

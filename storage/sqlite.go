@@ -291,8 +291,7 @@ func (db *DB) inTx(ctx context.Context, fn func(*writeTx) error) error {
 	if err := tx.flushRows(ctx); err != nil {
 		return err
 	}
-	if len(tx.codes) > 0 {
-		// Documents were written or deleted: so were keyword segments.
+	if tx.keywordsChanged {
 		if _, err := tx.exec(ctx, mergeKeywordSQL); err != nil {
 			return storeErr(err)
 		}

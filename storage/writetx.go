@@ -27,6 +27,10 @@ type writeTx struct {
 	// keywordArgs and codeArgs are the keyword and code rows of the
 	// documents inserted, not yet written (rowbatch.go).
 	keywordArgs, codeArgs []any
+	// keywordsChanged says documents were inserted or deleted, and with
+	// them keyword rows: the write ends with a merge step (mergeKeywordSQL).
+	// A reindex rewrites codes only.
+	keywordsChanged bool
 }
 
 // stmt returns one of the writer's statements prepared at Open
