@@ -174,23 +174,15 @@ func (s *Store) keywordCandidates(ctx context.Context, where map[string]any, ste
 	}
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
-	// The texts by id, a page each, termFetches pages at once.
-	pages := slices.Collect(slices.Chunk(ids, getPage))
-	got := make([]records, len(pages))
-	pg, pctx := errgroup.WithContext(ctx)
-	pg.SetLimit(termFetches)
-	for i, page := range pages {
-		pg.Go(func() (err error) {
-			got[i], err = s.c.getOnce(pctx, s.docs, getRequest{IDs: page, Include: []string{"documents"}})
-			return err
-		})
-	}
-	if err := pg.Wait(); err != nil {
+	texts, err := s.texts(ctx, s.docs, ids)
+	if err != nil {
 		return nil, nil, err
 	}
 	var cands []core.Document
-	for _, r := range got { // a document deleted since its term was counted is absent
-		cands = append(cands, idTexts(r)...)
+	for _, id := range ids { // a document deleted since its term was counted is absent
+		if text, ok := texts[id]; ok {
+			cands = append(cands, core.Document{ID: id, Text: text})
+		}
 	}
 	return cands, kept, nil
 }

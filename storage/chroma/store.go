@@ -7,6 +7,8 @@ import (
 	"slices"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/ada-chat/ada/core"
 )
 
@@ -347,16 +349,26 @@ func (s *Store) List(ctx context.Context, f core.Filter, limit int) ([]core.Docu
 }
 
 // texts returns the texts of the records ids of the collection coll
-// (documents or history) that are stored, by id.
+// (documents or history) that are stored, by id: a page of ids a get,
+// termFetches gets at once (a get by ids is answered from an index).
 func (s *Store) texts(ctx context.Context, coll string, ids []string) (map[string]string, error) {
+	pages := slices.Collect(slices.Chunk(ids, getPage))
+	got := make([]records, len(pages))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(termFetches)
+	for i, page := range pages {
+		g.Go(func() (err error) {
+			got[i], err = s.c.getOnce(gctx, coll, getRequest{IDs: page, Include: []string{"documents"}})
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
 	out := make(map[string]string, len(ids))
-	for start := 0; start < len(ids); start += getPage {
-		got, err := s.c.get(ctx, coll, getRequest{IDs: ids[start:min(start+getPage, len(ids))], Include: []string{"documents"}})
-		if err != nil {
-			return nil, err
-		}
-		for i, id := range got.IDs {
-			out[id] = got.Documents[i]
+	for _, r := range got {
+		for i, id := range r.IDs {
+			out[id] = r.Documents[i]
 		}
 	}
 	return out, nil
