@@ -33,9 +33,16 @@ func (s *Store) Search(ctx context.Context, q core.VectorQuery) ([]core.Hit, err
 			return nil, err
 		}
 	} else {
-		found, ok, err := s.searchWide(ctx, q, where)
+		// One conversation is read whole when it is small, whatever a
+		// sample of the store's nearest says of its share (searchSmall);
+		// other filters try the store's nearest first.
+		first, second := s.searchWide, s.searchSmall
+		if q.Filter.ConversationID != "" {
+			first, second = second, first
+		}
+		found, ok, err := first(ctx, q, where)
 		if err == nil && !ok {
-			found, ok, err = s.searchSmall(ctx, q, where)
+			found, ok, err = second(ctx, q, where)
 		}
 		if err != nil {
 			return nil, err

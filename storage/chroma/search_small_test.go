@@ -20,7 +20,8 @@ import (
 // few documents (the FAQ), reads their ids with the clause and their
 // vectors by id, and ranks them here, exactly: no Chroma query with a
 // where clause, which Chroma 1.0 answers by reading far more than the
-// clause selects. Only the filter's documents come back; a conversation
+// clause selects; nor, for a conversation, a query of the store's nearest
+// neighbours first. Only the filter's documents come back; a conversation
 // of more than smallMax is asked with its where clause, as before.
 func TestSearchSmallReadsTheFilterOnce(t *testing.T) {
 	ctx := context.Background()
@@ -47,6 +48,7 @@ func TestSearchSmallReadsTheFilterOnce(t *testing.T) {
 	if hits, err := s.Search(ctx, core.VectorQuery{Vector: embed.HashVector("the train"), K: 5, Filter: faqF}); err != nil || len(hits) != 0 {
 		t.Fatalf("no FAQ: %d hits (%v)", len(hits), err)
 	}
+	faqBodies := len(log.bodies)
 	for q := range 3 {
 		vec := embed.HashVector(fmt.Sprintf("the train and item %d", q))
 		hits, err := s.Search(ctx, core.VectorQuery{Vector: vec, K: 5, Filter: f})
@@ -66,9 +68,14 @@ func TestSearchSmallReadsTheFilterOnce(t *testing.T) {
 			}
 		}
 	}
-	for _, b := range log.bodies {
+	for i, b := range log.bodies {
 		if strings.Contains(b, "query_embeddings") && strings.Contains(b, "where") {
 			t.Errorf("a search of a small filter sent a query with a where clause: %.200s", b)
+		}
+		// A conversation is read whole, not first looked for among the
+		// store's nearest neighbours (a sample overrates its share).
+		if i >= faqBodies && strings.Contains(b, "query_embeddings") {
+			t.Errorf("a search of a small conversation sent a query: %.200s", b)
 		}
 	}
 	long := core.Filter{Type: core.DocTurn, ConversationID: big}
