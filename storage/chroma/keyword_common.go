@@ -16,12 +16,13 @@ import (
 // $contains costs the server a read of every document, whatever it
 // finds). A verdict is believed for termVerdictFor: a term's documents
 // grow and shrink slowly. A rare term's documents are believed for
-// termIDsFor (another replica's writes are seen then): after, its
-// documents are asked again with the other such terms of the search in
-// one $contains get. A write of this process holding the term adds its
-// document to the lists of the where clauses it meets (written). A
-// document deleted meanwhile is not read (its text is gone). At most termCacheMax verdicts and termIDsMax ids are kept (when
-// full, the cache starts again).
+// termIDsFor: after, a search still uses them, and counts the term again
+// behind itself (refreshStale), so that another replica's writes are seen
+// by the searches after it. A write of this process holding the term adds
+// its document to the lists of the where clauses it meets (written). A
+// document deleted meanwhile is not read (its text is gone). At most
+// termCacheMax verdicts and termIDsMax ids are kept (when full, the cache
+// starts again).
 type termCache struct {
 	mu       sync.Mutex
 	verdicts map[string]termVerdict
