@@ -51,8 +51,9 @@ type fakeStore struct {
 	docs    map[string]Document
 	history []HistoryEntry
 	// windowReads counts the lists of one conversation's turns or
-	// summaries (a chat's recent window).
-	windowReads int
+	// summaries (a chat's recent window), scopedWindowReads those of them
+	// made in a read scope, and scopedWrites the writes made in one.
+	windowReads, scopedWindowReads, scopedWrites int
 }
 
 func newFakeStore(j *journal) *fakeStore { return &fakeStore{j: j, docs: map[string]Document{}} }
@@ -78,6 +79,9 @@ func (f *fakeStore) Put(ctx context.Context, docs ...Document) error {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if InReadScope(ctx) {
+		f.scopedWrites++
+	}
 	for _, d := range docs {
 		f.docs[d.ID] = d
 	}
@@ -91,6 +95,9 @@ func (f *fakeStore) Apply(ctx context.Context, c Change) (Deleted, error) {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if InReadScope(ctx) {
+		f.scopedWrites++
+	}
 	for _, id := range c.Delete {
 		delete(f.docs, id)
 	}
@@ -158,6 +165,9 @@ func (f *fakeStore) List(ctx context.Context, flt Filter, limit int) ([]Document
 	if flt.ConversationID != "" && (flt.Type == DocTurn || flt.Type == DocSummary) {
 		f.mu.Lock()
 		f.windowReads++
+		if InReadScope(ctx) {
+			f.scopedWindowReads++
+		}
 		f.mu.Unlock()
 	}
 	docs, err := f.selected(flt)

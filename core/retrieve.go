@@ -54,6 +54,7 @@ func (s *Service) retrieve(ctx context.Context, req ChatRequest) (retrieval, err
 }
 
 func (s *Service) retrieveAll(ctx context.Context, req ChatRequest) (retrieval, error) {
+	ctx = WithReadScope(ctx) // it writes nothing: a store may read the conversation once
 	var r retrieval
 	r.used = emptyUsedContext(req.Entity)
 	r.labels = req.Members.Labels()

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/ada-chat/ada/core"
+	"github.com/ada-chat/ada/core/embed"
 	"github.com/ada-chat/ada/core/llm/llmtest"
 )
 
@@ -27,7 +28,8 @@ import (
 // Chroma requests the chats send listed by kind (endpoint; ids, where,
 // where_document), each with how many a chat sends and the time they
 // take a chat at the p50: where a chat's overhead goes. Chats in a new
-// conversation, then chats continuing one. ADA_BENCH_CHROMA_URL names a
+// conversation, then chats continuing one of ADA_BENCH_CHROMA_CHAT_TURNS
+// turns (default 400, written anew each run). ADA_BENCH_CHROMA_URL names a
 // Chroma server to use instead of one of its own (its memories, seeded
 // by an earlier run, are kept: two builds compared on the same data).
 //
@@ -54,6 +56,8 @@ func BenchmarkChromaChatRequests(b *testing.B) {
 	} else if count < n { // a server of ADA_BENCH_CHROMA_URL seeded by an earlier run is used as it is
 		benchCorpus(n, 0, 7).putAda(b, store, count, n)
 	}
+	turns := benchInt(b, "ADA_BENCH_CHROMA_CHAT_TURNS", 400)
+	continuing := seedConversation(b, store, turns)
 	closeStore()
 	target, _ := url.Parse(server)
 	log := &chromaLog{}
@@ -69,8 +73,8 @@ func BenchmarkChromaChatRequests(b *testing.B) {
 		fields func() map[string]any
 	}{
 		{"new conversation", func() map[string]any { return map[string]any{"auto_memory": false} }},
-		{"continuing one", func() map[string]any {
-			return map[string]any{"auto_memory": false, "conversation_id": "conv-7d4f8a52-8f0e-4b7a-9d7e-2b1d3c0ada01"}
+		{fmt.Sprintf("continuing one of %d turns", turns), func() map[string]any {
+			return map[string]any{"auto_memory": false, "conversation_id": continuing}
 		}},
 	} {
 		for range 10 {
@@ -105,6 +109,36 @@ func BenchmarkChromaChatRequests(b *testing.B) {
 			fmt.Printf("  %-70s %4.1f a chat, p50 %7.1f ms  p90 %7.1f ms a chat\n", kind, float64(counts[kind])/chats, msf(pct(ds, 50)), msf(pct(ds, 90)))
 		}
 	}
+}
+
+// seedConversation writes a new conversation of n turns, a minute
+// apart and ending now, with a summary of each 16 (as a chat's would be
+// summarised), and returns its id: each run continues one of the same
+// length.
+func seedConversation(b *testing.B, store core.DocumentStore, n int) string {
+	conv := core.NewConversationID()
+	c := benchCorpus(n, 0, uint64(time.Now().UnixNano()))
+	start := time.Now().Add(-time.Duration(n) * time.Minute)
+	var docs []core.Document
+	for i := range n {
+		idx := i
+		docs = append(docs, core.Document{ID: core.NewDocID(), Text: c.texts[i], Embedding: c.vecs[i], Meta: core.Metadata{
+			Type: core.DocTurn, ConversationID: conv, TurnIndex: &idx, Role: []string{"user", "assistant"}[i%2],
+			Timestamp: start.Add(time.Duration(i) * time.Minute).UTC(), Source: core.SourceChat, Scope: core.ScopeGlobal}})
+		if i%16 == 15 {
+			sum, at := i/16, start.Add(time.Duration(i)*time.Minute+time.Second).UTC()
+			text := strings.Join(c.texts[i-3:i+1], " ")
+			docs = append(docs, core.Document{ID: core.NewDocID(), Text: text, Embedding: embed.HashVector(text), Meta: core.Metadata{
+				Type: core.DocSummary, ConversationID: conv, TurnRange: fmt.Sprintf("%d-%d", i-15, i), SummaryIndex: &sum,
+				Timestamp: at, Source: core.SourceSystem, Scope: core.ScopeGlobal}})
+		}
+	}
+	for batch := range slices.Chunk(docs, 100) {
+		if err := store.Put(context.Background(), batch...); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return conv
 }
 
 // chromaLog records the requests passed to Chroma: their kind and time.

@@ -76,6 +76,13 @@ func (s *Store) KeywordSearch(ctx context.Context, q core.KeywordQuery) ([]core.
 		// completeHits keeps the filter's.
 		where = nil
 	}
+	docs, whole, err := s.inConversation(ctx, q.Filter)
+	if err != nil || whole {
+		if err := cmp.Or(err, g.Wait()); err != nil {
+			return nil, err
+		}
+		return s.keywordInConversation(docs, stems, total, q.K), nil
+	}
 	g.Go(func() (err error) {
 		if q.Filter.ConversationID != "" && where != nil {
 			cands, kept, err = s.conversationCandidates(gctx, where, stems)
@@ -227,6 +234,12 @@ func (s *Store) conversationCandidates(ctx context.Context, where map[string]any
 		return s.keywordCandidates(ctx, where, stems)
 	}
 	docs := idTexts(got)
+	return docs, s.keptIn(docs, stems), nil
+}
+
+// keptIn is stems without those that no document of docs holds and those
+// too common among them (in more than maxTermDocs).
+func (s *Store) keptIn(docs []core.Document, stems []string) []string {
 	df := map[string]int{}
 	for _, st := range slices.Compact(slices.Sorted(slices.Values(stems))) {
 		for _, d := range docs {
@@ -235,8 +248,7 @@ func (s *Store) conversationCandidates(ctx context.Context, where map[string]any
 			}
 		}
 	}
-	kept := slices.DeleteFunc(slices.Clone(stems), func(st string) bool { return df[st] == 0 || df[st] > s.kw.termDocs })
-	return docs, kept, nil
+	return slices.DeleteFunc(slices.Clone(stems), func(st string) bool { return df[st] == 0 || df[st] > s.kw.termDocs })
 }
 
 // maxConversationTexts bounds the texts conversationCandidates reads.

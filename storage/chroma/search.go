@@ -25,14 +25,18 @@ func (s *Store) Search(ctx context.Context, q core.VectorQuery) ([]core.Hit, err
 	if len(q.Vector) != core.Dim {
 		return nil, core.Errorf(core.KindInvalid, "query vector has %d dimensions, want %d", len(q.Vector), core.Dim)
 	}
-	var docs []core.Document
+	docs, whole, err := s.inConversation(ctx, q.Filter)
+	if err != nil {
+		return nil, err
+	}
 	where, inexact := translate(q.Filter)
-	if postFiltered(inexact) {
-		var err error
+	switch {
+	case whole: // ranked exactly below
+	case postFiltered(inexact):
 		if docs, err = s.find(ctx, q.Filter, []string{"documents", "embeddings"}); err != nil {
 			return nil, err
 		}
-	} else {
+	default:
 		// One conversation is read whole when it is small, whatever a
 		// sample of the store's nearest says of its share (searchSmall);
 		// other filters try the store's nearest first.

@@ -306,8 +306,13 @@ func (s *Store) List(ctx context.Context, f core.Filter, limit int) ([]core.Docu
 	if !f.OlderThan.IsZero() && f.OlderThan.Before(anchor) {
 		anchor = f.OlderThan
 	}
-	var docs []core.Document
-	var err error
+	docs, whole, err := s.inConversation(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	if whole {
+		return listConversation(docs, limit), nil
+	}
 	if f.ConversationID != "" || limit < 0 {
 		// A conversation is small (and may be older than many spans), a
 		// negative limit wants every match: one read.
@@ -325,9 +330,7 @@ func (s *Store) List(ctx context.Context, f core.Filter, limit int) ([]core.Docu
 	if limit < 0 {
 		limit = len(docs)
 	}
-	slices.SortFunc(docs, func(a, b core.Document) int {
-		return cmp.Or(b.Meta.Timestamp.Compare(a.Meta.Timestamp), cmp.Compare(b.ID, a.ID))
-	})
+	sortNewestFirst(docs)
 	docs = docs[:min(limit, len(docs))]
 	ids := make([]string, len(docs))
 	for i, d := range docs {
@@ -346,6 +349,14 @@ func (s *Store) List(ctx context.Context, f core.Filter, limit int) ([]core.Docu
 		}
 	}
 	return out, nil
+}
+
+// sortNewestFirst sorts docs as List returns them: newest first, ties by
+// id.
+func sortNewestFirst(docs []core.Document) {
+	slices.SortFunc(docs, func(a, b core.Document) int {
+		return cmp.Or(b.Meta.Timestamp.Compare(a.Meta.Timestamp), cmp.Compare(b.ID, a.ID))
+	})
 }
 
 // texts returns the texts of the records ids of the collection coll

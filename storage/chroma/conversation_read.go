@@ -1,0 +1,89 @@
+package chroma
+
+import (
+	"context"
+
+	"github.com/ada-chat/ada/core"
+)
+
+// conversationRead is every document of one conversation (its turns, its
+// summaries, the memories it gave), with text, metadata and vector, as
+// one get read them for a read scope (core.WithReadScope). whole is false
+// when the conversation holds more than smallMax documents: its reads
+// then ask Chroma each, as outside a scope.
+type conversationRead struct {
+	docs  []core.Document
+	whole bool
+}
+
+// inConversation returns the documents of f, one conversation's, from the
+// conversation read once for ctx's read scope (a chat's retrieval): its
+// recent window, the searches of its turns and summaries and the
+// neighbours of what they found are answered from one get, where each
+// would cost a get of its own with the conversation's where clause
+// (BenchmarkChromaChatRequests: 20–60 ms each for 400 turns at 100k
+// documents). ok is false outside a scope, for a filter of no
+// conversation, and for a conversation too large to read whole. The
+// documents share their vectors with the read: they are not to be
+// modified.
+func (s *Store) inConversation(ctx context.Context, f core.Filter) (docs []core.Document, ok bool, err error) {
+	if f.ConversationID == "" || !core.InReadScope(ctx) {
+		return nil, false, nil
+	}
+	read, err := core.ReadOnce(ctx, "chroma conversation "+f.ConversationID, func() (conversationRead, error) {
+		return s.readConversation(ctx, f.ConversationID)
+	})
+	if err != nil || !read.whole {
+		return nil, false, err
+	}
+	conds := f.Conds()
+	for _, d := range read.docs {
+		if core.AdmitsAll(conds, &d) {
+			docs = append(docs, d)
+		}
+	}
+	return docs, true, nil
+}
+
+// readConversation reads every document of the conversation id, when it
+// holds at most smallMax of them.
+func (s *Store) readConversation(ctx context.Context, id string) (conversationRead, error) {
+	limit := smallMax + 1
+	got, err := s.c.getOnce(ctx, s.docs, getRequest{Where: map[string]any{"conversation_id": id}, Limit: &limit,
+		Include: []string{"documents", "metadatas", "embeddings"}})
+	if err != nil || len(got.IDs) > smallMax {
+		return conversationRead{}, err
+	}
+	docs, err := documents(got)
+	return conversationRead{docs: docs, whole: err == nil}, err
+}
+
+// listConversation is List from a conversation's read: the limit newest
+// of docs (all of them for a negative limit), without their vectors.
+func listConversation(docs []core.Document, limit int) []core.Document {
+	sortNewestFirst(docs)
+	if limit >= 0 {
+		docs = docs[:min(limit, len(docs))]
+	}
+	for i := range docs {
+		docs[i].Embedding = nil
+	}
+	return docs
+}
+
+// keywordInConversation is KeywordSearch's ranking over a conversation's
+// read: the candidates are its documents, each term's frequency is
+// counted among them (too common past maxTermDocs, as
+// conversationCandidates counts), and the hits are complete already.
+func (s *Store) keywordInConversation(docs []core.Document, stems []string, total, k int) []core.KeywordHit {
+	byID := make(map[string]core.Document, len(docs))
+	for _, d := range docs {
+		byID[d.ID] = d
+	}
+	ranked := rankBM25(docs, s.keptIn(docs, stems), max(total, len(docs)))
+	out := ranked[:min(k, len(ranked))]
+	for i, h := range out {
+		out[i].Document = byID[h.ID]
+	}
+	return out
+}
