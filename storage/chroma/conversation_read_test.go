@@ -17,8 +17,9 @@ import (
 // that a chat makes, its recent window, its turns and summaries searched
 // by vector and by keyword and the neighbours of what they found, send
 // one get of the conversation between them, and answer what they answer
-// outside a scope. A conversation of more than smallMax documents is
-// read whole once, found too long, then read as outside a scope.
+// outside a scope. A conversation of more than scopeReadMax documents
+// (lowered here) is read whole once, found too long, then read as
+// outside a scope.
 func TestReadScopeReadsAConversationOnce(t *testing.T) {
 	ctx := context.Background()
 	s := openTestStore(t, "scope")
@@ -39,7 +40,8 @@ func TestReadScopeReadsAConversationOnce(t *testing.T) {
 		}
 		docs = append(docs, testMemory(fmt.Sprintf("a memory of the %s", topics[i%len(topics)]), at))
 	}
-	for i := range smallMax + 1 {
+	s.scopeMax = 100
+	for i := range s.scopeMax + 1 {
 		docs = append(docs, testTurn(big, i, "user", fmt.Sprintf("turn %d of a long one on the %s", i, topics[i%len(topics)]), start))
 	}
 	if err := s.Put(ctx, docs...); err != nil {
@@ -112,4 +114,86 @@ func convReads(bodies []string, conv string) int {
 		}
 	}
 	return n
+}
+
+// A read scope reads a conversation's vectors once: the next scope reads
+// its texts and metadata only, and the vectors of what changed. A turn
+// another replica edited is read again with its new vector, one it
+// deleted is dropped, and one this Ada deletes leaves nothing held.
+func TestHeldVectorsFollowTheConversation(t *testing.T) {
+	ctx := context.Background()
+	s, other := openReplicas(t, "held")
+	start := time.Now().UTC().Add(-time.Hour)
+	conv := core.NewConversationID()
+	var turns []core.Document
+	for i := range 20 {
+		turns = append(turns, testTurn(conv, i, "user", fmt.Sprintf("turn %d about the ferry and item %d", i, i*7%13), start.Add(time.Duration(i)*time.Minute)))
+	}
+	if err := s.Put(ctx, turns...); err != nil {
+		t.Fatal(err)
+	}
+	log := &bodyLog{next: http.DefaultTransport}
+	s.c.http.Transport = log
+	f := core.Filter{Type: core.DocTurn, ConversationID: conv}
+	vec := embed.HashVector("the ferry and item 4")
+	search := func() []core.Hit {
+		log.bodies = nil
+		hits, err := s.Search(core.WithReadScope(ctx), core.VectorQuery{Vector: vec, K: 20, Filter: f})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return hits
+	}
+	vectorReads := func() (n int, ids int) {
+		for _, b := range log.bodies {
+			if strings.Contains(b, `"embeddings"`) {
+				n++
+				ids += strings.Count(b, "doc-")
+			}
+		}
+		return n, ids
+	}
+	held := func() int {
+		s.vectors.mu.Lock()
+		defer s.vectors.mu.Unlock()
+		return s.vectors.held
+	}
+	search()
+	if n, ids := vectorReads(); n != 1 || ids != 20 {
+		t.Errorf("the first scope read %d requests of %d vectors, want one of 20", n, ids)
+	}
+	search()
+	if n, _ := vectorReads(); n != 0 {
+		t.Errorf("the second scope read vectors %d times, want none", n)
+	}
+	edited := turns[3]
+	edited.Text = "the ferry and item 4" // the query's own words
+	edited.Embedding = embed.HashVector(edited.Text)
+	if err := other.Put(ctx, edited); err != nil {
+		t.Fatal(err)
+	}
+	if err := other.Delete(ctx, turns[5].ID, core.DocTurn); err != nil {
+		t.Fatal(err)
+	}
+	hits := search()
+	if n, ids := vectorReads(); n != 1 || ids != 1 {
+		t.Errorf("after another replica's edit, the scope read %d requests of %d vectors, want one of 1", n, ids)
+	}
+	if hits[0].ID != edited.ID || hits[0].Text != edited.Text || hits[0].Distance > 1e-5 {
+		t.Errorf("the nearest is %s %q at %v, want the edited turn at 0", hits[0].ID, hits[0].Text, hits[0].Distance)
+	}
+	for _, h := range hits {
+		if h.ID == turns[5].ID {
+			t.Error("a turn another replica deleted was found")
+		}
+	}
+	if n := held(); n != 19 {
+		t.Errorf("%d vectors held after another replica deleted one of 20, want 19", n)
+	}
+	if err := s.Delete(ctx, turns[7].ID, core.DocTurn); err != nil {
+		t.Fatal(err)
+	}
+	if n := held(); n != 18 {
+		t.Errorf("%d vectors held after this Ada deleted one, want 18", n)
+	}
 }

@@ -19,10 +19,18 @@ func (s *Store) deleteDocs(ctx context.Context, ids []string, reason string) ([]
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	if err := s.c.deleteIDs(ctx, s.docs, ids); err != nil {
+	if err := s.deleteIDs(ctx, ids); err != nil {
 		return nil, err
 	}
 	return s.sweepOrphans(ctx, reason)
+}
+
+// deleteIDs deletes the documents ids, and first the vectors held of
+// them (conversationVectors): what this Ada deletes leaves nothing of it
+// in its memory.
+func (s *Store) deleteIDs(ctx context.Context, ids []string) error {
+	s.vectors.forget(ids)
+	return s.c.deleteIDs(ctx, s.docs, ids)
 }
 
 // sweepOrphans deletes every automatic memory none of whose sources is
@@ -67,7 +75,7 @@ func (s *Store) sweepOrphans(ctx context.Context, reason string) ([]string, erro
 	if len(orphans) == 0 {
 		return nil, nil
 	}
-	if err := s.c.deleteIDs(ctx, s.docs, orphans); err != nil {
+	if err := s.deleteIDs(ctx, orphans); err != nil {
 		return nil, err
 	}
 	return orphans, s.appendHistory(ctx, history...)

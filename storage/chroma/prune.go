@@ -12,7 +12,7 @@ import (
 // ends with exactly the export's state. A history entry's record is found
 // by its id, derived from its memory, event and time (historyRecords).
 func (s *Store) PruneImported(ctx context.Context, docIDs []string, history []core.HistoryEntry) error {
-	if err := s.c.deleteIDs(ctx, s.docs, docIDs); err != nil {
+	if err := s.deleteIDs(ctx, docIDs); err != nil {
 		return err
 	}
 	r, err := historyRecords(history)

@@ -35,6 +35,8 @@ type Store struct {
 	shares    *filterShares // the share of the store a where clause selects, lately
 	wideMin   int           // wideMinDocs (tests lower it)
 	behind    *background   // the keyword terms' refreshes behind the searches (refreshStale)
+	vectors   *conversationVectors
+	scopeMax  int // scopeReadMax (tests lower it)
 }
 
 var _ core.Store = (*Store)(nil)
@@ -58,7 +60,8 @@ func Open(ctx context.Context, rawURL string, opts ...Option) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{c: c, url: c.root, readWhole: metaPage, kw: keywordLimits{termDocs: maxTermDocs, conversationTexts: maxConversationTexts},
-		terms: &termCache{}, size: &storeSize{}, shares: &filterShares{}, wideMin: wideMinDocs, behind: newBackground()}
+		terms: &termCache{}, size: &storeSize{}, shares: &filterShares{}, wideMin: wideMinDocs, behind: newBackground(),
+		vectors: newConversationVectors(), scopeMax: scopeReadMax}
 	for _, x := range []struct {
 		name string
 		id   *string
