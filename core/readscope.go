@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"errors"
 	"sync"
 )
 
@@ -28,9 +29,10 @@ type readScope struct {
 
 // sharedRead is one read: done is closed when val and err are set.
 type sharedRead struct {
-	done chan struct{}
-	val  any
-	err  error
+	done    chan struct{}
+	val     any
+	err     error
+	waiting int // the callers that came to wait for it (tests wait for them)
 }
 
 // WithReadScope returns ctx marked as one read-only pass over the store,
@@ -49,9 +51,9 @@ func InReadScope(ctx context.Context) bool {
 
 // ReadOnce returns what read returns, read once per key within ctx's read
 // scope: a caller that asks while the first read is running waits for it.
-// Outside a scope it simply reads. A failed read is not kept: a caller
-// that waited for it reads again (the read may have failed for its first
-// caller's context alone), as does the next caller.
+// Outside a scope it simply reads. A failed read is not kept: the next
+// caller reads again, as does a caller that waited for a read its first
+// caller's context cut short.
 func ReadOnce[T any](ctx context.Context, key string, read func() (T, error)) (T, error) {
 	scope, ok := ctx.Value(readScopeKey{}).(*readScope)
 	if !ok {
@@ -59,7 +61,9 @@ func ReadOnce[T any](ctx context.Context, key string, read func() (T, error)) (T
 	}
 	scope.mu.Lock()
 	r, shared := scope.reads[key]
-	if !shared {
+	if shared {
+		r.waiting++
+	} else {
 		r = &sharedRead{done: make(chan struct{})}
 		scope.reads[key] = r
 	}
@@ -85,8 +89,16 @@ func ReadOnce[T any](ctx context.Context, key string, read func() (T, error)) (T
 		var zero T
 		return zero, ctx.Err()
 	}
-	if r.err != nil { // removed from the scope: this caller reads, and shares it
-		return ReadOnce(ctx, key, read)
+	if r.err != nil {
+		// A read cut short for its first caller alone (its context, a
+		// panic) is read again, and shared; another failure is this
+		// caller's too.
+		if errors.Is(r.err, errReadPanicked) || KindOf(r.err) == KindCanceled ||
+			errors.Is(r.err, context.Canceled) || errors.Is(r.err, context.DeadlineExceeded) {
+			return ReadOnce(ctx, key, read)
+		}
+		var zero T
+		return zero, r.err
 	}
 	return r.val.(T), nil
 }

@@ -3,6 +3,7 @@ package chroma
 import (
 	"context"
 	"slices"
+	"time"
 
 	"github.com/ada-chat/ada/core"
 )
@@ -15,6 +16,9 @@ import (
 type conversationRead struct {
 	docs  []core.Document
 	whole bool
+	// deletions is s.vectors' count of this Ada's deletions when the read
+	// began: a read older than a deletion is not used (inConversation).
+	deletions uint64
 }
 
 // scopeReadMax is the most documents of a conversation a read scope
@@ -38,10 +42,12 @@ func (s *Store) inConversation(ctx context.Context, f core.Filter) (docs []core.
 	if f.ConversationID == "" || !core.InReadScope(ctx) {
 		return nil, false, nil
 	}
-	read, err := core.ReadOnce(ctx, "chroma conversation "+f.ConversationID, func() (conversationRead, error) {
+	read, err := core.ReadOnce(ctx, "chroma "+s.docs+" conversation "+f.ConversationID, func() (conversationRead, error) {
 		return s.readConversation(ctx, f.ConversationID)
 	})
-	if err != nil || !read.whole {
+	// A read older than one of this Ada's deletions is not used: what
+	// was forgotten during the chat is not recalled by it.
+	if err != nil || !read.whole || read.deletions != s.vectors.deletionCount() {
 		return nil, false, err
 	}
 	conds := f.Conds()
@@ -57,17 +63,26 @@ func (s *Store) inConversation(ctx context.Context, f core.Filter) (docs []core.
 // holds at most scopeReadMax of them: their texts and metadata, then the
 // vectors s.vectors does not hold, by id.
 func (s *Store) readConversation(ctx context.Context, id string) (conversationRead, error) {
+	now := time.Now()
+	if s.vectors.isLong(id, now) {
+		return conversationRead{}, nil
+	}
+	deletions := s.vectors.deletionCount()
 	limit := s.scopeMax + 1
 	got, err := s.c.getOnce(ctx, s.docs, getRequest{Where: map[string]any{"conversation_id": id}, Limit: &limit,
 		Include: []string{"documents", "metadatas"}})
-	if err != nil || len(got.IDs) > s.scopeMax {
+	if err != nil {
 		return conversationRead{}, err
+	}
+	if len(got.IDs) > s.scopeMax {
+		s.vectors.markLong(id, now)
+		return conversationRead{}, nil
 	}
 	docs, err := documents(got)
 	if err != nil {
 		return conversationRead{}, err
 	}
-	missing := s.vectors.fill(id, docs)
+	missing := s.vectors.fill(id, docs, now)
 	var ids []string
 	for _, i := range missing {
 		ids = append(ids, docs[i].ID)
@@ -87,11 +102,11 @@ func (s *Store) readConversation(ctx context.Context, id string) (conversationRe
 		docs[i].Embedding = vecs[docs[i].ID]
 		fetched = append(fetched, docs[i])
 	}
-	s.vectors.keep(id, fetched)
+	s.vectors.keep(id, fetched, deletions)
 	// A document deleted between the two reads has no vector: it is left
 	// out, as a read after the deletion would.
 	docs = slices.DeleteFunc(docs, func(d core.Document) bool { return len(d.Embedding) == 0 })
-	return conversationRead{docs: docs, whole: true}, nil
+	return conversationRead{docs: docs, whole: true, deletions: deletions}, nil
 }
 
 // listConversation is List from a conversation's read: the limit newest
@@ -110,16 +125,9 @@ func listConversation(docs []core.Document, limit int) []core.Document {
 // keywordInConversation is KeywordSearch's ranking over a conversation's
 // read: the candidates are its documents, each term's frequency is
 // counted among them (too common past maxTermDocs, as
-// conversationCandidates counts), and the hits are complete already.
+// conversationCandidates counts), and the hits are complete already
+// (rankBM25 keeps each candidate whole).
 func (s *Store) keywordInConversation(docs []core.Document, stems []string, total, k int) []core.KeywordHit {
-	byID := make(map[string]core.Document, len(docs))
-	for _, d := range docs {
-		byID[d.ID] = d
-	}
 	ranked := rankBM25(docs, s.keptIn(docs, stems), max(total, len(docs)))
-	out := ranked[:min(k, len(ranked))]
-	for i, h := range out {
-		out[i].Document = byID[h.ID]
-	}
-	return out
+	return ranked[:min(k, len(ranked))]
 }

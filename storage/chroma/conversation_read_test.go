@@ -68,6 +68,11 @@ func TestReadScopeReadsAConversationOnce(t *testing.T) {
 		add(s.Search(ctx, core.VectorQuery{Vector: vec, K: 4, Filter: sums}))
 		add(s.KeywordSearch(ctx, core.KeywordQuery{Text: prompt, K: 4, Filter: sums}))
 		add(s.List(ctx, core.Filter{Type: core.DocTurn, ConversationID: conv, TurnIndexes: []int{3, 4, 9, 30}}, 4))
+		// Filters a chat does not send, answered as outside a scope too:
+		// a page cursor, a time bound, every match.
+		add(s.List(ctx, core.Filter{Type: core.DocTurn, ConversationID: conv, Before: &core.Position{Time: start.Add(20 * time.Minute), ID: "doc-z"}}, 5))
+		add(s.List(ctx, core.Filter{ConversationID: conv, OlderThan: start.Add(10 * time.Minute)}, -1))
+		add(s.Search(ctx, core.VectorQuery{Vector: vec, K: 3, Filter: core.Filter{Type: core.DocTurn, ConversationID: conv, AfterTurn: ptr(5), UpToTurn: ptr(12)}}))
 		return out
 	}
 	// The small conversation: every read answers as outside a scope, one
@@ -89,7 +94,7 @@ func TestReadScopeReadsAConversationOnce(t *testing.T) {
 	want = retrieval(ctx, big)
 	log.bodies = nil
 	got = retrieval(core.WithReadScope(ctx), big)
-	for _, i := range []int{0, 1, 3, 5, 6} {
+	for _, i := range []int{0, 1, 3, 5, 6, 7, 8} {
 		if !reflect.DeepEqual(got[i], want[i]) {
 			t.Errorf("the long conversation: read %d in a scope answered otherwise: %.300v", i, got[i])
 		}
@@ -103,7 +108,65 @@ func TestReadScopeReadsAConversationOnce(t *testing.T) {
 	if whole != 1 {
 		t.Errorf("the long conversation was read whole %d times in a scope, want once", whole)
 	}
+	// Found too long, it is not read whole again by the next chats.
+	log.bodies = nil
+	retrieval(core.WithReadScope(ctx), big)
+	for _, b := range log.bodies {
+		if strings.Contains(b, `{"where":{"conversation_id":"`+big+`"}`) {
+			t.Error("the long conversation was read whole again by the next scope")
+		}
+	}
 }
+
+// A read scope does not use its conversation's read after this Ada
+// deleted a document: what is forgotten during a chat is not recalled
+// by it.
+func TestReadScopeAfterADeletion(t *testing.T) {
+	ctx := core.WithReadScope(context.Background())
+	s := openTestStore(t, "scopedelete")
+	conv := core.NewConversationID()
+	now := time.Now().UTC()
+	var turns []core.Document
+	for i := range 10 {
+		turns = append(turns, testTurn(conv, i, "user", fmt.Sprintf("turn %d about the ferry", i), now.Add(time.Duration(i)*time.Second)))
+	}
+	if err := s.Put(context.Background(), turns...); err != nil {
+		t.Fatal(err)
+	}
+	f := core.Filter{Type: core.DocTurn, ConversationID: conv}
+	if got, err := s.List(ctx, f, 20); err != nil || len(got) != 10 {
+		t.Fatalf("%d turns (%v), want 10", len(got), err)
+	}
+	if err := s.Delete(context.Background(), turns[4].ID, core.DocTurn); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := s.KeywordSearch(ctx, core.KeywordQuery{Text: "turn 4 ferry", K: 20, Filter: f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed, err := s.List(ctx, f, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range append(listed, keywordDocs(hits)...) {
+		if d.ID == turns[4].ID {
+			t.Fatal("a turn deleted during the scope was found in it")
+		}
+	}
+	if len(listed) != 9 {
+		t.Errorf("%d turns listed after the deletion, want 9", len(listed))
+	}
+}
+
+func keywordDocs(hits []core.KeywordHit) []core.Document {
+	out := make([]core.Document, len(hits))
+	for i, h := range hits {
+		out[i] = h.Document
+	}
+	return out
+}
+
+func ptr(i int) *int { return &i }
 
 // convReads counts the requests whose body names conversation conv.
 func convReads(bodies []string, conv string) int {

@@ -6,14 +6,24 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/ada-chat/ada/core"
 )
 
-// heldVectorsMax bounds the vectors conversationVectors holds: 16,384 of
-// 768 numbers, 48 MB; eight conversations of 2,000 documents, four of
-// scopeReadMax.
-const heldVectorsMax = 16384
+const (
+	// heldVectorsMax bounds the vectors conversationVectors holds: 16,384
+	// of 768 numbers, 48 MB; eight conversations of 2,000 documents, four
+	// of scopeReadMax.
+	heldVectorsMax = 16384
+	// heldFor is how long the vectors of a conversation no chat reads are
+	// held: a document another replica deleted leaves its vector here no
+	// longer (nor past the conversation's next read).
+	heldFor = 10 * time.Minute
+	// longFor is how long a conversation found longer than scopeReadMax is
+	// not read whole again.
+	longFor = time.Minute
+)
 
 // conversationVectors holds the vectors of the conversations read for
 // chats (readConversation), so that a chat reads its conversation's
@@ -21,21 +31,26 @@ const heldVectorsMax = 16384
 // of 2,000 turns is 1.2 MB of JSON without them, 9.6 MB with (85 and 150
 // ms for Chroma, and 12 and 200 ms to decode). A vector is used only for
 // the document it was read with, holding the text it was read with (a
-// document edited since, by this Ada or another, is read again); a
-// conversation's vectors of documents it no longer lists are dropped when
-// it is read, this Ada's deletions drop theirs at once, and the
-// conversations read least lately go first past heldVectorsMax.
+// document edited since, by this Ada or another, is read again). What is
+// held of a document goes when this Ada deletes it (forget), when its
+// conversation is read without it, or when no chat has read its
+// conversation for heldFor (checked at each use: fill, keep, forget); the
+// conversations read least lately go first past heldVectorsMax. It also
+// remembers the conversations found too long to read whole.
 type conversationVectors struct {
-	seed  maphash.Seed
-	mu    sync.Mutex
-	convs map[string]*heldConversation
-	held  int    // vectors held, in all conversations
-	clock uint64 // counts the reads, for heldConversation.read
+	seed      maphash.Seed
+	mu        sync.Mutex
+	convs     map[string]*heldConversation
+	held      int    // vectors held, in all conversations
+	clock     uint64 // counts the reads, for heldConversation.order
+	deletions uint64 // counts forget's calls
+	long      map[string]time.Time
 }
 
 type heldConversation struct {
-	byID map[string]heldVector
-	read uint64 // the clock at its last read
+	byID  map[string]heldVector
+	order uint64    // the clock at its last read
+	read  time.Time // its last read
 }
 
 type heldVector struct {
@@ -44,23 +59,24 @@ type heldVector struct {
 }
 
 func newConversationVectors() *conversationVectors {
-	return &conversationVectors{seed: maphash.MakeSeed(), convs: map[string]*heldConversation{}}
+	return &conversationVectors{seed: maphash.MakeSeed(), convs: map[string]*heldConversation{}, long: map[string]time.Time{}}
 }
 
 // fill gives each of docs, the documents of conversation conv as just
 // read without their vectors, the vector held for it, and returns the
 // indexes of those it holds none for. The conversation's vectors of
 // documents not among docs are dropped.
-func (v *conversationVectors) fill(conv string, docs []core.Document) (missing []int) {
+func (v *conversationVectors) fill(conv string, docs []core.Document, now time.Time) (missing []int) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	v.dropIdle(now)
 	v.clock++
 	c := v.convs[conv]
 	if c == nil {
 		c = &heldConversation{byID: map[string]heldVector{}}
 		v.convs[conv] = c
 	}
-	c.read = v.clock
+	c.order, c.read = v.clock, now
 	listed := make(map[string]bool, len(docs))
 	for i := range docs {
 		listed[docs[i].ID] = true
@@ -80,14 +96,16 @@ func (v *conversationVectors) fill(conv string, docs []core.Document) (missing [
 }
 
 // keep holds the vectors of docs, documents of conversation conv read
-// with them, then drops the conversations read least lately while more
+// with them by a read that began when deletionCount was deletions (none
+// if this Ada deleted anything since: the read may hold what was
+// deleted), then drops the conversations read least lately while more
 // than heldVectorsMax are held (never conv itself).
-func (v *conversationVectors) keep(conv string, docs []core.Document) {
+func (v *conversationVectors) keep(conv string, docs []core.Document, deletions uint64) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	c := v.convs[conv]
-	if c == nil {
-		return // forgotten meanwhile
+	if c == nil || deletions != v.deletions {
+		return
 	}
 	for _, d := range docs {
 		if len(d.Embedding) == 0 {
@@ -101,28 +119,77 @@ func (v *conversationVectors) keep(conv string, docs []core.Document) {
 	if v.held <= heldVectorsMax {
 		return
 	}
-	oldest := slices.SortedFunc(maps.Keys(v.convs), func(a, b string) int { return cmp.Compare(v.convs[a].read, v.convs[b].read) })
+	oldest := slices.SortedFunc(maps.Keys(v.convs), func(a, b string) int { return cmp.Compare(v.convs[a].order, v.convs[b].order) })
 	for _, id := range oldest {
 		if v.held <= heldVectorsMax {
 			break
 		}
 		if id != conv {
-			v.held -= len(v.convs[id].byID)
-			delete(v.convs, id)
+			v.drop(id)
 		}
 	}
 }
 
-// forget drops the vectors of ids, documents this Ada deletes.
+// forget drops the vectors of ids, documents this Ada deletes, and counts
+// a deletion.
 func (v *conversationVectors) forget(ids []string) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	for _, c := range v.convs {
+	v.deletions++
+	v.dropIdle(time.Now())
+	for conv, c := range v.convs {
 		for _, id := range ids {
 			if _, ok := c.byID[id]; ok {
 				delete(c.byID, id)
 				v.held--
 			}
 		}
+		if len(c.byID) == 0 {
+			delete(v.convs, conv)
+		}
 	}
+}
+
+// deletionCount is how many times this Ada has deleted documents.
+func (v *conversationVectors) deletionCount() uint64 {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.deletions
+}
+
+// isLong reports whether conv was found longer than scopeReadMax within
+// longFor; markLong records that it was.
+func (v *conversationVectors) isLong(conv string, now time.Time) bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	until, ok := v.long[conv]
+	return ok && now.Before(until)
+}
+
+func (v *conversationVectors) markLong(conv string, now time.Time) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	for id, until := range v.long {
+		if !now.Before(until) {
+			delete(v.long, id)
+		}
+	}
+	v.long[conv] = now.Add(longFor)
+	if _, ok := v.convs[conv]; ok {
+		v.drop(conv)
+	}
+}
+
+// dropIdle drops the conversations no chat has read for heldFor.
+func (v *conversationVectors) dropIdle(now time.Time) {
+	for id, c := range v.convs {
+		if now.Sub(c.read) >= heldFor {
+			v.drop(id)
+		}
+	}
+}
+
+func (v *conversationVectors) drop(conv string) {
+	v.held -= len(v.convs[conv].byID)
+	delete(v.convs, conv)
 }

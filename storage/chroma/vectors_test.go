@@ -3,6 +3,7 @@ package chroma
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/ada-chat/ada/core"
 )
@@ -11,6 +12,7 @@ import (
 // whole, never the one being read.
 func TestHeldVectorsDropTheLeastLatelyRead(t *testing.T) {
 	v := newConversationVectors()
+	now := time.Now()
 	docsOf := func(conv string, n int) []core.Document {
 		docs := make([]core.Document, n)
 		for i := range docs {
@@ -23,8 +25,8 @@ func TestHeldVectorsDropTheLeastLatelyRead(t *testing.T) {
 		for i := range docs {
 			docs[i].Embedding = nil
 		}
-		m := v.fill(conv, docs)
-		v.keep(conv, docsOf(conv, n))
+		m := v.fill(conv, docs, now)
+		v.keep(conv, docsOf(conv, n), v.deletionCount())
 		return len(m)
 	}
 	half := heldVectorsMax / 2
@@ -42,5 +44,32 @@ func TestHeldVectorsDropTheLeastLatelyRead(t *testing.T) {
 	}
 	if m := read("d", heldVectorsMax+5); m != heldVectorsMax+5 || v.convs["d"] == nil {
 		t.Errorf("a conversation larger than the bound: %d missing, kept %v", m, v.convs["d"] != nil)
+	}
+}
+
+// What is held goes when no chat has read its conversation for heldFor,
+// and a read that began before one of this Ada's deletions keeps
+// nothing: it may hold what was deleted.
+func TestHeldVectorsGoWhenIdleOrDeletedMeanwhile(t *testing.T) {
+	v := newConversationVectors()
+	now := time.Now()
+	doc := func(id string) []core.Document {
+		return []core.Document{{ID: id, Text: "text", Embedding: []float32{1}}}
+	}
+	v.fill("a", []core.Document{{ID: "a1", Text: "text"}}, now)
+	v.keep("a", doc("a1"), v.deletionCount())
+	if v.held != 1 {
+		t.Fatalf("%d held, want 1", v.held)
+	}
+	v.fill("b", []core.Document{{ID: "b1", Text: "text"}}, now.Add(heldFor))
+	if _, ok := v.convs["a"]; ok || v.held != 0 {
+		t.Errorf("a conversation no chat read for %v is still held (%d vectors)", heldFor, v.held)
+	}
+	began := v.deletionCount()
+	v.forget([]string{"b1"}) // deleted while the read of b fetched its vector
+	v.fill("b", []core.Document{{ID: "b1", Text: "text"}}, now.Add(heldFor))
+	v.keep("b", doc("b1"), began)
+	if v.held != 0 {
+		t.Errorf("a read that began before a deletion kept %d vectors, want none", v.held)
 	}
 }
