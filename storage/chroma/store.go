@@ -80,9 +80,10 @@ func Open(ctx context.Context, rawURL string, opts ...Option) (*Store, error) {
 }
 
 // Close stops the refreshes running behind the searches, and waits for
-// them; the server keeps the data.
+// them, and drops the vectors held; the server keeps the data.
 func (s *Store) Close() error {
 	s.behind.stop()
+	s.vectors.close()
 	return nil
 }
 

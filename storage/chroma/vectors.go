@@ -34,17 +34,21 @@ const (
 // document edited since, by this Ada or another, is read again). What is
 // held of a document goes when this Ada deletes it (forget), when its
 // conversation is read without it, or when no chat has read its
-// conversation for heldFor (checked at each use: fill, keep, forget); the
-// conversations read least lately go first past heldVectorsMax. It also
-// remembers the conversations found too long to read whole.
+// conversation for idleFor (heldFor; a timer sweeps them while any are
+// held); the conversations read least lately go first past
+// heldVectorsMax; everything goes at close. It also remembers the
+// conversations found too long to read whole.
 type conversationVectors struct {
 	seed      maphash.Seed
+	idleFor   time.Duration // heldFor (tests lower it)
 	mu        sync.Mutex
 	convs     map[string]*heldConversation
 	held      int    // vectors held, in all conversations
 	clock     uint64 // counts the reads, for heldConversation.order
 	deletions uint64 // counts forget's calls
 	long      map[string]time.Time
+	sweep     *time.Timer // the next sweep of idle conversations, while any are held
+	closed    bool
 }
 
 type heldConversation struct {
@@ -59,7 +63,7 @@ type heldVector struct {
 }
 
 func newConversationVectors() *conversationVectors {
-	return &conversationVectors{seed: maphash.MakeSeed(), convs: map[string]*heldConversation{}, long: map[string]time.Time{}}
+	return &conversationVectors{seed: maphash.MakeSeed(), idleFor: heldFor, convs: map[string]*heldConversation{}, long: map[string]time.Time{}}
 }
 
 // fill gives each of docs, the documents of conversation conv as just
@@ -104,8 +108,11 @@ func (v *conversationVectors) keep(conv string, docs []core.Document, deletions 
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	c := v.convs[conv]
-	if c == nil || deletions != v.deletions {
+	if c == nil || deletions != v.deletions || v.closed {
 		return
+	}
+	if v.sweep == nil {
+		v.sweep = time.AfterFunc(v.idleFor, v.sweepIdle)
 	}
 	for _, d := range docs {
 		if len(d.Embedding) == 0 {
@@ -180,13 +187,43 @@ func (v *conversationVectors) markLong(conv string, now time.Time) {
 	}
 }
 
-// dropIdle drops the conversations no chat has read for heldFor.
+// dropIdle drops the conversations no chat has read for idleFor.
 func (v *conversationVectors) dropIdle(now time.Time) {
 	for id, c := range v.convs {
-		if now.Sub(c.read) >= heldFor {
+		if now.Sub(c.read) >= v.idleFor {
 			v.drop(id)
 		}
 	}
+}
+
+// sweepIdle drops the idle conversations, and comes back when the next
+// one held will be idle.
+func (v *conversationVectors) sweepIdle() {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	now := time.Now()
+	v.dropIdle(now)
+	v.sweep = nil
+	if len(v.convs) == 0 || v.closed {
+		return
+	}
+	next := v.idleFor
+	for _, c := range v.convs {
+		next = min(next, c.read.Add(v.idleFor).Sub(now))
+	}
+	v.sweep = time.AfterFunc(max(next, time.Millisecond), v.sweepIdle)
+}
+
+// close drops everything held and stops the sweeps.
+func (v *conversationVectors) close() {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.closed = true
+	if v.sweep != nil {
+		v.sweep.Stop()
+	}
+	clear(v.convs)
+	v.held = 0
 }
 
 func (v *conversationVectors) drop(conv string) {

@@ -2,6 +2,7 @@ package chroma
 
 import (
 	"fmt"
+	"runtime"
 	"testing"
 	"time"
 
@@ -61,15 +62,47 @@ func TestHeldVectorsGoWhenIdleOrDeletedMeanwhile(t *testing.T) {
 	if v.held != 1 {
 		t.Fatalf("%d held, want 1", v.held)
 	}
-	v.fill("b", []core.Document{{ID: "b1", Text: "text"}}, now.Add(heldFor))
+	v.fill("b", []core.Document{{ID: "b1", Text: "text"}}, now.Add(v.idleFor))
 	if _, ok := v.convs["a"]; ok || v.held != 0 {
 		t.Errorf("a conversation no chat read for %v is still held (%d vectors)", heldFor, v.held)
 	}
 	began := v.deletionCount()
 	v.forget([]string{"b1"}) // deleted while the read of b fetched its vector
-	v.fill("b", []core.Document{{ID: "b1", Text: "text"}}, now.Add(heldFor))
+	v.fill("b", []core.Document{{ID: "b1", Text: "text"}}, now.Add(v.idleFor))
 	v.keep("b", doc("b1"), began)
 	if v.held != 0 {
 		t.Errorf("a read that began before a deletion kept %d vectors, want none", v.held)
+	}
+}
+
+// While vectors are held a timer sweeps the idle conversations: an Ada
+// no chat reaches any more holds nothing after idleFor. Close drops
+// everything.
+func TestHeldVectorsSweptWhenIdle(t *testing.T) {
+	v := newConversationVectors()
+	v.idleFor = 20 * time.Millisecond
+	held := func() int {
+		v.mu.Lock()
+		defer v.mu.Unlock()
+		return v.held
+	}
+	v.fill("a", []core.Document{{ID: "a1", Text: "text"}}, time.Now())
+	v.keep("a", []core.Document{{ID: "a1", Text: "text", Embedding: []float32{1}}}, v.deletionCount())
+	if held() != 1 {
+		t.Fatalf("%d held, want 1", held())
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for held() != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("an idle conversation's vectors were not swept")
+		}
+		runtime.Gosched()
+	}
+	v.idleFor = time.Hour
+	v.fill("b", []core.Document{{ID: "b1", Text: "text"}}, time.Now())
+	v.keep("b", []core.Document{{ID: "b1", Text: "text", Embedding: []float32{1}}}, v.deletionCount())
+	v.close()
+	if held() != 0 || len(v.convs) != 0 {
+		t.Errorf("%d vectors held after close", held())
 	}
 }
