@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"time"
@@ -114,6 +115,8 @@ func (s *Store) searchWide(ctx context.Context, q core.VectorQuery, where map[st
 		return nil, false, nil
 	}
 	now, scope := time.Now(), termScope(where)
+	conds := slices.DeleteFunc(q.Filter.Conds(), func(c core.Cond) bool { return c.Narrowing })
+	s.measureShare(where, conds, scope)
 	n := maxProbe // a share not known yet: the widest sample
 	if share, known := s.shares.get(scope, now); known {
 		total, err := s.size.get(now, func() (int, error) { return s.c.count(ctx, s.docs) })
@@ -121,7 +124,6 @@ func (s *Store) searchWide(ctx context.Context, q core.VectorQuery, where map[st
 			return nil, false, err
 		}
 	}
-	conds := slices.DeleteFunc(q.Filter.Conds(), func(c core.Cond) bool { return c.Narrowing })
 	var ids []string
 	// A second, wider probe when the first held fewer than K of the
 	// filter's documents but its share says a wider one would: near the
@@ -165,6 +167,65 @@ func (s *Store) searchWide(ctx context.Context, q core.VectorQuery, where map[st
 	}
 	docs, err := documents(full)
 	return docs, err == nil, err
+}
+
+// shareDirections is how many random directions measureShare probes.
+const shareDirections = 4
+
+// measureShare measures, behind the search, the share of the store that
+// where's filter (conds) selects among the nearest neighbours of
+// shareDirections random directions (maxProbe each), unless it was
+// measured within shareFor: a question's own neighbours may hold few of
+// the filter's documents (many turns alike near a question asked often),
+// and a share taken from them alone would send the searches after it to
+// the where clause's query, for shareFor. The random directions' nearest
+// favour the documents spread widest over the space (memories, more
+// than many turns alike): an overrated share costs a search its second
+// probe, an underrated one the where clause's query.
+func (s *Store) measureShare(where map[string]any, conds []core.Cond, scope string) {
+	if !s.shares.claim(scope, time.Now()) {
+		return
+	}
+	started := s.behind.run(func(ctx context.Context) {
+		defer s.shares.release(scope)
+		admitted, seen := 0, 0
+		for range shareDirections {
+			got, err := s.c.nearest(ctx, s.docs, randomDirection(), maxProbe)
+			if err != nil {
+				return
+			}
+			for i, id := range got.IDs {
+				d, err := document(id, "", got.Metadatas[i], nil)
+				if err != nil {
+					return
+				}
+				if seen++; core.AdmitsAll(conds, &d) {
+					admitted++
+				}
+			}
+		}
+		if seen > 0 {
+			s.shares.measured(scope, float64(admitted)/float64(seen), time.Now())
+		}
+	})
+	if !started {
+		s.shares.release(scope)
+	}
+}
+
+// randomDirection is a unit vector of core.Dim numbers, uniformly
+// distributed on the sphere.
+func randomDirection() []float32 {
+	v := make([]float32, core.Dim)
+	var norm float64
+	for i := range v {
+		x := rand.NormFloat64()
+		v[i], norm = float32(x), norm+x*x
+	}
+	for i := range v {
+		v[i] /= float32(math.Sqrt(norm))
+	}
+	return v
 }
 
 // smallMax is the most documents searchSmall reads: with their

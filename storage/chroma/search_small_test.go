@@ -44,7 +44,7 @@ func TestSearchSmallReadsTheFilterOnce(t *testing.T) {
 	s.c.http.Transport = log
 	f := core.Filter{Type: core.DocTurn, ConversationID: conv}
 	faqF := core.Filter{Type: core.DocFAQ}
-	s.shares.set(termScope(whereOf(faqF)), 0, time.Now())
+	s.shares.measured(termScope(whereOf(faqF)), 0, time.Now())
 	if hits, err := s.Search(ctx, core.VectorQuery{Vector: embed.HashVector("the train"), K: 5, Filter: faqF}); err != nil || len(hits) != 0 {
 		t.Fatalf("no FAQ: %d hits (%v)", len(hits), err)
 	}

@@ -49,7 +49,7 @@ func TestSearchWideAdmitsTheFilterOnly(t *testing.T) {
 	for _, share := range []float64{-1, 0.7, 1, 0.01} { // -1: not known
 		s.shares = &filterShares{}
 		if share >= 0 {
-			s.shares.set(scope, share, time.Now())
+			s.shares.measured(scope, share, time.Now())
 		}
 		for q := range 5 {
 			vec := embed.HashVector(fmt.Sprintf("the train and item %d", q))
@@ -101,7 +101,7 @@ func TestKeywordSearchWideAdmitsTheFilterOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := core.Filter{Type: core.DocMemory}
-	s.shares.set(termScope(whereOf(f)), 1, time.Now())
+	s.shares.measured(termScope(whereOf(f)), 1, time.Now())
 	hits, err := s.KeywordSearch(ctx, core.KeywordQuery{Text: "zanzibar", K: 30, Filter: f})
 	if err != nil || len(hits) != 20 {
 		t.Fatalf("hits = %d (%v), want the 20 memories", len(hits), err)
@@ -142,7 +142,7 @@ func TestSearchWideProbesWiderNearACrowd(t *testing.T) {
 	}
 	memF := core.Filter{Type: core.DocMemory}
 	s.wideMin = 0
-	s.shares.set(termScope(whereOf(memF)), 0.94, time.Now()) // the store's share
+	s.shares.measured(termScope(whereOf(memF)), 0.94, time.Now()) // the store's share
 	log := &bodyLog{next: http.DefaultTransport}
 	s.c.http.Transport = log
 	vec := embed.HashVector(question)
@@ -170,5 +170,76 @@ func TestSearchWideProbesWiderNearACrowd(t *testing.T) {
 		if strings.Contains(b, "query_embeddings") && strings.Contains(b, `"where"`) {
 			t.Errorf("the search sent a query with the where clause: %.200s", b)
 		}
+	}
+}
+
+// A filter's share of the store is not what a question's neighbourhood
+// says: after questions whose neighbours are all earlier turns alike
+// (each then asks Chroma with the where clause), a question elsewhere is
+// still searched without it.
+func TestShareIsNotTheCrowdsShare(t *testing.T) {
+	ctx := context.Background()
+	s := openTestStore(t, "crowdshare")
+	now := time.Now().UTC()
+	question := "when does the harbour ferry leave on sunday"
+	conv := core.NewConversationID()
+	var docs []core.Document
+	for i := range 500 { // the question, asked five hundred times in as many ways
+		docs = append(docs, testTurn(conv, i, "user", fmt.Sprintf("%s %d", question, i), now))
+	}
+	words := []string{"ferry", "harbour", "sunday", "garden", "train", "tea", "music", "doctor"}
+	for i := range 1700 {
+		docs = append(docs, testMemory(fmt.Sprintf("memory %d of the %s and the %s", i, words[i%len(words)], words[i*3%len(words)]), now))
+	}
+	if err := s.Put(ctx, docs...); err != nil {
+		t.Fatal(err)
+	}
+	memF := core.Filter{Type: core.DocMemory}
+	s.wideMin = 0
+	for range 6 {
+		if _, err := s.Search(ctx, core.VectorQuery{Vector: embed.HashVector(question), K: 60, Filter: memF}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.behind.wait()
+	sh, _ := s.shares.get(termScope(whereOf(memF)), time.Now())
+	t.Logf("share after the crowd %.3f", sh)
+	log := &bodyLog{next: http.DefaultTransport}
+	s.c.http.Transport = log
+	if _, err := s.Search(ctx, core.VectorQuery{Vector: embed.HashVector("the garden and the train"), K: 60, Filter: memF}); err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range log.bodies {
+		if strings.Contains(b, "query_embeddings") && strings.Contains(b, `"where"`) {
+			share, _ := s.shares.get(termScope(whereOf(memF)), time.Now())
+			t.Errorf("a question away from the crowd sent a query with the where clause (the memories' share taken as %.2f, in the store 0.77)", share)
+		}
+	}
+}
+
+// A measured share is not moved by a search's sample, and is measured
+// once per shareFor; a sampled one is averaged with the next sample.
+func TestMeasuredShareStands(t *testing.T) {
+	c := &filterShares{}
+	now := time.Now()
+	c.set("s", 0.8, now)
+	c.set("s", 0.2, now)
+	if got, _ := c.get("s", now); got != 0.5 {
+		t.Errorf("two samples: %v, want their mean 0.5", got)
+	}
+	if !c.claim("s", now) || c.claim("s", now) {
+		t.Error("a sampled share was not claimed for measuring once")
+	}
+	c.measured("s", 0.77, now)
+	c.release("s")
+	c.set("s", 0, now)
+	if got, _ := c.get("s", now); got != 0.77 {
+		t.Errorf("after a sample of 0 the measured share is %v, want 0.77", got)
+	}
+	if c.claim("s", now) {
+		t.Error("a fresh measured share was claimed for measuring again")
+	}
+	if !c.claim("s", now.Add(shareFor)) {
+		t.Error("a measured share older than shareFor was not measured again")
 	}
 }
