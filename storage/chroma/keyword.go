@@ -69,12 +69,13 @@ func (s *Store) KeywordSearch(ctx context.Context, q core.KeywordQuery) ([]core.
 	if conds, ok := whereConds(q.Filter); ok && where != nil {
 		s.terms.describe(termScope(where), conds)
 	}
+	wide := false
 	if share, known := s.shares.get(termScope(where), time.Now()); where != nil && known && share >= wideKeywordShare {
 		// Most of the store: the clause would cost Chroma a read of
 		// every document it selects per request (filterShares). The
 		// candidates of the whole store are ranked instead, and
 		// completeHits keeps the filter's.
-		where = nil
+		where, wide = nil, true
 	}
 	docs, whole, err := s.inConversation(ctx, q.Filter)
 	if err != nil || whole {
@@ -95,25 +96,32 @@ func (s *Store) KeywordSearch(ctx context.Context, q core.KeywordQuery) ([]core.
 		return nil, err
 	}
 	total = max(total, len(cands)) // a count a minute old may be short
-	return s.completeHits(ctx, rankBM25(cands, kept, total), q.Filter, q.K)
+	return s.completeHits(ctx, rankBM25(cands, kept, total), q.Filter, q.K, wide)
 }
 
-// completeHits reads the metadata and embeddings of the best-ranked hits
-// (a get of K at a time, until K of them are within f) and returns the
-// first K within f: only those chosen cross the wire with their metadata
-// and their 768 numbers each (as JSON). The where clause held f but for
-// the conditions only Go checks, so one get is the rule.
-func (s *Store) completeHits(ctx context.Context, ranked []core.KeywordHit, f core.Filter, k int) ([]core.KeywordHit, error) {
+// completeHits reads the metadata and embeddings of the best-ranked
+// hits (K at a time, until K of them are within f) and returns the first
+// K within f: only those chosen cross the wire with their metadata and
+// their 768 numbers each (as JSON). When the search left its where clause
+// out (wide: most of the store, wideKeywordShare) it ranked documents
+// outside f too, turns that hold the words of a question asked often
+// above the memories: then the metadata alone is read, completeBatch at a
+// time, and the embeddings of the K chosen after.
+func (s *Store) completeHits(ctx context.Context, ranked []core.KeywordHit, f core.Filter, k int, wide bool) ([]core.KeywordHit, error) {
 	var out []core.KeywordHit
 	conds := f.Conds()
+	batch, include := k, []string{"metadatas", "embeddings"}
+	if wide {
+		batch, include = max(k, completeBatch), []string{"metadatas"}
+	}
 	for len(ranked) > 0 && len(out) < k {
-		next := ranked[:min(k, len(ranked))]
+		next := ranked[:min(batch, len(ranked))]
 		ranked = ranked[len(next):]
 		ids := make([]string, len(next))
 		for i, h := range next {
 			ids[i] = h.ID
 		}
-		got, err := s.c.get(ctx, s.docs, getRequest{IDs: ids, Include: []string{"metadatas", "embeddings"}})
+		got, err := s.c.get(ctx, s.docs, getRequest{IDs: ids, Include: include})
 		if err != nil {
 			return nil, err
 		}
@@ -134,8 +142,32 @@ func (s *Store) completeHits(ctx context.Context, ranked []core.KeywordHit, f co
 			out = append(out, core.KeywordHit{Document: d, BM25: h.BM25})
 		}
 	}
-	return out, nil
+	if !wide || len(out) == 0 {
+		return out, nil
+	}
+	ids := make([]string, len(out))
+	for i, h := range out {
+		ids[i] = h.ID
+	}
+	got, err := s.c.get(ctx, s.docs, getRequest{IDs: ids, Include: []string{"embeddings"}})
+	if err != nil {
+		return nil, err
+	}
+	vecs := make(map[string][]float32, len(got.IDs))
+	for i, id := range got.IDs {
+		vecs[id] = got.Embeddings[i]
+	}
+	// One deleted between the two reads is left out, as a read after the
+	// deletion would.
+	for i := range out {
+		out[i].Embedding = vecs[out[i].ID]
+	}
+	return slices.DeleteFunc(out, func(h core.KeywordHit) bool { return h.Embedding == nil }), nil
 }
+
+// completeBatch is how many ranked hits completeHits checks with one read
+// of their metadata, at least.
+const completeBatch = 200
 
 // wideKeywordShare is the share of the store (filterShares) from which a
 // keyword search leaves its filter's where clause out: its terms are then

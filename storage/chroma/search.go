@@ -105,9 +105,8 @@ const wideMinDocs = 2000
 // metadata, enough of them for 2K of the filter's at its share), the
 // filter is checked here, and the K nearest admitted are read by id. ok
 // is false when the filter selects too small a share, or fewer than K of
-// its documents were among the neighbours (of a second, wider probe too,
-// when the first's share says one would hold them): Search then asks
-// with the where clause. The K nearest of the filter among the store's nearest
+// its documents were among the neighbours (of a second, wider probe
+// too): Search then asks with the where clause. The K nearest of the filter among the store's nearest
 // neighbours are the filter's nearest as HNSW finds them; the memory
 // page's narrowing is left to core, as with the where clause.
 func (s *Store) searchWide(ctx context.Context, q core.VectorQuery, where map[string]any) ([]core.Document, bool, error) {
@@ -126,9 +125,11 @@ func (s *Store) searchWide(ctx context.Context, q core.VectorQuery, where map[st
 	}
 	var ids []string
 	// A second, wider probe when the first held fewer than K of the
-	// filter's documents but its share says a wider one would: near the
-	// query the filter's share may be smaller than in the store (many
-	// turns alike near a question asked often).
+	// filter's documents: as wide as its share says K need, or the widest
+	// when that is wider. Near the query the filter's share may be far
+	// smaller than in the store (many turns alike near a question asked
+	// often), and 1,600 neighbours cost a quarter of the where clause's
+	// query.
 	for probe := 0; ; probe++ {
 		got, err := s.c.nearest(ctx, s.docs, q.Vector, n)
 		if err != nil || len(got.IDs) == 0 {
@@ -153,6 +154,9 @@ func (s *Store) searchWide(ctx context.Context, q core.VectorQuery, where map[st
 			break
 		}
 		next := wideProbe(share, q.K)
+		if next == 0 { // too few near the query to size it: the widest
+			next = maxWideProbe
+		}
 		if probe > 0 || next <= n { // the filter's own query
 			return nil, false, nil
 		}

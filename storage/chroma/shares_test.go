@@ -243,3 +243,50 @@ func TestMeasuredShareStands(t *testing.T) {
 		t.Error("a measured share older than shareFor was not measured again")
 	}
 }
+
+// A keyword search of most of the store ranks the whole store's
+// candidates: turns holding more of a question's words than any memory
+// come first, and are left out by their metadata alone; the vectors of
+// the K memories chosen are read once.
+func TestWideKeywordSearchReadsTheChosenVectorsOnce(t *testing.T) {
+	ctx := context.Background()
+	s := openTestStore(t, "widekeyword")
+	now := time.Now().UTC()
+	conv := core.NewConversationID()
+	var docs []core.Document
+	for i := range 20 {
+		docs = append(docs, testTurn(conv, i, "user", fmt.Sprintf("ferry harbour sunday %d", i), now))
+		docs = append(docs, testMemory(fmt.Sprintf("a note %d on the ferry", i), now))
+	}
+	for i := range 420 {
+		docs = append(docs, testMemory(fmt.Sprintf("note %d about the garden and item %d", i, i*7%13), now))
+	}
+	if err := s.Put(ctx, docs...); err != nil {
+		t.Fatal(err)
+	}
+	memF := core.Filter{Type: core.DocMemory}
+	s.shares.measured(termScope(whereOf(memF)), 0.96, time.Now())
+	log := &bodyLog{next: http.DefaultTransport}
+	s.c.http.Transport = log
+	hits, err := s.KeywordSearch(ctx, core.KeywordQuery{Text: "ferry harbour sunday", K: 10, Filter: memF})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 10 {
+		t.Fatalf("%d hits, want 10", len(hits))
+	}
+	for _, h := range hits {
+		if h.Meta.Type != core.DocMemory || len(h.Embedding) != core.Dim || !strings.Contains(h.Text, "ferry") {
+			t.Fatalf("hit %s: a %s %q with %d numbers", h.ID, h.Meta.Type, h.Text, len(h.Embedding))
+		}
+	}
+	vectorReads := 0
+	for _, b := range log.bodies {
+		if strings.Contains(b, `"embeddings"`) {
+			vectorReads++
+		}
+	}
+	if vectorReads != 1 {
+		t.Errorf("%d reads of vectors, want one, of the 10 chosen", vectorReads)
+	}
+}
