@@ -1,13 +1,16 @@
 package chroma
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -82,5 +85,67 @@ func TestSearchSmallReadsTheFilterOnce(t *testing.T) {
 	hits, err := s.Search(ctx, core.VectorQuery{Vector: embed.HashVector("turn 7 of a long one"), K: 3, Filter: long})
 	if err != nil || len(hits) != 3 || hits[0].Meta.ConversationID != big {
 		t.Fatalf("a conversation of more than smallMax: %d hits (%v), want 3 of it", len(hits), err)
+	}
+}
+
+// moveOnce is a transport that, when a request first matches match,
+// forwards it, then runs move (another replica's write), then answers: a
+// write that falls between two reads of one search.
+type moveOnce struct {
+	next  http.RoundTripper
+	match string
+	move  func()
+	once  sync.Once
+}
+
+func (m *moveOnce) RoundTrip(r *http.Request) (*http.Response, error) {
+	var body []byte
+	if r.Body != nil {
+		var err error
+		if body, err = io.ReadAll(r.Body); err != nil {
+			return nil, err
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+	}
+	resp, err := m.next.RoundTrip(r)
+	if err == nil && strings.Contains(string(body), m.match) {
+		m.once.Do(m.move)
+	}
+	return resp, err
+}
+
+// A turn another replica moves to another conversation between
+// searchSmall's read of the conversation's ids and its read of them by
+// id is not returned: the filter is checked again on what was read.
+func TestSearchSmallChecksWhatItReadByID(t *testing.T) {
+	ctx := context.Background()
+	s, other := openReplicas(t, "smallmoved")
+	now := time.Now().UTC()
+	conv := core.NewConversationID()
+	var turns []core.Document
+	for i := range 10 {
+		turns = append(turns, testTurn(conv, i, "user", fmt.Sprintf("turn %d about the ferry", i), now))
+	}
+	if err := s.Put(ctx, turns...); err != nil {
+		t.Fatal(err)
+	}
+	moved := turns[3]
+	moved.Meta.ConversationID = core.NewConversationID()
+	s.c.http.Transport = &moveOnce{next: http.DefaultTransport, match: `"limit":513`, move: func() {
+		if err := other.Put(context.Background(), moved); err != nil {
+			t.Error(err)
+		}
+	}}
+	hits, err := s.Search(ctx, core.VectorQuery{Vector: embed.HashVector("turn 3 about the ferry"), K: 10, Filter: core.Filter{Type: core.DocTurn, ConversationID: conv}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 9 {
+		t.Errorf("%d hits, want the 9 turns left in the conversation", len(hits))
+	}
+	for _, h := range hits {
+		if h.ID == moved.ID {
+			t.Errorf("the turn moved to %s was returned as of %s", h.Meta.ConversationID, conv)
+		}
 	}
 }
