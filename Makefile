@@ -65,7 +65,7 @@ bench: deps chroma
 	ADA_CHROMA_BIN=$(CHROMA_BIN) $(GO) test -run '^$$' -bench 'Backends' -benchtime 1x -timeout 60m ./cmd/ada
 	ADA_CHROMA_BIN=$(CHROMA_BIN) $(GO) test -run '^$$' -bench 'ChromaChatRequests' -benchtime 1x -timeout 30m ./cmd/ada
 	ADA_CHROMA_BIN=$(CHROMA_BIN) $(GO) test -run '^$$' -bench 'Scale' -benchtime 1x -timeout 120m ./cmd/ada
-	ADA_CHROMA_BIN=$(CHROMA_BIN) $(GO) test -run '^$$' -bench 'Reads|Search' -benchtime 10x -timeout 30m ./storage/chroma
+	ADA_CHROMA_BIN=$(CHROMA_BIN) $(GO) test -run '^$$' -bench 'Reads|Search|TermCacheWritten' -benchtime 10x -timeout 30m ./storage/chroma
 	$(GO) run ./cmd/adabench
 	$(GO) test -run '^$$' -bench 'ChatService|MemorySearchModes|LoadStreamsAndWrites|MemoryWriteSync|OpenAIOverhead|MetricsOverhead|MCPSearch|ExportImport|ScanSource|MemoryPage' -benchtime 1x ./cmd/ada
 	$(GO) test -run '^$$' -bench 'BridgeLatency|BridgeFirstText' -benchtime 1x ./bot
