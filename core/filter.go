@@ -130,6 +130,13 @@ func (f Filter) Conds() []Cond {
 	return append(cs, f.narrowing()...)
 }
 
+// SearchConds is Conds without the memory page's narrowing
+// (Cond.Narrowing): the conditions a store's search applies itself,
+// leaving the narrowing to its caller.
+func (f Filter) SearchConds() []Cond {
+	return slices.DeleteFunc(f.Conds(), func(c Cond) bool { return c.Narrowing })
+}
+
 // narrowing is the memory page's part of Conds (Cond.Narrowing).
 func (f Filter) narrowing() []Cond {
 	var cs []Cond

@@ -1,7 +1,6 @@
 package storage
 
 import (
-	"slices"
 	"sync"
 
 	"github.com/ada-chat/ada/core"
@@ -82,13 +81,5 @@ func (c *docCache) forget(ops []vecindex.Op) {
 }
 
 // cachedFor reports whether d still satisfies the conditions of a
-// cacheable filter that the approximate search applies (searchConds).
+// cacheable filter that the approximate search applies (core.Filter.SearchConds).
 func cachedFor(d *core.Document, applied []core.Cond) bool { return core.AdmitsAll(applied, d) }
-
-// searchConds are the conditions of a cacheable f that the approximate
-// search applies: all but the memory page's narrowing, which it leaves to
-// its caller (core.Cond.Narrowing).
-func searchConds(f core.Filter) []core.Cond {
-	cs := f.Conds()
-	return slices.DeleteFunc(cs, func(c core.Cond) bool { return c.Narrowing })
-}

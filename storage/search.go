@@ -121,7 +121,7 @@ func (db *DB) approximateSearch(ctx context.Context, q core.VectorQuery) ([]core
 	// the documents returned are checked against it (a rowid can have
 	// changed hands since the scan). In SQL it cost more than the ranking
 	// itself (make bench).
-	applied := searchConds(q.Filter)
+	applied := q.Filter.SearchConds()
 	// The candidates in the document cache are rescored in Go, from their
 	// cached embeddings: a read transaction and a query for 80 rowids cost
 	// several times the dot products (make bench, stage shares). A small
@@ -340,14 +340,14 @@ func (db *DB) loadDocs(ctx context.Context, tx *sql.Tx, epoch uint64, cands []sc
 		// A cached document can be newer than tx's snapshot, and the
 		// approximate search's rowids were filtered by the code index
 		// only: keep what satisfies f.
-		applied := searchConds(f)
+		applied := f.SearchConds()
 		found = slices.DeleteFunc(found, func(c scoredDoc) bool { return !cachedFor(&c.doc, applied) })
 	}
 	return found, nil
 }
 
 // cacheable reports whether f filters only on what the code index and
-// cachedFor check (searchConds).
+// cachedFor check (core.Filter.SearchConds).
 //
 // A member's view (Visible) is applied by SQL too: the memory page filters
 // the candidates again, but candidates drawn from every memory would rank

@@ -114,7 +114,7 @@ func (s *Store) searchWide(ctx context.Context, q core.VectorQuery, where map[st
 		return nil, false, nil
 	}
 	now, scope := time.Now(), termScope(where)
-	conds := slices.DeleteFunc(q.Filter.Conds(), func(c core.Cond) bool { return c.Narrowing })
+	conds := q.Filter.SearchConds()
 	s.measureShare(where, conds, scope)
 	n := maxProbe // a share not known yet: the widest sample
 	if share, known := s.shares.get(scope, now); known {
@@ -284,7 +284,7 @@ func (s *Store) searchSmall(ctx context.Context, q core.VectorQuery, where map[s
 	}
 	// The filter checked on what was read by id: another replica may have
 	// moved a document out of it meanwhile.
-	conds := slices.DeleteFunc(q.Filter.Conds(), func(c core.Cond) bool { return c.Narrowing })
+	conds := q.Filter.SearchConds()
 	return slices.DeleteFunc(docs, func(d core.Document) bool { return !core.AdmitsAll(conds, &d) }), true, nil
 }
 
