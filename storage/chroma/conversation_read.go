@@ -87,15 +87,9 @@ func (s *Store) readConversation(ctx context.Context, id string) (conversationRe
 	for _, i := range missing {
 		ids = append(ids, docs[i].ID)
 	}
-	vecs := make(map[string][]float32, len(ids))
-	for page := range slices.Chunk(ids, getPage) {
-		got, err := s.c.getOnce(ctx, s.docs, getRequest{IDs: page, Include: []string{"embeddings"}})
-		if err != nil {
-			return conversationRead{}, err
-		}
-		for i, id := range got.IDs {
-			vecs[id] = got.Embeddings[i]
-		}
+	vecs, err := s.vectorsOf(ctx, ids)
+	if err != nil {
+		return conversationRead{}, err
 	}
 	var fetched []core.Document
 	for _, i := range missing {

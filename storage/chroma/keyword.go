@@ -149,13 +149,9 @@ func (s *Store) completeHits(ctx context.Context, ranked []core.KeywordHit, f co
 	for i, h := range out {
 		ids[i] = h.ID
 	}
-	got, err := s.c.get(ctx, s.docs, getRequest{IDs: ids, Include: []string{"embeddings"}})
+	vecs, err := s.vectorsOf(ctx, ids)
 	if err != nil {
 		return nil, err
-	}
-	vecs := make(map[string][]float32, len(got.IDs))
-	for i, id := range got.IDs {
-		vecs[id] = got.Embeddings[i]
 	}
 	// One deleted between the two reads is left out, as a read after the
 	// deletion would.

@@ -162,15 +162,23 @@ func (s *Store) searchWide(ctx context.Context, q core.VectorQuery, where map[st
 		}
 		n = next
 	}
-	if len(ids) == 0 {
-		return nil, true, nil
-	}
-	full, err := s.c.get(ctx, s.docs, getRequest{IDs: ids, Include: []string{"documents", "metadatas", "embeddings"}})
-	if err != nil {
-		return nil, false, err
-	}
-	docs, err := documents(full)
+	docs, err := s.readAdmitted(ctx, ids, conds)
 	return docs, err == nil, err
+}
+
+// readAdmitted reads the documents ids whole (text, metadata, vector) and
+// keeps those conds admit: another replica may have moved one out of the
+// filter, or deleted it, since its id was found.
+func (s *Store) readAdmitted(ctx context.Context, ids []string, conds []core.Cond) ([]core.Document, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	got, err := s.c.get(ctx, s.docs, getRequest{IDs: ids, Include: []string{"documents", "metadatas", "embeddings"}})
+	if err != nil {
+		return nil, err
+	}
+	docs, err := documents(got)
+	return slices.DeleteFunc(docs, func(d core.Document) bool { return !core.AdmitsAll(conds, &d) }), err
 }
 
 // shareDirections is how many random directions measureShare probes.
@@ -271,21 +279,8 @@ func (s *Store) searchSmall(ctx context.Context, q core.VectorQuery, where map[s
 	if err != nil || len(ids.IDs) > smallMax {
 		return nil, false, err
 	}
-	if len(ids.IDs) == 0 {
-		return nil, true, nil
-	}
-	got, err := s.c.getOnce(ctx, s.docs, getRequest{IDs: ids.IDs, Include: []string{"documents", "metadatas", "embeddings"}})
-	if err != nil {
-		return nil, false, err
-	}
-	docs, err := documents(got)
-	if err != nil {
-		return nil, false, err
-	}
-	// The filter checked on what was read by id: another replica may have
-	// moved a document out of it meanwhile.
-	conds := q.Filter.SearchConds()
-	return slices.DeleteFunc(docs, func(d core.Document) bool { return !core.AdmitsAll(conds, &d) }), true, nil
+	docs, err := s.readAdmitted(ctx, ids.IDs, q.Filter.SearchConds())
+	return docs, err == nil, err
 }
 
 // words splits text as KeywordTerms does: lower-cased letters and digits.

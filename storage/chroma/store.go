@@ -363,30 +363,52 @@ func sortNewestFirst(docs []core.Document) {
 	})
 }
 
-// texts returns the texts of the records ids of the collection coll
-// (documents or history) that are stored, by id: a page of ids a get,
-// termFetches gets at once (a get by ids is answered from an index).
-func (s *Store) texts(ctx context.Context, coll string, ids []string) (map[string]string, error) {
+// byID reads the records ids of the collection coll (documents or
+// history) that are stored, with the columns of include: a page of ids a
+// get, termFetches gets at once (a get by ids is answered from an index).
+// each is called with every page read.
+func (s *Store) byID(ctx context.Context, coll string, ids, include []string, each func(records)) error {
 	pages := slices.Collect(slices.Chunk(ids, getPage))
 	got := make([]records, len(pages))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(termFetches)
 	for i, page := range pages {
 		g.Go(func() (err error) {
-			got[i], err = s.c.getOnce(gctx, coll, getRequest{IDs: page, Include: []string{"documents"}})
+			got[i], err = s.c.getOnce(gctx, coll, getRequest{IDs: page, Include: include})
 			return err
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return nil, err
+		return err
 	}
-	out := make(map[string]string, len(ids))
 	for _, r := range got {
+		each(r)
+	}
+	return nil
+}
+
+// texts returns the texts of the records ids of coll that are stored, by
+// id (byID).
+func (s *Store) texts(ctx context.Context, coll string, ids []string) (map[string]string, error) {
+	out := make(map[string]string, len(ids))
+	err := s.byID(ctx, coll, ids, []string{"documents"}, func(r records) {
 		for i, id := range r.IDs {
 			out[id] = r.Documents[i]
 		}
-	}
-	return out, nil
+	})
+	return out, err
+}
+
+// vectorsOf returns the vectors of the documents ids that are stored, by
+// id (byID).
+func (s *Store) vectorsOf(ctx context.Context, ids []string) (map[string][]float32, error) {
+	out := make(map[string][]float32, len(ids))
+	err := s.byID(ctx, s.docs, ids, []string{"embeddings"}, func(r records) {
+		for i, id := range r.IDs {
+			out[id] = r.Embeddings[i]
+		}
+	})
+	return out, err
 }
 
 // Drop deletes the store's collections and everything in them: for a
