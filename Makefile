@@ -69,7 +69,7 @@ bench: deps chroma
 	$(GO) run ./cmd/adabench
 	$(GO) test -run '^$$' -bench 'ChatService|MemorySearchModes|LoadStreamsAndWrites|MemoryWriteSync|OpenAIOverhead|MetricsOverhead|MCPSearch|ExportImport|ScanSource|MemoryPage' -benchtime 1x ./cmd/ada
 	$(GO) test -run '^$$' -bench 'BridgeLatency|BridgeFirstText' -benchtime 1x ./bot
-	$(GO) test -run '^$$' -bench 'MemorySearchLoop|MemorySearchHTTPLoop' -benchtime 200x ./cmd/ada
+	$(GO) test -run '^$$' -bench 'MemorySearchLoop|MemorySearchHTTPLoop' -benchtime 200x -benchmem ./cmd/ada
 	$(GO) test -run '^$$' -bench 'RoomLabels' ./core
 	$(GO) test -run '^$$' -bench 'MemberUsageSince|KeywordScale' -benchtime 200x -timeout 30m ./storage
 	$(GO) test -run '^$$' -bench 'VectorRecall' -benchtime 100x -timeout 30m ./storage

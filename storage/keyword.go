@@ -138,9 +138,8 @@ func (db *DB) keywordSearch(ctx context.Context, q core.KeywordQuery, choose fun
 // (1,000 memories written 100 at a time): 4 segments, not 10, and a
 // keyword search 416 → 291 µs p50; at 100,000, 10, not 17, 1,595 → 1,381
 // µs. Merging at two segments a level (usermerge 2) keeps fewer still
-// (2 and 8) but leaves a bulk import a debt of merges that later writes
-// pay, up to a few ms each, for no gain a search over HTTP showed at 1,000
-// (BenchmarkSearchTargets, three alternated runs each).
+// (2 and 8; BenchmarkKeywordSegments compares both) but leaves a bulk
+// import a debt of merges that later writes pay, up to a few ms each.
 const mergeKeywordSQL = "INSERT INTO documents_fts (documents_fts, rank) VALUES ('merge', 16)"
 
 // keywordOverfetch and minKeywordRows size the read of a keyword search
