@@ -35,7 +35,7 @@ const (
 // held of a document goes when this Ada deletes it (forget), when its
 // conversation is read without it, or when no chat has read its
 // conversation for idleFor (heldFor; a timer sweeps them while any are
-// held); the conversations read least lately go first past
+// held, and each read); the conversations read least lately go first past
 // heldVectorsMax; everything goes at close. It also remembers the
 // conversations found too long to read whole.
 type conversationVectors struct {
@@ -143,7 +143,6 @@ func (v *conversationVectors) forget(ids []string) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.deletions++
-	v.dropIdle(time.Now())
 	for conv, c := range v.convs {
 		for _, id := range ids {
 			if _, ok := c.byID[id]; ok {
